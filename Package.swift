@@ -1,0 +1,161 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// One set of settings for every target: Swift 6 language mode, explicit existentials and warnings as errors
+/// (SwiftPM applies warning control to this package only, never to its dependencies).
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .treatAllWarnings(as: .error),
+]
+
+let providers: [String] = []
+
+var targets: [Target] = [
+    .target(
+        name: "CardGateway",
+        dependencies: [
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOFoundationCompat", package: "swift-nio"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+    .target(
+        name: "CardGatewaySimulation",
+        dependencies: [
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+    .target(
+        name: "CardGatewayTesting",
+        dependencies: [
+            "CardGateway",
+            "CardGatewaySimulation",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(
+        name: "CardGatewayTests",
+        dependencies: [
+            "CardGateway", "CardGatewayTesting",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(
+        name: "ContractTests",
+        dependencies: [
+            "CardGateway", "CardGatewayTesting", "CardGatewaySimulation",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ] + providers.flatMap { name -> [Target.Dependency] in
+            [.target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator")]
+        },
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(
+        name: "CardGatewaySimulationTests",
+        dependencies: [
+            "CardGatewaySimulation", "CardGatewayTesting", "CardGateway",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+]
+
+for name in providers {
+    targets.append(
+        .target(
+            name: "CardGateway\(name)",
+            dependencies: [
+                "CardGateway",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Providers/\(name)/Adapter",
+            swiftSettings: swiftSettings
+        )
+    )
+    targets.append(
+        .target(
+            name: "\(name)Simulator",
+            dependencies: [
+                "CardGatewaySimulation",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Providers/\(name)/Simulator",
+            swiftSettings: swiftSettings
+        )
+    )
+    targets.append(
+        .testTarget(
+            name: "\(name)Tests",
+            dependencies: [
+                .target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator"), "CardGateway", "CardGatewayTesting", "CardGatewaySimulation",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        )
+    )
+}
+
+let package = Package(
+    name: "CardGateway",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "CardGateway", targets: ["CardGateway"]),
+        .library(name: "CardGatewaySimulation", targets: ["CardGatewaySimulation"]),
+        .library(name: "CardGatewayTesting", targets: ["CardGatewayTesting"]),
+    ] + providers.flatMap { name in
+        [
+            .library(name: "CardGateway\(name)", targets: ["CardGateway\(name)"]),
+            .library(name: "\(name)Simulator", targets: ["\(name)Simulator"]),
+        ]
+    },
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: targets
+)

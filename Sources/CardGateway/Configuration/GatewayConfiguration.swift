@@ -1,0 +1,90 @@
+import Foundation
+
+/// One provider instance from configuration, with its secrets resolved.
+public struct ProviderInstanceConfiguration: Sendable {
+    public var name: String
+    public var kind: ProviderKind
+    public var environment: String?
+    /// The environment's documented base URL, or the `baseURL` override.
+    public var baseURL: URL
+    public var credentials: [String: Secret]
+    public var options: [String: JSONValue]
+    public var timeout: Duration
+    public var retry: RetryPolicy
+
+    public init(
+        name: String, kind: ProviderKind, environment: String?, baseURL: URL, credentials: [String: Secret],
+        options: [String: JSONValue] = [:], timeout: Duration = .seconds(30), retry: RetryPolicy = .default
+    ) {
+        self.name = name
+        self.kind = kind
+        self.environment = environment
+        self.baseURL = baseURL
+        self.credentials = credentials
+        self.options = options
+        self.timeout = timeout
+        self.retry = retry
+    }
+}
+
+/// One problem found while loading configuration: where (a JSON path) and what (a plain sentence).
+public struct ConfigurationProblem: Sendable, Equatable, Codable, CustomStringConvertible {
+    public var path: String
+    public var message: String
+
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    public var description: String { "\(path): \(message)" }
+}
+
+/// Thrown by ``GatewayConfiguration/load(from:registry:secrets:)`` with every problem at once.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    public var problems: [ConfigurationProblem]
+
+    public var description: String {
+        "invalid configuration (\(problems.count) problem\(problems.count == 1 ? "" : "s")):\n" + problems.map { "  \($0)" }.joined(separator: "\n")
+    }
+
+    /// The same, as the gateway's error type (code `invalidConfiguration`, one field error per problem).
+    public var gatewayError: CardGatewayError {
+        CardGatewayError(
+            .invalidConfiguration, problems.count == 1 ? problems[0].description : "\(problems.count) problems in the configuration",
+            fieldErrors: problems.map { .init(field: $0.path, message: $0.message) }
+        )
+    }
+}
+
+/// The gateway's configuration: named provider instances and ordered routes.
+public struct GatewayConfiguration: Sendable {
+    public var providers: [String: ProviderInstanceConfiguration]
+    public var routes: [Route]
+
+    public init(providers: [String: ProviderInstanceConfiguration], routes: [Route]) {
+        self.providers = providers
+        self.routes = routes
+    }
+
+    /// Loads the JSON document from a file; relative `file:` secrets are read next to it.
+    public static func load(contentsOf url: URL, registry: ProviderRegistry, secrets: SecretResolver = SecretResolver()) throws -> GatewayConfiguration {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw ConfigurationError(problems: [.init(path: "$", message: "the file \(url.path) cannot be read")])
+        }
+        var resolver = secrets
+        if resolver.baseDirectory == nil { resolver.baseDirectory = url.deletingLastPathComponent() }
+        return try load(from: data, registry: registry, secrets: resolver)
+    }
+
+    /// Loads the JSON document. Throws ``ConfigurationError`` listing every problem, each with its JSON path.
+    public static func load(from data: Data, registry: ProviderRegistry, secrets: SecretResolver = SecretResolver()) throws -> GatewayConfiguration {
+        var loader = ConfigurationLoader(registry: registry, secrets: secrets)
+        let configuration = loader.load(data)
+        if !loader.problems.isEmpty || configuration == nil {
+            throw ConfigurationError(problems: loader.problems)
+        }
+        return configuration!
+    }
+}

@@ -1,0 +1,255 @@
+import Foundation
+import Logging
+
+/// How a call picks its provider instance: by routing a key, or by naming the instance.
+public enum RouteTarget: Sendable, Equatable, CustomStringConvertible {
+    case key(RouteKey)
+    case instance(String)
+
+    public var description: String {
+        switch self {
+        case .key(let key): return "key(\(key))"
+        case .instance(let name): return "instance(\(name))"
+        }
+    }
+}
+
+/// A configured provider instance, ready to use.
+public struct ProviderInstance: Sendable {
+    public let name: String
+    public let configuration: ProviderInstanceConfiguration
+    public let provider: any CardProvider
+
+    public var kind: ProviderKind { configuration.kind }
+    public var descriptor: ProviderDescriptor { provider.descriptor }
+}
+
+/// The gateway: every capability of every configured provider, through the router.
+///
+/// ```swift
+/// var registry = ProviderRegistry()
+/// registry.register(.stripe)
+/// let configuration = try GatewayConfiguration.load(contentsOf: url, registry: registry)
+/// let gateway = try CardGateway(configuration: configuration, registry: registry)
+/// let offer = try await gateway.provisioningOffer(for: CardRef(id: "ic_123"), wallet: .applePay,
+///                                                 via: .key(RouteKey(issuer: "stripe-us")))
+/// ```
+public struct CardGateway: Sendable {
+    public let configuration: GatewayConfiguration
+    public let router: Router
+    public let instances: [String: ProviderInstance]
+    public let credentialStore: any CredentialReferenceStore
+    private let logger: Logger
+
+    /// Builds one adapter per configured instance.
+    ///
+    /// - Parameters:
+    ///   - transport: how requests travel; AsyncHTTPClient on `HTTPClient.shared` by default.
+    ///   - logger: where the gateway logs (never secrets or card data); nothing by default.
+    ///   - credentialStore: where stored-credential references are kept; in memory by default.
+    public init(
+        configuration: GatewayConfiguration, registry: ProviderRegistry, transport: any HTTPTransport = AsyncHTTPClientTransport(),
+        logger: Logger = OperationContext.noopLogger, credentialStore: any CredentialReferenceStore = InMemoryCredentialReferenceStore(),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
+        var instances: [String: ProviderInstance] = [:]
+        for (name, instanceConfiguration) in configuration.providers.sorted(by: { $0.key < $1.key }) {
+            guard let factory = registry.factory(for: instanceConfiguration.kind) else {
+                throw CardGatewayError(.invalidConfiguration, "providers.\(name).kind: no adapter is registered for \(instanceConfiguration.kind)")
+            }
+            var instanceLogger = logger
+            instanceLogger[metadataKey: "provider"] = .string(name)
+            let http = try ProviderHTTPClient(
+                instance: name, kind: instanceConfiguration.kind, baseURL: instanceConfiguration.baseURL, transport: transport,
+                timeout: instanceConfiguration.timeout, retry: instanceConfiguration.retry, logger: instanceLogger
+            )
+            let setup = ProviderSetup(configuration: instanceConfiguration, http: http, logger: instanceLogger, credentialStore: credentialStore, now: now)
+            let provider = try factory.make(setup)
+            instances[name] = ProviderInstance(name: name, configuration: instanceConfiguration, provider: provider)
+        }
+        self.configuration = configuration
+        self.router = Router(routes: configuration.routes)
+        self.instances = instances
+        self.credentialStore = credentialStore
+        self.logger = logger
+    }
+
+    public func instance(named name: String) -> ProviderInstance? { instances[name] }
+
+    /// Which route a key takes, and why the routes before it did not match.
+    public func explain(_ key: RouteKey) -> RouteExplanation { router.explain(key) }
+
+    /// The instance that serves `operation` for `target`. Throws `invalidRequest` when no route matches or the
+    /// instance is unknown, and `unsupported` when the chosen instance lacks the capability (a card is never
+    /// sent on to another provider that did not issue it).
+    public func resolve(_ target: RouteTarget, operation: GatewayOperation) throws -> ProviderInstance {
+        let instance: ProviderInstance
+        switch target {
+        case .instance(let name):
+            guard let named = instances[name] else {
+                throw CardGatewayError.invalidRequest("no provider instance is named \"\(name)\"; configured: \(instances.keys.sorted().joined(separator: ", "))", field: "provider")
+            }
+            instance = named
+        case .key(var key):
+            key.operation = operation
+            guard let match = router.match(key) else {
+                throw CardGatewayError(.invalidRequest, "no route matches \(key); see explain(_:) for each route's verdict")
+            }
+            guard let routed = instances[match.instance] else {
+                throw CardGatewayError(.invalidConfiguration, "routes[\(match.routeIndex)] names \(match.instance), which is not configured")
+            }
+            instance = routed
+        }
+        guard instance.descriptor.supports(operation) else {
+            throw CardGatewayError(
+                .unsupported, "\(instance.name) (\(instance.kind)) cannot serve \(operation): it lacks the \(operation.capability) capability",
+                provider: instance.name, providerKind: instance.kind
+            )
+        }
+        return instance
+    }
+
+    func capability<P: Sendable>(_ type: P.Type, _ target: RouteTarget, _ operation: GatewayOperation) throws -> (ProviderInstance, P) {
+        let instance = try resolve(target, operation: operation)
+        guard let provider = instance.provider as? P else {
+            throw CardGatewayError(.unsupported, "\(instance.name) (\(instance.kind)) declares \(operation.capability) but does not implement it", provider: instance.name, providerKind: instance.kind)
+        }
+        return (instance, provider)
+    }
+
+    /// Runs `body` and names the instance in any error it throws.
+    func attributed<T>(_ instance: ProviderInstance, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as CardGatewayError {
+            throw error.attributed(to: instance.name, kind: instance.kind)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw CardGatewayError(.transport, "the \(instance.kind) adapter failed unexpectedly (\(type(of: error)))", provider: instance.name, providerKind: instance.kind, mayHaveReachedProvider: true)
+        }
+    }
+
+    // MARK: Cards
+
+    public func card(_ ref: CardRef, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
+        let (instance, provider) = try capability((any CardLookup).self, target, .card)
+        var card = try await attributed(instance) { try await provider.card(ref, context: context) }
+        card.provider = instance.name
+        return card
+    }
+
+    public func listCards(_ query: CardQuery, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> CardPage {
+        let (instance, provider) = try capability((any CardService).self, target, .listCards)
+        var page = try await attributed(instance) { try await provider.listCards(query, context: context) }
+        for index in page.cards.indices { page.cards[index].provider = instance.name }
+        return page
+    }
+
+    public func createCard(_ request: CreateCardRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
+        let (instance, provider) = try capability((any CardService).self, target, .createCard)
+        var card = try await attributed(instance) { try await provider.createCard(request, context: context) }
+        card.provider = instance.name
+        return card
+    }
+
+    public func activateCard(_ request: ActivateCardRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
+        let (instance, provider) = try capability((any CardService).self, target, .activateCard)
+        var card = try await attributed(instance) { try await provider.activateCard(request, context: context) }
+        card.provider = instance.name
+        return card
+    }
+
+    public func updateCard(_ request: UpdateCardRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
+        let (instance, provider) = try capability((any CardService).self, target, .updateCard)
+        var card = try await attributed(instance) { try await provider.updateCard(request, context: context) }
+        card.provider = instance.name
+        return card
+    }
+
+    public func programs(customer: String?, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> [CardProgram] {
+        let (instance, provider) = try capability((any CardService).self, target, .programs)
+        return try await attributed(instance) { try await provider.programs(customer: customer, context: context) }
+    }
+
+    // MARK: Wallet provisioning
+
+    public func provisioningOffer(for card: CardRef, wallet: Wallet, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> ProvisioningOffer {
+        let (instance, provider) = try capability((any WalletProvisioning).self, withWallet(target, wallet), .provisioningOffer)
+        guard let flow = instance.descriptor.provisioningFlows[wallet] else {
+            let card = try await attributed(instance) { try await provider.card(card, context: context) }
+            return ProvisioningOffer(
+                card: card.ref, provider: instance.name, wallet: wallet, eligible: false, ineligibleReason: .walletNotSupported(wallet),
+                flow: nil, cardholderName: card.cardholderName, lastFour: card.lastFour, network: card.scheme, expiry: card.expiry,
+                existingTokens: card.walletTokens
+            )
+        }
+        var offer = try await attributed(instance) { try await provider.offer(for: card, wallet: wallet, context: context) }
+        offer.provider = instance.name
+        if offer.flow == nil { offer.flow = flow }
+        return offer
+    }
+
+    public func provision(_ request: ProvisioningRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> ProvisioningResponse {
+        let (instance, provider) = try capability((any WalletProvisioning).self, withWallet(target, request.wallet), .provision)
+        guard let flow = instance.descriptor.provisioningFlows[request.wallet] else {
+            throw CardGatewayError(.unsupported, "\(instance.name) (\(instance.kind)) does not provision cards to \(request.wallet)", provider: instance.name, providerKind: instance.kind)
+        }
+        guard flow == request.input.flow else {
+            throw CardGatewayError.invalidRequest("\(instance.name) provisions \(request.wallet) by the \(flow) flow, but the request carries \(request.input.flow) input", field: "input")
+        }
+        return try await attributed(instance) { try await provider.provision(request, context: context) }
+    }
+
+    public func confirmProvisioning(_ confirmation: ProvisioningConfirmation, via target: RouteTarget, context: OperationContext = OperationContext()) async throws {
+        let (instance, provider) = try capability((any WalletProvisioning).self, withWallet(target, confirmation.wallet), .confirmProvisioning)
+        try await attributed(instance) { try await provider.confirm(confirmation, context: context) }
+    }
+
+    private func withWallet(_ target: RouteTarget, _ wallet: Wallet) -> RouteTarget {
+        guard case .key(var key) = target else { return target }
+        if key.wallet == nil { key.wallet = wallet }
+        return .key(key)
+    }
+
+    // MARK: Stored credentials
+
+    public func clientSession(_ request: ClientSessionRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> ClientSession {
+        let (instance, provider) = try capability((any StoredCredentials).self, target, .clientSession)
+        return try await attributed(instance) { try await provider.clientSession(request, context: context) }
+    }
+
+    /// Verifies the SDK's result and keeps the reference in the credential store.
+    public func verifyResult(_ token: Secret, customer: String? = nil, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> StoredCredential {
+        let (instance, provider) = try capability((any StoredCredentials).self, target, .verifyResult)
+        var credential = try await attributed(instance) { try await provider.verifyResult(token, context: context) }
+        credential.provider = instance.name
+        if credential.customer == nil { credential.customer = customer }
+        try await credentialStore.save(credential)
+        return credential
+    }
+
+    public func charge(_ request: ChargeRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> ChargeResult {
+        let (instance, provider) = try capability((any StoredCredentials).self, target, .charge)
+        return try await attributed(instance) { try await provider.charge(request, context: context) }
+    }
+
+    // MARK: Webhooks
+
+    /// Verifies a webhook for the named instance (webhooks arrive per provider endpoint, not per card).
+    public func verifyWebhook(_ delivery: WebhookDelivery, instance name: String, now: Date = Date()) throws -> [GatewayEvent] {
+        let instance = try resolve(.instance(name), operation: .webhook)
+        guard let verifier = instance.provider as? any WebhookVerifying else {
+            throw CardGatewayError(.unsupported, "\(name) does not verify webhooks", provider: name, providerKind: instance.kind)
+        }
+        do {
+            return try verifier.verify(delivery, now: now).map { event in
+                var event = event
+                event.provider = name
+                return event
+            }
+        } catch let error as CardGatewayError {
+            throw error.attributed(to: name, kind: instance.kind)
+        }
+    }
+}

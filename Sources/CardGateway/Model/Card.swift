@@ -1,0 +1,174 @@
+import Foundation
+
+/// Identifies a card at its provider. Paysafe and Bridge address cards under a customer, so the customer id
+/// travels with the card id.
+public struct CardRef: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var id: String
+    public var customer: String?
+
+    public init(id: String, customer: String? = nil) {
+        self.id = id
+        self.customer = customer
+    }
+
+    public var description: String { customer.map { "\($0)/\(id)" } ?? id }
+}
+
+/// The normalised status of a card. `providerStatus` on ``Card`` keeps the provider's own word.
+public enum CardStatus: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    /// Usable.
+    case active
+    /// Issued but not activated yet (Paysafe ISSUED, Stripe and Adyen inactive, Bridge inactive).
+    case inactive
+    /// A physical card usable online only until it is activated (Paysafe DIGITAL).
+    case digital
+    /// Being applied for or checked (Paysafe PENDING and APPLIED, Bridge pending).
+    case pending
+    /// Locked by the cardholder; reversible (Paysafe LOCKED, Bridge frozen by the customer).
+    case locked
+    /// Suspended by the issuer; reversible by the issuer (Paysafe SUSPENDED, Adyen suspended, Bridge frozen).
+    case suspended
+    /// Cancelled or closed for good.
+    case cancelled
+    case expired
+    case rejected
+    case unknown
+
+    public var description: String { rawValue }
+}
+
+public enum CardType: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    case physical
+    case virtual
+    case unknown
+    public var description: String { rawValue }
+}
+
+public enum CardScheme: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    case visa
+    case mastercard
+    case amex
+    case discover
+    case unknown
+    public var description: String { rawValue }
+}
+
+public struct CardExpiry: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// 1–12.
+    public var month: Int
+    /// Four digits.
+    public var year: Int
+
+    public init(month: Int, year: Int) {
+        self.month = month
+        self.year = year < 100 ? 2000 + year : year
+    }
+
+    public var description: String { String(format: "%02d/%04d", month, year) }
+}
+
+/// An action a provider says the card allows now (Paysafe `AVAILABLE_ACTIONS`). Unknown actions are kept.
+public struct CardAction: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let activate = CardAction(rawValue: "activate")
+    public static let cancel = CardAction(rawValue: "cancel")
+    public static let lock = CardAction(rawValue: "lock")
+    public static let unlock = CardAction(rawValue: "unlock")
+    public static let showDetails = CardAction(rawValue: "showDetails")
+    public static let showPin = CardAction(rawValue: "showPin")
+    public static let setPin = CardAction(rawValue: "setPin")
+
+    public var description: String { rawValue }
+}
+
+/// A card, normalised across providers. Fields a provider does not have are nil.
+public struct Card: Sendable, Codable, Equatable {
+    public var ref: CardRef
+    /// The provider instance that answered (set by ``CardGateway``).
+    public var provider: String?
+    public var status: CardStatus
+    /// The provider's own status word, verbatim.
+    public var providerStatus: String
+    public var statusReason: String?
+    public var type: CardType
+    public var scheme: CardScheme
+    public var lastFour: String?
+    public var expiry: CardExpiry?
+    public var bin: String?
+    public var program: String?
+    public var currency: String?
+    public var cardholderName: String?
+    public var created: Date?
+    public var walletTokens: [WalletToken]
+    public var availableActions: [CardAction]
+
+    public init(
+        ref: CardRef, provider: String? = nil, status: CardStatus, providerStatus: String, statusReason: String? = nil,
+        type: CardType = .unknown, scheme: CardScheme = .unknown, lastFour: String? = nil, expiry: CardExpiry? = nil,
+        bin: String? = nil, program: String? = nil, currency: String? = nil, cardholderName: String? = nil,
+        created: Date? = nil, walletTokens: [WalletToken] = [], availableActions: [CardAction] = []
+    ) {
+        self.ref = ref
+        self.provider = provider
+        self.status = status
+        self.providerStatus = providerStatus
+        self.statusReason = statusReason
+        self.type = type
+        self.scheme = scheme
+        self.lastFour = lastFour
+        self.expiry = expiry
+        self.bin = bin
+        self.program = program
+        self.currency = currency
+        self.cardholderName = cardholderName
+        self.created = created
+        self.walletTokens = walletTokens
+        self.availableActions = availableActions
+    }
+
+    public var id: String { ref.id }
+    public var customer: String? { ref.customer }
+}
+
+public enum WalletTokenStatus: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    /// Requested or initiated, not yet usable.
+    case requested
+    case active
+    case suspended
+    /// Deleted or closed; final.
+    case deleted
+    case unknown
+    public var description: String { rawValue }
+}
+
+/// A card's token in a wallet (a network token, a Paysafe tokenization, a Stripe issuing token).
+public struct WalletToken: Sendable, Codable, Equatable {
+    public var id: String
+    public var wallet: Wallet?
+    public var status: WalletTokenStatus
+    public var providerStatus: String
+    /// The wallet's device account reference (Paysafe `dpanRef`), when known.
+    public var deviceAccountReference: String?
+    public var walletID: String?
+    public var lastFour: String?
+    public var network: CardScheme?
+    public var created: Date?
+
+    public init(
+        id: String, wallet: Wallet?, status: WalletTokenStatus, providerStatus: String,
+        deviceAccountReference: String? = nil, walletID: String? = nil, lastFour: String? = nil,
+        network: CardScheme? = nil, created: Date? = nil
+    ) {
+        self.id = id
+        self.wallet = wallet
+        self.status = status
+        self.providerStatus = providerStatus
+        self.deviceAccountReference = deviceAccountReference
+        self.walletID = walletID
+        self.lastFour = lastFour
+        self.network = network
+        self.created = created
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+
+/// Why a card cannot be added to a wallet now.
+public struct IneligibilityReason: Sendable, Codable, Equatable, CustomStringConvertible {
+    /// A stable code: `cardNotActive`, `walletNotSupported`, `alreadyProvisioned`, or the provider's own reason
+    /// (Stripe `missing_cardholder_contact`…).
+    public var code: String
+    public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public static func cardNotActive(_ status: String) -> IneligibilityReason {
+        IneligibilityReason(code: "cardNotActive", message: "the card is \(status), only active cards can be added to a wallet")
+    }
+
+    public static func walletNotSupported(_ wallet: Wallet) -> IneligibilityReason {
+        IneligibilityReason(code: "walletNotSupported", message: "this provider cannot add cards to \(wallet)")
+    }
+
+    public var description: String { "\(code): \(message)" }
+}
+
+/// What the app needs to decide whether to show "Add to Wallet" and to configure the wallet sheet.
+public struct ProvisioningOffer: Sendable, Codable, Equatable {
+    public var card: CardRef
+    public var provider: String?
+    public var wallet: Wallet
+    public var eligible: Bool
+    public var ineligibleReason: IneligibilityReason?
+    /// The flow the app must run; nil when the provider has none for this wallet.
+    public var flow: ProvisioningFlow?
+    public var cardholderName: String?
+    public var lastFour: String?
+    public var network: CardScheme
+    /// For `PKPassLibrary.canAddSecureElementPass(primaryAccountIdentifier:)`, when the provider has one.
+    public var primaryAccountIdentifier: String?
+    public var expiry: CardExpiry?
+    public var existingTokens: [WalletToken]
+
+    public init(
+        card: CardRef, provider: String? = nil, wallet: Wallet, eligible: Bool, ineligibleReason: IneligibilityReason? = nil,
+        flow: ProvisioningFlow?, cardholderName: String? = nil, lastFour: String? = nil, network: CardScheme,
+        primaryAccountIdentifier: String? = nil, expiry: CardExpiry? = nil, existingTokens: [WalletToken] = []
+    ) {
+        self.card = card
+        self.provider = provider
+        self.wallet = wallet
+        self.eligible = eligible
+        self.ineligibleReason = ineligibleReason
+        self.flow = flow
+        self.cardholderName = cardholderName
+        self.lastFour = lastFour
+        self.network = network
+        self.primaryAccountIdentifier = primaryAccountIdentifier
+        self.expiry = expiry
+        self.existingTokens = existingTokens
+    }
+}
+
+/// What PassKit hands the app in `generateRequestWithCertificateChain`: the certificate chain (leaf first),
+/// the nonce and its signature, as raw bytes.
+public struct ApplePayProvisioningInput: Sendable, Equatable, CustomStringConvertible {
+    public var certificates: [SensitiveData]
+    public var nonce: SensitiveData
+    public var nonceSignature: SensitiveData
+
+    public init(certificates: [Data], nonce: Data, nonceSignature: Data) {
+        self.certificates = certificates.map(SensitiveData.init)
+        self.nonce = SensitiveData(nonce)
+        self.nonceSignature = SensitiveData(nonceSignature)
+    }
+
+    public var description: String { "ApplePayProvisioningInput(certificates: \(certificates.count), <redacted>)" }
+}
+
+/// What Google's push provisioning API gives the app.
+public struct GooglePayProvisioningInput: Sendable, Equatable {
+    public var clientDeviceID: String
+    public var clientWalletAccountID: String
+
+    public init(clientDeviceID: String, clientWalletAccountID: String) {
+        self.clientDeviceID = clientDeviceID
+        self.clientWalletAccountID = clientWalletAccountID
+    }
+}
+
+/// What the app sends for one provisioning round trip.
+public enum ProvisioningInput: Sendable, Equatable, CustomStringConvertible {
+    case applePay(ApplePayProvisioningInput)
+    case googlePay(GooglePayProvisioningInput)
+    /// The issuer SDK's output; nil starts the relay.
+    case issuerSDK(output: SensitiveData?)
+    /// The API version the issuer SDK asked for.
+    case issuerSDKKey(apiVersion: String)
+
+    public var flow: ProvisioningFlow {
+        switch self {
+        case .applePay, .googlePay: return .encryptedPayload
+        case .issuerSDK: return .issuerSDKRelay
+        case .issuerSDKKey: return .issuerSDKKey
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .applePay(let input): return input.description
+        case .googlePay: return "googlePay(<device ids>)"
+        case .issuerSDK(let output): return output == nil ? "issuerSDK(start)" : "issuerSDK(<redacted>)"
+        case .issuerSDKKey(let version): return "issuerSDKKey(apiVersion: \(version))"
+        }
+    }
+}
+
+public struct ProvisioningRequest: Sendable, Equatable, CustomStringConvertible {
+    public var card: CardRef
+    public var wallet: Wallet
+    public var input: ProvisioningInput
+
+    public init(card: CardRef, wallet: Wallet, input: ProvisioningInput) {
+        self.card = card
+        self.wallet = wallet
+        self.input = input
+    }
+
+    public var description: String { "ProvisioningRequest(card: \(card), wallet: \(wallet), input: \(input))" }
+}
+
+/// What `PKAddPaymentPassRequest` needs.
+public struct ApplePayPayload: Sendable, Equatable, CustomStringConvertible {
+    public var activationData: SensitiveData
+    public var encryptedPassData: SensitiveData
+    public var ephemeralPublicKey: SensitiveData
+    public var network: CardScheme?
+    public var tokenProvider: String?
+
+    public init(activationData: SensitiveData, encryptedPassData: SensitiveData, ephemeralPublicKey: SensitiveData, network: CardScheme? = nil, tokenProvider: String? = nil) {
+        self.activationData = activationData
+        self.encryptedPassData = encryptedPassData
+        self.ephemeralPublicKey = ephemeralPublicKey
+        self.network = network
+        self.tokenProvider = tokenProvider
+    }
+
+    public var description: String { "ApplePayPayload(<redacted>, network: \(network.map(\.rawValue) ?? "-"))" }
+}
+
+/// What Google's `PushTokenizeRequest` needs.
+public struct GooglePayPayload: Sendable, Equatable, CustomStringConvertible {
+    /// The opaque payment card, passed to the app as it came.
+    public var opaquePaymentCard: SensitiveData
+    public var network: CardScheme?
+    public var tokenProvider: String?
+    public var displayName: String?
+    public var lastFour: String?
+
+    public init(opaquePaymentCard: SensitiveData, network: CardScheme? = nil, tokenProvider: String? = nil, displayName: String? = nil, lastFour: String? = nil) {
+        self.opaquePaymentCard = opaquePaymentCard
+        self.network = network
+        self.tokenProvider = tokenProvider
+        self.displayName = displayName
+        self.lastFour = lastFour
+    }
+
+    public var description: String { "GooglePayPayload(<redacted>, network: \(network.map(\.rawValue) ?? "-"))" }
+}
+
+/// A short-lived key for the issuer's SDK, kept byte for byte as the provider sent it.
+public struct EphemeralKey: Sendable, Equatable, CustomStringConvertible {
+    public var id: String
+    /// The provider's JSON, exactly as received: the app passes it to the SDK unchanged.
+    public var rawJSON: SensitiveData
+    public var created: Date?
+    public var expires: Date
+    public var apiVersion: String
+
+    public init(id: String, rawJSON: SensitiveData, created: Date?, expires: Date, apiVersion: String) {
+        self.id = id
+        self.rawJSON = rawJSON
+        self.created = created
+        self.expires = expires
+        self.apiVersion = apiVersion
+    }
+
+    public var description: String { "EphemeralKey(id: \(id), expires: \(expires), <redacted>)" }
+}
+
+/// The answer to one provisioning round trip.
+public enum ProvisioningResponse: Sendable, Equatable, CustomStringConvertible {
+    case applePay(ApplePayPayload)
+    case googlePay(GooglePayPayload)
+    /// The next input for the issuer SDK (the relay goes on until the SDK stops asking).
+    case issuerSDKInput(SensitiveData)
+    case ephemeralKey(EphemeralKey)
+
+    public var description: String {
+        switch self {
+        case .applePay(let payload): return payload.description
+        case .googlePay(let payload): return payload.description
+        case .issuerSDKInput(let input): return "issuerSDKInput(\(input))"
+        case .ephemeralKey(let key): return key.description
+        }
+    }
+}
+
+/// What the wallet reported once the card was added.
+public struct ProvisioningConfirmation: Sendable, Equatable {
+    public var card: CardRef
+    public var wallet: Wallet
+    /// `PKSecureElementPass.deviceAccountIdentifier` or Google's token reference.
+    public var deviceAccountReference: String
+    /// Google's wallet id, when there is one.
+    public var walletID: String?
+
+    public init(card: CardRef, wallet: Wallet, deviceAccountReference: String, walletID: String? = nil) {
+        self.card = card
+        self.wallet = wallet
+        self.deviceAccountReference = deviceAccountReference
+        self.walletID = walletID
+    }
+}

@@ -1,0 +1,91 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import NIOPosix
+
+/// The default transport, on AsyncHTTPClient. Uses `HTTPClient.shared` unless it is given a client.
+public struct AsyncHTTPClientTransport: HTTPTransport {
+    private let client: HTTPClient
+    private let maxResponseBytes: Int
+
+    /// - Parameters:
+    ///   - client: the client to use; `HTTPClient.shared` by default (it needs no shutdown).
+    ///   - maxResponseBytes: responses larger than this fail with ``TransportError/Kind-swift.enum/responseTooLarge``.
+    public init(client: HTTPClient = .shared, maxResponseBytes: Int = 8 * 1024 * 1024) {
+        self.client = client
+        self.maxResponseBytes = maxResponseBytes
+    }
+
+    public func send(_ request: HTTPRequest, body: Data?, timeout: Duration) async throws -> TransportResponse {
+        guard let scheme = request.scheme, let authority = request.authority, let path = request.path else {
+            throw TransportError(.invalidRequest, "the request has no scheme, authority or path")
+        }
+        var outgoing = HTTPClientRequest(url: "\(scheme)://\(authority)\(path)")
+        outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
+        for field in request.headerFields {
+            outgoing.headers.add(name: field.name.rawName, value: field.value)
+        }
+        if let body {
+            outgoing.body = .bytes(ByteBuffer(bytes: body))
+        }
+        let nanoseconds = max(1, timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
+        var sent = false
+        do {
+            let response = try await client.execute(outgoing, timeout: .nanoseconds(nanoseconds))
+            sent = true
+            var fields = HTTPFields()
+            for (name, value) in response.headers {
+                if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+            }
+            let buffer = try await response.body.collect(upTo: maxResponseBytes)
+            return TransportResponse(
+                response: HTTPResponse(status: .init(code: Int(response.status.code)), headerFields: fields),
+                body: Data(buffer: buffer)
+            )
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw Self.classify(error, responseStarted: sent)
+        }
+    }
+
+    /// Sorts AsyncHTTPClient and NIO errors into the transport's kinds, telling "never left" apart from
+    /// "may have reached the server".
+    static func classify(_ error: any Error, responseStarted: Bool) -> TransportError {
+        if error is NIOTooManyBytesError {
+            return TransportError(.responseTooLarge, "the response body is larger than the transport accepts")
+        }
+        if responseStarted {
+            return TransportError(.connectionClosed, "the connection failed while the response was being read")
+        }
+        if let httpError = error as? HTTPClientError {
+            let connectFailures: [HTTPClientError] = [
+                .connectTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout, .tlsHandshakeTimeout,
+                .getConnectionFromPoolTimeout, .alreadyShutdown,
+            ]
+            let timeouts: [HTTPClientError] = [.deadlineExceeded, .readTimeout, .writeTimeout]
+            let closed: [HTTPClientError] = [.remoteConnectionClosed, .cancelled, .bodyLengthMismatch]
+            let invalid: [HTTPClientError] = [.invalidURL, .emptyHost, .emptyScheme]
+            if connectFailures.contains(httpError) { return TransportError(.connectFailed, "could not connect") }
+            if timeouts.contains(httpError) { return TransportError(.timeout, "no response in time") }
+            if closed.contains(httpError) {
+                return TransportError(.connectionClosed, "the connection closed before a response arrived")
+            }
+            if invalid.contains(httpError) { return TransportError(.invalidRequest, "the request URL is not valid") }
+            return TransportError(.other, "the HTTP client failed")
+        }
+        if error is NIOConnectionError {
+            return TransportError(.connectFailed, "could not connect")
+        }
+        if let channelError = error as? ChannelError, case .connectTimeout = channelError {
+            return TransportError(.connectFailed, "could not connect in time")
+        }
+        if let ioError = error as? IOError, [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH].contains(ioError.errnoCode) {
+            return TransportError(.connectFailed, "could not connect")
+        }
+        return TransportError(.other, "the request failed (\(type(of: error)))")
+    }
+}

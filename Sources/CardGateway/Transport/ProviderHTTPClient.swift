@@ -1,0 +1,250 @@
+import Foundation
+import HTTPTypes
+import Logging
+
+/// One request an adapter wants sent, relative to the provider's base URL.
+public struct ProviderRequest: Sendable, CustomStringConvertible {
+    /// Whether the request may be sent more than once.
+    public enum Repeatability: Sendable, Equatable {
+        /// A read: repeating it changes nothing.
+        case safe
+        /// A write the provider de-duplicates by key: the client puts one key (derived once for this request
+        /// from the operation's key and `scope`) in `header` and sends the same key on every attempt.
+        case idempotent(header: HTTPField.Name, scope: String)
+        /// A write that must never be repeated once it may have reached the provider (a charge). It is still
+        /// repeated when the connection provably never opened.
+        case never
+    }
+
+    public var method: HTTPRequest.Method
+    /// Path below the base URL, starting with `/`, ids already escaped (``URLEncoding/pathSegment(_:)``).
+    public var path: String
+    public var query: [(name: String, value: String)]
+    public var headers: HTTPFields
+    public var body: Data?
+    public var repeatability: Repeatability
+    /// A short name for logs ("tokenize", "get card").
+    public var operation: String
+
+    public init(
+        _ method: HTTPRequest.Method, _ path: String, query: [(name: String, value: String)] = [],
+        headers: HTTPFields = [:], body: Data? = nil, repeatability: Repeatability? = nil, operation: String
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.repeatability = repeatability ?? ([.get, .head, .options].contains(method) ? .safe : .never)
+        self.operation = operation
+    }
+
+    public var description: String { "ProviderRequest(\(method.rawValue) \(path), operation: \(operation))" }
+}
+
+/// A provider's answer, whatever its status: adapters map non-success statuses to ``CardGatewayError``.
+public struct ProviderResponse: Sendable, CustomStringConvertible {
+    public var status: Int
+    public var headers: HTTPFields
+    public var body: Data
+    /// How many attempts it took.
+    public var attempts: Int
+    /// The idempotency key sent, when the request carried one.
+    public var idempotencyKey: String?
+
+    public init(status: Int, headers: HTTPFields, body: Data, attempts: Int = 1, idempotencyKey: String? = nil) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.attempts = attempts
+        self.idempotencyKey = idempotencyKey
+    }
+
+    public var isSuccess: Bool { (200..<300).contains(status) }
+
+    public func header(_ name: String) -> String? {
+        guard let fieldName = HTTPField.Name(name) else { return nil }
+        return headers[fieldName]
+    }
+
+    /// The `Retry-After` header, parsed.
+    public var retryAfter: Duration? { header("Retry-After").flatMap { RetryPolicy.parseRetryAfter($0) } }
+
+    public var description: String { "ProviderResponse(status: \(status), \(body.count) bytes, attempts: \(attempts))" }
+}
+
+/// Sends an adapter's requests to one provider instance: builds URLs from the base URL, applies the
+/// instance's timeout and the caller's deadline, retries what is safe to retry with full-jitter backoff and
+/// `Retry-After`, keeps one idempotency key per logical request across its retries, and logs without
+/// bodies or header values.
+public struct ProviderHTTPClient: Sendable {
+    public let instance: String
+    public let kind: ProviderKind
+    public let baseURL: URL
+    public let transport: any HTTPTransport
+    /// The time one attempt may take.
+    public let timeout: Duration
+    public let retry: RetryPolicy
+    public let logger: Logger
+    /// The provider's limit on idempotency-key length.
+    public var idempotencyKeyMaxLength: Int
+    /// The provider's own word on retrying a response, when it gives one (Stripe's `Stripe-Should-Retry`):
+    /// true or false overrides the status rule; nil leaves it.
+    public var retryAdvice: @Sendable (ProviderResponse) -> Bool?
+    /// Header names whose values are secrets (for anything that describes requests, e.g. tests' journals).
+    public var sleep: @Sendable (Duration) async throws -> Void
+    public var random: @Sendable () -> Double
+
+    public init(
+        instance: String, kind: ProviderKind, baseURL: URL, transport: any HTTPTransport,
+        timeout: Duration = .seconds(30), retry: RetryPolicy = .default, logger: Logger = OperationContext.noopLogger,
+        idempotencyKeyMaxLength: Int = 64, retryAdvice: @escaping @Sendable (ProviderResponse) -> Bool? = { _ in nil },
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+    ) throws {
+        try EndpointPolicy.validate(baseURL)
+        self.instance = instance
+        self.kind = kind
+        self.baseURL = baseURL
+        self.transport = transport
+        self.timeout = timeout
+        self.retry = retry
+        self.logger = logger
+        self.idempotencyKeyMaxLength = idempotencyKeyMaxLength
+        self.retryAdvice = retryAdvice
+        self.sleep = sleep
+        self.random = random
+    }
+
+    /// Sends `request`, retrying as its repeatability allows, and returns the last response whatever its
+    /// status. Throws ``CardGatewayError`` (`timeout` or `transport`) when no response came.
+    public func send(_ request: ProviderRequest, context: OperationContext) async throws -> ProviderResponse {
+        var logger = context.logger.label == OperationContext.noopLogger.label ? self.logger : context.logger
+        logger[metadataKey: "provider"] = .string(instance)
+        logger[metadataKey: "provider.kind"] = .string(kind.name)
+        logger[metadataKey: "operation"] = .string(request.operation)
+        if let requestID = context.requestID { logger[metadataKey: "request.id"] = .string(requestID) }
+
+        var headers = request.headers
+        var idempotencyKey: String?
+        if case .idempotent(let header, let scope) = request.repeatability {
+            let key = headers[header] ?? IdempotencyKeys.derive(operationKey: context.idempotencyKey, scope: scope, maxLength: idempotencyKeyMaxLength)
+            headers[header] = key
+            idempotencyKey = key
+        }
+        let httpRequest = try makeHTTPRequest(request, headers: headers)
+
+        var attempt = 0
+        var mayHaveReached = false
+        while true {
+            attempt += 1
+            let attemptTimeout = try timeoutForAttempt(context: context, mayHaveReached: mayHaveReached)
+            let started = ContinuousClock.now
+            logger.debug("provider request", metadata: ["http.method": .string(request.method.rawValue), "http.path": .string(request.path), "attempt": .stringConvertible(attempt)])
+            do {
+                let result = try await transport.send(httpRequest, body: request.body, timeout: attemptTimeout)
+                let response = ProviderResponse(
+                    status: result.response.status.code, headers: result.response.headerFields, body: result.body,
+                    attempts: attempt, idempotencyKey: idempotencyKey
+                )
+                logger.debug("provider response", metadata: [
+                    "http.status": .stringConvertible(response.status), "attempt": .stringConvertible(attempt),
+                    "duration.ms": .stringConvertible((ContinuousClock.now - started).milliseconds),
+                ])
+                guard let delay = retryDelay(after: response, request: request, attempt: attempt) else { return response }
+                guard try await wait(delay, context: context) else { return response }
+                logger.notice("retrying provider request", metadata: ["http.status": .stringConvertible(response.status), "attempt": .stringConvertible(attempt), "delay.ms": .stringConvertible(delay.milliseconds)])
+            } catch let error as TransportError {
+                mayHaveReached = mayHaveReached || error.mayHaveReachedServer
+                let repeatable = request.repeatability != .never || !error.mayHaveReachedServer
+                logger.debug("provider transport failure", metadata: ["error.kind": .string(error.kind.rawValue), "attempt": .stringConvertible(attempt)])
+                if attempt < retry.maxAttempts && repeatable && error.kind != .invalidRequest && error.kind != .responseTooLarge {
+                    let delay = retry.backoff(afterAttempt: attempt, random: random())
+                    if try await wait(delay, context: context) {
+                        logger.notice("retrying provider request", metadata: ["error.kind": .string(error.kind.rawValue), "attempt": .stringConvertible(attempt)])
+                        continue
+                    }
+                }
+                throw gatewayError(for: error, mayHaveReached: mayHaveReached, attempts: attempt)
+            }
+        }
+    }
+
+    /// The delay before repeating after `response`, or nil when it must not be repeated.
+    func retryDelay(after response: ProviderResponse, request: ProviderRequest, attempt: Int) -> Duration? {
+        guard attempt < retry.maxAttempts, request.repeatability != .never else { return nil }
+        let advice = retryAdvice(response)
+        if advice == false { return nil }
+        guard advice == true || retry.retryableStatuses.contains(response.status) else { return nil }
+        if let retryAfter = response.retryAfter {
+            return retryAfter <= retry.maxRetryAfter ? retryAfter : nil
+        }
+        return retry.backoff(afterAttempt: attempt, random: random())
+    }
+
+    /// Sleeps for `delay` unless that would pass the caller's deadline; returns whether it slept.
+    private func wait(_ delay: Duration, context: OperationContext) async throws -> Bool {
+        if let deadline = context.deadline, ContinuousClock.now + delay >= deadline { return false }
+        try await sleep(delay)
+        return true
+    }
+
+    private func timeoutForAttempt(context: OperationContext, mayHaveReached: Bool) throws -> Duration {
+        guard let deadline = context.deadline else { return timeout }
+        let remaining = deadline - ContinuousClock.now
+        guard remaining > .zero else {
+            throw CardGatewayError(
+                .timeout, "the caller's deadline passed before the provider answered", provider: instance, providerKind: kind,
+                mayHaveReachedProvider: mayHaveReached
+            )
+        }
+        return min(timeout, remaining)
+    }
+
+    private func gatewayError(for error: TransportError, mayHaveReached: Bool, attempts: Int) -> CardGatewayError {
+        let code: CardGatewayError.Code = error.kind == .timeout ? .timeout : .transport
+        let tries = attempts == 1 ? "1 attempt" : "\(attempts) attempts"
+        return CardGatewayError(
+            code, "\(error.message) (\(tries))", provider: instance, providerKind: kind,
+            isRetryable: error.kind != .invalidRequest && error.kind != .responseTooLarge,
+            mayHaveReachedProvider: mayHaveReached
+        )
+    }
+
+    func makeHTTPRequest(_ request: ProviderRequest, headers: HTTPFields) throws -> HTTPRequest {
+        guard let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false), let host = components.host,
+            let scheme = components.scheme
+        else { throw CardGatewayError(.invalidConfiguration, "the base URL of \(instance) is not valid", provider: instance) }
+        var basePath = components.percentEncodedPath
+        while basePath.hasSuffix("/") { basePath.removeLast() }
+        var path = basePath + (request.path.hasPrefix("/") ? request.path : "/" + request.path)
+        if !request.query.isEmpty { path += "?" + URLEncoding.query(request.query) }
+        let formattedHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        let authority = components.port.map { "\(formattedHost):\($0)" } ?? formattedHost
+        var fields = headers
+        if fields[.accept] == nil { fields[.accept] = "application/json" }
+        if fields[.userAgent] == nil { fields[.userAgent] = "CardGateway/1.0" }
+        return HTTPRequest(method: request.method, scheme: scheme, authority: authority, path: path, headerFields: fields)
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds.
+    public var milliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    }
+}
+
+/// Idempotency keys: one per logical operation, reused across its retries.
+public enum IdempotencyKeys {
+    /// The key for one provider request of an operation. With an operation key, it is derived from it and
+    /// `scope` (so the same operation repeated by the caller gets the same key, and two requests of one
+    /// operation get different keys); without one, it is a fresh random UUID.
+    public static func derive(operationKey: String?, scope: String, maxLength: Int = 64) -> String {
+        guard let operationKey, !operationKey.isEmpty else {
+            return String(UUID().uuidString.lowercased().prefix(maxLength))
+        }
+        let digest = MessageAuthentication.sha256(Data("\(operationKey)\u{0}\(scope)".utf8))
+        return String(ByteEncoding.hex(digest).prefix(max(16, min(maxLength, 64))))
+    }
+}

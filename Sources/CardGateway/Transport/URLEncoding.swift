@@ -1,0 +1,28 @@
+import Foundation
+
+/// Percent-encoding for paths, queries and form bodies (RFC 3986 unreserved characters are kept).
+public enum URLEncoding {
+    private static let unreserved: CharacterSet = {
+        var set = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        set.insert(charactersIn: "-._~")
+        return set
+    }()
+
+    /// Encodes everything but unreserved characters (so `/`, `?`, `&`, `=`, `+` and spaces are escaped).
+    public static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+
+    /// One path segment, escaped, for interpolating ids into paths.
+    public static func pathSegment(_ text: String) -> String { escape(text) }
+
+    /// `name=value&…`, both escaped, in the order given.
+    public static func query(_ items: [(name: String, value: String)]) -> String {
+        items.map { "\(escape($0.name))=\(escape($0.value))" }.joined(separator: "&")
+    }
+
+    /// An `application/x-www-form-urlencoded` body, in the order given.
+    public static func formBody(_ items: [(name: String, value: String)]) -> Data {
+        Data(query(items).utf8)
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import Synchronization
+
+/// What an injected fault does to a matching request.
+///
+/// JSON form (the `type` field selects the case; optional fields may be omitted or `null`):
+/// ```json
+/// {"type":"status","status":503,"retryAfterSeconds":2,"message":"maintenance"}
+/// {"type":"delay","milliseconds":250}
+/// {"type":"dropConnection"}
+/// {"type":"malformedBody","status":200}
+/// {"type":"truncatedBody","status":200}
+/// ```
+/// Decoding rejects statuses outside `200...599` and delays outside `0...120000` milliseconds.
+public enum FaultAction: Sendable, Codable, Hashable {
+    /// Answer with the provider's own error body (``ProviderSimulator/faultResponse(status:message:)``) and this status,
+    /// plus a `Retry-After` header when `retryAfterSeconds` is given. `message` defaults to
+    /// `"simulated fault: HTTP <status>"`. The route handler is not called.
+    case status(Int, retryAfterSeconds: Int?, message: String?)
+    /// Wait this long, then handle the request normally. If the server shuts down gracefully during the wait, the
+    /// request is answered at once with the provider's 503 error body (message `"simulator is shutting down"`).
+    case delay(milliseconds: Int)
+    /// Close the TCP connection without sending any response. The route handler is not called.
+    case dropConnection
+    /// Answer with this status, `content-type: application/json` and a body that is not valid JSON. The route handler
+    /// is not called.
+    case malformedBody(status: Int)
+    /// Answer with this status and `content-type: application/json`, announce a `content-length` larger than the body
+    /// bytes actually sent (the first half of the provider's error body), then close the connection. The route handler
+    /// is not called.
+    case truncatedBody(status: Int)
+
+    /// Allowed statuses for status-carrying actions.
+    public static let allowedStatuses = 200...599
+    /// Allowed delay, in milliseconds.
+    public static let allowedDelayMilliseconds = 0...120_000
+
+    private enum CodingKeys: String, CodingKey {
+        case type, status, retryAfterSeconds, message, milliseconds
+    }
+
+    /// Decodes the JSON form described on the type.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let type = try container.decode(String.self, forKey: .type)
+        func status() throws -> Int {
+            let status = try container.decode(Int.self, forKey: .status)
+            guard Self.allowedStatuses.contains(status) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .status,
+                    in: container,
+                    debugDescription: "status must be in \(Self.allowedStatuses.lowerBound)...\(Self.allowedStatuses.upperBound)"
+                )
+            }
+            return status
+        }
+        switch type {
+        case "status":
+            let retryAfter = try container.decodeIfPresent(Int.self, forKey: .retryAfterSeconds)
+            if let retryAfter, retryAfter < 0 {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .retryAfterSeconds,
+                    in: container,
+                    debugDescription: "retryAfterSeconds must not be negative"
+                )
+            }
+            self = .status(try status(), retryAfterSeconds: retryAfter, message: try container.decodeIfPresent(String.self, forKey: .message))
+        case "delay":
+            let milliseconds = try container.decode(Int.self, forKey: .milliseconds)
+            guard Self.allowedDelayMilliseconds.contains(milliseconds) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .milliseconds,
+                    in: container,
+                    debugDescription: "milliseconds must be in 0...\(Self.allowedDelayMilliseconds.upperBound)"
+                )
+            }
+            self = .delay(milliseconds: milliseconds)
+        case "dropConnection":
+            self = .dropConnection
+        case "malformedBody":
+            self = .malformedBody(status: try status())
+        case "truncatedBody":
+            self = .truncatedBody(status: try status())
+        default:
+            throw DecodingError.dataCorruptedError(
+                forKey: .type,
+                in: container,
+                debugDescription: "unknown fault type \"\(type)\"; expected status, delay, dropConnection, malformedBody or truncatedBody"
+            )
+        }
+    }
+
+    /// Encodes the JSON form described on the type (absent optionals are omitted).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .status(let status, let retryAfterSeconds, let message):
+            try container.encode("status", forKey: .type)
+            try container.encode(status, forKey: .status)
+            try container.encodeIfPresent(retryAfterSeconds, forKey: .retryAfterSeconds)
+            try container.encodeIfPresent(message, forKey: .message)
+        case .delay(let milliseconds):
+            try container.encode("delay", forKey: .type)
+            try container.encode(milliseconds, forKey: .milliseconds)
+        case .dropConnection:
+            try container.encode("dropConnection", forKey: .type)
+        case .malformedBody(let status):
+            try container.encode("malformedBody", forKey: .type)
+            try container.encode(status, forKey: .status)
+        case .truncatedBody(let status):
+            try container.encode("truncatedBody", forKey: .type)
+            try container.encode(status, forKey: .status)
+        }
+    }
+}
+
+/// A fault to apply to the next `count` requests that match `pathPrefix` and `method`.
+///
+/// JSON form (as accepted by `POST /__simulator/faults`; `count` defaults to 1, `pathPrefix` and `method` may be
+/// omitted to match every path / method):
+/// ```json
+/// {"count":1,"pathPrefix":"/v1/payment_intents","method":"POST","action":{"type":"status","status":503,"retryAfterSeconds":2}}
+/// ```
+/// `pathPrefix` is compared with the start of the full request path (including the simulator's base path, excluding
+/// the query); `method` is compared case-insensitively.
+public struct FaultRule: Sendable, Codable, Hashable {
+    /// How many matching requests still get the fault (at least 1 when injected).
+    public var count: Int
+    /// Only requests whose path starts with this match; `nil` matches every path.
+    public var pathPrefix: String?
+    /// Only requests with this method (case-insensitive) match; `nil` matches every method.
+    public var method: String?
+    /// What happens to a matching request.
+    public var action: FaultAction
+
+    /// Creates a rule.
+    /// - Parameters:
+    ///   - count: Number of matching requests that get the fault (default 1).
+    ///   - pathPrefix: Path prefix to match, or `nil` for every path.
+    ///   - method: Method to match, or `nil` for every method.
+    ///   - action: The fault.
+    public init(count: Int = 1, pathPrefix: String? = nil, method: String? = nil, action: FaultAction) {
+        self.count = count
+        self.pathPrefix = pathPrefix
+        self.method = method
+        self.action = action
+    }
+
+    /// Whether a request with this method and path matches the rule (ignoring ``count``).
+    /// - Parameters:
+    ///   - method: Request method.
+    ///   - path: Request path without query.
+    public func matches(method: String, path: String) -> Bool {
+        if let pathPrefix, !path.hasPrefix(pathPrefix) {
+            return false
+        }
+        if let expected = self.method, expected.uppercased() != method.uppercased() {
+            return false
+        }
+        return true
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case count, pathPrefix, method, action
+    }
+
+    /// Decodes the JSON form described on the type; rejects a `count` below 1.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let count = try container.decodeIfPresent(Int.self, forKey: .count) ?? 1
+        guard count >= 1 else {
+            throw DecodingError.dataCorruptedError(forKey: .count, in: container, debugDescription: "count must be at least 1")
+        }
+        self.count = count
+        self.pathPrefix = try container.decodeIfPresent(String.self, forKey: .pathPrefix)
+        self.method = try container.decodeIfPresent(String.self, forKey: .method)
+        self.action = try container.decode(FaultAction.self, forKey: .action)
+    }
+
+    /// Encodes the JSON form described on the type (absent optionals are omitted).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.count, forKey: .count)
+        try container.encodeIfPresent(self.pathPrefix, forKey: .pathPrefix)
+        try container.encodeIfPresent(self.method, forKey: .method)
+        try container.encode(self.action, forKey: .action)
+    }
+}
+
+/// The queue of pending faults of one simulator.
+///
+/// Each request (other than control-path requests) consumes one use of the first pending rule, in injection order,
+/// that matches its method and path; a rule is removed when its count reaches zero. Requests that match no rule are
+/// handled normally. Safe to use from any task.
+public final class FaultInjector: Sendable {
+    private let rules = Mutex<[FaultRule]>([])
+
+    /// Creates an injector with no pending faults.
+    public init() {}
+
+    /// Adds a rule after the pending ones. A rule with `count` below 1 is ignored.
+    /// - Parameter rule: The rule.
+    public func inject(_ rule: FaultRule) {
+        guard rule.count >= 1 else { return }
+        self.rules.withLock { $0.append(rule) }
+    }
+
+    /// Removes every pending rule.
+    public func clear() {
+        self.rules.withLock { $0.removeAll() }
+    }
+
+    /// The pending rules in order, with their remaining counts.
+    public var pending: [FaultRule] {
+        self.rules.withLock { $0 }
+    }
+
+    /// Consumes one use of the first pending rule matching the request and returns its action, or `nil` if no rule
+    /// matches. The kit calls this once per request; simulators normally do not need to.
+    /// - Parameters:
+    ///   - method: Request method.
+    ///   - path: Request path without query.
+    public func consume(method: String, path: String) -> FaultAction? {
+        self.rules.withLock { rules in
+            guard let index = rules.firstIndex(where: { $0.matches(method: method, path: path) }) else { return nil }
+            let action = rules[index].action
+            rules[index].count -= 1
+            if rules[index].count <= 0 {
+                rules.remove(at: index)
+            }
+            return action
+        }
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+import HTTPTypes
+import Synchronization
+
+/// One request that went over the wire to a simulator, with the status it was answered with.
+///
+/// JSON form (as served by `GET /__simulator/journal`):
+/// ```json
+/// {"method":"POST","path":"/v1/payment_intents","query":"expand=x","headers":{"authorization":"<masked>",
+///  "content-type":"application/x-www-form-urlencoded"},"body":"YW1vdW50PTEwMDA=","bodyText":"amount=1000",
+///  "responseStatus":200,"timestamp":"2025-01-01T12:00:00.000Z"}
+/// ```
+/// `body` is base64; `bodyText` is its UTF-8 view (ignored when decoding); `query` is omitted when the request had none;
+/// `timestamp` is ISO 8601 with fractional seconds. `responseStatus` is `0` when the connection was dropped without
+/// a response.
+public struct JournalEntry: Sendable, Codable, Equatable {
+    /// The value that replaces sensitive header values.
+    public static let maskedValue = "<masked>"
+
+    /// Request method, e.g. `"POST"`.
+    public var method: String
+    /// Request path without the query, e.g. `"/v1/payment_intents"`.
+    public var path: String
+    /// Raw query string without `?`, or `nil` when the request had none.
+    public var query: String?
+    /// Request headers keyed by lower-cased name (repeated headers joined with `", "`); sensitive values are replaced
+    /// by ``maskedValue``.
+    public var headers: [String: String]
+    /// Request body bytes.
+    public var body: Data
+    /// Status of the response sent (`0`: the connection was dropped without a response).
+    public var responseStatus: Int
+    /// When the request arrived (the simulator's ``SimulationClock`` if it has one, otherwise system time).
+    public var timestamp: Date
+
+    /// Creates an entry.
+    public init(
+        method: String,
+        path: String,
+        query: String?,
+        headers: [String: String],
+        body: Data,
+        responseStatus: Int,
+        timestamp: Date
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.responseStatus = responseStatus
+        self.timestamp = timestamp
+    }
+
+    /// The body as UTF-8 text (invalid sequences are repaired with U+FFFD).
+    public var bodyText: String {
+        String(decoding: self.body, as: UTF8.self)
+    }
+
+    /// The value of the named request header (case-insensitive), or `nil`.
+    /// - Parameter name: Header name.
+    public func header(_ name: String) -> String? {
+        self.headers[name.lowercased()]
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case method, path, query, headers, body, bodyText, responseStatus, timestamp
+    }
+
+    private static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    /// Decodes the JSON form described on the type. `bodyText` is used only when `body` is absent.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.method = try container.decode(String.self, forKey: .method)
+        self.path = try container.decode(String.self, forKey: .path)
+        self.query = try container.decodeIfPresent(String.self, forKey: .query)
+        self.headers = try container.decodeIfPresent([String: String].self, forKey: .headers) ?? [:]
+        if let base64 = try container.decodeIfPresent(String.self, forKey: .body) {
+            guard let data = Data(base64Encoded: base64) else {
+                throw DecodingError.dataCorruptedError(forKey: .body, in: container, debugDescription: "body is not valid base64")
+            }
+            self.body = data
+        } else {
+            self.body = Data((try container.decodeIfPresent(String.self, forKey: .bodyText) ?? "").utf8)
+        }
+        self.responseStatus = try container.decode(Int.self, forKey: .responseStatus)
+        let timestamp = try container.decode(String.self, forKey: .timestamp)
+        let parsed = (try? Self.timestampStyle.parse(timestamp)) ?? (try? Date.ISO8601FormatStyle().parse(timestamp))
+        guard let date = parsed else {
+            throw DecodingError.dataCorruptedError(forKey: .timestamp, in: container, debugDescription: "timestamp is not ISO 8601")
+        }
+        self.timestamp = date
+    }
+
+    /// Encodes the JSON form described on the type.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.method, forKey: .method)
+        try container.encode(self.path, forKey: .path)
+        try container.encodeIfPresent(self.query, forKey: .query)
+        try container.encode(self.headers, forKey: .headers)
+        try container.encode(self.body.base64EncodedString(), forKey: .body)
+        try container.encode(self.bodyText, forKey: .bodyText)
+        try container.encode(self.responseStatus, forKey: .responseStatus)
+        try container.encode(Self.timestampStyle.format(self.timestamp), forKey: .timestamp)
+    }
+}
+
+/// The in-memory record of what went over the wire to one simulator; tests assert on it.
+///
+/// The kit appends one entry per request after answering it, including requests answered by an injected fault.
+/// Control-path requests (`/__simulator/...`) are never journaled. The journal is memory-only, is never logged, and keeps
+/// at most `capacity` entries (the oldest are dropped first). Safe to use from any task.
+public final class RequestJournal: Sendable {
+    /// Header names (lower-case) whose values are always masked: credentials, cookies and signatures.
+    public static let defaultSensitiveHeaderNames: Set<String> = [
+        "authorization", "proxy-authorization", "x-api-key", "api-key", "cookie", "set-cookie",
+        "stripe-signature", "x-webhook-signature", "hmacsignature", "signature", "sca-authorization",
+    ]
+
+    /// Maximum number of entries kept.
+    public let capacity: Int
+
+    private let storage = Mutex<[JournalEntry]>([])
+
+    /// Creates an empty journal.
+    /// - Parameter capacity: Maximum number of entries kept (default 10 000; values below 1 are treated as 1).
+    public init(capacity: Int = 10_000) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// All entries, oldest first.
+    public func entries() -> [JournalEntry] {
+        self.storage.withLock { $0 }
+    }
+
+    /// Entries whose path contains `pathContains`, oldest first.
+    /// - Parameter pathContains: Text the path must contain.
+    public func entries(pathContains: String) -> [JournalEntry] {
+        self.storage.withLock { $0.filter { $0.path.contains(pathContains) } }
+    }
+
+    /// Entries with the given method (case-insensitive) whose path contains `pathContains`, oldest first.
+    /// - Parameters:
+    ///   - method: Request method, e.g. `"POST"`.
+    ///   - pathContains: Text the path must contain (default: any path).
+    public func entries(method: String, pathContains: String = "") -> [JournalEntry] {
+        let method = method.uppercased()
+        return self.storage.withLock { entries in
+            entries.filter { $0.method.uppercased() == method && (pathContains.isEmpty || $0.path.contains(pathContains)) }
+        }
+    }
+
+    /// The most recent entry, or `nil` if the journal is empty.
+    public var last: JournalEntry? {
+        self.storage.withLock { $0.last }
+    }
+
+    /// Number of entries.
+    public var count: Int {
+        self.storage.withLock { $0.count }
+    }
+
+    /// Removes every entry.
+    public func clear() {
+        self.storage.withLock { $0.removeAll() }
+    }
+
+    /// Appends an entry (the kit does this for every request; simulators normally do not need to).
+    /// - Parameter entry: The entry.
+    public func record(_ entry: JournalEntry) {
+        self.storage.withLock { entries in
+            entries.append(entry)
+            if entries.count > self.capacity {
+                entries.removeFirst(entries.count - self.capacity)
+            }
+        }
+    }
+
+    /// Converts request header fields to the journal's form: lower-cased names, repeated fields joined with `", "`,
+    /// values of sensitive names replaced by ``JournalEntry/maskedValue``.
+    /// - Parameters:
+    ///   - fields: The request's header fields.
+    ///   - sensitiveNames: Lower-case names to mask.
+    static func maskedHeaders(_ fields: HTTPFields, sensitiveNames: Set<String>) -> [String: String] {
+        var result: [String: String] = [:]
+        for field in fields {
+            let name = field.name.canonicalName.lowercased()
+            let value = sensitiveNames.contains(name) ? JournalEntry.maskedValue : field.value
+            if let existing = result[name] {
+                if value != JournalEntry.maskedValue {
+                    result[name] = existing + ", " + value
+                }
+            } else {
+                result[name] = value
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+
+/// Errors the kit throws internally to make Hummingbird close a connection without a (complete) response.
+enum SimulatedConnectionFault: Error {
+    /// The connection was closed before any response was written.
+    case dropped
+    /// The response body was cut short on purpose.
+    case truncated
+}
+
+/// The middleware the kit installs in front of every simulator's routes: control path, body collection, faults,
+/// provider-shaped errors and the journal.
+struct SimulatorMiddleware: RouterMiddleware {
+    typealias Context = SimulatorContext
+
+    let simulator: any ProviderSimulator
+    let journal: RequestJournal
+    let faults: FaultInjector
+    let sensitiveHeaderNames: Set<String>
+
+    init(simulator: any ProviderSimulator, journal: RequestJournal, faults: FaultInjector) {
+        self.simulator = simulator
+        self.journal = journal
+        self.faults = faults
+        self.sensitiveHeaderNames = RequestJournal.defaultSensitiveHeaderNames.union(
+            simulator.sensitiveHeaderNames.map { $0.lowercased() }
+        )
+    }
+
+    func handle(
+        _ request: Request,
+        context: SimulatorContext,
+        next: (Request, SimulatorContext) async throws -> Response
+    ) async throws -> Response {
+        let path = request.uri.path
+        if SimulatorControlPath.contains(path) {
+            return try await ControlPlane(simulator: self.simulator, journal: self.journal, faults: self.faults)
+                .respond(to: request)
+        }
+        // A route matched exactly when Hummingbird has set the endpoint path before running the middleware chain.
+        let routeExists = context.endpointPath != nil
+        let timestamp = self.simulator.clock?.now() ?? Date()
+
+        var request = request
+        var context = context
+        do {
+            context.requestBody = Data(buffer: try await request.collectBody(upTo: SimulatorContext.maximumBodySize))
+        } catch is NIOTooManyBytesError {
+            let response = self.simulator.faultResponse(status: 413, message: "request body is too large").hummingbirdResponse
+            self.record(request, body: Data(), status: 413, at: timestamp)
+            return response
+        }
+
+        let response: Response
+        switch self.faults.consume(method: request.method.rawValue, path: path) {
+        case nil:
+            response = try await self.route(request, context: context, routeExists: routeExists, next: next)
+        case .delay(let milliseconds):
+            do {
+                // A graceful shutdown ends the wait instead of holding the server up.
+                try await cancelWhenGracefulShutdown {
+                    try await Task.sleep(for: .milliseconds(milliseconds))
+                }
+                response = try await self.route(request, context: context, routeExists: routeExists, next: next)
+            } catch is CancellationError where Task.isShuttingDownGracefully && !Task.isCancelled {
+                var simulated = self.simulator.faultResponse(status: 503, message: "simulator is shutting down")
+                simulated.status = 503
+                response = simulated.withHeader("Connection", "close").hummingbirdResponse
+            }
+        case .status(let status, let retryAfterSeconds, let message):
+            var simulated = self.simulator.faultResponse(status: status, message: message ?? "simulated fault: HTTP \(status)")
+            simulated.status = status
+            if let retryAfterSeconds {
+                simulated = simulated.withHeader("Retry-After", String(retryAfterSeconds))
+            }
+            response = simulated.hummingbirdResponse
+        case .malformedBody(let status):
+            response = SimulatedResponse(
+                status: status,
+                headers: [("content-type", "application/json")],
+                body: Data(#"{"error": "simulated malformed body", "detail": <not json>"#.utf8)
+            ).hummingbirdResponse
+        case .truncatedBody(let status):
+            response = self.truncatedResponse(status: status)
+        case .dropConnection:
+            self.record(request, body: context.requestBody, status: 0, at: timestamp)
+            try? await context.channel.close()
+            throw SimulatedConnectionFault.dropped
+        }
+        self.record(request, body: context.requestBody, status: response.status.code, at: timestamp)
+        return response
+    }
+
+    /// Runs the route (or answers an unknown route), turning thrown errors into the provider's error shape.
+    private func route(
+        _ request: Request,
+        context: SimulatorContext,
+        routeExists: Bool,
+        next: (Request, SimulatorContext) async throws -> Response
+    ) async throws -> Response {
+        guard routeExists else {
+            return self.simulator.faultResponse(status: 404, message: "no such route").hummingbirdResponse
+        }
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError {
+            var simulated = self.simulator.faultResponse(
+                status: error.status.code,
+                message: error.body ?? error.status.reasonPhrase
+            )
+            simulated.status = error.status.code
+            var response = simulated.hummingbirdResponse
+            for field in error.headers where !response.headers.contains(field.name) {
+                response.headers.append(field)
+            }
+            return response
+        } catch let error as any HTTPResponseError {
+            return try error.response(from: request, context: context)
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            return self.simulator.faultResponse(status: 500, message: "internal simulator error").hummingbirdResponse
+        }
+    }
+
+    /// A response whose `content-length` promises more bytes than are sent; the connection closes after the first half.
+    private func truncatedResponse(status: Int) -> Response {
+        var full = self.simulator.faultResponse(status: status, message: "simulated truncated response").body
+        if full.count < 2 {
+            full = Data(#"{"error":"simulated truncated response"}"#.utf8)
+        }
+        let sent = ByteBuffer(bytes: full.prefix(full.count / 2))
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.contentLength] = String(full.count)
+        return Response(
+            status: HTTPResponse.Status(code: status),
+            headers: headers,
+            body: ResponseBody { writer in
+                try await writer.write(sent)
+                throw SimulatedConnectionFault.truncated
+            }
+        )
+    }
+
+    private func record(_ request: Request, body: Data, status: Int, at timestamp: Date) {
+        self.journal.record(
+            JournalEntry(
+                method: request.method.rawValue,
+                path: request.uri.path,
+                query: request.uri.query,
+                headers: RequestJournal.maskedHeaders(request.headers, sensitiveNames: self.sensitiveHeaderNames),
+                body: body,
+                responseStatus: status,
+                timestamp: timestamp
+            )
+        )
+    }
+}

@@ -1,0 +1,121 @@
+import CardGateway
+import CardGatewayTesting
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Synchronization
+import Testing
+
+/// The default transport against a real server on 127.0.0.1 that fails on purpose.
+@Suite("AsyncHTTPClient transport on loopback")
+struct LoopbackTransportTests {
+    /// Counts requests and fails the first `failures` of them with 503 and `Retry-After: 0`.
+    final class FlakyCounter: Sendable {
+        let failures: Int
+        let seen = Mutex<[(key: String?, body: String)]>([])
+        init(failures: Int) { self.failures = failures }
+    }
+
+    func withServer(failures: Int = 0, _ body: @Sendable (Int, FlakyCounter) async throws -> Void) async throws {
+        let counter = FlakyCounter(failures: failures)
+        let router = Router()
+        router.post("/v1/echo") { request, context -> Response in
+            let bytes = try await request.body.collect(upTo: 1 << 16)
+            let text = String(buffer: bytes)
+            let attempt = counter.seen.withLock { seen in
+                seen.append((request.headers[HTTPField.Name("Idempotency-Key")!], text))
+                return seen.count
+            }
+            if attempt <= counter.failures {
+                return Response(status: .serviceUnavailable, headers: [.retryAfter: "0", .contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "{\"error\":\"busy\"}")))
+            }
+            let reply = "{\"method\":\"\(request.method.rawValue)\",\"body\":\(text.isEmpty ? "null" : text),\"ua\":\"\(request.headers[.userAgent] ?? "")\"}"
+            return Response(status: .created, headers: [.contentType: "application/json", HTTPField.Name("Request-Id")!: "req_\(attempt)"], body: .init(byteBuffer: ByteBuffer(string: reply)))
+        }
+        router.get("/v1/slow") { _, _ -> String in
+            try await Task.sleep(for: .milliseconds(600))
+            return "late"
+        }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            try await body(try #require(client.port), counter)
+        }
+    }
+
+    @Test("requests and responses cross intact: method, headers, body, status")
+    func roundTrip() async throws {
+        try await withServer { port, _ in
+            let client = try ProviderHTTPClient(instance: "loop", kind: "alpha", baseURL: URL(string: "http://127.0.0.1:\(port)/v1")!, transport: AsyncHTTPClientTransport())
+            let response = try await client.send(ProviderRequest(.post, "/echo", headers: [.contentType: "application/json"], body: Data("{\"a\":1}".utf8), operation: "echo"), context: OperationContext())
+            #expect(response.status == 201)
+            #expect(response.header("Request-Id") == "req_1")
+            let json = try JSONValue.parse(response.body)
+            #expect(json["method"] == .string("POST"))
+            #expect(json["body"]?["a"] == .number(1))
+            #expect(json["ua"] == .string("CardGateway/1.0"))
+        }
+    }
+
+    @Test("an idempotent write that meets 503s is repeated with the same key and the same body")
+    func retriesOnLoopback() async throws {
+        try await withServer(failures: 2) { port, counter in
+            let client = try ProviderHTTPClient(
+                instance: "loop", kind: "alpha", baseURL: URL(string: "http://127.0.0.1:\(port)/v1")!, transport: AsyncHTTPClientTransport(),
+                retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(10))
+            )
+            let request = ProviderRequest(.post, "/echo", body: Data("{\"n\":7}".utf8), repeatability: .idempotent(header: HTTPField.Name("Idempotency-Key")!, scope: "echo"), operation: "echo")
+            let response = try await client.send(request, context: OperationContext())
+            #expect(response.status == 201)
+            #expect(response.attempts == 3)
+            let seen = counter.seen.withLock { $0 }
+            #expect(seen.count == 3)
+            #expect(Set(seen.map(\.key)).count == 1)
+            #expect(seen.allSatisfy { $0.body == "{\"n\":7}" })
+        }
+    }
+
+    @Test("a write without a key is sent once even when the server answers 503")
+    func writeOnceOnLoopback() async throws {
+        try await withServer(failures: 1) { port, counter in
+            let client = try ProviderHTTPClient(instance: "loop", kind: "alpha", baseURL: URL(string: "http://127.0.0.1:\(port)/v1")!, transport: AsyncHTTPClientTransport())
+            let response = try await client.send(ProviderRequest(.post, "/echo", body: Data("{}".utf8), operation: "charge"), context: OperationContext())
+            #expect(response.status == 503)
+            #expect(counter.seen.withLock { $0.count } == 1)
+        }
+    }
+
+    @Test("a response slower than the timeout is a timeout that may have reached the server")
+    func timeout() async throws {
+        try await withServer { port, _ in
+            let client = try ProviderHTTPClient(
+                instance: "loop", kind: "alpha", baseURL: URL(string: "http://127.0.0.1:\(port)/v1")!, transport: AsyncHTTPClientTransport(),
+                timeout: .milliseconds(150), retry: .none
+            )
+            do {
+                _ = try await client.send(ProviderRequest(.get, "/slow", operation: "slow"), context: OperationContext())
+                Issue.record("expected a timeout")
+            } catch let error as CardGatewayError {
+                #expect(error.code == .timeout)
+                #expect(error.mayHaveReachedProvider)
+                #expect(error.isRetryable)
+            }
+        }
+    }
+
+    @Test("a refused connection never left: classified as connectFailed")
+    func connectionRefused() async throws {
+        // Find a free port by binding and closing a server.
+        let portBox = Mutex(0)
+        try await withServer { port, _ in portBox.withLock { $0 = port } }
+        let closedPort = portBox.withLock { $0 }
+        let transport = AsyncHTTPClientTransport()
+        let request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(closedPort)", path: "/v1/x")
+        do {
+            _ = try await transport.send(request, body: nil, timeout: .milliseconds(500))
+            Issue.record("expected a connection failure")
+        } catch let error as TransportError {
+            #expect(!error.mayHaveReachedServer, "\(error)")
+        }
+    }
+}

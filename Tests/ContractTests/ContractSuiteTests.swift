@@ -1,0 +1,80 @@
+import CardGateway
+import CardGatewaySimulation
+import CardGatewayTesting
+import Foundation
+import HTTPTypes
+import Testing
+
+/// The contract suite proven on the reference adapter: it passes on a correct adapter and names the scenario
+/// that fails on each deliberately broken one.
+@Suite("Contract suite on the reference adapter")
+struct ContractSuiteTests {
+    static func subject(defects: ReferenceProvider.Defects = []) -> ContractSubject {
+        let fixtures = ContractFixtures(
+            lookup: .init(existing: CardRef(id: ReferenceSimulator.activeCard), expectedStatus: .active, expectedLastFour: "4242", missing: CardRef(id: "card-nope")),
+            cardService: .init(
+                customer: ReferenceSimulator.customer, filterStatus: .locked,
+                createVirtual: CreateCardRequest(customer: ReferenceSimulator.customer, type: .virtual, program: "REF-VIRTUAL-EUR", currency: "EUR"),
+                activation: ActivateCardRequest(card: CardRef(id: ReferenceSimulator.issuedCard), lastFour: "5151", cvv: Secret(ReferenceSimulator.issuedCVV)),
+                lockable: CardRef(id: ReferenceSimulator.activeCard),
+                invalidTransition: UpdateCardRequest(card: CardRef(id: ReferenceSimulator.cancelledCard), change: .status(.active, reason: nil))
+            ),
+            provisioning: .init(
+                eligible: CardRef(id: ReferenceSimulator.activeCard), ineligible: CardRef(id: ReferenceSimulator.lockedCard),
+                inputs: [.applePay: [.issuerSDK(output: nil), .issuerSDK(output: SensitiveData(Data("sdk-output-1".utf8)))], .googlePay: [.issuerSDK(output: nil)]]
+            ),
+            webhooks: .init(signsTimestamp: true) { variant, now in
+                let signed: (header: String, body: Data)
+                switch variant {
+                case .valid: signed = ReferenceSimulator.signedWebhook(timestamp: now)
+                case .tampered: signed = ReferenceSimulator.signedWebhook(timestamp: now, tamper: true)
+                case .stale: signed = ReferenceSimulator.signedWebhook(timestamp: now.addingTimeInterval(-3600))
+                case .wrongSecret: signed = ReferenceSimulator.signedWebhook(secret: "someone-else", timestamp: now)
+                }
+                return WebhookDelivery(headers: [HTTPField.Name("X-Reference-Signature")!: signed.header], body: signed.body)
+            }
+        )
+        return ContractSubject(
+            name: "reference", factory: ReferenceProvider.factory(defects: defects),
+            credentials: ["apiKey": Secret(ReferenceSimulator.apiKey), "webhookSecret": Secret(ReferenceSimulator.webhookSecret)],
+            simulator: ReferenceSimulator(), fixtures: fixtures, sensitiveValues: [ReferenceSimulator.issuedCVV + "-never-logged"]
+        )
+    }
+
+    @Test("a correct adapter passes every scenario")
+    func referencePasses() async {
+        let report = await ContractSuite.run(Self.subject())
+        #expect(report.passed, "\(report)")
+        #expect(report.passedCount >= 25, "\(report)")
+    }
+
+    @Test("an adapter that logs its API key fails the redaction check")
+    func leakDetected() async {
+        let report = await ContractSuite.run(Self.subject(defects: .logsSecret))
+        #expect(!report.passed)
+        #expect(report.failures.contains { $0.hasPrefix("redaction") }, "\(report)")
+    }
+
+    @Test("an adapter that flattens errors fails the error scenarios")
+    func flattenedErrorsDetected() async {
+        let report = await ContractSuite.run(Self.subject(defects: .flattensErrors))
+        let failed = Set(report.failures.map { String($0.prefix(while: { $0 != ":" })) + ":" + $0.dropFirst(8).prefix(while: { $0 != ":" }) })
+        #expect(!report.passed)
+        #expect(report.failures.contains { $0.contains("401 is authenticationFailed") }, "\(failed)")
+        #expect(report.failures.contains { $0.contains("missing card is notFound") })
+        #expect(report.failures.contains { $0.contains("impossible transition") })
+    }
+
+    @Test("an adapter that trusts any webhook fails the signature scenarios")
+    func trustingWebhooksDetected() async {
+        let report = await ContractSuite.run(Self.subject(defects: .trustsWebhooks))
+        #expect(report.failures.contains { $0.contains("tampered delivery is refused") }, "\(report)")
+        #expect(report.failures.contains { $0.contains("wrongSecret delivery is refused") })
+    }
+
+    @Test("an adapter that sends invalid requests fails the validation scenario")
+    func missingValidationDetected() async {
+        let report = await ContractSuite.run(Self.subject(defects: .skipsValidation))
+        #expect(report.failures.contains { $0.contains("invalid create is refused before sending") }, "\(report)")
+    }
+}
