@@ -9,7 +9,14 @@ let swiftSettings: [SwiftSetting] = [
     .treatAllWarnings(as: .error),
 ]
 
-let providers: [String] = []
+let providers = ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments"]
+
+/// Files in a simulator folder that are not Swift: scripts that drive the provider's official client library
+/// against the simulator (run by the provider's tests when `CARDGATEWAY_OFFICIAL_CLIENTS=1`).
+let simulatorExtras: [String: [String]] = [
+    "Stripe": ["official-client-check.py"],
+    "TrustPayments": ["official-client-check.py"],
+]
 
 var targets: [Target] = [
     .target(
@@ -115,6 +122,7 @@ for name in providers {
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Providers/\(name)/Simulator",
+            exclude: simulatorExtras[name, default: []],
             swiftSettings: swiftSettings
         )
     )
@@ -135,10 +143,82 @@ for name in providers {
     )
 }
 
+// The example programs: the `cardgateway` CLI, the provisioning server, and what they share.
+targets += [
+    .target(
+        name: "ExampleSupport",
+        dependencies: [
+            "CardGateway", "CardGatewaySimulation", "ProvisioningServerApp",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]
+            + providers.flatMap { name -> [Target.Dependency] in [.target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator")] },
+        path: "Examples/Support",
+        swiftSettings: swiftSettings
+    ),
+    .target(
+        name: "CardGatewayCLI",
+        dependencies: [
+            "CardGateway", "ExampleSupport", "CardGatewaySimulation",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Examples/CLI/Commands",
+        swiftSettings: swiftSettings
+    ),
+    .executableTarget(
+        name: "cardgateway",
+        dependencies: ["CardGatewayCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        path: "Examples/CLI/Main",
+        swiftSettings: swiftSettings
+    ),
+    .target(
+        name: "ProvisioningServerApp",
+        dependencies: [
+            "CardGateway",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Examples/ProvisioningServer/App",
+        swiftSettings: swiftSettings
+    ),
+    .executableTarget(
+        name: "provisioning-server",
+        dependencies: [
+            "ProvisioningServerApp", "ExampleSupport", "CardGateway", "CardGatewaySimulation",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Examples/ProvisioningServer/Main",
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(
+        name: "ExamplesTests",
+        dependencies: [
+            "CardGatewayCLI", "ProvisioningServerApp", "ExampleSupport", "CardGateway", "CardGatewayTesting", "CardGatewaySimulation",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+        ] + providers.flatMap { name -> [Target.Dependency] in [.target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator")] },
+        swiftSettings: swiftSettings
+    ),
+]
+
 let package = Package(
     name: "CardGateway",
     platforms: [.macOS(.v15)],
     products: [
+        .executable(name: "cardgateway", targets: ["cardgateway"]),
+        .executable(name: "provisioning-server", targets: ["provisioning-server"]),
         .library(name: "CardGateway", targets: ["CardGateway"]),
         .library(name: "CardGatewaySimulation", targets: ["CardGatewaySimulation"]),
         .library(name: "CardGatewayTesting", targets: ["CardGatewayTesting"]),
@@ -155,6 +235,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: targets

@@ -56,10 +56,10 @@ struct FaultTests {
                 #expect(delayed.status == 201)
                 #expect(elapsed >= .milliseconds(300))
 
-                let start2 = clock.now
-                let fast = try await send(client, .GET, sim.at("/items"))
-                #expect(fast.status == 200)
-                #expect(clock.now - start2 < .milliseconds(300))
+                // The rule was for one request: it is used up, and the next request is handled without a fault.
+                #expect(sim.faults.pending.isEmpty)
+                let next = try await send(client, .GET, sim.at("/items"))
+                #expect(next.status == 200)
             }
             #expect(sim.journal.entries().map(\.responseStatus) == [201, 200])
         }
@@ -81,7 +81,9 @@ struct FaultTests {
                 #expect(sim.faults.pending.isEmpty)
                 return pending
             }
-            #expect(clock.now - start < .seconds(2))
+            // Far less than the 60 s the fault would hold the request: shutdown did not wait for it. (A behaviour bound,
+            // generous enough for a loaded machine; speed itself is measured by the benchmarks.)
+            #expect(clock.now - start < .seconds(30))
             let response = try await pending.value
             #expect(response.status == 503)
             #expect(try response.echoError().message == "simulator is shutting down")

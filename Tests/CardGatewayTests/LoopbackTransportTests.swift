@@ -34,7 +34,7 @@ struct LoopbackTransportTests {
             return Response(status: .created, headers: [.contentType: "application/json", HTTPField.Name("Request-Id")!: "req_\(attempt)"], body: .init(byteBuffer: ByteBuffer(string: reply)))
         }
         router.get("/v1/slow") { _, _ -> String in
-            try await Task.sleep(for: .milliseconds(600))
+            try await Task.sleep(for: .seconds(3))
             return "late"
         }
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
@@ -90,7 +90,7 @@ struct LoopbackTransportTests {
         try await withServer { port, _ in
             let client = try ProviderHTTPClient(
                 instance: "loop", kind: "alpha", baseURL: URL(string: "http://127.0.0.1:\(port)/v1")!, transport: AsyncHTTPClientTransport(),
-                timeout: .milliseconds(150), retry: .none
+                timeout: .milliseconds(500), retry: .none
             )
             do {
                 _ = try await client.send(ProviderRequest(.get, "/slow", operation: "slow"), context: OperationContext())

@@ -44,6 +44,11 @@ public struct ConfigurationProblem: Sendable, Equatable, Codable, CustomStringCo
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public var problems: [ConfigurationProblem]
 
+    /// For loaders of other configuration files (an app's user directory, say) that report problems the same way.
+    public init(problems: [ConfigurationProblem]) {
+        self.problems = problems
+    }
+
     public var description: String {
         "invalid configuration (\(problems.count) problem\(problems.count == 1 ? "" : "s")):\n" + problems.map { "  \($0)" }.joined(separator: "\n")
     }

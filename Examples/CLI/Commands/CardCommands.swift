@@ -1,0 +1,148 @@
+import ArgumentParser
+import CardGateway
+import Foundation
+
+struct CardCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "card", abstract: "Card service operations.",
+        subcommands: [Get.self, List.self, Create.self, Activate.self, Update.self, Programs.self]
+    )
+
+    struct Get: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Look up one card.")
+        @OptionGroup var config: ConfigOptions
+        @OptionGroup var target: TargetOptions
+        @Option(help: "The customer the card belongs to (Paysafe, Bridge).") var customer: String?
+        @Argument(help: "The card id at its provider.") var cardID: String
+
+        func run() async throws {
+            try await reportingErrors {
+                try CLIOutput.json(try await config.gateway().card(CardRef(id: cardID, customer: customer), via: target.target))
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List a customer's cards.")
+        @OptionGroup var config: ConfigOptions
+        @OptionGroup var target: TargetOptions
+        @Option var customer: String?
+        @Option(help: "Only cards in these statuses (comma-separated: active, locked, …).") var status: String?
+        @Option(help: "Only cards of this type (physical, virtual).") var type: String?
+        @Option var limit: Int?
+        @Option var offset: Int = 0
+        @Flag(help: "Include wallet tokens and available actions.") var include: Bool = false
+
+        func run() async throws {
+            try await reportingErrors {
+                var statuses: [CardStatus] = []
+                for name in (status ?? "").split(separator: ",").map(String.init) {
+                    guard let parsed = CardStatus(rawValue: name) else { throw CLIUsageError(message: "unknown status \"\(name)\"; expected one of \(CardStatus.allCases.map(\.rawValue).joined(separator: ", "))") }
+                    statuses.append(parsed)
+                }
+                var types: [CardType] = []
+                if let type {
+                    guard let parsed = CardType(rawValue: type) else { throw CLIUsageError(message: "unknown card type \"\(type)\"; expected physical or virtual") }
+                    types = [parsed]
+                }
+                if let limit, limit < 1 { throw CLIUsageError(message: "--limit must be at least 1") }
+                if offset < 0 { throw CLIUsageError(message: "--offset must not be negative") }
+                let query = CardQuery(customer: customer, types: types, statuses: statuses, limit: limit, offset: offset, includeWalletTokens: include, includeAvailableActions: include)
+                try CLIOutput.json(try await config.gateway().listCards(query, via: target.target))
+            }
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a virtual or physical card on --program in --currency (both also route the request).")
+        @OptionGroup var config: ConfigOptions
+        @OptionGroup var target: TargetOptions
+        @Option var customer: String
+        @Option(name: .customLong("type"), help: "virtual or physical.") var cardType: String = "virtual"
+        @Option var mobile: String?
+        @Option(name: .customLong("external-id")) var externalID: String?
+        @Option(help: "Delivery address line 1 (physical cards).") var address1: String?
+        @Option var city: String?
+        @Option(name: .customLong("country-code")) var countryCode: String?
+        @Option(name: .customLong("postal-code")) var postalCode: String?
+        @Option var state: String?
+        @Flag(name: .customLong("accept-terms")) var acceptTerms: Bool = false
+        @Flag(name: .customLong("accept-edisclosure")) var acceptEDisclosure: Bool = false
+
+        func run() async throws {
+            try await reportingErrors {
+                guard let type = CardType(rawValue: cardType), type != .unknown else { throw CLIUsageError(message: "--type must be virtual or physical") }
+                // The card's program and currency are also what the request routes by.
+                guard let cardProgram = target.program else { throw CLIUsageError(message: "--program is required: the program to issue the card on") }
+                guard let cardCurrency = target.currency else { throw CLIUsageError(message: "--currency is required: the card's currency") }
+                var address: DeliveryAddress?
+                if let address1 {
+                    address = DeliveryAddress(address1: address1, city: city ?? "", countryCode: countryCode ?? "", state: state, postalCode: postalCode ?? "")
+                }
+                let request = CreateCardRequest(
+                    customer: customer, type: type, program: cardProgram, currency: cardCurrency, mobile: mobile, externalID: externalID,
+                    deliveryAddress: address, termsAndConditionsAccepted: acceptTerms ? true : nil, eDisclosureAccepted: acceptEDisclosure ? true : nil
+                )
+                try CLIOutput.json(try await config.gateway().createCard(request, via: target.target))
+            }
+        }
+    }
+
+    struct Activate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Activate a physical card with the data printed on it. The CVV is read from stdin.")
+        @OptionGroup var config: ConfigOptions
+        @OptionGroup var target: TargetOptions
+        @Option var customer: String?
+        @Option(name: .customLong("last-four")) var lastFour: String
+        @Argument var cardID: String
+
+        func run() async throws {
+            try await reportingErrors {
+                guard let cvv = CLIStreams.firstInputLine(), !cvv.isEmpty else { throw CLIUsageError(message: "pass the CVV on stdin (it is never taken as an argument, so it stays out of shell history)") }
+                let request = ActivateCardRequest(card: CardRef(id: cardID, customer: customer), lastFour: lastFour, cvv: Secret(cvv))
+                try CLIOutput.json(try await config.gateway().activateCard(request, via: target.target))
+            }
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a card's status (lock, unlock, cancel), or its PIN (read from stdin with --pin).")
+        @OptionGroup var config: ConfigOptions
+        @OptionGroup var target: TargetOptions
+        @Option var customer: String?
+        @Option(help: "The new status: active, locked, cancelled, inactive.") var status: String?
+        @Option var reason: String?
+        @Flag(help: "Set the PIN, read from stdin.") var pin: Bool = false
+        @Argument var cardID: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let change: UpdateCardRequest.Change
+                switch (status, pin) {
+                case (let status?, false):
+                    guard let parsed = CardStatus(rawValue: status) else { throw CLIUsageError(message: "unknown status \"\(status)\"") }
+                    change = .status(parsed, reason: reason)
+                case (nil, true):
+                    guard let value = CLIStreams.firstInputLine(), !value.isEmpty else { throw CLIUsageError(message: "pass the PIN on stdin") }
+                    change = .pin(Secret(value))
+                default:
+                    throw CLIUsageError(message: "give exactly one of --status or --pin")
+                }
+                try CLIOutput.json(try await config.gateway().updateCard(UpdateCardRequest(card: CardRef(id: cardID, customer: customer), change: change), via: target.target))
+            }
+        }
+    }
+
+    struct Programs: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the card programs a customer may get a card on.")
+        @OptionGroup var config: ConfigOptions
+        @OptionGroup var target: TargetOptions
+        @Option var customer: String?
+
+        func run() async throws {
+            try await reportingErrors {
+                try CLIOutput.json(try await config.gateway().programs(customer: customer, via: target.target))
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import CardGateway
+import ExampleSupport
+import Foundation
+
+/// `cardgateway`: the demo on the embedded simulators, the simulators on their own, and every gateway
+/// operation over a configuration file.
+public struct CardGatewayCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "cardgateway",
+        abstract: "Card push provisioning and stored credentials from several providers, behind one API.",
+        discussion: """
+            `cardgateway demo` runs every capability against embedded simulators (no credentials, no network).
+            `cardgateway simulate` serves the five simulators for use from any language.
+            The other commands take a configuration file (--config) and print the normalised result as JSON on
+            stdout; on failure they print a JSON error on stderr and exit non-zero.
+            """,
+        subcommands: [
+            DemoCommand.self, SimulateCommand.self, ConfigCommand.self, RouteCommand.self, CardCommand.self,
+            ProvisionCommand.self, CredentialsCommand.self, WebhookCommand.self,
+        ]
+    )
+
+    public init() {}
+}
+
+/// Picks the provider instance: by route flags, or by name.
+struct TargetOptions: ParsableArguments {
+    @Option(help: "Route by issuer.") var issuer: String?
+    @Option(help: "Route by card program.") var program: String?
+    @Option(help: "Route by BIN (the card's leading 6 to 11 digits).") var bin: String?
+    @Option(help: "Route by country (ISO 3166-1 alpha-2).") var country: String?
+    @Option(help: "Route by currency (ISO 4217 alpha-3).") var currency: String?
+    @Option(help: "Route by tenant.") var tenant: String?
+    @Option(name: .customLong("provider"), help: "Use this provider instance by name instead of routing.") var providerName: String?
+
+    var routeKey: RouteKey {
+        RouteKey(issuer: issuer, program: program, bin: bin, country: country, currency: currency, tenant: tenant)
+    }
+
+    var target: RouteTarget {
+        if let providerName { return .instance(providerName) }
+        return .key(routeKey)
+    }
+}
+
+/// `--config FILE`.
+struct ConfigOptions: ParsableArguments {
+    @Option(name: .customLong("config"), help: "The gateway configuration (JSON).", completion: .file(extensions: ["json"]))
+    var path: String
+
+    func loadConfiguration() throws -> GatewayConfiguration {
+        let url = URL(fileURLWithPath: path)
+        do {
+            return try GatewayConfiguration.load(contentsOf: url, registry: ExampleRegistry.all)
+        } catch let error as ConfigurationError {
+            throw error.gatewayError
+        }
+    }
+
+    func gateway() throws -> CardGateway {
+        try CardGateway(configuration: try loadConfiguration(), registry: ExampleRegistry.all)
+    }
+}
+
+/// Runs a command body, printing a JSON error on stderr and exiting non-zero when it fails.
+func reportingErrors(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as CardGatewayError {
+        CLIOutput.error(error)
+        throw ExitCode(2)
+    } catch let error as CLIUsageError {
+        CLIOutput.error(CardGatewayError(.invalidRequest, error.message))
+        throw ExitCode(64)
+    }
+}
+
+struct CLIUsageError: Error {
+    var message: String
+}

@@ -1,0 +1,62 @@
+import ArgumentParser
+import CardGateway
+import ExampleSupport
+import Foundation
+
+struct ConfigCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "config", abstract: "Check a configuration file.", subcommands: [Check.self])
+
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Report every problem in the file, each with its JSON path; exit 0 only if it is valid.")
+        @OptionGroup var config: ConfigOptions
+
+        func run() async throws {
+            do {
+                let configuration = try GatewayConfiguration.load(contentsOf: URL(fileURLWithPath: config.path), registry: ExampleRegistry.all)
+                try CLIOutput.json(CheckResult(valid: true, problems: [], providers: configuration.providers.keys.sorted(), routes: configuration.routes.count))
+            } catch let error as ConfigurationError {
+                try CLIOutput.json(CheckResult(valid: false, problems: error.problems, providers: [], routes: 0))
+                throw ExitCode(1)
+            }
+        }
+
+        struct CheckResult: Encodable {
+            var valid: Bool
+            var problems: [ConfigurationProblem]
+            var providers: [String]
+            var routes: Int
+        }
+    }
+}
+
+struct RouteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "route", abstract: "Explain routing decisions.", subcommands: [Explain.self])
+
+    struct Explain: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show the route a key takes, and why every earlier route was skipped.")
+        @OptionGroup var config: ConfigOptions
+        @OptionGroup var target: TargetOptions
+        @Option(help: "Route by wallet (applePay, googlePay, samsungPay).") var wallet: String?
+        @Option(help: "Route by operation (card, provision, charge, …).") var operation: String?
+
+        func run() async throws {
+            try await reportingErrors {
+                let configuration = try config.loadConfiguration()
+                var key = target.routeKey
+                if let wallet {
+                    guard let parsed = Wallet(parsing: wallet) else { throw CLIUsageError(message: "unknown wallet \"\(wallet)\"; expected applePay, googlePay or samsungPay") }
+                    key.wallet = parsed
+                }
+                if let operation {
+                    guard let parsed = GatewayOperation(rawValue: operation) else {
+                        throw CLIUsageError(message: "unknown operation \"\(operation)\"; expected one of \(GatewayOperation.allCases.map(\.rawValue).joined(separator: ", "))")
+                    }
+                    key.operation = parsed
+                }
+                let explanation = Router(routes: configuration.routes).explain(key)
+                try CLIOutput.json(explanation)
+                if explanation.match == nil { throw ExitCode(1) }
+            }
+        }
+    }
+}

@@ -1,0 +1,243 @@
+import CardGateway
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// How one ``CardGatewayError`` code is answered over HTTP.
+public struct ErrorStatus: Sendable, Equatable {
+    /// The HTTP status.
+    public var status: Int
+    /// The problem's `title`.
+    public var title: String
+    /// The problem's `detail`: a fixed sentence, so that nothing a provider said reaches the app.
+    public var detail: String
+
+    /// - Parameters:
+    ///   - status: the HTTP status.
+    ///   - title: the problem's title.
+    ///   - detail: the fixed sentence the app gets.
+    public init(status: Int, title: String, detail: String) {
+        self.status = status
+        self.title = title
+        self.detail = detail
+    }
+}
+
+/// The one table that turns ``CardGatewayError`` codes into HTTP statuses.
+///
+/// Codes the table does not know (the code set can grow) are answered with 500.
+public enum ErrorStatusTable {
+    /// Every row, by code.
+    public static let rows: [CardGatewayError.Code: ErrorStatus] = [
+        .invalidRequest: ErrorStatus(status: 400, title: "Invalid request", detail: "The request was refused as invalid."),
+        .authenticationFailed: ErrorStatus(status: 502, title: "Provider authentication failed", detail: "The server could not authenticate with the card provider."),
+        .permissionDenied: ErrorStatus(status: 502, title: "Provider permission denied", detail: "The card provider does not allow the server this operation."),
+        .notFound: ErrorStatus(status: 404, title: "Not found", detail: "The card provider does not know this resource."),
+        .cardNotEligible: ErrorStatus(status: 409, title: "Card not eligible", detail: "The card cannot be used for this operation now."),
+        .invalidCardState: ErrorStatus(status: 409, title: "Invalid card state", detail: "The card's state does not allow this operation."),
+        .scaRequired: ErrorStatus(status: 403, title: "Strong customer authentication required", detail: "Solve the challenge, then repeat the request with X-SCA-Event-Id and X-SCA-Wallet-Operation-Id."),
+        .declined: ErrorStatus(status: 402, title: "Declined", detail: "The provider declined the request."),
+        .conflict: ErrorStatus(status: 409, title: "Conflict", detail: "The request conflicts with the current state of the resource."),
+        .rateLimited: ErrorStatus(status: 429, title: "Too many requests", detail: "The card provider is limiting requests; retry after the delay in Retry-After."),
+        .providerUnavailable: ErrorStatus(status: 503, title: "Provider unavailable", detail: "The card provider is unavailable; retry later."),
+        .timeout: ErrorStatus(status: 504, title: "Provider timeout", detail: "The card provider did not answer in time."),
+        .unsupported: ErrorStatus(status: 501, title: "Not supported", detail: "This operation is not available for this card or provider."),
+        .invalidConfiguration: ErrorStatus(status: 500, title: "Server misconfigured", detail: "The server's gateway configuration cannot serve this request."),
+        .invalidResponse: ErrorStatus(status: 502, title: "Invalid provider response", detail: "The card provider answered with something the server could not read."),
+        .signatureInvalid: ErrorStatus(status: 400, title: "Invalid signature", detail: "The webhook's signature is missing, wrong or stale."),
+        .transport: ErrorStatus(status: 502, title: "Provider unreachable", detail: "The server could not exchange the request with the card provider."),
+    ]
+
+    static let unknown = ErrorStatus(status: 500, title: "Internal error", detail: "The request failed inside the server.")
+
+    /// The row for `code`; 500 for a code the table does not know.
+    public static func row(for code: CardGatewayError.Code) -> ErrorStatus { rows[code] ?? unknown }
+
+    /// The HTTP status for `code`.
+    public static func status(for code: CardGatewayError.Code) -> Int { row(for: code).status }
+}
+
+/// One field that was wrong, named by its JSON path. Messages are the server's own words, never the value.
+struct FieldProblem: Sendable, Encodable, Equatable {
+    var field: String
+    var message: String
+}
+
+/// An error the server raises itself (bad input, unknown card, missing token), answered as an RFC 7807 problem.
+struct APIProblem: Error, Sendable {
+    var status: HTTPResponse.Status
+    /// The last part of the problem `type` URI.
+    var type: String
+    var title: String
+    var detail: String
+    /// The ``CardGatewayError`` code that means the same, when there is one.
+    var code: CardGatewayError.Code?
+    var errors: [FieldProblem] = []
+    var headers: HTTPFields = [:]
+
+    static func invalidRequest(_ detail: String, errors: [FieldProblem] = []) -> APIProblem {
+        APIProblem(status: .badRequest, type: "invalidRequest", title: "Invalid request", detail: detail, code: .invalidRequest, errors: errors)
+    }
+
+    static func notFound(_ detail: String) -> APIProblem {
+        APIProblem(status: .notFound, type: "notFound", title: "Not found", detail: detail, code: .notFound)
+    }
+
+    /// The same answer for an unknown card and for another user's card.
+    static let cardNotFound = APIProblem.notFound("No card with this id belongs to the authenticated user.")
+
+    static func unauthenticated(invalidToken: Bool) -> APIProblem {
+        var challenge = "Bearer realm=\"provisioning-server\""
+        if invalidToken { challenge += ", error=\"invalid_token\"" }
+        return APIProblem(
+            status: .unauthorized, type: "unauthenticated", title: "Authentication required",
+            detail: invalidToken ? "The bearer token is not valid." : "Send the app user's token as Authorization: Bearer <token>.",
+            code: nil, headers: [.wwwAuthenticate: challenge]
+        )
+    }
+
+    static func unsupportedMediaType() -> APIProblem {
+        APIProblem(status: .unsupportedMediaType, type: "unsupportedMediaType", title: "Unsupported media type", detail: "Send the body as application/json.", code: .invalidRequest)
+    }
+
+    static func unsupported(_ detail: String) -> APIProblem {
+        APIProblem(status: .notImplemented, type: "unsupported", title: "Not supported", detail: detail, code: .unsupported)
+    }
+}
+
+/// The RFC 7807 body (`application/problem+json`).
+struct ProblemBody: Encodable, Sendable {
+    struct Challenge: Encodable, Sendable {
+        struct Verification: Encodable, Sendable {
+            var method: String
+            var channel: String?
+            var target: String?
+        }
+
+        var eventId: String
+        var walletOperationId: String
+        var mode: String
+        var verifications: [Verification]
+        var created: Date?
+        var expires: Date?
+
+        init(_ challenge: SCAChallenge) {
+            eventId = challenge.eventID
+            walletOperationId = challenge.walletOperationID
+            mode = challenge.mode
+            verifications = challenge.verifications.map { Verification(method: $0.method, channel: $0.channel, target: $0.target) }
+            created = challenge.created
+            expires = challenge.expires
+        }
+    }
+
+    var type: String
+    var title: String
+    var status: Int
+    var detail: String
+    var code: String?
+    /// The provider instance involved, for gateway errors.
+    var provider: String?
+    /// Whether repeating the same request later may succeed.
+    var retryable: Bool?
+    /// Seconds to wait, for 429 and 503.
+    var retryAfter: Int?
+    var errors: [FieldProblem]?
+    var challenge: Challenge?
+    var requestId: String?
+
+    static func typeURI(_ name: String) -> String { "urn:cardgateway:problem:\(name)" }
+}
+
+/// A short error attached to one item of a list (a card whose provider failed), shaped like a problem.
+struct ItemError: Encodable, Sendable {
+    var type: String
+    var title: String
+    var status: Int
+    var code: String?
+    var retryable: Bool?
+}
+
+/// Turns any error into the problem the app gets, and the safe facts the access log records.
+struct ProblemRendering: Sendable {
+    var status: HTTPResponse.Status
+    var body: ProblemBody
+    var headers: HTTPFields
+    /// For the access log: a code, never a message.
+    var logCode: String
+    var provider: String?
+
+    init(_ error: any Error, requestID: String) {
+        var headers: HTTPFields = [:]
+        switch error {
+        case let problem as APIProblem:
+            status = problem.status
+            body = ProblemBody(
+                type: ProblemBody.typeURI(problem.type), title: problem.title, status: problem.status.code, detail: problem.detail,
+                code: problem.code?.rawValue, errors: problem.errors.isEmpty ? nil : problem.errors, requestId: requestID
+            )
+            headers = problem.headers
+            logCode = problem.code?.rawValue ?? problem.type
+        case let gatewayError as CardGatewayError:
+            let row = ErrorStatusTable.row(for: gatewayError.code)
+            status = HTTPResponse.Status(code: row.status)
+            var body = ProblemBody(
+                type: ProblemBody.typeURI(gatewayError.code.rawValue), title: row.title, status: row.status, detail: row.detail,
+                code: gatewayError.code.rawValue, provider: gatewayError.provider, retryable: gatewayError.isRetryable, requestId: requestID
+            )
+            if !gatewayError.fieldErrors.isEmpty {
+                // Field names only: the provider's messages stay out of the app's hands.
+                body.errors = gatewayError.fieldErrors.map { FieldProblem(field: SafeText.scrub($0.field, maxLength: 100), message: "refused") }
+            }
+            if gatewayError.code == .scaRequired, let challenge = gatewayError.scaChallenge {
+                body.challenge = ProblemBody.Challenge(challenge)
+            }
+            if gatewayError.code == .rateLimited || (gatewayError.code == .providerUnavailable && gatewayError.retryAfter != nil) {
+                let seconds = Self.seconds(gatewayError.retryAfter ?? .seconds(1))
+                headers[.retryAfter] = String(seconds)
+                body.retryAfter = seconds
+            }
+            self.body = body
+            logCode = gatewayError.code.rawValue
+            provider = gatewayError.provider
+        case let httpError as any HTTPResponseError:
+            status = httpError.status
+            let tooLarge = httpError.status == .contentTooLarge
+            body = ProblemBody(
+                type: ProblemBody.typeURI(tooLarge ? "contentTooLarge" : "http\(httpError.status.code)"),
+                title: httpError.status.reasonPhrase, status: httpError.status.code,
+                detail: tooLarge ? "The request body is larger than the server accepts." : "The request cannot be served.",
+                code: httpError.status == .notFound ? CardGatewayError.Code.notFound.rawValue : (httpError.status.code < 500 ? CardGatewayError.Code.invalidRequest.rawValue : nil),
+                requestId: requestID
+            )
+            logCode = "http\(httpError.status.code)"
+        case is CancellationError:
+            status = .serviceUnavailable
+            body = ProblemBody(type: ProblemBody.typeURI("cancelled"), title: "Cancelled", status: 503, detail: "The request was cancelled.", requestId: requestID)
+            logCode = "cancelled"
+        default:
+            let row = ErrorStatusTable.unknown
+            status = HTTPResponse.Status(code: row.status)
+            body = ProblemBody(type: ProblemBody.typeURI("internal"), title: row.title, status: row.status, detail: row.detail, requestId: requestID)
+            logCode = "internal(\(type(of: error)))"
+        }
+        self.headers = headers
+    }
+
+    /// A whole number of seconds, rounded up, at least 1.
+    static func seconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return max(1, Int(seconds) + (attoseconds > 0 ? 1 : 0))
+    }
+
+    /// The short form used inside lists.
+    var itemError: ItemError {
+        ItemError(type: body.type, title: body.title, status: body.status, code: body.code, retryable: body.retryable)
+    }
+
+    func response() -> Response {
+        var response = JSONOutput.response(body, status: status, contentType: "application/problem+json")
+        response.headers.append(contentsOf: headers)
+        return response
+    }
+}

@@ -1,0 +1,239 @@
+import CardGateway
+import Foundation
+import Hummingbird
+
+/// One card in one wallet, as Apple's issuer wallet extension needs it for `passEntries()`.
+struct WalletExtensionEntry: Sendable, Encodable {
+    var cardId: String
+    var displayName: String
+    var wallet: Wallet
+    var provider: String?
+    var eligible: Bool
+    var ineligibleReason: IneligibilityReason?
+    var flow: ProvisioningFlow?
+    var cardholderName: String?
+    var lastFour: String?
+    var network: CardScheme?
+    var primaryAccountIdentifier: String?
+    /// The start of the issuer SDK relay, for cards provisioned that way.
+    var sdkInput: SensitiveData?
+    var error: ItemError?
+    /// The card at its provider, to drop the bundle when a webhook says the card changed. Not sent.
+    var cardRef: CardRef
+
+    enum CodingKeys: String, CodingKey {
+        case cardId, displayName, wallet, provider, eligible, ineligibleReason, flow, cardholderName, lastFour, network
+        case primaryAccountIdentifier, sdkInput, error
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(cardId, forKey: .cardId)
+        try container.encode(displayName, forKey: .displayName)
+        try container.encode(wallet, forKey: .wallet)
+        try container.encodeIfPresent(provider, forKey: .provider)
+        try container.encode(eligible, forKey: .eligible)
+        try container.encodeIfPresent(ineligibleReason, forKey: .ineligibleReason)
+        try container.encodeIfPresent(flow, forKey: .flow)
+        try container.encodeIfPresent(cardholderName, forKey: .cardholderName)
+        try container.encodeIfPresent(lastFour, forKey: .lastFour)
+        try container.encodeIfPresent(network, forKey: .network)
+        try container.encodeIfPresent(primaryAccountIdentifier, forKey: .primaryAccountIdentifier)
+        try container.encodeIfPresent(sdkInput.map(ProvisioningWire.base64), forKey: .sdkInput)
+        try container.encodeIfPresent(error, forKey: .error)
+    }
+}
+
+/// A user's bundle: every entry, and when it was built.
+struct WalletExtensionSnapshot: Sendable {
+    var entries: [WalletExtensionEntry]
+    var generatedAt: Date
+
+    var hasErrors: Bool { entries.contains { $0.error != nil } }
+
+    /// Apple's `status()`: whether `passEntries()` / `remotePassEntries()` would have anything to add. The
+    /// server cannot tell the phone from a paired watch; the extension filters with `PKPassLibrary`.
+    func status(requiresAuthentication: Bool) -> WalletExtensionStatusView {
+        let available = entries.contains { $0.wallet == .applePay && $0.eligible && $0.error == nil }
+        return WalletExtensionStatusView(
+            passEntriesAvailable: available, remotePassEntriesAvailable: available, requiresAuthentication: requiresAuthentication,
+            generatedAt: generatedAt
+        )
+    }
+}
+
+struct WalletExtensionStatusView: Encodable, Sendable {
+    var passEntriesAvailable: Bool
+    var remotePassEntriesAvailable: Bool
+    var requiresAuthentication: Bool
+    /// When the cached bundle behind this answer was built; absent when there is none.
+    var generatedAt: Date?
+}
+
+struct WalletExtensionBundleView: Encodable, Sendable {
+    var entries: [WalletExtensionEntry]
+    var status: WalletExtensionStatusView
+    var generatedAt: Date
+    var expiresAt: Date
+    /// True when served from the cache.
+    var cached: Bool
+}
+
+/// Per-user wallet-extension bundles with a lifetime. Concurrent requests for the same user share one build,
+/// and a webhook that concerns a card drops every bundle that holds it.
+actor WalletExtensionCache {
+    private struct InFlight {
+        var generation: UInt64
+        var task: Task<WalletExtensionSnapshot, any Error>
+    }
+
+    let ttl: Duration
+    let errorTTL: Duration
+    let maxUsers: Int
+    private var snapshots: [String: WalletExtensionSnapshot] = [:]
+    private var inFlight: [String: InFlight] = [:]
+    /// Bumped by every invalidation, so a build that started before it is not stored after it.
+    private var generation: UInt64 = 0
+
+    init(ttl: Duration, errorTTL: Duration, maxUsers: Int) {
+        self.ttl = ttl
+        self.errorTTL = errorTTL
+        self.maxUsers = maxUsers
+    }
+
+    /// When a snapshot stops being served from the cache.
+    func expiry(of snapshot: WalletExtensionSnapshot) -> Date {
+        snapshot.generatedAt.addingTimeInterval(Self.seconds(snapshot.hasErrors ? errorTTL : ttl))
+    }
+
+    /// The cached snapshot, fresh or not; never builds one.
+    func cached(userID: String) -> WalletExtensionSnapshot? { snapshots[userID] }
+
+    /// A fresh snapshot from the cache, or a new one from `build` (shared with concurrent callers).
+    func snapshot(
+        userID: String, refresh: Bool, now: Date, build: @escaping @Sendable () async throws -> WalletExtensionSnapshot
+    ) async throws -> (snapshot: WalletExtensionSnapshot, cached: Bool) {
+        if !refresh, let snapshot = snapshots[userID], now < expiry(of: snapshot) {
+            return (snapshot, true)
+        }
+        if let running = inFlight[userID] {
+            return (try await running.task.value, false)
+        }
+        let started = generation
+        let task = Task { try await build() }
+        inFlight[userID] = InFlight(generation: started, task: task)
+        defer { if inFlight[userID]?.task == task { inFlight[userID] = nil } }
+        let snapshot = try await task.value
+        if generation == started {
+            snapshots[userID] = snapshot
+            evictIfNeeded(now: now)
+        }
+        return (snapshot, false)
+    }
+
+    func invalidate(userID: String) {
+        generation &+= 1
+        snapshots[userID] = nil
+    }
+
+    /// Drops every bundle holding the card (by provider card id, and by instance when both sides name one).
+    func invalidate(cardID: String, provider: String?) {
+        generation &+= 1
+        snapshots = snapshots.filter { _, snapshot in
+            !snapshot.entries.contains { entry in
+                entry.cardRef.id == cardID && (provider == nil || entry.provider == nil || entry.provider == provider)
+            }
+        }
+    }
+
+    private func evictIfNeeded(now: Date) {
+        guard snapshots.count > maxUsers else { return }
+        snapshots = snapshots.filter { _, snapshot in now < expiry(of: snapshot) }
+        while snapshots.count > maxUsers, let oldest = snapshots.min(by: { $0.value.generatedAt < $1.value.generatedAt })?.key {
+            snapshots[oldest] = nil
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}
+
+extension ProvisioningServer {
+    /// `GET /v1/wallet-extension[?refresh=true]`: every card and wallet the app offers, in one call.
+    func walletExtension(_ scope: RequestScope, _ user: AppUser) async throws -> Response {
+        let refresh: Bool
+        switch scope.query("refresh") {
+        case nil, "false": refresh = false
+        case "true": refresh = true
+        default: throw APIProblem.invalidRequest("refresh must be true or false.", errors: [FieldProblem(field: "refresh", message: "must be true or false")])
+        }
+        var context = try scope.operationContext(user: user)
+        context.deadline = .now + configuration.walletExtensionDeadline
+        let buildContext = context
+        let (snapshot, cached) = try await walletExtensionCache.snapshot(userID: user.id, refresh: refresh, now: now()) {
+            try await self.buildWalletExtension(for: user, context: buildContext)
+        }
+        let view = WalletExtensionBundleView(
+            entries: snapshot.entries, status: snapshot.status(requiresAuthentication: configuration.walletExtensionRequiresAuthentication),
+            generatedAt: snapshot.generatedAt, expiresAt: await walletExtensionCache.expiry(of: snapshot), cached: cached
+        )
+        return JSONOutput.response(view)
+    }
+
+    /// `GET /v1/wallet-extension/status`: answered from the cache only, never from a provider.
+    func walletExtensionStatus(_ scope: RequestScope, _ user: AppUser) async throws -> Response {
+        let requiresAuthentication = configuration.walletExtensionRequiresAuthentication
+        guard let snapshot = await walletExtensionCache.cached(userID: user.id) else {
+            return JSONOutput.response(WalletExtensionStatusView(
+                passEntriesAvailable: false, remotePassEntriesAvailable: false, requiresAuthentication: requiresAuthentication
+            ))
+        }
+        return JSONOutput.response(snapshot.status(requiresAuthentication: requiresAuthentication))
+    }
+
+    /// Builds a user's bundle: cards fetched a few at a time, each card's wallets in turn.
+    func buildWalletExtension(for user: AppUser, context: OperationContext) async throws -> WalletExtensionSnapshot {
+        let cards = try await directory.cards(of: user)
+        let gateway = self.gateway
+        let requestID = context.requestID ?? ""
+        let perCard = await boundedConcurrentMap(cards, limit: configuration.walletExtensionConcurrency) { card -> [WalletExtensionEntry] in
+            var entries: [WalletExtensionEntry] = []
+            for wallet in card.wallets {
+                entries.append(await Self.walletExtensionEntry(card: card, wallet: wallet, gateway: gateway, context: context, requestID: requestID))
+            }
+            return entries
+        }
+        return WalletExtensionSnapshot(entries: perCard.flatMap { $0 }, generatedAt: now())
+    }
+
+    static func walletExtensionEntry(
+        card: OwnedCard, wallet: Wallet, gateway: CardGateway, context: OperationContext, requestID: String
+    ) async -> WalletExtensionEntry {
+        var entry = WalletExtensionEntry(cardId: card.id, displayName: card.displayName, wallet: wallet, eligible: false, cardRef: card.ref)
+        do {
+            let offer = try await gateway.provisioningOffer(for: card.ref, wallet: wallet, via: card.route, context: context)
+            entry.provider = offer.provider
+            entry.eligible = offer.eligible
+            entry.ineligibleReason = offer.ineligibleReason
+            entry.flow = offer.flow
+            entry.cardholderName = offer.cardholderName
+            entry.lastFour = offer.lastFour
+            entry.network = offer.network
+            entry.primaryAccountIdentifier = offer.primaryAccountIdentifier
+            if offer.eligible, offer.flow == .issuerSDKRelay {
+                let start = ProvisioningRequest(card: card.ref, wallet: wallet, input: .issuerSDK(output: nil))
+                if case .issuerSDKInput(let input) = try await gateway.provision(start, via: card.route, context: context) {
+                    entry.sdkInput = input
+                }
+            }
+        } catch {
+            entry.eligible = false
+            entry.sdkInput = nil
+            entry.error = ProblemRendering(error, requestID: requestID).itemError
+            if entry.provider == nil { entry.provider = (try? gateway.resolve(card.route, operation: .provisioningOffer))?.name }
+        }
+        return entry
+    }
+}

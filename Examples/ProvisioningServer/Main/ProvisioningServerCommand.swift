@@ -1,0 +1,77 @@
+import ArgumentParser
+import CardGateway
+import ExampleSupport
+import Foundation
+import Logging
+import ProvisioningServerApp
+import ServiceLifecycle
+
+/// `provisioning-server`: the backend a mobile app talks to, on the embedded simulators by default.
+@main
+struct ProvisioningServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "provisioning-server",
+        abstract: "Serve the provisioning API for a mobile app (see the README for the endpoints).",
+        discussion: """
+            Without --config it starts the five embedded simulators and serves the demo users alice and bob (their
+            bearer tokens are in the README). With --config FILE (the gateway configuration) and --directory FILE
+            (users, tokens and cards) it serves real providers. Stops gracefully on SIGINT or SIGTERM.
+            """
+    )
+
+    @Option(help: "The gateway configuration (JSON). Default: the embedded simulators.", completion: .file(extensions: ["json"]))
+    var config: String?
+    @Option(help: "The users, their bearer tokens and cards (JSON); required with --config.", completion: .file(extensions: ["json"]))
+    var directory: String?
+    @Option(help: "Address to bind.") var host: String = "127.0.0.1"
+    @Option(help: "Port to bind (0: any free port).") var port: Int = 8080
+    @Option(name: .customLong("stored-credentials-provider"), help: "The instance for /v1/credentials. Default: routed by operation.")
+    var storedCredentialsProvider: String?
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel: String = "info"
+
+    func validate() throws {
+        if (config == nil) != (directory == nil) { throw ValidationError("give --config and --directory together, or neither (embedded simulators)") }
+        if !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535") }
+        if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "provisioning-server", factory: { label in StreamLogHandler.standardError(label: label) })
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let route: RouteTarget = storedCredentialsProvider.map { .instance($0) } ?? .key(RouteKey())
+        let serverConfiguration = ProvisioningServer.Configuration(storedCredentialRoute: route)
+
+        if let config, let directory {
+            let server: ProvisioningServer
+            do {
+                let configuration = try GatewayConfiguration.load(contentsOf: URL(fileURLWithPath: config), registry: ExampleRegistry.all)
+                let gateway = try CardGateway(configuration: configuration, registry: ExampleRegistry.all, logger: logger)
+                let users = try CardDirectoryFile.load(contentsOf: URL(fileURLWithPath: directory))
+                server = ProvisioningServer(gateway: gateway, directory: users, configuration: serverConfiguration, logger: logger)
+            } catch let error as ConfigurationError {
+                FileHandle.standardError.write(Data("\(error)\n".utf8))
+                throw ExitCode(1)
+            }
+            try await serve(server, logger: logger)
+        } else {
+            try await EmbeddedSimulators().run { running in
+                for handle in running.handles {
+                    let metadata: Logger.Metadata = ["kind": .string(handle.kindName), "baseURL": .string(handle.baseURL.absoluteString)]
+                    logger.info("simulator", metadata: metadata)
+                }
+                let server = try DemoServer.make(running: running, logger: logger, configuration: serverConfiguration)
+                logger.notice("demo users: alice and bob, with the bearer tokens listed in the README")
+                try await serve(server, logger: logger)
+            }
+        }
+    }
+
+    func serve(_ server: ProvisioningServer, logger: Logger) async throws {
+        let host = self.host
+        let service = ProvisioningServerService(server: server, host: host, port: port) { port in
+            FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
+        }
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [service], gracefulShutdownSignals: [.sigint, .sigterm], logger: logger))
+        try await group.run()
+    }
+}

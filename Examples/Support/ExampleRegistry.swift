@@ -1,0 +1,14 @@
+import CardGateway
+import CardGatewayAdyen
+import CardGatewayBridge
+import CardGatewayPaysafe
+import CardGatewayStripe
+import CardGatewayTrustPayments
+
+/// The adapters the example programs know: all five in this repository.
+///
+/// A service of your own registers only the adapters it links, the same way:
+/// `var registry = ProviderRegistry(); registry.register(.stripe)`.
+public enum ExampleRegistry {
+    public static let all = ProviderRegistry([.paysafe, .adyen, .stripe, .bridge, .trustpayments])
+}

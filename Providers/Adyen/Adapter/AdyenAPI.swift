@@ -1,0 +1,76 @@
+import CardGateway
+import Foundation
+import HTTPTypes
+
+/// Everything this adapter assumes about Adyen's Balance Platform Configuration API v2, in one place so that a
+/// path, header or role name found to be wrong is corrected here and nowhere else.
+///
+/// Verified against Adyen's OpenAPI document `BalancePlatformService-v2.json` (paths, field names) and the
+/// Adyen docs and libraries listed in `Providers/Adyen/README.md`. Items marked *unverified* are inferences.
+enum AdyenAPI {
+    // MARK: Base URLs
+
+    /// `https://balanceplatform-api-test.adyen.com/bcl/v2` (the OpenAPI `servers` entry).
+    static let testBaseURL = URL(string: "https://balanceplatform-api-test.adyen.com/bcl/v2")!
+    /// `https://balanceplatform-api-live.adyen.com/bcl/v2` (no merchant-specific live prefix, unlike Checkout).
+    static let liveBaseURL = URL(string: "https://balanceplatform-api-live.adyen.com/bcl/v2")!
+
+    /// Documented environments: "sandbox" and "test" both name Adyen's test platform.
+    static let environments: [String: URL] = ["sandbox": testBaseURL, "test": testBaseURL, "live": liveBaseURL]
+
+    // MARK: Paths (relative to the base URL)
+
+    /// `GET /paymentInstruments/{id}` (operation `get-paymentInstruments-id`).
+    static func paymentInstrument(_ id: String) -> String {
+        "/paymentInstruments/\(URLEncoding.pathSegment(id))"
+    }
+
+    /// `GET` / `POST /paymentInstruments/{id}/networkTokenActivationData`.
+    static func networkTokenActivationData(_ id: String) -> String {
+        "/paymentInstruments/\(URLEncoding.pathSegment(id))/networkTokenActivationData"
+    }
+
+    /// `GET /paymentInstruments/{id}/networkTokens`.
+    static func networkTokens(paymentInstrument id: String) -> String {
+        "/paymentInstruments/\(URLEncoding.pathSegment(id))/networkTokens"
+    }
+
+    /// `GET` / `PATCH /networkTokens/{networkTokenId}`.
+    static func networkToken(_ id: String) -> String {
+        "/networkTokens/\(URLEncoding.pathSegment(id))"
+    }
+
+    // MARK: Headers
+
+    /// The API key header (the OpenAPI `ApiKeyAuth` scheme).
+    static let apiKeyHeader = HTTPField.Name("X-API-Key")!
+    /// Adyen's idempotency header on POST requests; Adyen echoes it in the response.
+    static let idempotencyKeyHeader = HTTPField.Name("Idempotency-Key")!
+    /// Adyen's documented maximum idempotency-key length.
+    static let idempotencyKeyMaxLength = 64
+    /// Balance Platform webhooks carry Base64(HMAC-SHA256(hex-decoded key, raw body)) in this header.
+    static let hmacSignatureHeader = HTTPField.Name("HmacSignature")!
+    /// A response header some Adyen APIs use for the request reference; read when the body has no `requestId`.
+    static let pspReferenceHeader = HTTPField.Name("pspReference")!
+
+    // MARK: Roles (for 403 `00_403` messages)
+
+    /// The role Adyen's provisioning SDK docs name for the activation-data endpoints.
+    static let activationDataRole = "Bank Issuing PaymentInstrument Network Token Activation Data role"
+    /// The role Adyen's "Manage network tokens" page describes (its exact name is not in our sources: *unverified*).
+    static let networkTokensRole = "network tokens role (permission to read and patch the NetworkTokens of the payment instruments the credential can access)"
+    /// The error code Adyen answers when the credential lacks a role.
+    static let missingRoleErrorCode = "00_403"
+
+    // MARK: Webhooks
+
+    static let networkTokenCreated = "balancePlatform.networkToken.created"
+    static let networkTokenUpdated = "balancePlatform.networkToken.updated"
+}
+
+/// Which family of Adyen endpoints a request went to: decides which role a 403 names.
+enum AdyenEndpointFamily: Sendable {
+    case paymentInstrument
+    case activationData
+    case networkTokens
+}

@@ -1,0 +1,319 @@
+import CardGateway
+import Foundation
+import HTTPTypes
+import Logging
+
+extension ProviderKind {
+    /// Adyen Balance Platform (Configuration API v2).
+    public static let adyen = ProviderKind("adyen")
+}
+
+extension ProviderFactory {
+    /// Adyen Balance Platform: `registry.register(.adyen)`.
+    ///
+    /// Configuration: `"kind": "adyen"`, `"environment"`: `sandbox` or `test` (Adyen's test platform) or `live`;
+    /// credentials `apiKey` (required, sent as `X-API-Key`) and `hmacKey` (optional: the hex HMAC key of the
+    /// Balance Platform webhook endpoint, needed to verify webhooks). No options.
+    public static var adyen: ProviderFactory {
+        ProviderFactory(
+            kind: .adyen,
+            descriptor: AdyenProvider.descriptor,
+            environments: AdyenAPI.environments,
+            credentials: [
+                CredentialSpec("apiKey", required: true, summary: "Balance Platform API key (X-API-Key)"),
+                CredentialSpec("hmacKey", required: false, summary: "hex HMAC key of the Balance Platform webhook endpoint"),
+            ],
+            options: [],
+            make: { setup in try AdyenProvider(setup: setup) }
+        )
+    }
+}
+
+/// The status a network token can be moved to with `PATCH /networkTokens/{id}`.
+public enum AdyenNetworkTokenStatus: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// Usable again (from `inactive` or `suspended`).
+    case active
+    /// Temporarily unusable; reversible.
+    case suspended
+    /// Final: a closed token can never be changed again.
+    case closed
+
+    public var description: String { rawValue }
+}
+
+/// Adyen Balance Platform adapter: payment instrument look-ups, push provisioning as an issuer SDK relay (the
+/// opaque `sdkInput` / `sdkOutput` of Adyen's provisioning SDKs), network tokens and configuration webhooks.
+///
+/// Provisioning: `provision` with `.issuerSDK(output: nil)` fetches the activation data
+/// (`GET /paymentInstruments/{id}/networkTokenActivationData`) and returns its `sdkInput` bytes; each
+/// `.issuerSDK(output:)` with the SDK's bytes posts them and returns the *new* `sdkInput` bytes for the SDK.
+/// Bytes travel as standard Base64 on the wire and as raw bytes in the model; nothing is re-encoded.
+public struct AdyenProvider: WalletProvisioning, WebhookVerifying {
+    /// What every Adyen instance can do.
+    public static let descriptor = ProviderDescriptor(
+        kind: .adyen,
+        capabilities: [.cardLookup, .walletProvisioning, .webhooks],
+        provisioningFlows: [.applePay: .issuerSDKRelay, .googlePay: .issuerSDKRelay]
+    )
+
+    /// The same as ``descriptor`` (static): every Adyen instance can do the same.
+    public var descriptor: ProviderDescriptor { Self.descriptor }
+
+    let http: ProviderHTTPClient
+    let apiKey: Secret
+    /// The hex-decoded webhook HMAC key, when configured.
+    let hmacKey: SensitiveData?
+
+    /// Builds the adapter from the gateway's setup (credentials `apiKey`, optional `hmacKey`).
+    public init(setup: ProviderSetup) throws {
+        try self.init(http: setup.http, apiKey: setup.credential("apiKey"), hmacKey: setup.optionalCredential("hmacKey"))
+    }
+
+    /// Builds the adapter directly.
+    ///
+    /// - Parameters:
+    ///   - http: the client for the instance's base URL (its idempotency-key limit is set to Adyen's 64).
+    ///   - apiKey: the Balance Platform API key.
+    ///   - hmacKey: the webhook endpoint's HMAC key, in hex as the Customer Area shows it; without it, `verify`
+    ///     throws `invalidConfiguration`.
+    public init(http: ProviderHTTPClient, apiKey: Secret, hmacKey: Secret? = nil) throws {
+        guard !apiKey.revealedValue.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw CardGatewayError(.invalidConfiguration, "providers.\(http.instance).credentials.apiKey is empty", provider: http.instance, providerKind: .adyen)
+        }
+        if let hmacKey {
+            guard let bytes = ByteEncoding.decodeHex(hmacKey.revealedValue.trimmingCharacters(in: .whitespacesAndNewlines)), !bytes.isEmpty else {
+                throw CardGatewayError(
+                    .invalidConfiguration, "providers.\(http.instance).credentials.hmacKey must be the hexadecimal HMAC key from the Customer Area",
+                    provider: http.instance, providerKind: .adyen
+                )
+            }
+            self.hmacKey = SensitiveData(bytes)
+        } else {
+            self.hmacKey = nil
+        }
+        var client = http
+        client.idempotencyKeyMaxLength = AdyenAPI.idempotencyKeyMaxLength
+        self.http = client
+        self.apiKey = apiKey
+    }
+
+    // MARK: Card lookup
+
+    /// The payment instrument as a card (`GET /paymentInstruments/{id}`). Wallet tokens are not fetched here
+    /// (that needs another role); see ``networkTokens(for:context:)``. A payment instrument that is not a card
+    /// (a `bankAccount`) is refused with `invalidRequest`.
+    public func card(_ ref: CardRef, context: OperationContext) async throws -> Card {
+        try validate(cardID: ref.id)
+        let instrument = try await paymentInstrument(ref.id, context: context)
+        return try mapCard(instrument, ref: ref)
+    }
+
+    // MARK: Network tokens
+
+    /// The card's network tokens, in every status (`GET /paymentInstruments/{id}/networkTokens`).
+    public func networkTokens(for card: CardRef, context: OperationContext) async throws -> [WalletToken] {
+        try validate(cardID: card.id)
+        let response = try await send(
+            ProviderRequest(.get, AdyenAPI.networkTokens(paymentInstrument: card.id), headers: headers(), operation: "list network tokens"),
+            family: .networkTokens, context: context
+        )
+        let list = try decode(AdyenWireListNetworkTokensResponse.self, from: response, what: "network token list")
+        return (list.networkTokens ?? []).map(AdyenMapping.walletToken)
+    }
+
+    /// One network token (`GET /networkTokens/{id}`).
+    public func networkToken(id: String, context: OperationContext) async throws -> WalletToken {
+        try validate(tokenID: id)
+        let response = try await send(
+            ProviderRequest(.get, AdyenAPI.networkToken(id), headers: headers(), operation: "get network token"),
+            family: .networkTokens, context: context
+        )
+        return AdyenMapping.walletToken(try decode(AdyenWireGetNetworkTokenResponse.self, from: response, what: "network token").token)
+    }
+
+    /// Moves a network token to `status` (`PATCH /networkTokens/{id}`, answered 202 with no content). Adyen
+    /// refuses changes to a closed token; that refusal comes back as the mapped provider error.
+    public func updateNetworkToken(id: String, status: AdyenNetworkTokenStatus, context: OperationContext) async throws {
+        try validate(tokenID: id)
+        let body = try encode(AdyenWireUpdateNetworkTokenRequest(status: status.rawValue))
+        // PATCH to a fixed status is idempotent by nature: repeating it leaves the same state.
+        // (A retried close whose first attempt was applied may then be answered with Adyen's closed-is-final error.)
+        _ = try await send(
+            ProviderRequest(.patch, AdyenAPI.networkToken(id), headers: headers(json: true), body: body, repeatability: .safe, operation: "update network token"),
+            family: .networkTokens, context: context
+        )
+    }
+
+    /// Moves a token already known to the caller. A token known to be closed (``WalletTokenStatus/deleted``) is
+    /// refused here with `invalidCardState`, without a request: closed is final at Adyen.
+    public func updateNetworkToken(_ token: WalletToken, status: AdyenNetworkTokenStatus, context: OperationContext) async throws {
+        if token.status == .deleted || token.providerStatus == "closed" {
+            throw CardGatewayError(
+                .invalidCardState, "network token \(SafeText.scrub(token.id, maxLength: 64)) is closed; a closed token cannot be changed",
+                provider: http.instance, providerKind: .adyen
+            )
+        }
+        try await updateNetworkToken(id: token.id, status: status, context: context)
+    }
+
+    // MARK: Wallet provisioning
+
+    /// Eligibility from the payment instrument (only `active` ones are eligible; otherwise the reason names the
+    /// status and `statusReason`) and the card's existing network tokens. The flow is the issuer SDK relay.
+    public func offer(for card: CardRef, wallet: Wallet, context: OperationContext) async throws -> ProvisioningOffer {
+        try validate(cardID: card.id)
+        let instrument = try await paymentInstrument(card.id, context: context)
+        let mapped = try mapCard(instrument, ref: card)
+        guard let flow = descriptor.provisioningFlows[wallet] else {
+            return ProvisioningOffer(
+                card: mapped.ref, wallet: wallet, eligible: false, ineligibleReason: .walletNotSupported(wallet), flow: nil,
+                cardholderName: mapped.cardholderName, lastFour: mapped.lastFour, network: mapped.scheme, expiry: mapped.expiry
+            )
+        }
+        let tokens = try await networkTokens(for: card, context: context)
+        let reason = AdyenMapping.ineligibility(mapped)
+        return ProvisioningOffer(
+            card: mapped.ref, wallet: wallet, eligible: reason == nil, ineligibleReason: reason, flow: flow,
+            cardholderName: mapped.cardholderName, lastFour: mapped.lastFour, network: mapped.scheme, expiry: mapped.expiry,
+            existingTokens: tokens
+        )
+    }
+
+    /// One relay round trip: `.issuerSDK(output: nil)` fetches the first `sdkInput`; `.issuerSDK(output: bytes)`
+    /// posts the SDK's `sdkOutput` and returns the next `sdkInput`. Any other input is `unsupported`.
+    public func provision(_ request: ProvisioningRequest, context: OperationContext) async throws -> ProvisioningResponse {
+        guard descriptor.provisioningFlows[request.wallet] != nil else {
+            throw CardGatewayError(.unsupported, "Adyen cannot provision cards to \(request.wallet)", provider: http.instance, providerKind: .adyen)
+        }
+        guard case .issuerSDK(let output) = request.input else {
+            throw CardGatewayError(
+                .unsupported, "Adyen provisions by the issuer SDK relay; \(request.input.flow) input is not supported",
+                provider: http.instance, providerKind: .adyen
+            )
+        }
+        var problems = ValidationProblems()
+        problems.require(Self.isValidID(request.card.id), "card.id", "must be an Adyen payment instrument id (no spaces or control characters)")
+        if let output { problems.require(!output.isEmpty, "input.output", "the issuer SDK output must not be empty") }
+        try problems.throwIfAny()
+
+        let path = AdyenAPI.networkTokenActivationData(request.card.id)
+        let response: ProviderResponse
+        if let output {
+            let body = try encode(AdyenWireActivationDataRequest(sdkOutput: ByteEncoding.base64(output.revealedBytes)))
+            // One key per round trip: the scope carries a digest of this sdkOutput, so a caller reusing one
+            // operation key for the whole relay still gets a distinct key for each POST (and the same key on retries).
+            let digest = ByteEncoding.hex(MessageAuthentication.sha256(output.revealedBytes).prefix(12))
+            response = try await send(
+                ProviderRequest(
+                    .post, path, headers: headers(json: true), body: body,
+                    repeatability: .idempotent(header: AdyenAPI.idempotencyKeyHeader, scope: "POST \(path) \(digest)"),
+                    operation: "post network token activation data"
+                ),
+                family: .activationData, context: context
+            )
+        } else {
+            response = try await send(
+                ProviderRequest(.get, path, headers: headers(), operation: "get network token activation data"),
+                family: .activationData, context: context
+            )
+        }
+        let decoded = try decode(AdyenWireActivationDataResponse.self, from: response, what: "activation data")
+        guard let text = decoded.sdkInput, !text.isEmpty else {
+            throw invalidResponse("Adyen's activation data has no sdkInput", response)
+        }
+        guard let bytes = ByteEncoding.decodeBase64(text) else {
+            throw invalidResponse("Adyen's sdkInput is not standard Base64", response)
+        }
+        return .issuerSDKInput(SensitiveData(bytes))
+    }
+
+    /// Adyen needs nothing once the wallet reports success (network token webhooks follow on their own).
+    public func confirm(_ confirmation: ProvisioningConfirmation, context: OperationContext) async throws {}
+
+    // MARK: Requests
+
+    private func mapCard(_ instrument: AdyenWirePaymentInstrument, ref: CardRef) throws -> Card {
+        do {
+            return try AdyenMapping.card(instrument, ref: ref)
+        } catch let error as CardGatewayError {
+            throw error.attributed(to: http.instance, kind: .adyen)
+        }
+    }
+
+    func paymentInstrument(_ id: String, context: OperationContext) async throws -> AdyenWirePaymentInstrument {
+        let response = try await send(
+            ProviderRequest(.get, AdyenAPI.paymentInstrument(id), headers: headers(), operation: "get payment instrument"),
+            family: .paymentInstrument, context: context
+        )
+        return try decode(AdyenWirePaymentInstrument.self, from: response, what: "payment instrument")
+    }
+
+    /// Sends and maps any non-success status to the error table.
+    private func send(_ request: ProviderRequest, family: AdyenEndpointFamily, context: OperationContext) async throws -> ProviderResponse {
+        let response = try await http.send(request, context: context)
+        guard response.isSuccess else { throw AdyenErrors.error(for: response, family: family, instance: http.instance, kind: .adyen, redacting: [apiKey.revealedValue]) }
+        return response
+    }
+
+    private func headers(json: Bool = false) -> HTTPFields {
+        var fields = HTTPFields()
+        fields[AdyenAPI.apiKeyHeader] = apiKey.revealedValue
+        if json { fields[.contentType] = "application/json" }
+        return fields
+    }
+
+    private func encode<T: Encodable>(_ value: T) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(value)
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, from response: ProviderResponse, what: String) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: response.body)
+        } catch {
+            throw invalidResponse("Adyen's \(what) response could not be read (\(Self.decodingProblem(error)))", response)
+        }
+    }
+
+    private func invalidResponse(_ message: String, _ response: ProviderResponse) -> CardGatewayError {
+        CardGatewayError(
+            .invalidResponse, message, provider: http.instance, providerKind: .adyen, httpStatus: response.status,
+            requestID: response.header(AdyenAPI.pspReferenceHeader.rawName), mayHaveReachedProvider: true
+        )
+    }
+
+    /// A decoding error described by its field path only, never by the data.
+    static func decodingProblem(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "not JSON" }
+        func path(_ keys: [any CodingKey]) -> String {
+            let text = keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            return text.isEmpty ? "the body" : text
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "missing \(path(context.codingPath + [key]))"
+        case .typeMismatch(_, let context): return "wrong type at \(path(context.codingPath))"
+        case .valueNotFound(_, let context): return "null at \(path(context.codingPath))"
+        case .dataCorrupted(let context): return context.codingPath.isEmpty ? "not JSON" : "bad value at \(path(context.codingPath))"
+        @unknown default: return "unreadable"
+        }
+    }
+
+    // MARK: Validation
+
+    static func isValidID(_ id: String) -> Bool {
+        !id.isEmpty && id.count <= 128 && !id.unicodeScalars.contains { CharacterSet.whitespacesAndNewlines.contains($0) || CharacterSet.controlCharacters.contains($0) }
+    }
+
+    private func validate(cardID: String) throws {
+        var problems = ValidationProblems()
+        problems.require(Self.isValidID(cardID), "card.id", "must be an Adyen payment instrument id (no spaces or control characters)")
+        try problems.throwIfAny()
+    }
+
+    private func validate(tokenID: String) throws {
+        var problems = ValidationProblems()
+        problems.require(Self.isValidID(tokenID), "networkToken.id", "must be an Adyen network token id (no spaces or control characters)")
+        try problems.throwIfAny()
+    }
+}

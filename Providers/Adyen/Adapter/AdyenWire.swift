@@ -1,0 +1,131 @@
+import Foundation
+
+// Wire types mirroring Adyen's JSON (OpenAPI `BalancePlatformService-v2.json` and
+// `BalancePlatformConfigurationNotification-v2.json`). Only the fields the adapter reads are declared, so that
+// fields Adyen adds never break decoding; every field the spec does not mark required is optional.
+
+/// `PaymentInstrument` (required in the spec: `id`, `balanceAccountId`, `issuingCountryCode`, `type`; we need
+/// only `id`).
+struct AdyenWirePaymentInstrument: Decodable, Sendable {
+    var id: String
+    var type: String?
+    var status: String?
+    var statusReason: String?
+    var statusComment: String?
+    var issuingCountryCode: String?
+    var card: AdyenWireCard?
+}
+
+/// `Card`. The spec requires `brand`, `brandVariant`, `cardholderName`, `formFactor`; the adapter tolerates any of
+/// them missing (it maps to `unknown` or nil) because none is needed to act safely.
+struct AdyenWireCard: Decodable, Sendable {
+    var brand: String?
+    var brandVariant: String?
+    var cardholderName: String?
+    var formFactor: String?
+    var lastFour: String?
+    var bin: String?
+    var expiration: AdyenWireExpiry?
+}
+
+/// `Expiry`: month and year are strings in the spec.
+struct AdyenWireExpiry: Decodable, Sendable {
+    var month: String?
+    var year: String?
+}
+
+/// `NetworkToken`.
+struct AdyenWireNetworkToken: Decodable, Sendable {
+    var id: String
+    var paymentInstrumentId: String?
+    var status: String?
+    var tokenLastFour: String?
+    var creationDate: String?
+    var brandVariant: String?
+    /// `wallet` / `cof` in the OpenAPI; `applePay` / `googlePay` in Adyen's "Manage network tokens" table.
+    var type: String?
+    var tokenRequestor: AdyenWireTokenRequestor?
+}
+
+/// `NetworkTokenRequestor`.
+struct AdyenWireTokenRequestor: Decodable, Sendable {
+    var id: String?
+    var name: String?
+}
+
+/// `ListNetworkTokensResponse`.
+struct AdyenWireListNetworkTokensResponse: Decodable, Sendable {
+    var networkTokens: [AdyenWireNetworkToken]?
+}
+
+/// `GetNetworkTokenResponse` (`token` required).
+struct AdyenWireGetNetworkTokenResponse: Decodable, Sendable {
+    var token: AdyenWireNetworkToken
+}
+
+/// `NetworkTokenActivationDataResponse`.
+struct AdyenWireActivationDataResponse: Decodable, Sendable {
+    var sdkInput: String?
+}
+
+/// `NetworkTokenActivationDataRequest`.
+struct AdyenWireActivationDataRequest: Encodable, Sendable {
+    var sdkOutput: String
+}
+
+/// `UpdateNetworkTokenRequest`.
+struct AdyenWireUpdateNetworkTokenRequest: Encodable, Sendable {
+    var status: String
+}
+
+/// `RestServiceError` (RFC 7807). Every field is optional here so that a partial error body still maps; the
+/// `value` of `invalidFields` is deliberately not decoded (it may echo card data).
+struct AdyenWireRestServiceError: Decodable, Sendable {
+    var type: String?
+    var title: String?
+    var status: Int?
+    var detail: String?
+    var errorCode: String?
+    var requestId: String?
+    var invalidFields: [AdyenWireInvalidField]?
+}
+
+/// `InvalidField` without its `value`.
+struct AdyenWireInvalidField: Decodable, Sendable {
+    var name: String?
+    var message: String?
+}
+
+/// `NetworkTokenNotificationRequest` (required: `environment`, `type`, `data`); decoded only after the
+/// signature is checked, and only when `type` is one of the network token types.
+struct AdyenWireNotification: Decodable, Sendable {
+    var type: String?
+    var environment: String?
+    var timestamp: String?
+    var data: AdyenWireNetworkTokenNotificationData?
+}
+
+/// `NetworkTokenNotificationDataV2`.
+struct AdyenWireNetworkTokenNotificationData: Decodable, Sendable {
+    var id: String?
+    var paymentInstrumentId: String?
+    var balancePlatform: String?
+    /// A free string in the spec.
+    var status: String?
+    var decision: String?
+    var type: String?
+    var tokenLastFour: String?
+    var wallet: AdyenWireWallet?
+    var tokenRequestor: AdyenWireTokenRequestor?
+}
+
+/// `Wallet` (its `type` is deprecated in v2 in favour of `tokenRequestor.name`, but still sent).
+struct AdyenWireWallet: Decodable, Sendable {
+    var type: String?
+    var provisioningMethod: String?
+}
+
+/// Just the envelope type, read first so that unknown notification types are skipped without decoding `data`.
+struct AdyenWireNotificationType: Decodable, Sendable {
+    var type: String?
+}

@@ -1,0 +1,430 @@
+import CardGatewaySimulation
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Synchronization
+
+/// A stand-in for Adyen's Balance Platform Configuration API v2 (`/bcl/v2`), for the calls card push
+/// provisioning uses: payment instruments, the network token activation-data exchange, network tokens, and
+/// signed `balancePlatform.networkToken.*` webhooks. Responses follow Adyen's OpenAPI field names and types;
+/// errors are Adyen's `RestServiceError`.
+///
+/// Seed data, keys and the error codes this simulator chooses are listed in `Providers/Adyen/README.md` and in
+/// ``Seed`` and ``Credentials``.
+public struct AdyenSimulator: ProviderSimulator {
+    /// A role an API credential may have.
+    public enum Role: String, Sendable, CaseIterable {
+        /// Read payment instruments.
+        case paymentInstruments
+        /// "Bank Issuing PaymentInstrument Network Token Activation Data role": both activation-data endpoints.
+        case networkTokenActivationData
+        /// Read and patch network tokens.
+        case networkTokens
+    }
+
+    /// The credentials the simulator accepts.
+    public struct Credentials: Sendable {
+        /// API keys (`X-API-Key`) and their roles.
+        public var apiKeys: [String: Set<Role>]
+        /// A web-service user for HTTP Basic auth (the OpenAPI's `BasicAuth`), with every role.
+        public var webServiceUser: String
+        /// The web-service user's password.
+        public var webServicePassword: String
+        /// The webhook endpoint's HMAC key in hex, as the Customer Area shows it.
+        public var hmacKeyHex: String
+
+        /// Credentials with the given keys and roles.
+        public init(apiKeys: [String: Set<Role>], webServiceUser: String, webServicePassword: String, hmacKeyHex: String) {
+            self.apiKeys = apiKeys
+            self.webServiceUser = webServiceUser
+            self.webServicePassword = webServicePassword
+            self.hmacKeyHex = hmacKeyHex
+        }
+
+        /// Has every role.
+        public static let apiKey = "AQE1simulator-adyen-api-key-with-every-role-0001"
+        /// Has every role except the activation-data role: activation data answers 403 `00_403`.
+        public static let apiKeyWithoutActivationRole = "AQE1simulator-adyen-api-key-without-activation-data-role-0002"
+        /// The default web-service user (HTTP Basic), with every role.
+        public static let webServiceUser = "ws_123456@BalancePlatform.SimulatedBalancePlatform"
+        /// The default web-service user's password.
+        public static let webServicePassword = "simulator-web-service-password"
+        /// 32 bytes in hex.
+        public static let hmacKeyHex = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
+
+        /// The two documented keys, the web-service user and the HMAC key above.
+        public static let `default` = Credentials(
+            apiKeys: [apiKey: Set(Role.allCases), apiKeyWithoutActivationRole: [.paymentInstruments, .networkTokens]],
+            webServiceUser: webServiceUser, webServicePassword: webServicePassword, hmacKeyHex: hmacKeyHex
+        )
+    }
+
+    /// `"adyen"`.
+    public var kindName: String { "adyen" }
+    /// `"/bcl/v2"`, as in Adyen's base URLs.
+    public var basePath: String { "/bcl/v2" }
+    /// The simulation clock (token creation dates, webhook timestamps).
+    public var clock: SimulationClock? { simulationClock }
+    /// The API key, Basic credentials and webhook signatures are masked in the journal.
+    public var sensitiveHeaderNames: Set<String> { ["x-api-key", "authorization", "hmacsignature"] }
+
+    /// The clock creation dates and webhook timestamps are taken from.
+    public let simulationClock: SimulationClock
+    /// The credentials the simulator accepts.
+    public let credentials: Credentials
+    let state: AdyenSimulatorState
+
+    /// - Parameters:
+    ///   - clock: the simulation clock (default: the real time, settable through the control path).
+    ///   - credentials: the keys and HMAC key the simulator accepts; `.default` documents them.
+    public init(clock: SimulationClock = SimulationClock(), credentials: Credentials = .default) {
+        self.simulationClock = clock
+        self.credentials = credentials
+        self.state = AdyenSimulatorState(clock: clock)
+    }
+
+    /// Back to the documented seed: instruments, tokens, exchanges, idempotency keys and generated ids.
+    public func reset() async {
+        state.reset()
+    }
+
+    // MARK: Routes
+
+    /// Registers `GET /paymentInstruments/{id}`, `GET`/`POST …/networkTokenActivationData`,
+    /// `GET …/networkTokens`, `GET`/`PATCH /networkTokens/{networkTokenId}`, all below `/bcl/v2`.
+    public func registerRoutes(on router: Router<SimulatorContext>) {
+        let base = basePath
+        router.get("\(base)/paymentInstruments/:id") { request, context in
+            await self.handle(request, context) { try self.getPaymentInstrument(request, context) }
+        }
+        router.get("\(base)/paymentInstruments/:id/networkTokenActivationData") { request, context in
+            await self.handle(request, context) { try self.getActivationData(request, context) }
+        }
+        router.post("\(base)/paymentInstruments/:id/networkTokenActivationData") { request, context in
+            await self.handleWithBody(request, context) { body in try self.postActivationData(request, context, body: body) }
+        }
+        router.get("\(base)/paymentInstruments/:id/networkTokens") { request, context in
+            await self.handle(request, context) { try self.listNetworkTokens(request, context) }
+        }
+        router.get("\(base)/networkTokens/:networkTokenId") { request, context in
+            await self.handle(request, context) { try self.getNetworkToken(request, context) }
+        }
+        router.patch("\(base)/networkTokens/:networkTokenId") { request, context in
+            await self.handleWithBody(request, context) { body in try self.patchNetworkToken(request, context, body: body) }
+        }
+    }
+
+    /// Adyen's `RestServiceError` for an injected fault, an unknown route or a handler error.
+    public func faultResponse(status: Int, message: String) -> SimulatedResponse {
+        restError(status: status, errorCode: AdyenSimulatorErrors.genericCode(status), title: AdyenSimulatorErrors.title(status), detail: message)
+    }
+
+    // MARK: Handlers
+
+    private func handle(_ request: Request, _ context: SimulatorContext, _ body: () throws -> SimulatedResponse) async -> Response {
+        await handleWithBody(request, context) { _ in try body() }
+    }
+
+    private func handleWithBody(_ request: Request, _ context: SimulatorContext, _ body: (Data) throws -> SimulatedResponse) async -> Response {
+        do {
+            let buffer = try await request.body.collect(upTo: 1 << 20)
+            return try body(Data(buffer.readableBytesView)).hummingbirdResponse
+        } catch let error as SimulatedFailure {
+            return error.response.hummingbirdResponse
+        } catch {
+            return faultResponse(status: 400, message: "The request could not be read.").hummingbirdResponse
+        }
+    }
+
+    private func getPaymentInstrument(_ request: Request, _ context: SimulatorContext) throws -> SimulatedResponse {
+        try authorize(request, role: .paymentInstruments)
+        let instrument = try existingInstrument(context)
+        return .json(200, instrument.json)
+    }
+
+    private func getActivationData(_ request: Request, _ context: SimulatorContext) throws -> SimulatedResponse {
+        try authorize(request, role: .networkTokenActivationData)
+        let instrument = try provisionableInstrument(context)
+        let session = state.startExchange(instrument.id)
+        return .json(200, ["sdkInput": sdkInput(instrument: instrument.id, session: session, round: 0, output: Data()).base64EncodedString()])
+    }
+
+    private func postActivationData(_ request: Request, _ context: SimulatorContext, body: Data) throws -> SimulatedResponse {
+        try authorize(request, role: .networkTokenActivationData)
+        let path = request.uri.path
+        guard let key = request.headers[HTTPField.Name("Idempotency-Key")!] else {
+            return try activationStep(context, body: body)
+        }
+        guard !key.isEmpty, key.count <= 64 else {
+            throw failure(422, AdyenSimulatorErrors.invalidIdempotencyKey, "Invalid Idempotency-Key", "The Idempotency-Key must have 1 to 64 characters.")
+        }
+        // Adyen scopes keys to the company account; every simulated credential belongs to the same one.
+        let scope = "company"
+        let fingerprint = Data("POST \(path)\n".utf8) + body
+        switch state.ledger.begin(key: key, scope: scope, fingerprint: fingerprint) {
+        case .replay(let first):
+            return first
+        case .conflict, .expired:
+            throw failure(
+                422, AdyenSimulatorErrors.idempotencyConflict, "Idempotency key reused",
+                "The Idempotency-Key was already used with a different request.", key: key
+            )
+        case .inProgress:
+            throw failure(409, AdyenSimulatorErrors.idempotencyConflict, "Request in progress", "A request with this Idempotency-Key is still being processed.", key: key)
+        case .proceed:
+            do {
+                let response = try activationStep(context, body: body).withHeader("Idempotency-Key", key)
+                state.ledger.record(key: key, scope: scope, fingerprint: fingerprint, response: response)
+                return response
+            } catch let error as SimulatedFailure {
+                // Refused before any work was done: nothing to replay, the key may be used again.
+                state.ledger.abandon(key: key, scope: scope)
+                throw SimulatedFailure(response: error.response.withHeader("Idempotency-Key", key))
+            }
+        }
+    }
+
+    /// One POST of the exchange.
+    private func activationStep(_ context: SimulatorContext, body: Data) throws -> SimulatedResponse {
+        let instrument = try provisionableInstrument(context)
+        let object = try jsonObject(body)
+        guard let value = object["sdkOutput"] else {
+            throw failure(
+                422, AdyenSimulatorErrors.missingField, "Invalid sdkOutput", "The sdkOutput is required.",
+                invalidFields: [("sdkOutput", "", "is required")]
+            )
+        }
+        guard let text = value as? String, let output = Self.decodeBase64Strictly(text), !output.isEmpty else {
+            throw failure(
+                422, AdyenSimulatorErrors.invalidSDKOutput, "Invalid sdkOutput", "The sdkOutput is not valid Base64 data from the provisioning SDK.",
+                invalidFields: [("sdkOutput", String(String(describing: value).prefix(40)), "must be standard Base64")]
+            )
+        }
+        guard let step = state.advanceExchange(instrument.id) else {
+            throw failure(
+                422, AdyenSimulatorErrors.noExchange, "Network token provisioning not started",
+                "Get the network token activation data for this payment instrument before posting sdkOutput."
+            )
+        }
+        if step.completed {
+            let wallet = String(decoding: output, as: UTF8.self).contains(Seed.googlePayMarker) ? "Google Pay" : "Apple Pay"
+            _ = state.createToken(on: instrument, requestor: wallet)
+        }
+        return .json(200, ["sdkInput": sdkInput(instrument: instrument.id, session: step.session, round: step.round, output: output).base64EncodedString()])
+    }
+
+    private func listNetworkTokens(_ request: Request, _ context: SimulatorContext) throws -> SimulatedResponse {
+        try authorize(request, role: .networkTokens)
+        let instrument = try existingInstrument(context)
+        let tokens = state.tokens.all().filter { $0.paymentInstrumentID == instrument.id }
+        return .json(200, ["networkTokens": tokens.map(\.json)])
+    }
+
+    private func getNetworkToken(_ request: Request, _ context: SimulatorContext) throws -> SimulatedResponse {
+        try authorize(request, role: .networkTokens)
+        let token = try existingToken(context)
+        return .json(200, ["token": token.json])
+    }
+
+    private func patchNetworkToken(_ request: Request, _ context: SimulatorContext, body: Data) throws -> SimulatedResponse {
+        try authorize(request, role: .networkTokens)
+        let token = try existingToken(context)
+        let object = try jsonObject(body)
+        let allowed = ["active", "suspended", "closed"]
+        guard let status = object["status"] as? String, allowed.contains(status) else {
+            let given = object["status"].map { String(String(describing: $0).prefix(40)) } ?? ""
+            throw failure(
+                422, AdyenSimulatorErrors.invalidTokenStatus, "Invalid network token status", "The status must be active, suspended or closed.",
+                invalidFields: [("status", given, "must be one of active, suspended, closed")]
+            )
+        }
+        guard token.status != "closed" else {
+            throw failure(422, AdyenSimulatorErrors.tokenClosed, "Invalid network token status", "The network token is closed; the closed status is final.")
+        }
+        state.tokens.update(token.id) { $0.status = status }
+        return SimulatedResponse(status: 202)
+    }
+
+    // MARK: Helpers
+
+    /// Checks `X-API-Key` (or Basic auth) and the role; throws Adyen's 401 or 403.
+    private func authorize(_ request: Request, role: Role) throws {
+        let roles: Set<Role>
+        if let key = request.headers[HTTPField.Name("X-API-Key")!] {
+            guard let found = credentials.apiKeys.first(where: { Self.constantTimeEquals($0.key, key) }) else { throw unauthorized() }
+            roles = found.value
+        } else if let basic = SimulatorHTTP.basicCredentials(request.headers[.authorization]) {
+            guard Self.constantTimeEquals(basic.user, credentials.webServiceUser), Self.constantTimeEquals(basic.password, credentials.webServicePassword) else {
+                throw unauthorized()
+            }
+            roles = Set(Role.allCases)
+        } else {
+            throw unauthorized()
+        }
+        guard roles.contains(role) else {
+            throw failure(403, "00_403", "Forbidden", "Not the right permission to access this service.")
+        }
+    }
+
+    private func unauthorized() -> SimulatedFailure {
+        failure(401, "00_401", "Unauthorized", "Not authorized to access this service.")
+    }
+
+    private func existingInstrument(_ context: SimulatorContext) throws -> SimulatedInstrument {
+        let id = context.parameters.get("id") ?? ""
+        guard let instrument = state.instruments.get(id) else {
+            throw failure(404, AdyenSimulatorErrors.notFound, "Not found", "Payment instrument not found.")
+        }
+        return instrument
+    }
+
+    /// An existing, active card instrument; otherwise Adyen-style 422s.
+    private func provisionableInstrument(_ context: SimulatorContext) throws -> SimulatedInstrument {
+        let instrument = try existingInstrument(context)
+        guard instrument.card != nil else {
+            throw failure(422, AdyenSimulatorErrors.notACard, "Invalid payment instrument", "The payment instrument is not a card.")
+        }
+        guard instrument.status == "active" else {
+            throw failure(
+                422, AdyenSimulatorErrors.instrumentNotActive, "Invalid payment instrument",
+                "Network tokens can only be provisioned for active payment instruments; this one is \(instrument.status)."
+            )
+        }
+        return instrument
+    }
+
+    private func existingToken(_ context: SimulatorContext) throws -> SimulatedNetworkToken {
+        let id = context.parameters.get("networkTokenId") ?? ""
+        guard let token = state.tokens.get(id) else {
+            throw failure(404, AdyenSimulatorErrors.notFound, "Not found", "Network token not found.")
+        }
+        return token
+    }
+
+    private func jsonObject(_ body: Data) throws -> [String: Any] {
+        guard !body.isEmpty, let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
+            throw failure(400, "00_400", "Bad request", "The request body is not a JSON object.")
+        }
+        return object
+    }
+
+    func failure(
+        _ status: Int, _ errorCode: String, _ title: String, _ detail: String, invalidFields: [(String, String, String)] = [], key: String? = nil
+    ) -> SimulatedFailure {
+        var response = restError(status: status, errorCode: errorCode, title: title, detail: detail, invalidFields: invalidFields)
+        if let key { response = response.withHeader("Idempotency-Key", key) }
+        return SimulatedFailure(response: response)
+    }
+
+    /// A `RestServiceError` body.
+    func restError(status: Int, errorCode: String, title: String, detail: String, invalidFields: [(String, String, String)] = []) -> SimulatedResponse {
+        var object: [String: Any] = [
+            "type": AdyenSimulatorErrors.typeURI(status), "title": title, "status": status, "detail": detail, "errorCode": errorCode,
+            "requestId": state.ids.next(prefix: "", length: 16).uppercased(),
+        ]
+        if !invalidFields.isEmpty {
+            object["invalidFields"] = invalidFields.map { ["name": $0.0, "value": $0.1, "message": $0.2] }
+        }
+        return .json(status, object)
+    }
+
+    /// The opaque `sdkInput` bytes: distinct for every instrument, session and round, and dependent on the
+    /// `sdkOutput` they answer. Not meaningful to any real SDK.
+    func sdkInput(instrument: String, session: Int, round: Int, output: Data) -> Data {
+        var bytes = Data("adyen-simulator sdkInput \(instrument) session \(session) round \(round) ".utf8)
+        bytes.append(contentsOf: [0xfb, 0xef, 0xbe, 0xff, 0x00, 0x3e, 0x3f])
+        bytes.append(contentsOf: SHA256.hash(data: output).prefix(12))
+        return bytes
+    }
+
+    /// Standard Base64 with padding; nil for the URL-safe alphabet, whitespace or bad padding.
+    static func decodeBase64Strictly(_ text: String) -> Data? {
+        guard text.utf8.count % 4 == 0 else { return nil }
+        return Data(base64Encoded: text)
+    }
+
+    static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
+        let left = Array(lhs.utf8)
+        let right = Array(rhs.utf8)
+        var difference = UInt8(left.count == right.count ? 0 : 1)
+        for index in 0..<max(left.count, right.count) {
+            difference |= (index < left.count ? left[index] : 0) ^ (index < right.count ? right[index] : 0)
+        }
+        return difference == 0
+    }
+
+    /// ISO 8601 with the Amsterdam winter offset, as Adyen's examples show (`2021-01-01T01:00:00+01:00`).
+    static func timestamp(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(secondsFromGMT: 3600)
+        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ssxxxxx"
+        return formatter.string(from: date)
+    }
+}
+
+/// A refusal in Adyen's shape, thrown inside handlers.
+struct SimulatedFailure: Error {
+    var response: SimulatedResponse
+}
+
+/// The simulator's mutable state, kept in the kit's stores.
+final class AdyenSimulatorState: Sendable {
+    let instruments = SimulatorStore<String, SimulatedInstrument>(AdyenSimulator.Seed.instruments)
+    let tokens = SimulatorStore<String, SimulatedNetworkToken>(AdyenSimulator.Seed.tokens)
+    let exchanges = SimulatorStore<String, SimulatedExchange>()
+    let ids = DeterministicIDs(seed: 0xAD1E)
+    let clock: SimulationClock
+    private let ledgerBox: Mutex<IdempotencyLedger>
+
+    init(clock: SimulationClock) {
+        self.clock = clock
+        self.ledgerBox = Mutex(IdempotencyLedger(clock: clock))
+    }
+
+    /// Keys are kept for the simulator's lifetime (Adyen keeps them at least 31 days).
+    var ledger: IdempotencyLedger { ledgerBox.withLock { $0 } }
+
+    func reset() {
+        instruments.reset(to: AdyenSimulator.Seed.instruments)
+        tokens.reset(to: AdyenSimulator.Seed.tokens)
+        exchanges.reset(to: [])
+        ids.reset()
+        ledgerBox.withLock { $0 = IdempotencyLedger(clock: clock) }
+    }
+
+    /// A GET of the activation data: starts a new session (replacing any unfinished one).
+    func startExchange(_ instrument: String) -> Int {
+        let previous = exchanges.get(instrument)?.session ?? 0
+        let exchange = SimulatedExchange(session: previous + 1, round: 0, completed: false)
+        exchanges.put(instrument, exchange)
+        return exchange.session
+    }
+
+    /// A POST: the exchange after this round, or nil when none is in progress.
+    func advanceExchange(_ instrument: String) -> SimulatedExchange? {
+        var advanced: SimulatedExchange?
+        exchanges.update(instrument) { exchange in
+            guard !exchange.completed else { return }
+            exchange.round += 1
+            exchange.completed = exchange.round >= AdyenSimulator.Seed.roundTripsToComplete
+            advanced = exchange
+        }
+        return advanced
+    }
+
+    /// The network token a completed exchange creates.
+    func createToken(on instrument: SimulatedInstrument, requestor: String) -> SimulatedNetworkToken {
+        let number = tokens.all().count + 1
+        let id = "NWTK" + String(repeating: "0", count: max(0, 26 - String(number).count - 2)) + "77" + String(number)
+        let token = SimulatedNetworkToken(
+            id: id, paymentInstrumentID: instrument.id, status: "active", type: "wallet", brandVariant: instrument.card?.brandVariant ?? "",
+            tokenLastFour: String(String(format: "%04d", 7700 + number).suffix(4)), creationDate: clock.now(), tokenRequestorName: requestor,
+            deviceOS: requestor == "Google Pay" ? "android" : "ios"
+        )
+        tokens.put(id, token)
+        return token
+    }
+}

@@ -1,0 +1,58 @@
+/// The `errorCode`s and problem types the simulator answers with.
+///
+/// Adyen documents `00_401`, `00_403`, `00_404`, `00_500` (generic) and `30_031` (an example 422) for this API. The
+/// other codes below are the simulator's own choice, shaped like Adyen's `30_xxx` validation codes; they are
+/// *not* verified against Adyen and exist so tests can tell the refusals apart.
+public enum AdyenSimulatorErrors {
+    /// Unknown payment instrument or network token (404).
+    public static let notFound = "00_404"
+    /// Activation data for a payment instrument that is not a card (422). Simulator's choice.
+    public static let notACard = "30_101"
+    /// Activation data for an instrument that is not active (422). Simulator's choice.
+    public static let instrumentNotActive = "30_102"
+    /// A POST of `sdkOutput` with no exchange in progress for the instrument (no GET first, or already completed) (422).
+    /// Simulator's choice.
+    public static let noExchange = "30_103"
+    /// `sdkOutput` is not standard Base64 (422, `invalidFields` names it). Simulator's choice.
+    public static let invalidSDKOutput = "30_104"
+    /// A required field is missing (422). Simulator's choice.
+    public static let missingField = "30_105"
+    /// PATCH with a status other than active, suspended, closed (422). Simulator's choice.
+    public static let invalidTokenStatus = "30_106"
+    /// PATCH of a closed network token: closed is final (422). Simulator's choice.
+    public static let tokenClosed = "30_107"
+    /// An `Idempotency-Key` reused with a different request (422) or still in progress (409). Adyen's Checkout
+    /// error code "Request already processed or in progress"; unverified for this API.
+    public static let idempotencyConflict = "704"
+    /// An empty or longer than 64 characters `Idempotency-Key` (422). Simulator's choice.
+    public static let invalidIdempotencyKey = "30_108"
+
+    /// `00_<status>` for faults and generic errors (Adyen's generic examples use `00_400`, `00_401`, `00_403`,
+    /// `00_404`, `00_500`).
+    public static func genericCode(_ status: Int) -> String { "00_\(status)" }
+
+    static func title(_ status: Int) -> String {
+        switch status {
+        case 400: return "Bad request"
+        case 401: return "Unauthorized"
+        case 403: return "Forbidden"
+        case 404: return "Not found"
+        case 409: return "Conflict"
+        case 422: return "Unprocessable entity"
+        case 429: return "Too many requests"
+        case 500...599: return "An internal error happened"
+        default: return "Error"
+        }
+    }
+
+    static func typeURI(_ status: Int) -> String {
+        switch status {
+        case 400: return "https://docs.adyen.com/errors/general/bad-request"
+        case 401, 403: return "https://docs.adyen.com/errors/security/unauthorized"
+        case 404: return "https://docs.adyen.com/errors/general/not-found"
+        case 422: return "https://docs.adyen.com/errors/general/invalid-field-value"
+        case 500...599: return "https://docs.adyen.com/errors/general/internal"
+        default: return "https://docs.adyen.com/errors/general/request-error"
+        }
+    }
+}

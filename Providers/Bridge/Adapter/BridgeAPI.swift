@@ -1,0 +1,64 @@
+import CardGateway
+import Foundation
+import HTTPTypes
+
+/// Every Bridge fact the adapter relies on, in one place so that a correction touches one file.
+///
+/// Sources: Bridge's OpenAPI ("Bridge API", server `/v0`), the mobile wallet provisioning guide, the
+/// idempotence and webhook signature pages (see `Providers/Bridge/README.md`). Facts marked *unverified*
+/// were not confirmed by Bridge's material and are our best reading.
+enum BridgeAPI {
+    // MARK: Hosts
+
+    /// Production, from the OpenAPI `servers` entry.
+    static let productionBaseURL = URL(string: "https://api.bridge.xyz/v0")!
+    /// Sandbox, from the sandbox integration guide.
+    static let sandboxBaseURL = URL(string: "https://api.sandbox.bridge.xyz/v0")!
+
+    // MARK: Headers
+
+    /// The API key header (OpenAPI security scheme `ApiKey`).
+    static let apiKeyHeader = HTTPField.Name("Api-Key")!
+    /// Required on every POST, never sent on GET (idempotence guide).
+    static let idempotencyKeyHeader = HTTPField.Name("Idempotency-Key")!
+    /// The webhook signature header: `t=<milliseconds>,v0=<Base64 RSA signature>`.
+    static let webhookSignatureHeader = HTTPField.Name("X-Webhook-Signature")!
+    /// Request-id headers we read for support tickets. *Unverified*: Bridge documents no request-id header.
+    static let requestIDHeaders = ["Request-Id", "X-Request-Id"]
+
+    // MARK: Paths (relative to the base URL, which carries `/v0`)
+
+    static func cardAccount(customer: String, card: String) -> String {
+        "/customers/\(URLEncoding.pathSegment(customer))/card_accounts/\(URLEncoding.pathSegment(card))"
+    }
+
+    static func provisioningRequest(customer: String, card: String) -> String {
+        cardAccount(customer: customer, card: card) + "/create_mobile_wallet_provisioning_request"
+    }
+
+    static func freeze(customer: String, card: String) -> String {
+        cardAccount(customer: customer, card: card) + "/freeze"
+    }
+
+    static func unfreeze(customer: String, card: String) -> String {
+        cardAccount(customer: customer, card: card) + "/unfreeze"
+    }
+
+    // MARK: Limits
+
+    /// Schema `Id`: 1–42 characters.
+    static let idMaxLength = 42
+    /// Idempotency keys are replayed for 24 hours; a reuse after that is answered with 422.
+    static let idempotencyWindow: TimeInterval = 24 * 60 * 60
+    /// *Unverified*: Bridge documents no maximum key length; our keys are UUIDs (36) or 64 hex digits.
+    static let idempotencyKeyMaxLength = 64
+
+    // MARK: Webhooks
+
+    /// Events signed longer ago than this are refused (the docs say "older than 10 minutes").
+    static let webhookMaxAge: TimeInterval = 10 * 60
+    /// Clock skew tolerated for timestamps in the future (our choice).
+    static let webhookMaxFutureSkew: TimeInterval = 60
+    /// The event category whose events describe card accounts.
+    static let cardAccountCategory = "card_account"
+}

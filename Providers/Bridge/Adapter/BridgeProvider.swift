@@ -1,0 +1,397 @@
+import CardGateway
+import Foundation
+import HTTPTypes
+import Logging
+import _CryptoExtras
+
+extension ProviderKind {
+    /// Bridge (bridge.xyz) card accounts.
+    public static let bridge = ProviderKind("bridge")
+}
+
+extension ProviderFactory {
+    /// Registers Bridge: `registry.register(.bridge)`.
+    ///
+    /// - Environments: `sandbox` (https://api.sandbox.bridge.xyz/v0), `live` and `production`
+    ///   (https://api.bridge.xyz/v0).
+    /// - Credentials: `apiKey` (required, sent as `Api-Key`), `webhookPublicKey` (optional: the webhook
+    ///   endpoint's RSA public key, PEM).
+    /// - Options: `certificateEncoding` `"hex"` or `"base64"` (default `"base64"`): how Apple's certificates,
+    ///   nonce and signature are encoded on the wire. The adapter always sends `encoding` explicitly.
+    public static var bridge: ProviderFactory {
+        ProviderFactory(
+            kind: .bridge,
+            descriptor: BridgeProvider.standardDescriptor,
+            environments: [
+                "sandbox": BridgeAPI.sandboxBaseURL,
+                "live": BridgeAPI.productionBaseURL,
+                "production": BridgeAPI.productionBaseURL,
+            ],
+            credentials: [
+                CredentialSpec("apiKey", required: true, summary: "the Bridge API key, sent in the Api-Key header"),
+                CredentialSpec("webhookPublicKey", required: false, summary: "the webhook endpoint's public key (PEM) that verifies X-Webhook-Signature"),
+            ],
+            options: [
+                OptionSpec(
+                    "certificateEncoding", type: .string, allowedValues: BridgeCertificateEncoding.allCases.map(\.rawValue),
+                    summary: "how Apple Pay certificates, nonce and nonce signature are encoded for Bridge (default base64)"
+                )
+            ],
+            make: { setup in try BridgeProvider(setup: setup) }
+        )
+    }
+}
+
+/// How the adapter encodes Apple's bytes in `apple_pay` (Bridge's `encoding` field).
+public enum BridgeCertificateEncoding: String, Sendable, CaseIterable, Codable {
+    /// Lower-case hexadecimal (Bridge's default when `encoding` is omitted).
+    case hex
+    /// Standard Base64 with padding.
+    case base64
+}
+
+/// Why a card account is frozen (`CardFreezeReason`).
+public enum BridgeFreezeReason: String, Sendable, CaseIterable, Codable {
+    case lostOrStolen = "lost_or_stolen"
+    case suspiciousActivity = "suspicious_activity"
+    case plannedInactivity = "planned_inactivity"
+    case suspectedFraud = "suspected_fraud"
+    case other
+}
+
+/// Who placed a freeze (`CardFreezeInitiator`). Each initiator has at most one active freeze; unfreezing
+/// removes that initiator's freeze only.
+public enum BridgeFreezeInitiator: String, Sendable, CaseIterable, Codable {
+    /// Our platform (the API key's owner).
+    case developer
+    /// The cardholder (a freeze the app placed on their behalf).
+    case customer
+}
+
+/// Bridge's answer to a freeze or an unfreeze.
+public struct BridgeFreezeResult: Sendable, Equatable {
+    public var card: CardRef
+    /// `freeze_created`, `freeze_replaced` or `freeze_removed`, verbatim.
+    public var status: String?
+    public var initiator: String?
+    public var reason: String?
+    public var reasonDetail: String?
+    public var startingAt: Date?
+    public var endingAt: Date?
+    public var createdAt: Date?
+
+    public init(
+        card: CardRef, status: String?, initiator: String?, reason: String?, reasonDetail: String? = nil,
+        startingAt: Date? = nil, endingAt: Date? = nil, createdAt: Date? = nil
+    ) {
+        self.card = card
+        self.status = status
+        self.initiator = initiator
+        self.reason = reason
+        self.reasonDetail = reasonDetail
+        self.startingAt = startingAt
+        self.endingAt = endingAt
+        self.createdAt = createdAt
+    }
+}
+
+/// The Bridge adapter: card account look-ups, Apple Pay and Google Pay push provisioning by encrypted
+/// payload, card account freezes, and webhook verification.
+///
+/// Bridge addresses card accounts under their customer, so every ``CardRef`` must carry `customer`.
+/// Bridge exposes no wallet-token resource: offers list no existing tokens and token management (list,
+/// suspend, delete) is unsupported.
+public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomStringConvertible {
+    /// Card look-up, wallet provisioning (Apple Pay and Google Pay, encrypted payload) and webhooks.
+    public static let standardDescriptor = ProviderDescriptor(
+        kind: .bridge, capabilities: [.cardLookup, .walletProvisioning, .webhooks],
+        provisioningFlows: [.applePay: .encryptedPayload, .googlePay: .encryptedPayload]
+    )
+
+    public let descriptor: ProviderDescriptor
+    public let certificateEncoding: BridgeCertificateEncoding
+    private let http: ProviderHTTPClient
+    private let apiKey: Secret
+    private let webhookKey: _RSA.Signing.PublicKey?
+
+    /// Builds the adapter from configuration (what ``ProviderFactory/bridge`` does).
+    public init(setup: ProviderSetup) throws {
+        let encodingName = setup.stringOption("certificateEncoding") ?? BridgeCertificateEncoding.base64.rawValue
+        guard let encoding = BridgeCertificateEncoding(rawValue: encodingName) else {
+            throw CardGatewayError(
+                .invalidConfiguration, "providers.\(setup.instance).options.certificateEncoding must be hex or base64",
+                provider: setup.instance, providerKind: .bridge
+            )
+        }
+        try self.init(
+            http: setup.http, apiKey: try setup.credential("apiKey"),
+            webhookPublicKey: setup.optionalCredential("webhookPublicKey"), certificateEncoding: encoding
+        )
+    }
+
+    /// Builds the adapter directly.
+    /// - Parameters:
+    ///   - http: the client for the instance (its base URL includes `/v0`).
+    ///   - apiKey: the Bridge API key.
+    ///   - webhookPublicKey: the webhook endpoint's RSA public key in PEM, or nil when webhooks are not used.
+    ///   - certificateEncoding: how Apple's bytes go on the wire.
+    public init(
+        http: ProviderHTTPClient, apiKey: Secret, webhookPublicKey: Secret? = nil,
+        certificateEncoding: BridgeCertificateEncoding = .base64
+    ) throws {
+        guard !apiKey.isEmpty else {
+            throw CardGatewayError(.invalidConfiguration, "providers.\(http.instance).credentials.apiKey is empty", provider: http.instance, providerKind: .bridge)
+        }
+        var client = http
+        client.idempotencyKeyMaxLength = BridgeAPI.idempotencyKeyMaxLength
+        // A conflict or an expired key is answered the same way however often the same key is repeated.
+        client.retryAdvice = { response in [409, 422].contains(response.status) ? false : nil }
+        self.http = client
+        self.apiKey = apiKey
+        self.certificateEncoding = certificateEncoding
+        self.descriptor = Self.standardDescriptor
+        if let pem = webhookPublicKey, !pem.isEmpty {
+            do {
+                self.webhookKey = try _RSA.Signing.PublicKey(pemRepresentation: pem.revealedValue)
+            } catch {
+                throw CardGatewayError(
+                    .invalidConfiguration, "providers.\(http.instance).credentials.webhookPublicKey is not an RSA public key in PEM (2048 bits or more)",
+                    provider: http.instance, providerKind: .bridge
+                )
+            }
+        } else {
+            self.webhookKey = nil
+        }
+    }
+
+    /// Safe to log: names the instance and the encoding, never the key.
+    public var description: String {
+        "BridgeProvider(instance: \(http.instance), certificateEncoding: \(certificateEncoding.rawValue), webhooks: \(webhookKey == nil ? "not configured" : "configured"))"
+    }
+
+    // MARK: Card look-up
+
+    /// `GET /customers/{customerID}/card_accounts/{cardAccountID}`.
+    public func card(_ ref: CardRef, context: OperationContext) async throws -> Card {
+        let (customer, id) = try validated(ref)
+        let response = try await send(
+            ProviderRequest(.get, BridgeAPI.cardAccount(customer: customer, card: id), headers: headers(), operation: "get card account"),
+            context: context
+        )
+        let account: BridgeCardAccount = try decode(response, what: "card account")
+        return try BridgeMapping.card(account, requested: ref, httpStatus: response.status, requestID: BridgeErrorTable.requestID(response))
+    }
+
+    // MARK: Wallet provisioning
+
+    /// Eligibility from the card account: only `active` accounts can be added. Bridge lists no wallet
+    /// tokens, so `existingTokens` is always empty.
+    public func offer(for card: CardRef, wallet: Wallet, context: OperationContext) async throws -> ProvisioningOffer {
+        let account = try await self.card(card, context: context)
+        let flow = descriptor.provisioningFlows[wallet]
+        let reason: IneligibilityReason?
+        if flow == nil {
+            reason = .walletNotSupported(wallet)
+        } else if account.providerStatus != "active" {
+            reason = .cardNotActive(account.providerStatus)
+        } else {
+            reason = nil
+        }
+        return ProvisioningOffer(
+            card: account.ref, wallet: wallet, eligible: reason == nil, ineligibleReason: reason, flow: flow,
+            cardholderName: account.cardholderName, lastFour: account.lastFour, network: account.scheme,
+            expiry: account.expiry, existingTokens: []
+        )
+    }
+
+    /// `POST …/create_mobile_wallet_provisioning_request`. Apple: exactly two certificates (leaf, then
+    /// subordinate, as PassKit orders them), the nonce and its signature, encoded as ``certificateEncoding``
+    /// says. Google: the wallet account id and device id. Each call is one attempt with its own
+    /// `Idempotency-Key` (fresh unless the context carries an operation key), reused only by its retries.
+    public func provision(_ request: ProvisioningRequest, context: OperationContext) async throws -> ProvisioningResponse {
+        var problems = ValidationProblems()
+        let (customer, id) = collect(request.card, into: &problems)
+        let body: BridgeProvisioningInput?
+        switch (request.wallet, request.input) {
+        case (.applePay, .applePay(let input)):
+            problems.require(input.certificates.count == 2, "input.certificates",
+                             "Bridge needs exactly two certificates (leaf, then subordinate), not \(input.certificates.count)")
+            for (index, certificate) in input.certificates.enumerated() where certificate.isEmpty {
+                problems.add("input.certificates[\(index)]", "is empty")
+            }
+            problems.require(!input.nonce.isEmpty, "input.nonce", "is empty")
+            problems.require(!input.nonceSignature.isEmpty, "input.nonceSignature", "is empty")
+            if input.certificates.count == 2 {
+                body = BridgeProvisioningInput(
+                    walletProvider: "apple_pay",
+                    applePay: .init(
+                        encoding: certificateEncoding.rawValue,
+                        leafCert: BridgeMapping.encode(input.certificates[0].revealedBytes, as: certificateEncoding),
+                        subordinateCert: BridgeMapping.encode(input.certificates[1].revealedBytes, as: certificateEncoding),
+                        nonce: BridgeMapping.encode(input.nonce.revealedBytes, as: certificateEncoding),
+                        nonceSignature: BridgeMapping.encode(input.nonceSignature.revealedBytes, as: certificateEncoding)
+                    )
+                )
+            } else {
+                body = nil
+            }
+        case (.googlePay, .googlePay(let input)):
+            problems.require(!input.clientWalletAccountID.isEmpty, "input.clientWalletAccountID", "is empty")
+            problems.require(!input.clientDeviceID.isEmpty, "input.clientDeviceID", "is empty")
+            body = BridgeProvisioningInput(
+                walletProvider: "google_pay",
+                googlePay: .init(clientWalletAccountID: input.clientWalletAccountID, clientDeviceID: input.clientDeviceID)
+            )
+        case (.samsungPay, _):
+            throw CardGatewayError.unsupported("Bridge does not provision cards to samsungPay")
+        default:
+            problems.add("input", "must be \(request.wallet == .applePay ? "applePay" : "googlePay") input for the \(request.wallet) wallet")
+            body = nil
+        }
+        try problems.throwIfAny()
+        guard let body, let customer, let id else { throw CardGatewayError.invalidRequest("the request is incomplete", field: "input") }
+
+        let response = try await send(
+            ProviderRequest(
+                .post, BridgeAPI.provisioningRequest(customer: customer, card: id), headers: headers(json: true),
+                body: try encodeBody(body),
+                repeatability: .idempotent(header: BridgeAPI.idempotencyKeyHeader, scope: "create_mobile_wallet_provisioning_request:\(customer)/\(id)"),
+                operation: "create mobile wallet provisioning request"
+            ),
+            context: context
+        )
+        let decoded: BridgeProvisioningResponse = try decode(response, what: "provisioning response")
+        return try BridgeMapping.provisioningResponse(
+            decoded, wallet: request.wallet, httpStatus: response.status, requestID: BridgeErrorTable.requestID(response)
+        )
+    }
+
+    /// Bridge needs nothing once the wallet reports success.
+    public func confirm(_ confirmation: ProvisioningConfirmation, context: OperationContext) async throws {
+        var problems = ValidationProblems()
+        _ = collect(confirmation.card, into: &problems)
+        try problems.throwIfAny()
+    }
+
+    // MARK: Freezes (card status updates)
+
+    /// Places a freeze on the card account (`POST …/freeze` with `initiator` and `reason`). The account turns
+    /// `frozen` (``CardStatus/locked`` when only the customer froze it, ``CardStatus/suspended`` otherwise).
+    /// A new freeze by the same initiator replaces its earlier one.
+    public func freeze(
+        card: CardRef, reason: BridgeFreezeReason, initiator: BridgeFreezeInitiator = .developer,
+        reasonDetail: String? = nil, endingAt: Date? = nil, context: OperationContext
+    ) async throws -> BridgeFreezeResult {
+        let (customer, id) = try validated(card)
+        let body = BridgeFreezeInput(
+            initiator: initiator.rawValue, reason: reason.rawValue, reasonDetail: reasonDetail, endingAt: endingAt.map(BridgeDates.format)
+        )
+        let response = try await send(
+            ProviderRequest(
+                .post, BridgeAPI.freeze(customer: customer, card: id), headers: headers(json: true), body: try encodeBody(body),
+                repeatability: .idempotent(header: BridgeAPI.idempotencyKeyHeader, scope: "freeze:\(customer)/\(id)"),
+                operation: "freeze card account"
+            ),
+            context: context
+        )
+        let freeze: BridgeCardFreeze = try decode(response, what: "freeze")
+        return BridgeMapping.freezeResult(freeze, card: CardRef(id: id, customer: customer))
+    }
+
+    /// Removes the freeze `initiator` placed (`POST …/unfreeze`). The account stays frozen while another
+    /// initiator's freeze remains.
+    public func unfreeze(
+        card: CardRef, initiator: BridgeFreezeInitiator = .developer, context: OperationContext
+    ) async throws -> BridgeFreezeResult {
+        let (customer, id) = try validated(card)
+        let response = try await send(
+            ProviderRequest(
+                .post, BridgeAPI.unfreeze(customer: customer, card: id), headers: headers(json: true),
+                body: try encodeBody(BridgeUnfreezeInput(initiator: initiator.rawValue)),
+                repeatability: .idempotent(header: BridgeAPI.idempotencyKeyHeader, scope: "unfreeze:\(customer)/\(id)"),
+                operation: "unfreeze card account"
+            ),
+            context: context
+        )
+        let freeze: BridgeCardFreeze = try decode(response, what: "unfreeze")
+        return BridgeMapping.freezeResult(freeze, card: CardRef(id: id, customer: customer))
+    }
+
+    // MARK: Webhooks
+
+    /// Verifies `X-Webhook-Signature` (RSA PKCS#1 v1.5 with SHA-256 over `"<t>.<raw body>"`, `t` in
+    /// milliseconds) with the endpoint's public key, refuses events signed more than ten minutes before `now`
+    /// (or more than a minute after it), then normalises `card_account` events into
+    /// ``GatewayEvent/Kind/cardStatusChanged(_:)``. Other categories give no events.
+    public func verify(_ delivery: WebhookDelivery, now: Date) throws -> [GatewayEvent] {
+        guard let webhookKey else {
+            throw CardGatewayError(
+                .invalidConfiguration, "the webhookPublicKey credential is not configured for \(http.instance), so Bridge webhooks cannot be verified",
+                provider: http.instance, providerKind: .bridge
+            )
+        }
+        return try BridgeWebhooks.verify(delivery, key: webhookKey, now: now)
+    }
+
+    // MARK: Plumbing
+
+    private func headers(json: Bool = false) -> HTTPFields {
+        var fields = HTTPFields()
+        fields[BridgeAPI.apiKeyHeader] = apiKey.revealedValue
+        if json { fields[.contentType] = "application/json" }
+        return fields
+    }
+
+    private func send(_ request: ProviderRequest, context: OperationContext) async throws -> ProviderResponse {
+        let response = try await http.send(request, context: context)
+        guard response.isSuccess else { throw BridgeErrorTable.error(for: response, instance: http.instance) }
+        return response
+    }
+
+    private func decode<T: Decodable>(_ response: ProviderResponse, what: String) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: response.body)
+        } catch {
+            throw CardGatewayError.invalidResponse(
+                "Bridge's \(what) is not the JSON object expected", httpStatus: response.status, requestID: BridgeErrorTable.requestID(response)
+            )
+        }
+    }
+
+    private func encodeBody(_ value: some Encodable) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(value)
+    }
+
+    /// The customer and card ids, checked (both 1–42 characters, schema `Id`); problems go into `problems`.
+    private func collect(_ ref: CardRef, into problems: inout ValidationProblems) -> (String?, String?) {
+        var customer: String? = nil
+        if let value = ref.customer, !value.isEmpty {
+            if value.count > BridgeAPI.idMaxLength {
+                problems.add("card.customer", "Bridge customer ids are at most \(BridgeAPI.idMaxLength) characters")
+            } else {
+                customer = value
+            }
+        } else {
+            problems.add("card.customer", "is required: Bridge addresses card accounts under their customer")
+        }
+        var id: String? = nil
+        if ref.id.isEmpty {
+            problems.add("card.id", "is required")
+        } else if ref.id.count > BridgeAPI.idMaxLength {
+            problems.add("card.id", "Bridge card account ids are at most \(BridgeAPI.idMaxLength) characters")
+        } else {
+            id = ref.id
+        }
+        return (customer, id)
+    }
+
+    private func validated(_ ref: CardRef) throws -> (customer: String, id: String) {
+        var problems = ValidationProblems()
+        let (customer, id) = collect(ref, into: &problems)
+        try problems.throwIfAny()
+        guard let customer, let id else { throw CardGatewayError.invalidRequest("is required", field: "card.customer") }
+        return (customer, id)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// The simulator's JSON, with the field names of Bridge's OpenAPI schemas.
+enum BridgeJSON {
+    /// `CardAccount`.
+    static func cardAccount(_ account: SimulatedCardAccount) -> [String: Any] {
+        var name: [String: Any] = ["first_name": account.firstName, "last_name": account.lastName]
+        if let middle = account.middleName { name["middle_name"] = middle }
+        var object: [String: Any] = [
+            "id": account.id,
+            "customer_id": account.customerID,
+            "client_reference_id": account.clientReferenceID,
+            "status": account.status,
+            "cardholder_name": name,
+            "card_details": ["last_4": account.last4, "expiry": account.expiry, "bin": account.bin, "pin_status": "ok"],
+            "balances": [
+                "available": ["amount": account.availableBalance, "currency": account.currency],
+                "hold": ["amount": "0.00", "currency": account.currency],
+            ],
+            "freezes": account.freezes.map { freeze($0, cardAccountID: account.id) },
+        ]
+        if let reason = account.statusReason { object["status_reason"] = reason }
+        return object
+    }
+
+    /// `CardFreeze` (without the processing `status`, which only the freeze and unfreeze answers carry).
+    static func freeze(_ freeze: SimulatedCardAccount.Freeze, cardAccountID: String) -> [String: Any] {
+        var object: [String: Any] = [
+            "card_account_id": cardAccountID,
+            "initiator": freeze.initiator,
+            "reason": freeze.reason,
+            "starting_at": formatDate(freeze.startingAt),
+            "created_at": formatDate(freeze.createdAt),
+        ]
+        if let detail = freeze.reasonDetail { object["reason_detail"] = detail }
+        if let ending = freeze.endingAt { object["ending_at"] = formatDate(ending) }
+        return object
+    }
+
+    static func formatDate(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
+    static func parseDate(_ text: String) -> Date? {
+        let withFraction = ISO8601DateFormatter()
+        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = withFraction.date(from: text) { return date }
+        let plain = ISO8601DateFormatter()
+        plain.formatOptions = [.withInternetDateTime]
+        return plain.date(from: text)
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+
+/// A card account as the simulator keeps it.
+public struct SimulatedCardAccount: Sendable, Equatable {
+    /// One freeze on the account (`CardFreeze`).
+    public struct Freeze: Sendable, Equatable {
+        /// `developer` or `customer`.
+        public var initiator: String
+        /// `lost_or_stolen`, `suspicious_activity`, `planned_inactivity`, `suspected_fraud` or `other`.
+        public var reason: String
+        public var reasonDetail: String?
+        public var startingAt: Date
+        public var endingAt: Date?
+        public var createdAt: Date
+
+        public init(initiator: String, reason: String, reasonDetail: String? = nil, startingAt: Date, endingAt: Date? = nil, createdAt: Date) {
+            self.initiator = initiator
+            self.reason = reason
+            self.reasonDetail = reasonDetail
+            self.startingAt = startingAt
+            self.endingAt = endingAt
+            self.createdAt = createdAt
+        }
+    }
+
+    /// The card account id (schema `Id`).
+    public var id: String
+    /// The owning customer's id.
+    public var customerID: String
+    /// `client_reference_id`.
+    public var clientReferenceID: String
+    /// `active`, `pending`, `inactive` or `frozen`.
+    public var status: String
+    /// `status_reason`, when set.
+    public var statusReason: String?
+    /// `cardholder_name`.
+    public var firstName: String
+    public var middleName: String?
+    public var lastName: String
+    /// The full card number (a Luhn-valid test number); never sent by the API, only inside encrypted payloads.
+    public var pan: String
+    /// `"MM/YY"`.
+    public var expiry: String
+    /// Active freezes, at most one per initiator.
+    public var freezes: [Freeze]
+    /// The available balance, as Bridge writes amounts (a decimal string).
+    public var availableBalance: String
+    /// The balance currency (`usdc`).
+    public var currency: String
+
+    public init(
+        id: String, customerID: String, clientReferenceID: String, status: String, statusReason: String? = nil,
+        firstName: String, middleName: String? = nil, lastName: String, pan: String, expiry: String,
+        freezes: [Freeze] = [], availableBalance: String = "250.00", currency: String = "usdc"
+    ) {
+        self.id = id
+        self.customerID = customerID
+        self.clientReferenceID = clientReferenceID
+        self.status = status
+        self.statusReason = statusReason
+        self.firstName = firstName
+        self.middleName = middleName
+        self.lastName = lastName
+        self.pan = pan
+        self.expiry = expiry
+        self.freezes = freezes
+        self.availableBalance = availableBalance
+        self.currency = currency
+    }
+
+    /// The first eight digits, as `card_details.bin`.
+    public var bin: String { String(pan.prefix(8)) }
+    /// `card_details.last_4`.
+    public var last4: String { String(pan.suffix(4)) }
+}
+
+/// A customer as the simulator keeps it.
+public struct SimulatedCustomer: Sendable, Equatable {
+    public var id: String
+    public var firstName: String
+    public var lastName: String
+
+    public init(id: String, firstName: String, lastName: String) {
+        self.id = id
+        self.firstName = firstName
+        self.lastName = lastName
+    }
+}
+
+extension BridgeSimulator {
+    /// The documented seed: every value the simulator starts with (and returns to on reset).
+    public enum Seed {
+        /// The API key the simulator accepts by default (`Api-Key` header).
+        public static let apiKey = "sk-test-bridge-simulator-7c1e"
+
+        /// Ada Lovelace: owns every card account below except ``otherCustomerActiveVisa``.
+        public static let customerID = "c0ffee0000004000800000000000a1a1"
+        /// Grace Hopper: owns ``otherCustomerActiveVisa``.
+        public static let otherCustomerID = "c0ffee0000004000800000000000b2b2"
+
+        /// Active Visa, BIN 44325280, last four 1269, expiry 10/29.
+        public static let activeVisa = "ca0000000000400080000000000000a1"
+        /// Active Mastercard, BIN 53999100, last four 5676, expiry 04/30.
+        public static let activeMastercard = "ca0000000000400080000000000000a2"
+        /// Pending Visa, BIN 44325280, last four 7891.
+        public static let pendingVisa = "ca0000000000400080000000000000a3"
+        /// Inactive Mastercard (2-series BIN 22230010), last four 9011.
+        public static let inactiveMastercard = "ca0000000000400080000000000000a4"
+        /// Frozen by the customer (lost_or_stolen) Visa, last four 1231.
+        public static let frozenByCustomer = "ca0000000000400080000000000000a5"
+        /// Frozen by the developer (suspected_fraud) Mastercard, last four 2233.
+        public static let frozenByDeveloper = "ca0000000000400080000000000000a6"
+        /// Active Visa of ``otherCustomerID``, last four 5569.
+        public static let otherCustomerActiveVisa = "ca0000000000400080000000000000b1"
+
+        /// The instant seeded freezes were placed: 2026-01-01T00:00:00Z.
+        public static let seedDate = Date(timeIntervalSince1970: 1_767_225_600)
+
+        public static let customers: [SimulatedCustomer] = [
+            SimulatedCustomer(id: customerID, firstName: "Ada", lastName: "Lovelace"),
+            SimulatedCustomer(id: otherCustomerID, firstName: "Grace", lastName: "Hopper"),
+        ]
+
+        public static let cardAccounts: [SimulatedCardAccount] = [
+            SimulatedCardAccount(
+                id: activeVisa, customerID: customerID, clientReferenceID: "ada-visa-1", status: "active",
+                firstName: "Ada", middleName: "King", lastName: "Lovelace", pan: "4432528000121269", expiry: "10/29"
+            ),
+            SimulatedCardAccount(
+                id: activeMastercard, customerID: customerID, clientReferenceID: "ada-mc-1", status: "active",
+                firstName: "Ada", lastName: "Lovelace", pan: "5399910000345676", expiry: "04/30"
+            ),
+            SimulatedCardAccount(
+                id: pendingVisa, customerID: customerID, clientReferenceID: "ada-visa-2", status: "pending",
+                statusReason: "card issuance in progress", firstName: "Ada", lastName: "Lovelace", pan: "4432528000567891", expiry: "11/29"
+            ),
+            SimulatedCardAccount(
+                id: inactiveMastercard, customerID: customerID, clientReferenceID: "ada-mc-2", status: "inactive",
+                statusReason: "card account deactivated", firstName: "Ada", lastName: "Lovelace", pan: "2223001000789011", expiry: "12/29"
+            ),
+            SimulatedCardAccount(
+                id: frozenByCustomer, customerID: customerID, clientReferenceID: "ada-visa-3", status: "frozen",
+                firstName: "Ada", lastName: "Lovelace", pan: "4432528000901231", expiry: "01/30",
+                freezes: [.init(initiator: "customer", reason: "lost_or_stolen", startingAt: seedDate, createdAt: seedDate)]
+            ),
+            SimulatedCardAccount(
+                id: frozenByDeveloper, customerID: customerID, clientReferenceID: "ada-mc-3", status: "frozen",
+                firstName: "Ada", lastName: "Lovelace", pan: "5399910000112233", expiry: "02/30",
+                freezes: [.init(initiator: "developer", reason: "suspected_fraud", reasonDetail: "chargeback pattern", startingAt: seedDate, createdAt: seedDate)]
+            ),
+            SimulatedCardAccount(
+                id: otherCustomerActiveVisa, customerID: otherCustomerID, clientReferenceID: "grace-visa-1", status: "active",
+                firstName: "Grace", middleName: "Brewster", lastName: "Hopper", pan: "4432528000445569", expiry: "09/31"
+            ),
+        ]
+
+        /// The simulator's fixed P-256 key standing in for the wallet's encryption key: `encrypted_pass_data` is
+        /// AES-256-GCM under a key derived (ANSI X9.63, SHA-256) from ECDH between this key and the response's
+        /// `ephemeral_public_key`. Raw private scalar, 32 bytes (test value, never a real key).
+        public static let passEncryptionPrivateKeyRaw = Data((0..<32).map { UInt8(truncatingIfNeeded: 0x21 &+ $0 &* 7) })
+        /// The `sharedInfo` of the X9.63 derivation (modelled on Apple's ECC_V2 scheme).
+        public static let passEncryptionSharedInfo = Data([0x0d]) + Data("id-aes256-GCM".utf8) + Data("Apple".utf8)
+        /// The key under which Google opaque payment cards are sealed (AES-256-GCM), as a passphrase hashed with SHA-256.
+        public static let opaquePaymentCardSecret = "bridge-simulator-opc-key"
+        /// The HMAC key that derives `activation_data` from the card account id and the nonce.
+        public static let activationSecret = "bridge-simulator-activation-key"
+    }
+}
+
+extension BridgeSimulator {
+    /// Provisioning inputs the simulator accepts, for tests and example programs (not Apple's or Google's data).
+    ///
+    /// The certificates are X.509-shaped DER built by hand: `SEQUENCE { SEQUENCE tbsCertificate (version,
+    /// serial, ecdsa-with-SHA256, issuer CN, validity, subject CN, padding), SEQUENCE ecdsa-with-SHA256,
+    /// BIT STRING signature }` with definite, minimal lengths. They are not signed by anyone.
+    public enum TestInputs {
+        /// "Simulator Leaf" (PassKit `certificates[0]`).
+        public static let leafCertificate = certificate(commonName: "Simulator Leaf", padding: 160)
+        /// "Simulator Subordinate CA" (PassKit `certificates[1]`).
+        public static let subordinateCertificate = certificate(commonName: "Simulator Subordinate CA", padding: 24)
+        public static let nonce = Data([0x5a, 0x1c, 0x0e, 0x77])
+        public static let nonceSignature = Data((0..<64).map { UInt8(truncatingIfNeeded: 0x90 &+ $0 &* 5) })
+        public static let googleWalletAccountID = "sim-wallet-account-1"
+        public static let googleDeviceID = "sim-device-1"
+
+        static func certificate(commonName: String, padding: Int) -> Data {
+            func tlv(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
+                let count = content.count
+                if count < 0x80 { return [tag, UInt8(count)] + content }
+                if count <= 0xff { return [tag, 0x81, UInt8(count)] + content }
+                return [tag, 0x82, UInt8(count >> 8), UInt8(count & 0xff)] + content
+            }
+            let algorithm = tlv(0x30, tlv(0x06, [0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02]))
+            let name = tlv(0x30, tlv(0x31, tlv(0x30, tlv(0x06, [0x55, 0x04, 0x03]) + tlv(0x0c, Array(commonName.utf8)))))
+            let validity = tlv(0x30, tlv(0x17, Array("260101000000Z".utf8)) + tlv(0x17, Array("360101000000Z".utf8)))
+            let tbs = tlv(0x30,
+                tlv(0xa0, tlv(0x02, [0x02])) + tlv(0x02, [0x10, 0x2f]) + algorithm + name + validity + name
+                + tlv(0x04, (0..<padding).map { UInt8(truncatingIfNeeded: $0 &* 11 &+ 3) })
+            )
+            let signature = tlv(0x03, [0x00] + (0..<70).map { UInt8(truncatingIfNeeded: $0 &* 17 &+ 5) })
+            return Data(tlv(0x30, tbs + algorithm + signature))
+        }
+    }
+}

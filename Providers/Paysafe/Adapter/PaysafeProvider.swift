@@ -1,0 +1,522 @@
+import CardGateway
+import Foundation
+import HTTPTypes
+import Logging
+
+/// The Paysafe Embedded Wallets adapter: the prepaid card service of the business (B2B) API, Apple Pay and
+/// Google Pay provisioning by encrypted payload, SCA challenges, secure card-details links and the card status
+/// webhook.
+///
+/// Every business call carries an OAuth bearer token from the brand's token endpoint, cached until shortly
+/// before it expires; concurrent callers share one token request, and a plain 401 (not an SCA challenge)
+/// replaces the token once. Writes carry no idempotency key (Paysafe documents none), so they are never
+/// repeated once they may have reached Paysafe; reads are retried as the instance's policy allows.
+public struct PaysafeProvider: CardService, WalletProvisioning, WebhookVerifying {
+    /// What every Paysafe instance can do.
+    public static let providerDescriptor = ProviderDescriptor(
+        kind: .paysafe,
+        capabilities: [.cardLookup, .cardService, .walletProvisioning, .webhooks],
+        provisioningFlows: [.applePay: .encryptedPayload, .googlePay: .encryptedPayload]
+    )
+
+    public var descriptor: ProviderDescriptor { Self.providerDescriptor }
+
+    public let configuration: PaysafeConfiguration
+    let http: ProviderHTTPClient
+    let now: @Sendable () -> Date
+    let tokens: PaysafeTokenCache
+
+    /// Builds the adapter from configuration (what `ProviderFactory.paysafe` does).
+    public init(setup: ProviderSetup) throws {
+        try self.init(configuration: PaysafeConfiguration(setup: setup), http: setup.http, now: setup.now)
+    }
+
+    /// Builds the adapter from explicit settings.
+    public init(configuration: PaysafeConfiguration, http: ProviderHTTPClient, now: @escaping @Sendable () -> Date = { Date() }) throws {
+        guard !configuration.brand.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw CardGatewayError(.invalidConfiguration, "the Paysafe brand identity is required", provider: http.instance, providerKind: .paysafe)
+        }
+        self.configuration = configuration
+        self.http = http
+        self.now = now
+        self.tokens = PaysafeTokenCache(now: now) { [http, configuration, now] in
+            try await PaysafeProvider.issueToken(http: http, configuration: configuration, now: now)
+        }
+    }
+
+    // MARK: Card service
+
+    public func card(_ ref: CardRef, context: OperationContext) async throws -> Card {
+        var problems = ValidationProblems()
+        PaysafeValidation.cardID(ref.id, field: "card.id", into: &problems)
+        PaysafeValidation.customer(ref.customer, field: "card.customer", into: &problems)
+        try problems.throwIfAny()
+        return try await fetchCard(ref, context: context, primary: true)
+    }
+
+    public func listCards(_ query: CardQuery, context: OperationContext) async throws -> CardPage {
+        var problems = ValidationProblems()
+        PaysafeValidation.query(query, into: &problems)
+        try problems.throwIfAny()
+        let customer = query.customer ?? ""
+
+        var items: [(name: String, value: String)] = []
+        let types = Set(query.types)
+        if types.count == 1, let type = types.first, let word = PaysafeMapping.providerCardType(type) {
+            items.append(("cardType", word))
+        }
+        if !query.statuses.isEmpty {
+            var words: [String] = []
+            for status in query.statuses {
+                for word in PaysafeMapping.providerStatuses(for: status) ?? [] where !words.contains(word) { words.append(word) }
+            }
+            items.append(("status", words.joined(separator: ",")))
+        }
+        if let limit = query.limit { items.append(("limit", String(limit))) }
+        items.append(("offset", String(query.offset)))
+        let includes = (query.includeWalletTokens ? ["TOKENIZATIONS"] : []) + (query.includeAvailableActions ? ["AVAILABLE_ACTIONS"] : [])
+        if !includes.isEmpty { items.append(("include", includes.joined(separator: ","))) }
+
+        let response = try await perform(
+            PaysafeCall(.get, PaysafeAPI.cards(customer: customer), query: items, operation: "list cards"), context: context
+        )
+        let list = try decode(PaysafeWireCardList.self, from: response, what: "card list")
+        return CardPage(
+            cards: list.cards.map { PaysafeMapping.card($0, customer: customer) },
+            total: list.meta?.numberOfRecords?.value,
+            limit: list.meta?.limit?.value ?? query.limit,
+            offset: query.offset,
+            page: list.meta?.page?.value
+        )
+    }
+
+    public func createCard(_ request: CreateCardRequest, context: OperationContext) async throws -> Card {
+        var problems = ValidationProblems()
+        PaysafeValidation.create(request, region: configuration.region, into: &problems)
+        try problems.throwIfAny()
+        let wire = PaysafeWireCardRequest(
+            programName: request.program, currency: request.currency, mobile: request.mobile, cardPin: request.pin?.revealedValue,
+            externalId: request.externalID, userAgent: configuration.userAgent,
+            deliveryAddress: request.deliveryAddress.map {
+                .init(address1: $0.address1, address2: $0.address2, address3: $0.address3, city: $0.city, countryCode: $0.countryCode, state: $0.state, postalCode: $0.postalCode)
+            },
+            termsAndConditionsAccepted: request.termsAndConditionsAccepted, eDisclosureAccepted: request.eDisclosureAccepted
+        )
+        let response = try await perform(
+            PaysafeCall(.post, PaysafeAPI.cards(customer: request.customer), body: try encode(wire), operation: "create a card"),
+            context: context
+        )
+        return PaysafeMapping.card(try decode(PaysafeWireCard.self, from: response, what: "created card"), customer: request.customer)
+    }
+
+    /// Activates a physical card (ISSUED or DIGITAL) with its last four digits and CVV. The card's status is not
+    /// fetched first: Paysafe's refusal of a card in another status is mapped from its error.
+    public func activateCard(_ request: ActivateCardRequest, context: OperationContext) async throws -> Card {
+        var problems = ValidationProblems()
+        PaysafeValidation.activate(request, into: &problems)
+        try problems.throwIfAny()
+        let customer = request.card.customer ?? ""
+        let wire = PaysafeWireActivationRequest(lastFourDigits: request.lastFour, cvv: request.cvv.revealedValue, userAgent: configuration.userAgent)
+        let response = try await perform(
+            PaysafeCall(.post, PaysafeAPI.activate(customer: customer, card: request.card.id), body: try encode(wire), operation: "activate a card"),
+            context: context
+        )
+        return try await cardFromWriteResponse(response, ref: request.card, what: "activated card", context: context)
+    }
+
+    /// Changes a card's status (checked against ``PaysafeCardTransitions`` after fetching the card) or its PIN.
+    /// Paysafe may require SCA: the error then carries the challenge.
+    public func updateCard(_ request: UpdateCardRequest, context: OperationContext) async throws -> Card {
+        var problems = ValidationProblems()
+        PaysafeValidation.update(request, into: &problems)
+        try problems.throwIfAny()
+        let customer = request.card.customer ?? ""
+
+        let wire: PaysafeWireUpdateRequest
+        switch request.change {
+        case .pin(let pin):
+            wire = PaysafeWireUpdateRequest(pin: pin.revealedValue)
+        case .status(let status, let reason):
+            guard let target = PaysafeCardTransitions.targetStatus(for: status) else {
+                throw CardGatewayError(
+                    .invalidCardState, "a Paysafe card cannot be changed to \(status) by an update; only active, locked and cancelled can be requested",
+                    provider: http.instance, providerKind: .paysafe
+                )
+            }
+            let current = try await fetchCard(request.card, context: context, primary: false)
+            guard PaysafeCardTransitions.isAllowed(from: current.providerStatus, to: target) else {
+                throw CardGatewayError(
+                    .invalidCardState, "a Paysafe card in status \(SafeText.scrub(current.providerStatus, maxLength: 40)) cannot be changed to \(target)",
+                    provider: http.instance, providerKind: .paysafe
+                )
+            }
+            wire = PaysafeWireUpdateRequest(status: target, statusReason: reason)
+        }
+        let response = try await perform(
+            PaysafeCall(PaysafeAPI.updateCardMethod, PaysafeAPI.card(customer: customer, card: request.card.id), body: try encode(wire), operation: "update a card"),
+            context: context
+        )
+        return try await cardFromWriteResponse(response, ref: request.card, what: "updated card", context: context)
+    }
+
+    public func programs(customer: String?, context: OperationContext) async throws -> [CardProgram] {
+        var problems = ValidationProblems()
+        PaysafeValidation.customer(customer, field: "customer", into: &problems)
+        try problems.throwIfAny()
+        let response = try await perform(
+            PaysafeCall(.get, PaysafeAPI.programs(customer: customer ?? ""), operation: "list programs"), context: context
+        )
+        return try decode(PaysafeWirePrograms.self, from: response, what: "programs").programs.map(PaysafeMapping.program)
+    }
+
+    // MARK: Wallet provisioning
+
+    /// Only ACTIVE and DIGITAL cards are offered: a DIGITAL card is a physical card already usable online while
+    /// it is being delivered, and Paysafe tokenizes it (it decides at tokenization). Existing tokenizations for
+    /// the wallet are listed; a COMPLETED one does not make the card ineligible (the app checks its own device
+    /// for the pass, Paysafe's tokenization may be on another device).
+    public func offer(for ref: CardRef, wallet: Wallet, context: OperationContext) async throws -> ProvisioningOffer {
+        let card = try await card(ref, context: context)
+        let existing = card.walletTokens.filter { $0.wallet == wallet }
+        guard let flow = descriptor.provisioningFlows[wallet] else {
+            return ProvisioningOffer(
+                card: card.ref, wallet: wallet, eligible: false, ineligibleReason: .walletNotSupported(wallet), flow: nil,
+                cardholderName: card.cardholderName, lastFour: card.lastFour, network: card.scheme, expiry: card.expiry, existingTokens: existing
+            )
+        }
+        let eligible = card.status == .active || card.status == .digital
+        return ProvisioningOffer(
+            card: card.ref, wallet: wallet, eligible: eligible,
+            ineligibleReason: eligible ? nil : IneligibilityReason(
+                code: "cardNotActive", message: "the card is \(SafeText.scrub(card.providerStatus, maxLength: 40)); only ACTIVE and DIGITAL Paysafe cards can be added to a wallet"
+            ),
+            flow: flow, cardholderName: card.cardholderName, lastFour: card.lastFour, network: card.scheme, expiry: card.expiry,
+            existingTokens: existing
+        )
+    }
+
+    /// Tokenizes the card for Apple Pay (certificates, nonce and signature, hex-encoded on the wire) or Google
+    /// Pay (device and wallet account ids; required for Visa cards, so the card is fetched when either is
+    /// missing) and returns the wallet payload.
+    public func provision(_ request: ProvisioningRequest, context: OperationContext) async throws -> ProvisioningResponse {
+        var problems = ValidationProblems()
+        PaysafeValidation.provision(request, into: &problems)
+        try problems.throwIfAny()
+        let customer = request.card.customer ?? ""
+
+        var wire = PaysafeWireTokenizationRequest(walletType: PaysafeMapping.walletType(request.wallet))
+        switch request.input {
+        case .applePay(let input):
+            wire.leafCertificate = ByteEncoding.hex(input.certificates[0].revealedBytes)
+            wire.subordinateCertificate = ByteEncoding.hex(input.certificates[1].revealedBytes)
+            wire.nonce = ByteEncoding.hex(input.nonce.revealedBytes)
+            wire.nonceSignature = ByteEncoding.hex(input.nonceSignature.revealedBytes)
+        case .googlePay(let input):
+            if PaysafeValidation.isBlank(input.clientDeviceID) || PaysafeValidation.isBlank(input.clientWalletAccountID) {
+                let card = try await fetchCard(request.card, context: context, primary: false)
+                PaysafeValidation.googleIDs(input, scheme: card.scheme, into: &problems)
+                try problems.throwIfAny()
+            }
+            wire.clientDeviceId = PaysafeValidation.isBlank(input.clientDeviceID) ? nil : input.clientDeviceID
+            wire.clientWalletAccountId = PaysafeValidation.isBlank(input.clientWalletAccountID) ? nil : input.clientWalletAccountID
+        case .issuerSDK, .issuerSDKKey:
+            throw CardGatewayError.invalidRequest("Paysafe provisions by encrypted payload, not by an issuer SDK", field: "input")
+        }
+
+        let response = try await perform(
+            PaysafeCall(.post, PaysafeAPI.tokenizations(customer: customer, card: request.card.id), body: try encode(wire), operation: "tokenize a card"),
+            context: context
+        )
+        let tokenization = try decode(PaysafeWireCardTokenization.self, from: response, what: "tokenization")
+        return try mapTokenization(tokenization, wallet: request.wallet, response: response)
+    }
+
+    /// Marks the card's tokenization for the wallet COMPLETED with the wallet's device account reference.
+    public func confirm(_ confirmation: ProvisioningConfirmation, context: OperationContext) async throws {
+        var problems = ValidationProblems()
+        PaysafeValidation.confirm(confirmation, into: &problems)
+        try problems.throwIfAny()
+        let wire = PaysafeWireTokenizationUpdate(
+            dpanRef: confirmation.deviceAccountReference, walletId: confirmation.walletID.flatMap { $0.isEmpty ? nil : $0 },
+            walletType: PaysafeMapping.walletType(confirmation.wallet), status: "COMPLETED"
+        )
+        _ = try await perform(
+            PaysafeCall(
+                PaysafeAPI.updateTokenizationMethod, PaysafeAPI.tokenizations(customer: confirmation.card.customer ?? "", card: confirmation.card.id),
+                body: try encode(wire), operation: "complete a tokenization"
+            ),
+            context: context
+        )
+    }
+
+    // MARK: Secure details and SCA
+
+    /// A short-lived link that shows the card's PAN, CVV and expiry to the cardholder in the app. The library
+    /// never returns card details in plain text; this link (a ``Secret``) is for the app's secure view only.
+    /// Paysafe may require SCA: the error then carries the challenge; repeat with `OperationContext.sca`.
+    public func secureDetailsAccess(for ref: CardRef, context: OperationContext) async throws -> PaysafeSecureDetailsAccess {
+        var problems = ValidationProblems()
+        PaysafeValidation.cardID(ref.id, field: "card.id", into: &problems)
+        PaysafeValidation.customer(ref.customer, field: "card.customer", into: &problems)
+        try problems.throwIfAny()
+        let requested = now()
+        let response = try await perform(
+            PaysafeCall(
+                .post, PaysafeAPI.secureDetails(customer: ref.customer ?? "", card: ref.id), body: try encode(PaysafeWireSecureDetailsRequest()),
+                operation: "get a secure-details link"
+            ),
+            context: context
+        )
+        let wire = try decode(PaysafeWireSecureDetails.self, from: response, what: "secure details")
+        guard let link = [wire.url, wire.secureDetailsUrl, wire.token].compactMap({ $0 }).first(where: { !$0.isEmpty }) else {
+            throw invalidResponse("Paysafe's secure-details answer has no URL", response: response)
+        }
+        var expires = [wire.expirationTime, wire.expiresAt, wire.expiryTime].compactMap { $0 }.lazy.compactMap(PaysafeMapping.date).first
+        if expires == nil, let seconds = wire.expiresIn?.value { expires = requested.addingTimeInterval(TimeInterval(seconds)) }
+        return PaysafeSecureDetailsAccess(card: ref, url: Secret(link), expires: expires)
+    }
+
+    /// Reports the outcome of an outsourced SCA challenge the partner ran itself (`POST /sca/events/{eventId}/attempts`),
+    /// so that the operation can be repeated with `OperationContext.sca`.
+    ///
+    /// - Parameters:
+    ///   - method: `PASSWORD`, `PIN`, `PASSKEYS`, `OTP`, `PUSH_NOTIFICATION` or `BIOMETRIC`.
+    ///   - channel: `SMS`, `EMAIL`, `AUTHENTICATOR`, `PUSH_NOTIFICATION`, `REDIRECT`, or nil.
+    ///   - status: the outcome the partner observed (`VERIFIED` by default).
+    ///   - path: the 1.0.0 path (default) or the 2.0.0 `/v2/sca/...` path.
+    public func submitSCAAttempt(
+        eventID: String, walletOperationID: String, method: String, channel: String?, status: PaysafeSCAAttemptStatus = .verified,
+        path: PaysafeSCAAttemptPath = .v1, context: OperationContext
+    ) async throws -> PaysafeSCAAttemptResult {
+        var problems = ValidationProblems()
+        problems.require(!PaysafeValidation.isBlank(eventID), "eventID", "is required")
+        problems.require(!PaysafeValidation.isBlank(walletOperationID), "walletOperationID", "is required")
+        problems.require(!PaysafeValidation.isBlank(method), "method", "is required (for example OTP)")
+        if let channel { problems.require(!PaysafeValidation.isBlank(channel), "channel", "must not be blank when given") }
+        try problems.throwIfAny()
+        let wire = PaysafeWireSCAAttemptRequest(
+            walletOperationId: walletOperationID, verification: .init(method: method.uppercased(), channel: channel?.uppercased()), status: status.rawValue
+        )
+        let response = try await perform(
+            PaysafeCall(.post, PaysafeAPI.scaAttempts(eventID: eventID, version: path), body: try encode(wire), operation: "submit an SCA attempt", sendsSCA: false),
+            context: context
+        )
+        let attempt = try decode(PaysafeWireSCAAttempt.self, from: response, what: "SCA attempt")
+        return PaysafeSCAAttemptResult(
+            id: attempt.id?.value, eventID: attempt.eventId ?? eventID, walletOperationID: attempt.walletOperationId ?? walletOperationID,
+            status: attempt.status ?? status.rawValue, statusReason: attempt.statusReason,
+            allowableAttempts: attempt.allowableAttempts?.value, currentAttempts: attempt.currentAttempts?.value
+        )
+    }
+
+    // MARK: Webhooks
+
+    public func verify(_ delivery: WebhookDelivery, now: Date) throws -> [GatewayEvent] {
+        guard let secret = configuration.webhookSecret, !secret.isEmpty else {
+            throw CardGatewayError(
+                .invalidConfiguration, "providers.\(http.instance).credentials.webhookSecret is required to verify Paysafe webhooks",
+                provider: http.instance, providerKind: .paysafe
+            )
+        }
+        return try PaysafeWebhooks.verify(delivery, secret: secret, instance: http.instance)
+    }
+
+    // MARK: Plumbing
+
+    func fetchCard(_ ref: CardRef, context: OperationContext, primary: Bool) async throws -> Card {
+        let customer = ref.customer ?? ""
+        let response = try await perform(
+            PaysafeCall(.get, PaysafeAPI.card(customer: customer, card: ref.id), query: [("include", PaysafeAPI.includeAll)], operation: "get a card", sendsSCA: primary),
+            context: context
+        )
+        return PaysafeMapping.card(try decode(PaysafeWireCard.self, from: response, what: "card"), customer: customer)
+    }
+
+    /// The card in a write's answer, or the card fetched again when the answer has no body.
+    private func cardFromWriteResponse(_ response: ProviderResponse, ref: CardRef, what: String, context: OperationContext) async throws -> Card {
+        if response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            return try await fetchCard(ref, context: context, primary: false)
+        }
+        return PaysafeMapping.card(try decode(PaysafeWireCard.self, from: response, what: what), customer: ref.customer)
+    }
+
+    /// Sends one business call with the bearer token (and the solved SCA, when the call is the operation's
+    /// main request): an SCA 401 becomes `scaRequired`; any other 401 replaces the token once and repeats.
+    func perform(_ call: PaysafeCall, context: OperationContext) async throws -> ProviderResponse {
+        let sca = call.sendsSCA ? context.sca : nil
+        var token = try await tokens.token()
+        var response = try await http.send(call.request(token: token, sca: sca), context: context)
+        if response.status == 401 {
+            if let challenge = try PaysafeSCA.challenge(in: response) {
+                throw PaysafeSCA.error(challenge, status: response.status, headers: response.headers, instance: http.instance)
+            }
+            context.logger.debug("Paysafe refused the access token; replacing it once", metadata: ["provider": .string(http.instance), "operation": .string(call.operation)])
+            token = try await tokens.replacing(token)
+            response = try await http.send(call.request(token: token, sca: sca), context: context)
+            if response.status == 401, let challenge = try PaysafeSCA.challenge(in: response) {
+                throw PaysafeSCA.error(challenge, status: response.status, headers: response.headers, instance: http.instance)
+            }
+        }
+        guard response.isSuccess else {
+            throw PaysafeErrorMapping.error(for: response, operation: call.operation, instance: http.instance)
+        }
+        if response.body.range(of: Data("\"scaDetails\"".utf8)) != nil, let challenge = PaysafeSCA.challenge(inBody: response.body) {
+            throw PaysafeSCA.error(challenge, status: response.status, headers: response.headers, instance: http.instance)
+        }
+        return response
+    }
+
+    /// `POST /digitalwallets/v1/auth/brands/{brand}/token` with client credentials.
+    static func issueToken(http: ProviderHTTPClient, configuration: PaysafeConfiguration, now: @Sendable () -> Date) async throws -> PaysafeAccessToken {
+        let basic = Data("\(configuration.clientID.revealedValue):\(configuration.clientSecret.revealedValue)".utf8).base64EncodedString()
+        var headers = HTTPFields()
+        headers[.authorization] = "Basic \(basic)"
+        headers[.contentType] = "application/x-www-form-urlencoded"
+        // Issuing a token changes nothing at Paysafe, so the request may be repeated like a read.
+        let request = ProviderRequest(
+            .post, PaysafeAPI.token(brand: configuration.brand), headers: headers,
+            body: URLEncoding.formBody([("grant_type", "client_credentials")]), repeatability: .safe, operation: "issue an access token"
+        )
+        let issuedAt = now()
+        let response = try await http.send(request, context: OperationContext())
+        guard response.isSuccess else {
+            var error = PaysafeErrorMapping.error(for: response, operation: "issue an access token", instance: http.instance)
+            if response.status == 400 || response.status == 401 {
+                error.code = .authenticationFailed
+                error.message = "Paysafe refused the client credentials for brand \(SafeText.scrub(configuration.brand, maxLength: 60)) (HTTP \(response.status))"
+            }
+            throw error
+        }
+        guard let wire = try? JSONDecoder().decode(PaysafeWireToken.self, from: response.body), !wire.accessToken.isEmpty else {
+            throw CardGatewayError(
+                .invalidResponse, "Paysafe's token answer has no access_token", provider: http.instance, providerKind: .paysafe,
+                httpStatus: response.status, requestID: PaysafeErrorMapping.requestID(response.headers), mayHaveReachedProvider: true
+            )
+        }
+        let lifetime = TimeInterval(max(0, wire.expiresIn?.value ?? 0))
+        let margin = min(configuration.tokenRefreshMargin, lifetime / 2)
+        return PaysafeAccessToken(value: Secret(wire.accessToken), refreshAt: issuedAt.addingTimeInterval(lifetime - margin))
+    }
+
+    private func encode(_ value: some Encodable) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do { return try encoder.encode(value) } catch {
+            throw CardGatewayError.invalidRequest("the request could not be encoded")
+        }
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, from response: ProviderResponse, what: String) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: response.body)
+        } catch let error as DecodingError {
+            throw invalidResponse("Paysafe's \(what) answer could not be read: \(Self.summary(of: error))", response: response)
+        } catch {
+            throw invalidResponse("Paysafe's \(what) answer could not be read", response: response)
+        }
+    }
+
+    private func invalidResponse(_ message: String, response: ProviderResponse) -> CardGatewayError {
+        CardGatewayError(
+            .invalidResponse, message, provider: http.instance, providerKind: .paysafe, httpStatus: response.status,
+            requestID: PaysafeErrorMapping.requestID(response.headers), mayHaveReachedProvider: true
+        )
+    }
+
+    /// What went wrong in decoding, naming the field but never quoting a value.
+    static func summary(of error: DecodingError) -> String {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            let text = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            return text.isEmpty ? "the body" : text
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is missing"
+        case .valueNotFound(_, let context): return "\(path(context.codingPath)) is null"
+        case .typeMismatch(_, let context): return "\(path(context.codingPath)) has the wrong type"
+        case .dataCorrupted(let context): return context.codingPath.isEmpty ? "it is not JSON" : "\(path(context.codingPath)) is not valid"
+        @unknown default: return "it does not match the documented shape"
+        }
+    }
+
+    private func mapTokenization(_ wire: PaysafeWireCardTokenization, wallet: Wallet, response: ProviderResponse) throws -> ProvisioningResponse {
+        let network = PaysafeMapping.network(wire.cardNetwork)
+        switch wallet {
+        case .applePay:
+            var missing: [String] = []
+            let activation = wire.activationData.flatMap(PaysafeMapping.base64)
+            let passData = wire.encryptedPassData.flatMap(PaysafeMapping.base64)
+            let ephemeral = wire.ephemeralPublicKey.flatMap(PaysafeMapping.base64)
+            if activation == nil { missing.append("activationData") }
+            if passData == nil { missing.append("encryptedPassData") }
+            if ephemeral == nil { missing.append("ephemeralPublicKey") }
+            guard let activation, let passData, let ephemeral else {
+                throw invalidResponse("Paysafe's Apple Pay tokenization lacks valid Base64 \(missing.joined(separator: ", "))", response: response)
+            }
+            return .applePay(ApplePayPayload(
+                activationData: SensitiveData(activation), encryptedPassData: SensitiveData(passData), ephemeralPublicKey: SensitiveData(ephemeral),
+                network: network, tokenProvider: wire.tokenProvider
+            ))
+        case .googlePay, .samsungPay:
+            guard let opaque = wire.opaquePaymentCard.flatMap(PaysafeMapping.base64) else {
+                throw invalidResponse("Paysafe's Google Pay tokenization lacks a valid Base64 opaquePaymentCard", response: response)
+            }
+            return .googlePay(GooglePayPayload(
+                opaquePaymentCard: SensitiveData(opaque), network: network, tokenProvider: wire.tokenProvider, lastFour: wire.cardLastDigits
+            ))
+        }
+    }
+}
+
+/// One business call, before the token is attached.
+struct PaysafeCall: Sendable {
+    var method: HTTPRequest.Method
+    var path: String
+    var query: [(name: String, value: String)]
+    var body: Data?
+    var operation: String
+    /// Whether a solved SCA from the context goes with it: the operation's main request carries it, helper
+    /// reads (the card fetched before an update) and the SCA attempt itself do not.
+    var sendsSCA: Bool
+
+    init(
+        _ method: HTTPRequest.Method, _ path: String, query: [(name: String, value: String)] = [], body: Data? = nil, operation: String,
+        sendsSCA: Bool = true
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.body = body
+        self.operation = operation
+        self.sendsSCA = sendsSCA
+    }
+
+    /// Reads are `.safe`; writes are `.never`: Paysafe documents no idempotency key, so a write is never
+    /// repeated once it may have reached Paysafe.
+    func request(token: Secret, sca: SCAAuthorization?) -> ProviderRequest {
+        var headers = HTTPFields()
+        headers[.authorization] = "Bearer \(token.revealedValue)"
+        if body != nil { headers[.contentType] = "application/json" }
+        if let sca { headers[PaysafeAPI.scaAuthorizationHeader] = PaysafeSCA.authorizationHeaderValue(sca) }
+        return ProviderRequest(method, path, query: query, headers: headers, body: body, repeatability: method == .get ? .safe : .never, operation: operation)
+    }
+}
+
+/// A short-lived link to Paysafe's secure view of the card's PAN, CVV, expiry and cardholder name. The link
+/// itself is a ``Secret``: its description never shows it, so it cannot end up in a log by accident.
+public struct PaysafeSecureDetailsAccess: Sendable, Equatable, CustomStringConvertible {
+    public var card: CardRef
+    /// The link (or token) to hand to the app's secure view; reveal it only to send it to the app.
+    public var url: Secret
+    /// When the link stops working, when Paysafe says.
+    public var expires: Date?
+
+    public init(card: CardRef, url: Secret, expires: Date?) {
+        self.card = card
+        self.url = url
+        self.expires = expires
+    }
+
+    public var description: String {
+        "PaysafeSecureDetailsAccess(card: \(card), url: <redacted>, expires: \(expires.map { "\($0)" } ?? "-"))"
+    }
+}

@@ -1,0 +1,90 @@
+import CardGatewaySimulation
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// A stateful stand-in for Paysafe Embedded Wallets' business prepaid-card API on 127.0.0.1.
+///
+/// It speaks Paysafe's wire format: the brand token endpoint (Basic client credentials → bearer token with an
+/// expiry on the simulation clock), the card service under `/digitalwallets/v1/customers/{customerId}/prepaid`
+/// (list with filters and paging, get with includes, create, activate, status/PIN update with the transition
+/// table, programs, tokenize, tokenization completion, secure details), outsourced SCA (a 401 challenge for
+/// the SCA customer, satisfied once after `POST /digitalwallets/v1/sca/events/{eventId}/attempts`), errors in
+/// Paysafe's `{"error":{…}}` shape, and signed status webhooks. Paysafe documents no idempotency key, so the
+/// simulator de-duplicates nothing. Seed data: ``Seed``; accepted secrets: ``Credentials/default``.
+public struct PaysafeSimulator: ProviderSimulator {
+    public let kindName = "paysafe"
+    public let basePath = ""
+    public let credentials: Credentials
+    let simulationClock: SimulationClock
+    let engine: PaysafeSimulatorEngine
+
+    public init(clock: SimulationClock = SimulationClock(), credentials: Credentials = .default) {
+        self.simulationClock = clock
+        self.credentials = credentials
+        self.engine = PaysafeSimulatorEngine(credentials: credentials, clock: clock)
+    }
+
+    public var clock: SimulationClock? { simulationClock }
+
+    /// Bearer tokens, client credentials and SCA authorizations are masked in the journal.
+    public var sensitiveHeaderNames: Set<String> { ["authorization", "sca-authorization"] }
+
+    public func reset() async {
+        engine.reset()
+    }
+
+    /// Paysafe's own error body.
+    public func faultResponse(status: Int, message: String) -> SimulatedResponse {
+        PaysafeSimulatorWire.error(status, String(status), message)
+    }
+
+    /// A status webhook as Paysafe would deliver it: the JSON body and its headers, `Signature` being the
+    /// lower-case hex HMAC-SHA256 of the body under the simulator's webhook secret.
+    public func signedWebhook(
+        cardID: String, customerID: String? = Seed.euCustomer, oldStatus: String? = "ACTIVE", newStatus: String = "LOCKED", eventID: String? = nil
+    ) -> (headers: [(String, String)], body: Data) {
+        engine.signedWebhook(cardID: cardID, customerID: customerID, oldStatus: oldStatus, newStatus: newStatus, eventID: eventID)
+    }
+
+    public func registerRoutes(on router: Router<SimulatorContext>) {
+        let v1 = "/digitalwallets/v1"
+        let customer = "\(v1)/customers/:customerId/prepaid"
+        let card = "\(customer)/cards/:cardId"
+        let engine = self.engine
+        route(router, .post, "\(v1)/auth/brands/:brand/token", engine.issueToken)
+        route(router, .get, "\(customer)/cards", engine.listCards)
+        route(router, .post, "\(customer)/cards", engine.createCard)
+        route(router, .get, card, engine.getCard)
+        route(router, .patch, card, engine.updateCard)
+        route(router, .post, "\(card)/activate", engine.activateCard)
+        route(router, .get, "\(customer)/programs", engine.programs)
+        route(router, .post, "\(card)/tokenizations", engine.tokenize)
+        route(router, .patch, "\(card)/tokenizations", engine.updateTokenization)
+        route(router, .put, "\(card)/tokenizations", engine.updateTokenization)
+        route(router, .post, "\(card)/secure-details", engine.secureDetails)
+        route(router, .post, "\(v1)/sca/events/:eventId/attempts", engine.scaAttempt)
+        route(router, .post, "/digitalwallets/v2/sca/events/:eventId/attempts", engine.scaAttempt)
+    }
+
+    private func route(
+        _ router: Router<SimulatorContext>, _ method: HTTPRequest.Method, _ path: String,
+        _ handler: @escaping @Sendable (SimRequest) -> SimulatedResponse
+    ) {
+        let names = path.split(separator: "/").filter { $0.hasPrefix(":") }.map { String($0.dropFirst()) }
+        router.on(RouterPath(path), method: method) { request, context in
+            var headers: [String: String] = [:]
+            for field in request.headers {
+                let name = field.name.canonicalName
+                headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
+            }
+            var parameters: [String: String] = [:]
+            for name in names { parameters[name] = context.parameters.get(name) }
+            let simulated = SimRequest(
+                method: request.method.rawValue, parameters: parameters, query: SimulatorHTTP.queryItems(request.uri.query), headers: headers,
+                body: context.requestBody
+            )
+            return handler(simulated).hummingbirdResponse
+        }
+    }
+}

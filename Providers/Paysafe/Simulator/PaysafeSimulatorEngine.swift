@@ -1,0 +1,551 @@
+import CardGatewaySimulation
+import Crypto
+import Foundation
+import Synchronization
+
+/// The simulator's state and request handling. Every handler runs under one lock, so a request's reads and
+/// writes of several records are atomic.
+final class PaysafeSimulatorEngine: Sendable {
+    typealias Wire = PaysafeSimulatorWire
+    typealias Seed = PaysafeSimulator.Seed
+
+    let credentials: PaysafeSimulator.Credentials
+    let clock: SimulationClock
+    let ids = DeterministicIDs(seed: 7)
+    let customers = SimulatorStore<String, SimCustomer>(PaysafeSimulatorSeedData.customers.map { ($0.id, $0) })
+    let programs = SimulatorStore<String, SimProgram>(PaysafeSimulatorSeedData.programs.map { ($0.name, $0) })
+    let cards = SimulatorStore<String, SimCard>(PaysafeSimulatorSeedData.cards.map { ($0.cardId, $0) })
+    let tokens = SimulatorStore<String, SimAccessToken>()
+    let scaEvents = SimulatorStore<String, SimSCAEvent>()
+    private let lock = Mutex(0)
+
+    static let cardStatuses: Set<String> = ["ACTIVE", "PENDING", "CANCELLED", "SUSPENDED", "APPLIED", "DIGITAL", "REJECTED", "LOCKED", "EXPIRED", "ISSUED"]
+    static let walletTypes: Set<String> = ["APPLE_PAY", "GOOGLE_PAY", "SAMSUNG_PAY"]
+    static let scaMethods: Set<String> = ["PASSWORD", "PIN", "PASSKEYS", "OTP", "PUSH_NOTIFICATION", "BIOMETRIC"]
+    static let scaChannels: Set<String> = ["SMS", "EMAIL", "AUTHENTICATOR", "PUSH_NOTIFICATION", "REDIRECT"]
+    /// The update transitions the simulator enforces (the project's inferred reading of Paysafe's table).
+    static let transitions: [String: Set<String>] = [
+        "ACTIVE": ["LOCKED", "CANCELLED"], "LOCKED": ["ACTIVE", "CANCELLED"], "DIGITAL": ["ACTIVE", "CANCELLED", "LOCKED"],
+    ]
+    static let liveStatuses: Set<String> = ["ACTIVE", "ISSUED", "DIGITAL", "PENDING", "APPLIED", "LOCKED", "SUSPENDED"]
+
+    init(credentials: PaysafeSimulator.Credentials, clock: SimulationClock) {
+        self.credentials = credentials
+        self.clock = clock
+    }
+
+    func reset() {
+        lock.withLock { _ in
+            customers.reset(to: PaysafeSimulatorSeedData.customers.map { ($0.id, $0) })
+            programs.reset(to: PaysafeSimulatorSeedData.programs.map { ($0.name, $0) })
+            cards.reset(to: PaysafeSimulatorSeedData.cards.map { ($0.cardId, $0) })
+            tokens.reset(to: [])
+            scaEvents.reset(to: [])
+            ids.reset()
+        }
+    }
+
+    /// Runs `body` under the lock.
+    func locked(_ body: () -> SimulatedResponse) -> SimulatedResponse {
+        lock.withLock { _ in body() }
+    }
+
+    // MARK: OAuth
+
+    func issueToken(_ request: SimRequest) -> SimulatedResponse {
+        locked {
+            guard let basic = SimulatorHTTP.basicCredentials(request.header("authorization")),
+                basic.user == credentials.clientID, basic.password == credentials.clientSecret,
+                request.parameter("brand") == credentials.brand
+            else { return Wire.unauthorized("The authentication credentials are invalid.") }
+            let fields = SimulatorHTTP.formFields(request.body)
+            guard let grant = fields.first(where: { $0.name == "grant_type" })?.value else {
+                return Wire.fieldErrors([("grant_type", "must not be null")])
+            }
+            guard grant == "client_credentials" else {
+                return Wire.fieldErrors([("grant_type", "the simulator issues client_credentials tokens only")])
+            }
+            let token = ids.next(prefix: "psat_", length: 32)
+            tokens.put(token, SimAccessToken(brand: credentials.brand, expires: clock.now().addingTimeInterval(TimeInterval(credentials.tokenLifetime))))
+            return .json(200, ["access_token": token, "expires_in": credentials.tokenLifetime, "token_type": "Bearer", "scope": "whitelabelWallet"])
+        }
+    }
+
+    /// The 401 for a missing, unknown or expired bearer token (never an SCA challenge), or nil when it is valid.
+    private func authorize(_ request: SimRequest) -> SimulatedResponse? {
+        guard let value = SimulatorHTTP.bearerToken(request.header("authorization")), let token = tokens.get(value) else {
+            return Wire.unauthorized("The authentication credentials are invalid.")
+        }
+        guard clock.now() < token.expires else { return Wire.unauthorized("The access token has expired.") }
+        return nil
+    }
+
+    private func customer(_ request: SimRequest) -> Result<SimCustomer, ResponseError> {
+        let id = request.parameter("customerId")
+        guard let customer = customers.get(id) else { return .failure(ResponseError(Wire.notFound("Customer id [\(id)] does not exist"))) }
+        return .success(customer)
+    }
+
+    private func card(_ request: SimRequest, customer: SimCustomer) -> Result<SimCard, ResponseError> {
+        let id = request.parameter("cardId")
+        guard let card = cards.get(id), card.customerId == customer.id else {
+            return .failure(ResponseError(Wire.notFound("Card id [\(id)] does not exist")))
+        }
+        return .success(card)
+    }
+
+    /// Authorises, then finds the customer and (when `needsCard`) the card.
+    private func resolve(_ request: SimRequest, needsCard: Bool) -> Result<(SimCustomer, SimCard?), ResponseError> {
+        if let refusal = authorize(request) { return .failure(ResponseError(refusal)) }
+        switch customer(request) {
+        case .failure(let error): return .failure(error)
+        case .success(let customer):
+            guard needsCard else { return .success((customer, nil)) }
+            return card(request, customer: customer).map { (customer, $0) }
+        }
+    }
+
+    private func includes(_ request: SimRequest) -> Result<(tokenizations: Bool, actions: Bool), ResponseError> {
+        guard let value = request.queryValue("include"), !value.isEmpty else { return .success((false, false)) }
+        let words = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let unknown = words.filter { $0 != "TOKENIZATIONS" && $0 != "AVAILABLE_ACTIONS" }
+        guard unknown.isEmpty else { return .failure(ResponseError(Wire.fieldErrors([("include", "unknown value \(unknown[0])")]))) }
+        return .success((words.contains("TOKENIZATIONS"), words.contains("AVAILABLE_ACTIONS")))
+    }
+
+    // MARK: Cards
+
+    func listCards(_ request: SimRequest) -> SimulatedResponse {
+        locked {
+            let resolved = resolve(request, needsCard: false)
+            guard case .success(let (customer, _)) = resolved else { return resolved.failureResponse }
+            var problems: [(String, String)] = []
+            var statuses: Set<String>?
+            if let value = request.queryValue("status"), !value.isEmpty {
+                let words = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                if let bad = words.first(where: { !Self.cardStatuses.contains($0) }) { problems.append(("status", "unknown card status \(bad)")) }
+                statuses = Set(words)
+            }
+            let cardType = request.queryValue("cardType")
+            if let cardType, cardType != "PHYSICAL", cardType != "VIRTUAL" { problems.append(("cardType", "must be PHYSICAL or VIRTUAL")) }
+            var limit = 10
+            if let text = request.queryValue("limit") {
+                if let value = Int(text), value > 0 { limit = value } else { problems.append(("limit", "must be a positive integer")) }
+            }
+            var offset = 0
+            if let text = request.queryValue("offset") {
+                if let value = Int(text), value >= 0 { offset = value } else { problems.append(("offset", "must be zero or a positive integer")) }
+            }
+            let include = includes(request)
+            guard case .success(let flags) = include else { return include.failureResponse }
+            guard problems.isEmpty else { return Wire.fieldErrors(problems) }
+
+            let matching = cards.all().filter { card in
+                card.customerId == customer.id && (statuses?.contains(card.status) ?? true) && (cardType.map { $0 == card.cardType } ?? true)
+            }
+            let page = matching.dropFirst(offset).prefix(limit)
+            return .json(200, [
+                "cards": page.map { Wire.card($0, includeTokenizations: flags.tokenizations, includeActions: flags.actions) },
+                "meta": ["numberOfRecords": matching.count, "limit": limit, "page": offset / limit + 1],
+            ])
+        }
+    }
+
+    func getCard(_ request: SimRequest) -> SimulatedResponse {
+        locked {
+            let resolved = resolve(request, needsCard: true)
+            guard case .success(let (_, found)) = resolved, let card = found else { return resolved.failureResponse }
+            let include = includes(request)
+            guard case .success(let flags) = include else { return include.failureResponse }
+            return .json(200, Wire.card(card, includeTokenizations: flags.tokenizations, includeActions: flags.actions))
+        }
+    }
+
+    func createCard(_ request: SimRequest) -> SimulatedResponse {
+        locked {
+            let resolved = resolve(request, needsCard: false)
+            guard case .success(let (customer, _)) = resolved else { return resolved.failureResponse }
+            guard let body = request.json else { return Wire.notParseable }
+            let isUS = customer.region == "US"
+            var problems: [(String, String)] = []
+
+            let programName = body["programName"] as? String
+            let program = programName.flatMap { programs.get($0) }
+            if programName?.isEmpty ?? true {
+                problems.append(("programName", "must not be null"))
+            } else if program == nil || program?.region != customer.region {
+                problems.append(("programName", "is not a program the customer is eligible for"))
+            }
+            let currency = body["currency"] as? String
+            if let currency, currency.utf8.count == 3, currency.uppercased() == currency {
+                if let program, !program.currencies.contains(currency) { problems.append(("currency", "is not offered by the program")) }
+            } else {
+                problems.append(("currency", "size must be between 3 and 3"))
+            }
+            if let mobile = body["mobile"] {
+                if !((mobile as? String).map(Wire.isMobile) ?? false) { problems.append(("mobile", "must match \"^\\+\\d+\\s?\\d{1,16}$\"")) }
+            }
+            if let pin = body["cardPin"] {
+                if isUS {
+                    problems.append(("cardPin", "must be null for US customers"))
+                } else if !((pin as? String).map { Wire.isDigits($0, count: 4) } ?? false) {
+                    problems.append(("cardPin", "size must be between 4 and 4"))
+                }
+            }
+            if let externalId = body["externalId"], ((externalId as? String)?.count ?? 41) > 40 {
+                problems.append(("externalId", "size must be between 0 and 40"))
+            }
+            if ((body["userAgent"] as? String) ?? "").isEmpty { problems.append(("userAgent", "must not be null")) }
+            let address = body["deliveryAddress"] as? [String: Any]
+            if let program {
+                if program.cardType == "PHYSICAL" && address == nil { problems.append(("deliveryAddress", "must not be null for a PHYSICAL card")) }
+                if program.cardType == "VIRTUAL" && address != nil { problems.append(("deliveryAddress", "must be null for a VIRTUAL card")) }
+            }
+            if let address { problems += addressProblems(address, isUS: isUS) }
+            if isUS {
+                if !(body["termsAndConditionsAccepted"] is Bool) { problems.append(("termsAndConditionsAccepted", "must not be null")) }
+                if !(body["eDisclosureAccepted"] is Bool) { problems.append(("eDisclosureAccepted", "must not be null")) }
+            }
+            guard problems.isEmpty, let program, let currency else { return Wire.fieldErrors(problems) }
+
+            let live = cards.all().filter { $0.customerId == customer.id && $0.programName == program.name && Self.liveStatuses.contains($0.status) }
+            guard live.count < program.allowableCards else {
+                return Wire.error(409, "DW-CARD-LIMIT-REACHED", "The customer holds the maximum number of cards allowed on this program.")
+            }
+
+            let cardId = ids.uuid()
+            let digest = Data(SHA256.hash(data: Data(cardId.utf8)))
+            let lastFour = String(format: "%04d", (Int(digest[0]) << 8 | Int(digest[1])) % 10_000)
+            let now = clock.now()
+            let year = Calendar(identifier: .gregorian).component(.year, from: now) + 3
+            let status = program.cardType == "VIRTUAL" ? "ACTIVE" : (program.isDigital ? "DIGITAL" : "ISSUED")
+            let card = SimCard(
+                cardId: cardId, customerId: customer.id, status: status, statusReason: nil, cardType: program.cardType, scheme: program.scheme,
+                programName: program.name, currency: currency, bin: program.scheme == "VISA" ? "453978" : "533944", lastFour: lastFour,
+                expiryMonth: Calendar(identifier: .gregorian).component(.month, from: now), expiryYear: year,
+                mobile: (body["mobile"] as? String) ?? customer.mobile, createdDate: now, activationDate: status == "ACTIVE" ? now : nil,
+                accountId: String(200_000_000 + cards.all().count), externalId: body["externalId"] as? String,
+                deliveryAddress: address?.compactMapValues { $0 as? String }, cvv: Seed.createdCardCVV, pin: body["cardPin"] as? String
+            )
+            cards.put(cardId, card)
+            return .json(201, Wire.card(card, includeTokenizations: false, includeActions: false))
+        }
+    }
+
+    private func addressProblems(_ address: [String: Any], isUS: Bool) -> [(String, String)] {
+        var problems: [(String, String)] = []
+        func text(_ key: String) -> String? { address[key] as? String }
+        let address1 = text("address1") ?? ""
+        if !(4...40).contains(address1.count) { problems.append(("deliveryAddress.address1", "size must be between 4 and 40")) }
+        for key in ["address2", "address3"] where (text(key)?.count ?? 0) > 30 {
+            problems.append(("deliveryAddress.\(key)", "size must be between 0 and 30"))
+        }
+        let city = text("city") ?? ""
+        let cityAllowed = city.unicodeScalars.allSatisfy { $0 == " " || $0 == "-" || $0 == "." || CharacterSet.letters.contains($0) }
+        if city.isEmpty || city.count > 30 || !cityAllowed { problems.append(("deliveryAddress.city", "must be at most 30 letters, spaces, hyphens or periods")) }
+        let country = text("countryCode") ?? ""
+        if country.utf8.count != 2 || !country.utf8.allSatisfy({ $0 >= 0x41 && $0 <= 0x5A }) {
+            problems.append(("deliveryAddress.countryCode", "must be an ISO 3166 alpha-2 code"))
+        }
+        if let state = text("state") {
+            if state.isEmpty || state.count > 3 { problems.append(("deliveryAddress.state", "size must be between 1 and 3")) }
+        } else if isUS {
+            problems.append(("deliveryAddress.state", "must not be null for US customers"))
+        }
+        let postal = text("postalCode") ?? ""
+        if postal.isEmpty {
+            problems.append(("deliveryAddress.postalCode", "must not be null"))
+        } else if isUS {
+            let allowed = postal.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D || $0 == 0x20 }
+            if !allowed { problems.append(("deliveryAddress.postalCode", "must match \"^[a-zA-Z0-9-\\ ]*$\"")) }
+        } else if postal.count > 16 {
+            problems.append(("deliveryAddress.postalCode", "size must be between 0 and 16"))
+        }
+        return problems
+    }
+
+    func activateCard(_ request: SimRequest) -> SimulatedResponse {
+        locked {
+            let resolved = resolve(request, needsCard: true)
+            guard case .success(let (_, found)) = resolved, var card = found else { return resolved.failureResponse }
+            guard let body = request.json else { return Wire.notParseable }
+            var problems: [(String, String)] = []
+            let lastFour = body["lastFourDigits"] as? String ?? ""
+            let cvv = body["cvv"] as? String ?? ""
+            if lastFour.count != 4 { problems.append(("lastFourDigits", "size must be between 4 and 4")) }
+            if cvv.count != 3 { problems.append(("cvv", "size must be between 3 and 3")) }
+            if ((body["userAgent"] as? String) ?? "").isEmpty { problems.append(("userAgent", "must not be null")) }
+            guard problems.isEmpty else { return Wire.fieldErrors(problems) }
+            if card.status == "ACTIVE" {
+                return Wire.error(400, "DW-CARD-ALREADY-ACTIVATED", "The card is already activated.")
+            }
+            guard card.status == "ISSUED" || card.status == "DIGITAL" else {
+                return Wire.error(400, "DW-CARD-INVALID-STATUS", "Only ISSUED or DIGITAL cards can be activated.")
+            }
+            guard lastFour == card.lastFour && cvv == card.cvv else {
+                card.failedActivations += 1
+                if card.failedActivations >= Seed.activationAttemptsBeforeSuspension {
+                    card.status = "SUSPENDED"
+                    card.statusReason = "Wrong activation data"
+                }
+                cards.put(card.cardId, card)
+                return Wire.error(400, "DW-CARD-ACTIVATION-DATA-MISMATCH", "The activation data does not match the card.")
+            }
+            card.status = "ACTIVE"
+            card.statusReason = nil
+            card.failedActivations = 0
+            card.activationDate = clock.now()
+            cards.put(card.cardId, card)
+            return .json(200, Wire.card(card, includeTokenizations: false, includeActions: false))
+        }
+    }
+
+    func updateCard(_ request: SimRequest) -> SimulatedResponse {
+        locked {
+            let resolved = resolve(request, needsCard: true)
+            guard case .success(let (customer, found)) = resolved, var card = found else { return resolved.failureResponse }
+            guard let body = request.json else { return Wire.notParseable }
+            let status = body["status"] as? String
+            let pin = body["pin"] as? String
+            switch (status, pin) {
+            case (nil, nil): return Wire.fieldErrors([("status", "either status or pin must be given")])
+            case (.some, .some): return Wire.fieldErrors([("pin", "status and pin cannot be changed in one request")])
+            default: break
+            }
+            if let status {
+                guard Self.cardStatuses.contains(status) else { return Wire.fieldErrors([("status", "unknown card status")]) }
+                guard Self.transitions[card.status]?.contains(status) ?? false else {
+                    return Wire.error(400, "DW-CARD-STATUS-TRANSITION-NOT-ALLOWED", "The card cannot be changed from \(card.status) to \(status).")
+                }
+            }
+            if let pin {
+                guard Wire.isDigits(pin, count: 4) else { return Wire.fieldErrors([("pin", "size must be between 4 and 4")]) }
+                guard ["ACTIVE", "LOCKED", "DIGITAL", "ISSUED"].contains(card.status) else {
+                    return Wire.error(400, "DW-CARD-INVALID-STATUS", "The PIN of a \(card.status) card cannot be changed.")
+                }
+            }
+            if let challenge = requireSCA(customer: customer, operation: "PATCH \(card.cardId)", request: request) { return challenge }
+            if let status {
+                card.status = status
+                card.statusReason = body["statusReason"] as? String
+            }
+            if let pin { card.pin = pin }
+            cards.put(card.cardId, card)
+            return .json(200, Wire.card(card, includeTokenizations: false, includeActions: false))
+        }
+    }
+
+    func programs(_ request: SimRequest) -> SimulatedResponse {
+        locked {
+            let resolved = resolve(request, needsCard: false)
+            guard case .success(let (customer, _)) = resolved else { return resolved.failureResponse }
+            return .json(200, ["programs": programs.all().filter { $0.region == customer.region }.map(Wire.program)])
+        }
+    }
+
+    // MARK: Tokenization
+
+    func tokenize(_ request: SimRequest) -> SimulatedResponse {
+        locked {
+            let resolved = resolve(request, needsCard: true)
+            guard case .success(let (customer, found)) = resolved, var card = found else { return resolved.failureResponse }
+            guard let body = request.json else { return Wire.notParseable }
+            let walletType = body["walletType"] as? String ?? ""
+            guard Self.walletTypes.contains(walletType) else { return Wire.fieldErrors([("walletType", "must be one of APPLE_PAY, GOOGLE_PAY, SAMSUNG_PAY")]) }
+            var problems: [(String, String)] = []
+            if walletType == "APPLE_PAY" {
+                for field in ["leafCertificate", "subordinateCertificate", "nonce", "nonceSignature"] {
+                    guard let value = body[field] as? String, !value.isEmpty else {
+                        problems.append((field, "must not be null for APPLE_PAY"))
+                        continue
+                    }
+                    if !Wire.isHex(value) { problems.append((field, "must be hex-encoded")) }
+                }
+            } else if card.scheme == "VISA" {
+                for field in ["clientDeviceId", "clientWalletAccountId"] where ((body[field] as? String) ?? "").isEmpty {
+                    problems.append((field, "must not be null for VISA cards and \(walletType)"))
+                }
+            }
+            guard problems.isEmpty else { return Wire.fieldErrors(problems) }
+            guard card.status == "ACTIVE" || card.status == "DIGITAL" else {
+                return Wire.error(400, "DW-CARD-INVALID-STATUS", "A \(card.status) card cannot be tokenized.")
+            }
+
+            card.tokenizations.append(SimTokenization(
+                dpanRef: nil, walletId: body["clientWalletAccountId"] as? String, walletType: walletType, status: "INITIATED", created: clock.now()
+            ))
+            cards.put(card.cardId, card)
+
+            // Blobs derived from the request's fields (never the request's own bytes), the same for the same request.
+            let fields = ["walletType", "leafCertificate", "subordinateCertificate", "nonce", "nonceSignature", "clientDeviceId", "clientWalletAccountId"]
+            let material = ([card.cardId] + fields.map { (body[$0] as? String) ?? "" }).joined(separator: "|")
+            let seed = Data(SHA256.hash(data: Data(material.utf8)))
+            let isVisa = card.scheme == "VISA"
+            var response: [String: Any] = [
+                "cardNetwork": isVisa ? "CARD_NETWORK_VISA" : "CARD_NETWORK_MASTERCARD",
+                "tokenProvider": isVisa ? "TOKEN_PROVIDER_VISA" : "TOKEN_PROVIDER_MASTERCARD",
+                "cardLastDigits": card.lastFour,
+                "customer": customerObject(customer),
+            ]
+            if walletType == "APPLE_PAY" {
+                response["activationData"] = Wire.derive(seed, label: "activationData", count: 48).base64EncodedString()
+                response["encryptedPassData"] = Wire.derive(seed, label: "encryptedPassData", count: 256).base64EncodedString()
+                response["ephemeralPublicKey"] = (Data([0x04]) + Wire.derive(seed, label: "ephemeralPublicKey", count: 64)).base64EncodedString()
+            } else {
+                response["opaquePaymentCard"] = Wire.derive(seed, label: "opaquePaymentCard", count: 192).base64EncodedString()
+            }
+            return .json(201, response)
+        }
+    }
+
+    private func customerObject(_ customer: SimCustomer) -> [String: Any] {
+        var object: [String: Any] = [
+            "name": customer.name, "mobile": customer.mobile, "address1": customer.address1, "city": customer.city,
+            "countryCode": customer.countryCode, "postalCode": customer.postalCode,
+        ]
+        if let state = customer.state { object["state"] = state }
+        return object
+    }
+
+    func updateTokenization(_ request: SimRequest) -> SimulatedResponse {
+        locked {
+            let resolved = resolve(request, needsCard: true)
+            guard case .success(let (_, found)) = resolved, var card = found else { return resolved.failureResponse }
+            guard let body = request.json else { return Wire.notParseable }
+            var problems: [(String, String)] = []
+            let dpanRef = body["dpanRef"] as? String ?? ""
+            let walletType = body["walletType"] as? String ?? ""
+            let status = body["status"] as? String ?? ""
+            if dpanRef.isEmpty { problems.append(("dpanRef", "must not be null")) }
+            if !Self.walletTypes.contains(walletType) { problems.append(("walletType", "must be one of APPLE_PAY, GOOGLE_PAY, SAMSUNG_PAY")) }
+            if status != "COMPLETED" { problems.append(("status", "only COMPLETED can be set")) }
+            guard problems.isEmpty else { return Wire.fieldErrors(problems) }
+            let index = card.tokenizations.lastIndex { $0.walletType == walletType && $0.dpanRef == dpanRef }
+                ?? card.tokenizations.lastIndex { $0.walletType == walletType && $0.status == "INITIATED" }
+            guard let index else { return Wire.notFound("No \(walletType) tokenization of card [\(card.cardId)]") }
+            card.tokenizations[index].status = "COMPLETED"
+            card.tokenizations[index].dpanRef = dpanRef
+            if let walletId = body["walletId"] as? String { card.tokenizations[index].walletId = walletId }
+            cards.put(card.cardId, card)
+            return .json(200, Wire.tokenization(card.tokenizations[index]))
+        }
+    }
+
+    // MARK: Secure details and SCA
+
+    func secureDetails(_ request: SimRequest) -> SimulatedResponse {
+        locked {
+            let resolved = resolve(request, needsCard: true)
+            guard case .success(let (customer, found)) = resolved, let card = found else { return resolved.failureResponse }
+            guard ["ACTIVE", "LOCKED", "DIGITAL", "ISSUED", "SUSPENDED"].contains(card.status) else {
+                return Wire.error(400, "DW-CARD-INVALID-STATUS", "The details of a \(card.status) card cannot be shown.")
+            }
+            if let challenge = requireSCA(customer: customer, operation: "SECURE-DETAILS \(card.cardId)", request: request) { return challenge }
+            let token = ids.next(prefix: "sd_", length: 32)
+            return .json(200, [
+                "url": "https://secure-details.simulator.paysafe.invalid/view/\(token)",
+                "expirationTime": Wire.iso(clock.now().addingTimeInterval(300)),
+            ])
+        }
+    }
+
+    /// nil when the customer needs no SCA or the request carries the authorization of a verified, unused event
+    /// for this very operation (which it then uses up); otherwise the 401 challenge of a new event.
+    private func requireSCA(customer: SimCustomer, operation: String, request: SimRequest) -> SimulatedResponse? {
+        guard customer.requiresSCA else { return nil }
+        let now = clock.now()
+        if let header = request.header("sca-authorization"), let data = Data(base64Encoded: header),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let details = object["scaDetails"] as? [String: Any], let eventId = details["eventId"] as? String,
+            let walletOperationId = details["walletOperationId"] as? String, var event = scaEvents.get(eventId),
+            event.walletOperationId == walletOperationId, event.customerId == customer.id, event.operation == operation,
+            event.status == .verified, now < event.expires
+        {
+            event.status = .used
+            scaEvents.put(eventId, event)
+            return nil
+        }
+        let event = SimSCAEvent(
+            eventId: ids.uuid(), walletOperationId: ids.uuid(), customerId: customer.id, operation: operation, status: .pending,
+            created: now, expires: now.addingTimeInterval(900), attempts: 0
+        )
+        scaEvents.put(event.eventId, event)
+        let masked = String(customer.mobile.prefix(6)) + "*****" + String(customer.mobile.suffix(2))
+        let challenge: [String: Any] = [
+            "scaDetails": [
+                "eventId": event.eventId, "walletOperationId": event.walletOperationId, "authenticationMode": "OUTSOURCED",
+                "availableVerifications": [["method": "PIN"], ["method": "OTP", "channel": "SMS", "target": masked]],
+                "creationTime": Wire.iso(event.created), "expirationTime": Wire.iso(event.expires),
+            ]
+        ]
+        let json = (try? JSONSerialization.data(withJSONObject: challenge, options: [.sortedKeys])) ?? Data()
+        return SimulatedResponse(status: 401)
+            .withHeader("WWW-Authenticate", "SCA realm=\"Prepaid Cards\" auth-param1=\"\(json.base64EncodedString())\"")
+    }
+
+    func scaAttempt(_ request: SimRequest) -> SimulatedResponse {
+        locked {
+            if let refusal = authorize(request) { return refusal }
+            let eventId = request.parameter("eventId")
+            guard var event = scaEvents.get(eventId) else { return Wire.notFound("SCA event [\(eventId)] does not exist") }
+            guard let body = request.json else { return Wire.notParseable }
+            var problems: [(String, String)] = []
+            let walletOperationId = body["walletOperationId"] as? String ?? ""
+            let verification = body["verification"] as? [String: Any]
+            let method = verification?["method"] as? String ?? ""
+            let channel = verification?["channel"] as? String
+            let status = body["status"] as? String ?? ""
+            if walletOperationId.isEmpty { problems.append(("walletOperationId", "must not be null")) }
+            else if walletOperationId != event.walletOperationId { problems.append(("walletOperationId", "does not belong to the SCA event")) }
+            if !Self.scaMethods.contains(method) { problems.append(("verification.method", "must be one of \(Self.scaMethods.sorted().joined(separator: ", "))")) }
+            if let channel, !Self.scaChannels.contains(channel) { problems.append(("verification.channel", "must be one of \(Self.scaChannels.sorted().joined(separator: ", "))")) }
+            if !["VERIFIED", "REJECTED", "FAILED"].contains(status) { problems.append(("status", "must be VERIFIED, REJECTED or FAILED")) }
+            guard problems.isEmpty else { return Wire.fieldErrors(problems) }
+            guard clock.now() < event.expires else { return Wire.error(400, "DW-SCA-EVENT-EXPIRED", "The SCA event has expired; start the operation again.") }
+            guard event.status == .pending else { return Wire.error(400, "DW-SCA-EVENT-CLOSED", "The SCA event is no longer open for attempts.") }
+            guard event.attempts < Seed.scaAllowableAttempts else {
+                event.status = .failed
+                scaEvents.put(eventId, event)
+                return Wire.error(400, "DW-SCA-ATTEMPTS-EXCEEDED", "No attempts are left for this SCA event.")
+            }
+            event.attempts += 1
+            switch status {
+            case "VERIFIED": event.status = .verified
+            case "REJECTED": event.status = .rejected
+            default: event.status = event.attempts >= Seed.scaAllowableAttempts ? .failed : .pending
+            }
+            scaEvents.put(eventId, event)
+            var verificationObject: [String: Any] = ["method": method]
+            if let channel { verificationObject["channel"] = channel }
+            return .json(201, [
+                "id": ids.next(prefix: "", length: 7), "eventId": event.eventId, "walletOperationId": event.walletOperationId,
+                "authenticationMode": "OUTSOURCED", "verification": verificationObject, "status": status,
+                "creationTime": Wire.iso(clock.now()), "allowableAttempts": Seed.scaAllowableAttempts, "currentAttempts": event.attempts,
+            ])
+        }
+    }
+
+    // MARK: Webhooks
+
+    func signedWebhook(cardID: String, customerID: String?, oldStatus: String?, newStatus: String, eventID: String?) -> (headers: [(String, String)], body: Data) {
+        var object: [String: Any] = ["id": eventID ?? ids.uuid(), "cardId": cardID, "newStatus": newStatus]
+        if let customerID { object["customerId"] = customerID }
+        if let oldStatus { object["oldStatus"] = oldStatus }
+        let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        return ([("Content-Type", "application/json"), ("Signature", Wire.hmacHex(key: credentials.webhookSecret, body: body))], body)
+    }
+}
+
+/// A response that ends a handler early.
+struct ResponseError: Error {
+    var response: SimulatedResponse
+    init(_ response: SimulatedResponse) { self.response = response }
+}
+
+extension Result where Failure == ResponseError {
+    /// The early response of a failure (a 500 if called on a success, which no handler does).
+    var failureResponse: SimulatedResponse {
+        if case .failure(let error) = self { return error.response }
+        return PaysafeSimulatorWire.error(500, "500", "Internal simulator error.")
+    }
+}

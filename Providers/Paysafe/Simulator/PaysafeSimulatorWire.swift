@@ -1,0 +1,129 @@
+import CardGatewaySimulation
+import Crypto
+import Foundation
+
+/// Paysafe's JSON as the simulator writes it, and small wire helpers.
+enum PaysafeSimulatorWire {
+    static let fieldErrorDetail = "Either you submitted a request that is missing a mandatory field or the value of a field does not match the format expected."
+
+    /// `{"error":{"code","message","details","fieldErrors"}}`.
+    static func error(_ status: Int, _ code: String, _ message: String, details: [String]? = nil, fieldErrors: [(String, String)] = []) -> SimulatedResponse {
+        var body: [String: Any] = ["code": code, "message": message]
+        if let details { body["details"] = details }
+        if !fieldErrors.isEmpty { body["fieldErrors"] = fieldErrors.map { ["field": $0.0, "error": $0.1] } }
+        return SimulatedResponse.json(status, ["error": body])
+    }
+
+    static func fieldErrors(_ errors: [(String, String)]) -> SimulatedResponse {
+        error(400, "5068", "Field error(s)", details: [fieldErrorDetail], fieldErrors: errors)
+    }
+
+    static func notFound(_ what: String) -> SimulatedResponse {
+        error(404, "5269", "The ID(s) specified in the URL do not correspond to the values in the system.", details: [what])
+    }
+
+    static func unauthorized(_ message: String) -> SimulatedResponse {
+        error(401, "5279", message)
+    }
+
+    static let notParseable = error(400, "5023", "You submitted a request that is not parseable.")
+
+    static func iso(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func isHex(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count % 2 == 0 && text.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66)
+        }
+    }
+
+    static func isDigits(_ text: String, count: Int) -> Bool {
+        text.utf8.count == count && text.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+
+    /// `^\+\d+\s?\d{1,16}$`.
+    static func isMobile(_ text: String) -> Bool {
+        let parts = text.split(separator: " ", omittingEmptySubsequences: false)
+        guard text.hasPrefix("+") else { return false }
+        let digits: (Substring) -> Bool = { !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
+        switch parts.count {
+        case 1: return text.utf8.count >= 3 && digits(text.dropFirst())
+        case 2: return digits(parts[0].dropFirst()) && digits(parts[1]) && parts[1].count <= 16
+        default: return false
+        }
+    }
+
+    /// Bytes derived from `seed` and `label`, `count` long: HMAC-SHA256 blocks in counter mode.
+    static func derive(_ seed: Data, label: String, count: Int) -> Data {
+        var output = Data()
+        var block = 0
+        let key = SymmetricKey(data: seed)
+        while output.count < count {
+            block += 1
+            let mac = HMAC<SHA256>.authenticationCode(for: Data("\(label)|\(block)".utf8), using: key)
+            output.append(contentsOf: Data(mac))
+        }
+        return output.prefix(count)
+    }
+
+    static func hmacHex(key: String, body: Data) -> String {
+        hex(Data(HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Data(key.utf8)))))
+    }
+
+    // MARK: Objects
+
+    static func card(_ card: SimCard, includeTokenizations: Bool, includeActions: Bool) -> [String: Any] {
+        var object: [String: Any] = [
+            "cardId": card.cardId, "status": card.status, "expiry": ["month": card.expiryMonth, "year": card.expiryYear],
+            "bin": card.bin, "lastFour": card.lastFour, "customerId": card.customerId, "cardType": card.cardType,
+            "programName": card.programName, "currency": card.currency, "createdDate": iso(card.createdDate),
+            "accountId": card.accountId, "scheme": card.scheme, "isPinSet": card.pin != nil,
+        ]
+        if let mobile = card.mobile { object["mobile"] = mobile }
+        if let reason = card.statusReason { object["statusReason"] = reason }
+        if let date = card.activationDate { object["activationDate"] = iso(date) }
+        if let externalId = card.externalId { object["externalId"] = externalId }
+        if let address = card.deliveryAddress { object["deliveryAddress"] = address }
+        if includeTokenizations {
+            object["tokenizations"] = ["mobileWallets": card.tokenizations.map(tokenization)]
+        }
+        if includeActions {
+            object["availableActions"] = actions(for: card).map { ["action": $0] }
+        }
+        return object
+    }
+
+    static func tokenization(_ item: SimTokenization) -> [String: Any] {
+        var object: [String: Any] = ["walletType": item.walletType, "status": item.status]
+        if let dpanRef = item.dpanRef { object["dpanRef"] = dpanRef }
+        if let walletId = item.walletId { object["walletId"] = walletId }
+        return object
+    }
+
+    /// What the customer may do with the card now.
+    static func actions(for card: SimCard) -> [String] {
+        switch card.status {
+        case "ACTIVE": return ["LOCK", "CANCEL", "SHOW_DETAILS", "SHOW_PIN", "SET_PIN"]
+        case "LOCKED": return ["UNLOCK", "CANCEL"]
+        case "DIGITAL": return ["ACTIVATE", "LOCK", "CANCEL", "SHOW_DETAILS"]
+        case "ISSUED": return ["ACTIVATE"]
+        default: return []
+        }
+    }
+
+    static func program(_ program: SimProgram) -> [String: Any] {
+        var object: [String: Any] = [
+            "name": program.name, "cardType": program.cardType, "scheme": program.scheme, "currencies": program.currencies,
+            "allowableCards": program.allowableCards,
+        ]
+        if program.cardType == "PHYSICAL" { object["isDigital"] = program.isDigital }
+        return object
+    }
+}

@@ -1,0 +1,82 @@
+import CardGateway
+import Foundation
+import HTTPTypes
+
+/// Every Stripe path, header and documented limit the adapter relies on, in one place so that a fact found
+/// wrong can be corrected here. Sources: /work/shared/providers/stripe.md (docs.stripe.com API reference,
+/// stripe-python 16.1.0). Facts marked "unverified" are inferred from client libraries, not from Stripe's docs.
+enum StripeAPI {
+    /// The one documented host for test and live mode; the key decides the mode.
+    static let baseURL = URL(string: "https://api.stripe.com")!
+
+    // MARK: Paths
+
+    static let ephemeralKeys = "/v1/ephemeral_keys"
+    static func ephemeralKey(_ id: String) -> String { "/v1/ephemeral_keys/\(URLEncoding.pathSegment(id))" }
+    static let issuingCards = "/v1/issuing/cards"
+    static func issuingCard(_ id: String) -> String { "/v1/issuing/cards/\(URLEncoding.pathSegment(id))" }
+    /// Issuing tokens: parts of this API are marked "preview" in Stripe's reference.
+    static let issuingTokens = "/v1/issuing/tokens"
+    static func issuingToken(_ id: String) -> String { "/v1/issuing/tokens/\(URLEncoding.pathSegment(id))" }
+
+    // MARK: Headers
+
+    static let stripeVersionHeader = HTTPField.Name("Stripe-Version")!
+    static let stripeAccountHeader = HTTPField.Name("Stripe-Account")!
+    static let idempotencyKeyHeader = HTTPField.Name("Idempotency-Key")!
+    /// The request id Stripe puts on every response (`req_…`).
+    static let requestIDHeader = "Request-Id"
+    /// Stripe's own advice on repeating a request: `true` or `false`.
+    static let shouldRetryHeader = "Stripe-Should-Retry"
+    static let signatureHeader = HTTPField.Name("Stripe-Signature")!
+
+    // MARK: Limits
+
+    /// Stripe accepts idempotency keys of up to 255 characters.
+    static let idempotencyKeyMaxLength = 255
+    /// stripe-python `Webhook.DEFAULT_TOLERANCE`: signatures older (or, here, newer) than this are refused.
+    static let webhookTolerance: TimeInterval = 300
+    /// `limit` on list endpoints: 1…100.
+    static let listLimitRange = 1...100
+    /// How many pages of tokens `offer` reads at most (100 tokens each).
+    static let maxTokenPages = 10
+    /// More `v1` entries than this in one `Stripe-Signature` header are refused (a roll has two).
+    static let maxSignatures = 16
+
+    // MARK: Values
+
+    /// `issuing.card.status` values.
+    static let cardStatuses: Set<String> = ["active", "inactive", "canceled"]
+    /// `cancellation_reason` accepted by `POST /v1/issuing/cards/{id}` (the object also reports
+    /// design_rejected and fulfillment_error, set by Stripe).
+    static let settableCancellationReasons: Set<String> = ["lost", "stolen"]
+    /// `status` accepted by `POST /v1/issuing/tokens/{id}`.
+    static let settableTokenStatuses: Set<String> = ["active", "suspended", "deleted"]
+
+    /// Whether `card.cardholder` is expandable. The generated stripe-python 16.1.0 type declares it as an
+    /// embedded `Cardholder`, not an `ExpandableField`, so the adapter does not send `expand[]=cardholder`
+    /// (Stripe refuses expanding non-expandable properties; unverified against the live API). The decoder
+    /// accepts an id or an object either way.
+    static let expandCardholder = false
+}
+
+/// Stripe's API-version strings: `YYYY-MM-DD`, optionally followed by `.name` (stripe-python 16.1.0 pins
+/// `2026-10-28.endive`; the iOS SDK asks for `2020-08-27`).
+enum StripeAPIVersion {
+    static func isValid(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let date = parts.first else { return false }
+        let dateParts = date.split(separator: "-", omittingEmptySubsequences: false)
+        guard dateParts.count == 3, dateParts[0].count == 4, dateParts[1].count == 2, dateParts[2].count == 2,
+            dateParts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            let month = Int(dateParts[1]), let day = Int(dateParts[2]), (1...12).contains(month), (1...31).contains(day)
+        else { return false }
+        if parts.count == 2 {
+            let name = parts[1]
+            guard !name.isEmpty, name.count <= 64,
+                name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
+            else { return false }
+        }
+        return true
+    }
+}

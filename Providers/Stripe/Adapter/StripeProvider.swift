@@ -1,0 +1,449 @@
+import CardGateway
+import Foundation
+import HTTPTypes
+import Logging
+
+extension ProviderKind {
+    /// Stripe Issuing.
+    public static let stripe = ProviderKind("stripe")
+}
+
+extension ProviderFactory {
+    /// Stripe Issuing: register with `registry.register(.stripe)`.
+    ///
+    /// Configuration: `"kind": "stripe"`, `"environment": "sandbox"` or `"live"` (both https://api.stripe.com;
+    /// the key decides the mode, and a key of the other mode is refused), credentials `secretKey` (required),
+    /// `webhookSecret` and `previousWebhookSecret` (optional, `whsec_…`), options `stripeAccount` (`acct_…`, for
+    /// Connect) and `apiVersion` (the `Stripe-Version` of ordinary calls).
+    public static var stripe: ProviderFactory {
+        ProviderFactory(
+            kind: .stripe,
+            descriptor: StripeProvider.descriptor,
+            environments: ["sandbox": StripeAPI.baseURL, "live": StripeAPI.baseURL],
+            credentials: [
+                CredentialSpec("secretKey", required: true, summary: "secret key sk_live_…/sk_test_… (or restricted rk_…)"),
+                CredentialSpec("webhookSecret", required: false, summary: "webhook endpoint signing secret whsec_…"),
+                CredentialSpec("previousWebhookSecret", required: false, summary: "the previous whsec_… while a secret is rolled"),
+            ],
+            options: [
+                OptionSpec("stripeAccount", type: .string, summary: "connected account acct_… sent as Stripe-Account"),
+                OptionSpec("apiVersion", type: .string, summary: "Stripe-Version for ordinary calls (never for ephemeral keys)"),
+            ],
+            make: { setup in try StripeProvider(setup: setup) }
+        )
+    }
+}
+
+/// Stripe Issuing: card look-ups, wallet provisioning by ephemeral key for Stripe's mobile SDKs (Apple Pay and
+/// Google Pay), Issuing tokens, and webhooks.
+///
+/// Provisioning at Stripe is done by the app's Stripe SDK: the backend only mints an ephemeral key for one card,
+/// pinned to the API version the SDK asks for, and returns Stripe's JSON to the app byte for byte. The SDK then
+/// fetches the encrypted pass data from Stripe itself, so ``confirm(_:context:)`` has nothing to record.
+///
+/// Stripe has no card programs or activation with printed data, so this adapter is not a ``CardService``; it
+/// offers Stripe's own card and token operations as methods instead.
+public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
+    /// Card lookup, Apple Pay and Google Pay by issuer SDK key, webhooks.
+    public static let descriptor = ProviderDescriptor(
+        kind: .stripe, capabilities: [.cardLookup, .walletProvisioning, .webhooks],
+        provisioningFlows: [.applePay: .issuerSDKKey, .googlePay: .issuerSDKKey]
+    )
+
+    public var descriptor: ProviderDescriptor { Self.descriptor }
+
+    private let configuration: StripeConfiguration
+    private let http: ProviderHTTPClient
+    private let logger: Logger
+
+    /// Builds an instance from configuration (what ``ProviderFactory/stripe`` does). Throws
+    /// `invalidConfiguration` naming every problem.
+    public init(setup: ProviderSetup) throws {
+        let configuration = StripeConfiguration(
+            secretKey: try setup.credential("secretKey"),
+            webhookSecret: setup.optionalCredential("webhookSecret"),
+            previousWebhookSecret: setup.optionalCredential("previousWebhookSecret"),
+            stripeAccount: setup.stringOption("stripeAccount"),
+            apiVersion: setup.stringOption("apiVersion")
+        )
+        try self.init(configuration: configuration, http: setup.http, environment: setup.configuration.environment, logger: setup.logger)
+    }
+
+    /// Builds an instance directly.
+    ///
+    /// - Parameters:
+    ///   - environment: "sandbox" or "live" when known, to refuse a key of the other mode.
+    public init(configuration: StripeConfiguration, http: ProviderHTTPClient, environment: String? = nil, logger: Logger? = nil) throws {
+        let problems = configuration.problems(environment: environment)
+        if !problems.isEmpty {
+            let instance = http.instance
+            let named = problems.map { CardGatewayError.FieldError(field: "providers.\(instance).\($0.field)", message: $0.message) }
+            throw CardGatewayError(
+                .invalidConfiguration,
+                named.count == 1 ? named[0].description : "\(named.count) problems: " + named.map(\.description).joined(separator: "; "),
+                provider: instance, providerKind: .stripe, fieldErrors: named
+            )
+        }
+        var client = http
+        client.idempotencyKeyMaxLength = StripeAPI.idempotencyKeyMaxLength
+        client.retryAdvice = { response in StripeErrors.shouldRetry(response) }
+        self.configuration = configuration
+        self.http = client
+        self.logger = logger ?? http.logger
+    }
+
+    // MARK: CardLookup
+
+    /// `GET /v1/issuing/cards/{id}`. Wallet tokens are not included (see ``listTokens(card:status:limit:startingAfter:context:)``).
+    public func card(_ ref: CardRef, context: OperationContext) async throws -> Card {
+        try Self.validate(cardID: ref.id)
+        return StripeMapping.card(try await fetchCard(ref.id, context: context))
+    }
+
+    // MARK: WalletProvisioning
+
+    /// Eligibility from the card (`status` must be active, and `wallets.apple_pay|google_pay.eligible`), the
+    /// wallet sheet's data (cardholder name, last four, brand, expiry, `wallets.primary_account_identifier`)
+    /// and the card's tokens in that wallet that are not deleted.
+    public func offer(for ref: CardRef, wallet: Wallet, context: OperationContext) async throws -> ProvisioningOffer {
+        try Self.validate(cardID: ref.id)
+        let wire = try await fetchCard(ref.id, context: context)
+        let card = StripeMapping.card(wire)
+        let flow = descriptor.provisioningFlows[wallet]
+        let tokens = flow == nil ? [] : try await walletTokens(card: ref.id, wallet: wallet, context: context)
+
+        var reason: IneligibilityReason?
+        let walletInfo: StripeCardWire.Wallets.Wallet? = {
+            switch wallet {
+            case .applePay: return wire.wallets?.applePay
+            case .googlePay: return wire.wallets?.googlePay
+            case .samsungPay: return nil
+            }
+        }()
+        if flow == nil {
+            reason = .walletNotSupported(wallet)
+        } else if card.status != .active {
+            reason = .cardNotActive(wire.status)
+        } else if let walletInfo {
+            if !walletInfo.eligible { reason = StripeMapping.ineligibility(walletInfo.ineligibleReason, wallet: wallet) }
+        } else {
+            reason = IneligibilityReason(code: "walletNotSupported", message: "Stripe reports no \(wallet) eligibility for this card")
+        }
+        return ProvisioningOffer(
+            card: card.ref, wallet: wallet, eligible: reason == nil, ineligibleReason: reason, flow: flow,
+            cardholderName: card.cardholderName, lastFour: card.lastFour, network: card.scheme,
+            primaryAccountIdentifier: wire.wallets?.primaryAccountIdentifier, expiry: card.expiry, existingTokens: tokens
+        )
+    }
+
+    /// Mints an ephemeral key for the card: `POST /v1/ephemeral_keys` with `issuing_card=ic_…` and the exact
+    /// `Stripe-Version` the app's SDK asked for. The response's JSON is returned byte for byte in
+    /// ``EphemeralKey/rawJSON``: hand it to the app unchanged. The key is a bearer credential: mint one per
+    /// attempt, never cache or log it.
+    public func provision(_ request: ProvisioningRequest, context: OperationContext) async throws -> ProvisioningResponse {
+        guard descriptor.provisioningFlows[request.wallet] != nil else {
+            throw CardGatewayError(.unsupported, "Stripe's SDKs cannot push cards to \(request.wallet)", provider: http.instance, providerKind: .stripe)
+        }
+        var problems = ValidationProblems()
+        Self.check(cardID: request.card.id, field: "card.id", into: &problems)
+        let apiVersion: String
+        switch request.input {
+        case .issuerSDKKey(let version):
+            apiVersion = version
+            if version.isEmpty {
+                problems.add("input.apiVersion", "is required: pass the API version the Stripe SDK asked for (iOS: 2020-08-27)")
+            } else if !StripeAPIVersion.isValid(version) {
+                problems.add("input.apiVersion", "must be a Stripe API version such as 2020-08-27")
+            }
+        default:
+            apiVersion = ""
+            problems.add("input", "Stripe provisions by ephemeral key: send issuerSDKKey(apiVersion:) with the version the SDK asked for")
+        }
+        try problems.throwIfAny()
+
+        var form = StripeForm()
+        form.add("issuing_card", request.card.id)
+        let response = try await send(
+            .post, StripeAPI.ephemeralKeys, form: form, stripeVersion: apiVersion,
+            repeatability: .idempotent(header: StripeAPI.idempotencyKeyHeader, scope: "ephemeral_key:\(request.card.id):\(apiVersion)"),
+            operation: "create ephemeral key", context: context
+        )
+        let wire = try decode(StripeEphemeralKeyWire.self, response, object: "ephemeral_key", \.object, what: "ephemeral key")
+        guard let secret = wire.secret, !secret.isEmpty else {
+            throw invalidResponse("Stripe's ephemeral key has no secret", response)
+        }
+        if let associated = wire.associatedObjects, !associated.isEmpty,
+            !associated.contains(where: { $0.id == request.card.id && $0.type == "issuing.card" })
+        {
+            throw invalidResponse("Stripe's ephemeral key is not scoped to the requested card", response)
+        }
+        let key = EphemeralKey(
+            id: wire.id, rawJSON: SensitiveData(response.body), created: wire.created.map(StripeMapping.date),
+            expires: StripeMapping.date(wire.expires), apiVersion: apiVersion
+        )
+        context.logger.debug("minted Stripe ephemeral key", metadata: [
+            "stripe.ephemeral_key": .string(wire.id), "stripe.api_version": .string(apiVersion),
+            "expires": .stringConvertible(wire.expires),
+        ])
+        return .ephemeralKey(key)
+    }
+
+    /// Does nothing: Stripe's SDK completes provisioning with Stripe directly, and the resulting Issuing token
+    /// arrives as an `issuing_token.created` webhook.
+    public func confirm(_ confirmation: ProvisioningConfirmation, context: OperationContext) async throws {}
+
+    /// Revokes an ephemeral key before it expires: `DELETE /v1/ephemeral_keys/{id}`.
+    ///
+    /// - Parameter apiVersion: the `Stripe-Version` to send (the one the key was minted with); nil sends the
+    ///   configured account version, if any.
+    public func revokeEphemeralKey(id: String, apiVersion: String? = nil, context: OperationContext) async throws {
+        var problems = ValidationProblems()
+        Self.check(id: id, field: "id", into: &problems)
+        if let apiVersion, !StripeAPIVersion.isValid(apiVersion) {
+            problems.add("apiVersion", "must be a Stripe API version such as 2020-08-27")
+        }
+        try problems.throwIfAny()
+        // DELETE is idempotent by definition at Stripe: no idempotency key, safe to repeat.
+        let response = try await send(
+            .delete, StripeAPI.ephemeralKey(id), stripeVersion: apiVersion ?? configuration.apiVersion,
+            repeatability: .safe, operation: "revoke ephemeral key", context: context
+        )
+        _ = try decode(StripeEphemeralKeyWire.self, response, object: "ephemeral_key", \.object, what: "ephemeral key")
+    }
+
+    // MARK: Cards
+
+    /// `GET /v1/issuing/cards` with cursor paging and Stripe's filters.
+    public func listCards(_ query: StripeCardListQuery = StripeCardListQuery(), context: OperationContext) async throws -> StripeList<Card> {
+        var problems = ValidationProblems()
+        var items: [(name: String, value: String)] = []
+        if let limit = query.limit {
+            problems.require(StripeAPI.listLimitRange.contains(limit), "limit", "must be from 1 to 100")
+            items.append(("limit", String(limit)))
+        }
+        if let after = query.startingAfter {
+            Self.check(id: after, field: "startingAfter", into: &problems)
+            items.append(("starting_after", after))
+        }
+        if let before = query.endingBefore {
+            Self.check(id: before, field: "endingBefore", into: &problems)
+            items.append(("ending_before", before))
+        }
+        problems.require(query.startingAfter == nil || query.endingBefore == nil, "endingBefore", "cannot be combined with startingAfter")
+        if let status = query.status {
+            if let value = StripeMapping.stripeCardStatus(status) { items.append(("status", value)) } else {
+                problems.add("status", "Stripe cards are active, inactive or cancelled, not \(status)")
+            }
+        }
+        if let type = query.type {
+            if let value = StripeMapping.stripeCardType(type) { items.append(("type", value)) } else {
+                problems.add("type", "must be physical or virtual")
+            }
+        }
+        if let cardholder = query.cardholder {
+            Self.check(id: cardholder, field: "cardholder", into: &problems)
+            items.append(("cardholder", cardholder))
+        }
+        try problems.throwIfAny()
+        let response = try await send(.get, StripeAPI.issuingCards, query: items, operation: "list cards", context: context)
+        let list = try decode(StripeListWire<StripeCardWire>.self, response, object: "list", \.object, what: "card list")
+        let cards = list.data.map(StripeMapping.card)
+        let hasMore = list.hasMore ?? false
+        return StripeList(items: cards, hasMore: hasMore, nextStartingAfter: hasMore ? cards.last?.id : nil)
+    }
+
+    /// Activates, deactivates or cancels a card: `POST /v1/issuing/cards/{id}` with `status` active, inactive or
+    /// canceled (final at Stripe), and for a cancellation an optional `cancellation_reason` lost or stolen.
+    public func updateCardStatus(card ref: CardRef, status: CardStatus, reason: String? = nil, context: OperationContext) async throws -> Card {
+        var problems = ValidationProblems()
+        Self.check(cardID: ref.id, field: "card.id", into: &problems)
+        let stripeStatus = StripeMapping.stripeCardStatus(status)
+        if stripeStatus == nil { problems.add("status", "Stripe cards can be set active, inactive or cancelled, not \(status)") }
+        if let reason {
+            if status != .cancelled {
+                problems.add("reason", "a reason is only sent with a cancellation")
+            } else if !StripeAPI.settableCancellationReasons.contains(reason) {
+                problems.add("reason", "must be lost or stolen")
+            }
+        }
+        try problems.throwIfAny()
+        var form = StripeForm()
+        form.add("status", stripeStatus ?? "")
+        if let reason { form.add("cancellation_reason", reason) }
+        let response = try await send(
+            .post, StripeAPI.issuingCard(ref.id), form: form,
+            repeatability: .idempotent(header: StripeAPI.idempotencyKeyHeader, scope: "card_status:\(ref.id):\(stripeStatus ?? ""):\(reason ?? "")"),
+            operation: "update card status", context: context
+        )
+        return StripeMapping.card(try decode(StripeCardWire.self, response, object: "issuing.card", \.object, what: "issuing card"))
+    }
+
+    // MARK: Tokens
+
+    /// `GET /v1/issuing/tokens?card=…` with cursor paging.
+    public func listTokens(
+        card ref: CardRef, status: WalletTokenStatus? = nil, limit: Int? = nil, startingAfter: String? = nil, context: OperationContext
+    ) async throws -> StripeList<StripeIssuingToken> {
+        var problems = ValidationProblems()
+        Self.check(cardID: ref.id, field: "card.id", into: &problems)
+        var items: [(name: String, value: String)] = [("card", ref.id)]
+        if let status {
+            if status == .unknown { problems.add("status", "must be requested, active, suspended or deleted") } else {
+                items.append(("status", status.rawValue))
+            }
+        }
+        if let limit {
+            problems.require(StripeAPI.listLimitRange.contains(limit), "limit", "must be from 1 to 100")
+            items.append(("limit", String(limit)))
+        }
+        if let startingAfter {
+            Self.check(id: startingAfter, field: "startingAfter", into: &problems)
+            items.append(("starting_after", startingAfter))
+        }
+        try problems.throwIfAny()
+        let response = try await send(.get, StripeAPI.issuingTokens, query: items, operation: "list tokens", context: context)
+        let list = try decode(StripeListWire<StripeTokenWire>.self, response, object: "list", \.object, what: "token list")
+        let tokens = list.data.map(Self.issuingToken)
+        let hasMore = list.hasMore ?? false
+        return StripeList(items: tokens, hasMore: hasMore, nextStartingAfter: hasMore ? tokens.last?.id : nil)
+    }
+
+    /// `GET /v1/issuing/tokens/{id}`.
+    public func token(id: String, context: OperationContext) async throws -> StripeIssuingToken {
+        var problems = ValidationProblems()
+        Self.check(id: id, field: "id", into: &problems)
+        try problems.throwIfAny()
+        let response = try await send(.get, StripeAPI.issuingToken(id), operation: "get token", context: context)
+        return Self.issuingToken(try decode(StripeTokenWire.self, response, object: "issuing.token", \.object, what: "issuing token"))
+    }
+
+    /// Activates, suspends or deletes (final) a token: `POST /v1/issuing/tokens/{id}` with `status`.
+    public func updateToken(id: String, status: WalletTokenStatus, context: OperationContext) async throws -> StripeIssuingToken {
+        var problems = ValidationProblems()
+        Self.check(id: id, field: "id", into: &problems)
+        let value = StripeMapping.stripeTokenStatus(status)
+        if value == nil { problems.add("status", "a token can be set active, suspended or deleted, not \(status)") }
+        try problems.throwIfAny()
+        var form = StripeForm()
+        form.add("status", value ?? "")
+        let response = try await send(
+            .post, StripeAPI.issuingToken(id), form: form,
+            repeatability: .idempotent(header: StripeAPI.idempotencyKeyHeader, scope: "token_status:\(id):\(value ?? "")"),
+            operation: "update token", context: context
+        )
+        return Self.issuingToken(try decode(StripeTokenWire.self, response, object: "issuing.token", \.object, what: "issuing token"))
+    }
+
+    // MARK: WebhookVerifying
+
+    /// Checks `Stripe-Signature` over the raw body (any `v1` by the webhook secret or the previous one, the
+    /// timestamp within the tolerance either way), then maps `issuing_card.created/updated` to
+    /// `cardStatusChanged` and `issuing_token.created/updated` to `walletTokenCreated/Updated`. Other event
+    /// types verify and produce no events.
+    public func verify(_ delivery: WebhookDelivery, now: Date) throws -> [GatewayEvent] {
+        let secrets = [configuration.webhookSecret, configuration.previousWebhookSecret].compactMap { $0 }
+        guard !secrets.isEmpty else {
+            throw CardGatewayError(
+                .invalidConfiguration, "providers.\(http.instance).credentials.webhookSecret is not configured, so Stripe webhooks cannot be verified",
+                provider: http.instance, providerKind: .stripe
+            )
+        }
+        try StripeWebhookVerifier(secrets: secrets, tolerance: configuration.webhookTolerance).verify(delivery, now: now)
+        return try StripeEvents.events(from: delivery.body)
+    }
+
+    // MARK: Internals
+
+    private func fetchCard(_ id: String, context: OperationContext) async throws -> StripeCardWire {
+        var query: [(name: String, value: String)] = []
+        if StripeAPI.expandCardholder { query.append(("expand[]", "cardholder")) }
+        let response = try await send(.get, StripeAPI.issuingCard(id), query: query, operation: "get card", context: context)
+        return try decode(StripeCardWire.self, response, object: "issuing.card", \.object, what: "issuing card")
+    }
+
+    /// The card's tokens in `wallet` that are not deleted, over as many pages as needed (bounded). The tokens
+    /// API is in preview: an account without access (403) gets an offer without existing tokens.
+    private func walletTokens(card: String, wallet: Wallet, context: OperationContext) async throws -> [WalletToken] {
+        var tokens: [WalletToken] = []
+        var cursor: String?
+        do {
+            for _ in 0..<StripeAPI.maxTokenPages {
+                let page = try await listTokens(card: CardRef(id: card), limit: StripeAPI.listLimitRange.upperBound, startingAfter: cursor, context: context)
+                tokens += page.items.map(\.token).filter { $0.wallet == wallet && $0.status != .deleted }
+                guard page.hasMore, let next = page.nextStartingAfter else { break }
+                cursor = next
+            }
+        } catch let error as CardGatewayError where error.code == .permissionDenied {
+            context.logger.warning("Stripe refused listing issuing tokens; the offer has no existing tokens", metadata: [
+                "provider": .string(http.instance), "error.code": .string(error.code.rawValue),
+            ])
+            return []
+        }
+        return tokens
+    }
+
+    private static func issuingToken(_ wire: StripeTokenWire) -> StripeIssuingToken {
+        StripeIssuingToken(
+            card: CardRef(id: wire.card.id), token: StripeMapping.token(wire), deviceFingerprint: wire.deviceFingerprint,
+            networkUpdatedAt: wire.networkUpdatedAt.map(StripeMapping.date)
+        )
+    }
+
+    private func send(
+        _ method: HTTPRequest.Method, _ path: String, query: [(name: String, value: String)] = [], form: StripeForm? = nil,
+        stripeVersion: String? = nil, repeatability: ProviderRequest.Repeatability? = nil, operation: String, context: OperationContext
+    ) async throws -> ProviderResponse {
+        var headers = HTTPFields()
+        headers[.authorization] = "Bearer \(configuration.secretKey.revealedValue)"
+        if let version = stripeVersion ?? configuration.apiVersion { headers[StripeAPI.stripeVersionHeader] = version }
+        if let account = configuration.stripeAccount { headers[StripeAPI.stripeAccountHeader] = account }
+        var body: Data?
+        if let form {
+            headers[.contentType] = "application/x-www-form-urlencoded"
+            body = form.body
+        }
+        let request = ProviderRequest(method, path, query: query, headers: headers, body: body, repeatability: repeatability, operation: operation)
+        return try await http.send(request, context: context)
+    }
+
+    /// The decoded object of a successful response; Stripe's error for any other.
+    private func decode<T: Decodable>(
+        _ type: T.Type, _ response: ProviderResponse, object expected: String, _ objectField: KeyPath<T, String?>, what: String
+    ) throws -> T {
+        guard response.isSuccess else { throw StripeErrors.error(for: response, instance: http.instance) }
+        let value: T
+        do { value = try StripeJSON.decoder().decode(T.self, from: response.body) } catch {
+            throw invalidResponse("Stripe's answer is not a valid \(what)", response)
+        }
+        if let object = value[keyPath: objectField], object != expected {
+            throw invalidResponse("Stripe answered with an object of another type than \(what)", response)
+        }
+        return value
+    }
+
+    private func invalidResponse(_ message: String, _ response: ProviderResponse) -> CardGatewayError {
+        CardGatewayError(
+            .invalidResponse, message, provider: http.instance, providerKind: .stripe, httpStatus: response.status,
+            requestID: StripeErrors.requestID(response), mayHaveReachedProvider: true
+        )
+    }
+
+    static func validate(cardID: String) throws {
+        var problems = ValidationProblems()
+        check(cardID: cardID, field: "card.id", into: &problems)
+        try problems.throwIfAny()
+    }
+
+    static func check(cardID: String, field: String, into problems: inout ValidationProblems) {
+        check(id: cardID, field: field, into: &problems)
+    }
+
+    /// A Stripe id: non-empty, at most 255 characters, printable ASCII without spaces or slashes.
+    static func check(id: String, field: String, into problems: inout ValidationProblems) {
+        if id.isEmpty {
+            problems.add(field, "is required")
+        } else if id.utf8.count > 255 || !id.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7f && $0 != "/" }) {
+            problems.add(field, "is not a Stripe id")
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import CardGateway
+import Foundation
+
+/// How a Stripe instance is set up: the keys and the options the factory reads from configuration
+/// (`credentials.secretKey`, `credentials.webhookSecret`, `credentials.previousWebhookSecret`,
+/// `options.stripeAccount`, `options.apiVersion`).
+public struct StripeConfiguration: Sendable, CustomStringConvertible {
+    /// `sk_live_…`/`sk_test_…` (or a restricted `rk_…` key), sent as `Authorization: Bearer`.
+    public var secretKey: Secret
+    /// The endpoint's signing secret (`whsec_…`). Without one, webhooks are refused as misconfigured.
+    public var webhookSecret: Secret?
+    /// The secret being rolled away from; signatures by either secret are accepted while both are set.
+    public var previousWebhookSecret: Secret?
+    /// A connected account (`acct_…`), sent as `Stripe-Account` on every request.
+    public var stripeAccount: String?
+    /// The `Stripe-Version` for ordinary calls; nil uses the account's default. Never used for ephemeral keys,
+    /// which always carry the version the mobile SDK asked for.
+    public var apiVersion: String?
+    /// How far a webhook's signed timestamp may be from now, either way.
+    public var webhookTolerance: TimeInterval
+
+    public init(
+        secretKey: Secret, webhookSecret: Secret? = nil, previousWebhookSecret: Secret? = nil, stripeAccount: String? = nil,
+        apiVersion: String? = nil, webhookTolerance: TimeInterval = 300
+    ) {
+        self.secretKey = secretKey
+        self.webhookSecret = webhookSecret
+        self.previousWebhookSecret = previousWebhookSecret
+        self.stripeAccount = stripeAccount
+        self.apiVersion = apiVersion
+        self.webhookTolerance = webhookTolerance
+    }
+
+    /// True for a live-mode key, false for a test-mode key, nil when the key does not say.
+    public var isLiveMode: Bool? {
+        let key = secretKey.revealedValue
+        if key.hasPrefix("sk_live_") || key.hasPrefix("rk_live_") { return true }
+        if key.hasPrefix("sk_test_") || key.hasPrefix("rk_test_") { return false }
+        return nil
+    }
+
+    /// Every problem with this configuration for `environment` ("sandbox" or "live"; nil when a base URL
+    /// override is used), each naming its configuration key. Never contains a secret.
+    public func problems(environment: String?) -> [CardGatewayError.FieldError] {
+        var problems = ValidationProblems()
+        let key = secretKey.revealedValue
+        if key.hasPrefix("pk_") {
+            problems.add("credentials.secretKey", "is a publishable key (pk_…); the server needs a secret key (sk_…) or a restricted key (rk_…)")
+        } else if !(key.hasPrefix("sk_") || key.hasPrefix("rk_")) || key.count < 8 {
+            problems.add("credentials.secretKey", "must be a Stripe secret key (sk_live_…, sk_test_…) or restricted key (rk_…)")
+        } else if let live = isLiveMode {
+            if live && environment == "sandbox" {
+                problems.add("credentials.secretKey", "is a live-mode key but the environment is sandbox; use an sk_test_ key")
+            } else if !live && environment == "live" {
+                problems.add("credentials.secretKey", "is a test-mode key but the environment is live; use an sk_live_ key")
+            }
+        }
+        for (name, secret) in [("webhookSecret", webhookSecret), ("previousWebhookSecret", previousWebhookSecret)] {
+            if let secret, !secret.revealedValue.hasPrefix("whsec_") {
+                problems.add("credentials.\(name)", "must be a webhook signing secret (whsec_…)")
+            }
+        }
+        if let stripeAccount, !stripeAccount.hasPrefix("acct_") || stripeAccount.count < 6 || stripeAccount.contains(where: { $0.isWhitespace }) {
+            problems.add("options.stripeAccount", "must be a connected account id (acct_…)")
+        }
+        if let apiVersion, !StripeAPIVersion.isValid(apiVersion) {
+            problems.add("options.apiVersion", "must be a Stripe API version such as 2024-06-20 or 2025-03-31.basil")
+        }
+        if !(webhookTolerance > 0 && webhookTolerance.isFinite) {
+            problems.add("webhookTolerance", "must be a positive number of seconds")
+        }
+        return problems.errors
+    }
+
+    public var description: String {
+        "StripeConfiguration(secretKey: <redacted>, webhookSecret: \(webhookSecret == nil ? "none" : "<redacted>"), stripeAccount: \(stripeAccount ?? "none"), apiVersion: \(apiVersion ?? "account default"))"
+    }
+}
+
+/// Which Issuing cards to list (`GET /v1/issuing/cards`), and which page.
+public struct StripeCardListQuery: Sendable, Equatable {
+    /// 1…100; nil lets Stripe choose (10).
+    public var limit: Int?
+    /// The last card id of the previous page.
+    public var startingAfter: String?
+    /// The first card id of the next page, to page backwards.
+    public var endingBefore: String?
+    /// active, inactive or cancelled.
+    public var status: CardStatus?
+    /// physical or virtual.
+    public var type: CardType?
+    /// A cardholder id (`ich_…`).
+    public var cardholder: String?
+
+    public init(
+        limit: Int? = nil, startingAfter: String? = nil, endingBefore: String? = nil, status: CardStatus? = nil,
+        type: CardType? = nil, cardholder: String? = nil
+    ) {
+        self.limit = limit
+        self.startingAfter = startingAfter
+        self.endingBefore = endingBefore
+        self.status = status
+        self.type = type
+        self.cardholder = cardholder
+    }
+}
+
+/// One page of a Stripe list, with its cursor.
+public struct StripeList<Item: Sendable>: Sendable {
+    public var items: [Item]
+    /// Stripe's `has_more`.
+    public var hasMore: Bool
+    /// The id to pass as `startingAfter` for the next page (the last item's id), nil when there is no next page.
+    public var nextStartingAfter: String?
+
+    public init(items: [Item], hasMore: Bool, nextStartingAfter: String?) {
+        self.items = items
+        self.hasMore = hasMore
+        self.nextStartingAfter = nextStartingAfter
+    }
+}
+
+extension StripeList: Equatable where Item: Equatable {}
+
+/// An Issuing token (`issuing.token`): a card's token in a wallet, with the card it belongs to.
+public struct StripeIssuingToken: Sendable, Equatable {
+    public var card: CardRef
+    public var token: WalletToken
+    /// Stripe's `device_fingerprint`, when it has one.
+    public var deviceFingerprint: String?
+    /// When the network last updated the token.
+    public var networkUpdatedAt: Date?
+
+    public init(card: CardRef, token: WalletToken, deviceFingerprint: String? = nil, networkUpdatedAt: Date? = nil) {
+        self.card = card
+        self.token = token
+        self.deviceFingerprint = deviceFingerprint
+        self.networkUpdatedAt = networkUpdatedAt
+    }
+
+    public var id: String { token.id }
+}

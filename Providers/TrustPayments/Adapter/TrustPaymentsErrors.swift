@@ -1,0 +1,136 @@
+import CardGateway
+import Foundation
+
+/// The one table from Trust Payments `errorcode`s (and HTTP statuses) to normalised errors.
+///
+/// Codes and their names come from the facts file (official docs) and the official Python client's
+/// `data/errormessages.json`. Each row says why it maps where it does.
+public enum TrustPaymentsErrorTable {
+    /// One row: the normalised code, whether repeating can help, and what the caller should know.
+    public struct Row: Sendable, Equatable {
+        /// The normalised code.
+        public var code: CardGatewayError.Code
+        /// Whether a later attempt may succeed.
+        public var isRetryable: Bool
+        /// Our own words for the error (the provider's message is appended, scrubbed).
+        public var message: String
+    }
+
+    /// `errorcode` → row. `0` (Ok) is not an error and is not here.
+    public static let rows: [String: Row] = [
+        // Our request named a field the gateway refused; `errordata` names the fields.
+        "30000": Row(code: .invalidRequest, isRetryable: false, message: "Trust Payments refused a field of the request (invalid field)"),
+        // The configured `siteReference` does not exist: a configuration mistake, not a bad request.
+        "30001": Row(code: .invalidConfiguration, isRetryable: false, message: "Trust Payments does not know the configured site reference (unknown site)"),
+        // The Webservices user exists but may not use this site: a permission, fixed in MyST.
+        "30006": Row(code: .permissionDenied, isRetryable: false, message: "the Webservices user may not use the configured site reference (invalid sitereference for alias)"),
+        // The envelope carried a version the gateway does not speak: our bug, a bad request.
+        "30007": Row(code: .invalidRequest, isRetryable: false, message: "Trust Payments refused the interface version (invalid version number)"),
+        // The body was not JSON the gateway could read: a bad request.
+        "10205": Row(code: .invalidRequest, isRetryable: false, message: "Trust Payments could not parse the request (malformed JSON)"),
+        // The parent reference does not exist at the gateway: the named thing is not there.
+        "20004": Row(code: .notFound, isRetryable: false, message: "Trust Payments has no parent transaction with this reference (missing parent)"),
+        // The parent exists but cannot be used: it failed, did not store the card (credentialsonfile 1), or is
+        // an ACCOUNTCHECK where a re-authorisation needs an AUTH.
+        "20033": Row(code: .invalidRequest, isRetryable: false, message: "Trust Payments cannot use this parent transaction (invalid parent: it must be a successful transaction that stored the card, and an AUTH for a re-authorisation)"),
+        // The bank's system failed; the payment was not taken and a later attempt may succeed.
+        "60010": Row(code: .providerUnavailable, isRetryable: true, message: "the bank's system failed (bank system error); the payment was not taken"),
+        // "Unauthenticated" is about the cardholder (3-D Secure), not our credentials: a decline.
+        "60022": Row(code: .declined, isRetryable: false, message: "the cardholder was not authenticated by 3-D Secure (unauthenticated)"),
+        // The request as a whole was refused: a bad request.
+        "60025": Row(code: .invalidRequest, isRetryable: false, message: "Trust Payments refused the request (invalid request)"),
+        // The site is suspended at Trust Payments: nothing this request can change.
+        "60023": Row(code: .permissionDenied, isRetryable: false, message: "the Trust Payments site is suspended"),
+        // The outcome needs a person at Trust Payments to look at it; it was not approved. Never retried: look
+        // the transaction up in MyST before charging again.
+        "60034": Row(code: .declined, isRetryable: false, message: "Trust Payments holds the transaction for manual investigation; it was not approved, and must be checked in MyST before charging again"),
+        "70000": Row(code: .declined, isRetryable: false, message: "the issuer declined the payment (decline)"),
+        // A soft decline asks for strong customer authentication: a customer-initiated payment with 3-D Secure
+        // may succeed where this one did not.
+        "71000": Row(code: .declined, isRetryable: false, message: "the issuer declined the payment softly (soft decline); authenticating the cardholder with 3-D Secure in a customer-initiated payment may help"),
+        "72000": Row(code: .declined, isRetryable: false, message: "the issuer asks to be contacted (refer to issuer)"),
+        // The JavaScript library and SDK report 50000 when they could not finish talking to the gateway
+        // ("Timeout", "Socket receive error"); the docs advise asking the customer to try again.
+        "50000": Row(code: .providerUnavailable, isRetryable: true, message: "the payment could not be completed because of a communication error (timeout); ask the customer to try again"),
+        // The gateway does not know what happened: the payment may or may not have been taken, so it is not
+        // repeated blindly.
+        "99999": Row(code: .providerUnavailable, isRetryable: false, message: "Trust Payments reported an unknown error; the outcome is uncertain, so check the transaction before repeating it"),
+    ]
+
+    /// The normalised error for a response element whose `errorcode` is not `0`.
+    static func error(
+        for element: ResponseElement, instance: String, requestID: String?, httpStatus: Int?
+    ) -> CardGatewayError {
+        let providerCode = element.errorCode ?? "missing"
+        let fieldErrors = element.errorData.map {
+            CardGatewayError.FieldError(field: $0, message: "refused by Trust Payments")
+        }
+        let row = rows[providerCode] ?? fallbackRow(for: providerCode)
+        var message = row.message
+        if let providerMessage = element.errorMessage, !providerMessage.isEmpty {
+            message += " — Trust Payments: \(SafeText.scrub(providerMessage, maxLength: 200))"
+        }
+        return CardGatewayError(
+            row.code, message, provider: instance, providerKind: .trustpayments, providerCode: providerCode,
+            httpStatus: httpStatus, requestID: requestID, isRetryable: row.isRetryable, mayHaveReachedProvider: true,
+            fieldErrors: fieldErrors
+        )
+    }
+
+    /// For an `errorcode` the table does not list: the code's documented family decides, and the raw code is kept
+    /// (2xxxx parent and request rules, 3xxxx and 1xxxx fields and format, 6xxxx processing, 7xxxx issuer
+    /// outcomes). Anything else is treated as the gateway failing without a known outcome.
+    static func fallbackRow(for code: String) -> Row {
+        let family = code.first
+        let text = "Trust Payments returned error code \(SafeText.scrub(code, maxLength: 16)), which this adapter does not know"
+        switch family {
+        case "1", "2", "3": return Row(code: .invalidRequest, isRetryable: false, message: text)
+        case "7": return Row(code: .declined, isRetryable: false, message: text)
+        default: return Row(code: .providerUnavailable, isRetryable: false, message: text)
+        }
+    }
+
+    /// The error for a `settlestatus` that is not a success: 3 (cancelled) is a decline.
+    static func cancelledError(instance: String, requestID: String?) -> CardGatewayError {
+        CardGatewayError(
+            .declined, "Trust Payments cancelled the transaction (settlestatus 3)", provider: instance,
+            providerKind: .trustpayments, providerCode: "settlestatus 3", requestID: requestID, isRetryable: false,
+            mayHaveReachedProvider: true
+        )
+    }
+
+    /// The error for a non-200 HTTP answer. 401 is the gateway refusing the Webservices credentials (the Python
+    /// client's code 6); other statuses map by their HTTP meaning, since the gateway documents no body for them.
+    static func httpError(status: Int, instance: String, retryAfter: Duration?) -> CardGatewayError {
+        let code: CardGatewayError.Code
+        let message: String
+        switch status {
+        case 401:
+            code = .authenticationFailed
+            message = "Trust Payments refused the Webservices username or password (HTTP 401)"
+        case 403:
+            code = .permissionDenied
+            message = "Trust Payments refused access (HTTP 403)"
+        case 404:
+            // By its HTTP meaning; in practice the base URL points at something other than the Webservices API.
+            code = .notFound
+            message = "Trust Payments answered not found (HTTP 404); check that the base URL is the Webservices host"
+        case 400, 411, 413, 415, 422:
+            code = .invalidRequest
+            message = "Trust Payments refused the request (HTTP \(status))"
+        case 429:
+            code = .rateLimited
+            message = "Trust Payments is limiting requests (HTTP 429)"
+        case 500...599:
+            code = .providerUnavailable
+            message = "Trust Payments failed (HTTP \(status))"
+        default:
+            code = .invalidResponse
+            message = "Trust Payments answered with an unexpected HTTP status \(status)"
+        }
+        return CardGatewayError(
+            code, message, provider: instance, providerKind: .trustpayments, providerCode: "http \(status)",
+            httpStatus: status, mayHaveReachedProvider: true, retryAfter: retryAfter
+        )
+    }
+}

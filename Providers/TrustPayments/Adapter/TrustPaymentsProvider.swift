@@ -1,0 +1,458 @@
+import CardGateway
+import Foundation
+import HTTPTypes
+import Logging
+
+/// Cards on file with Trust Payments.
+///
+/// - ``clientSession(_:context:)`` mints the HS256 JWT the mobile SDK takes: store a card with the cardholder's
+///   consent (`credentialsonfile` 1), or pay with a stored one where the app collects only the security code
+///   (`credentialsonfile` 2 with `parenttransactionreference`).
+/// - ``verifyResult(_:context:)`` checks the response JWT (signature, audience, age) before trusting any field,
+///   checks every element of its `response`, and keeps the reference in the credential store.
+/// - ``charge(_:context:)`` takes a merchant-initiated payment through the Webservices JSON API. It is never
+///   repeated once it may have reached the gateway.
+///
+/// Apple Pay and Google Pay sessions are refused: Trust Payments documents that Apple Pay does not support
+/// tokenization by transaction reference, and documents nothing for Google Pay.
+public struct TrustPaymentsProvider: StoredCredentials {
+    /// What every Trust Payments instance can do: stored credentials, nothing else.
+    public static let staticDescriptor = ProviderDescriptor(kind: .trustpayments, capabilities: [.storedCredentials])
+
+    /// Stored credentials only: no card look-up, no wallet provisioning, no webhooks.
+    public var descriptor: ProviderDescriptor { Self.staticDescriptor }
+
+    private let setup: ProviderSetup
+    private let webservicesUsername: Secret
+    private let webservicesPassword: Secret
+    private let jwtUsername: Secret
+    private let jwtSecret: Secret
+    /// The configured site reference (`sitereference`).
+    public let siteReference: String
+    /// The oldest response JWT accepted.
+    public let jwtMaxAge: TimeInterval
+    private let makeRequestReference: @Sendable () -> String
+
+    /// Builds the adapter from a provider setup (the gateway does this from configuration; tests do it with
+    /// `ProviderHTTPClient.testing`). Throws `invalidConfiguration` for a missing credential or option.
+    public init(setup: ProviderSetup) throws {
+        try self.init(setup: setup, requestReference: { TrustPaymentsProvider.randomRequestReference() })
+    }
+
+    /// As ``init(setup:)``, with the generator of `requestreference` values (the official client sends `A` and
+    /// eight random characters).
+    public init(setup: ProviderSetup, requestReference: @escaping @Sendable () -> String) throws {
+        self.setup = setup
+        webservicesUsername = try setup.credential("webservicesUsername")
+        webservicesPassword = try setup.credential("webservicesPassword")
+        jwtUsername = try setup.credential("jwtUsername")
+        jwtSecret = try setup.credential("jwtSecret")
+        var problems: [String] = []
+        if webservicesUsername.isEmpty { problems.append("credentials.webservicesUsername must not be empty") }
+        if jwtUsername.isEmpty { problems.append("credentials.jwtUsername must not be empty") }
+        if jwtSecret.isEmpty { problems.append("credentials.jwtSecret must not be empty") }
+        let site = setup.stringOption("siteReference") ?? ""
+        if site.isEmpty { problems.append("options.siteReference is required") }
+        let maxAge = setup.intOption("jwtMaxAgeSeconds") ?? 900
+        if setup.configuration.options["jwtMaxAgeSeconds"] != nil && setup.intOption("jwtMaxAgeSeconds") == nil {
+            problems.append("options.jwtMaxAgeSeconds must be a whole number of seconds")
+        }
+        if maxAge <= 0 { problems.append("options.jwtMaxAgeSeconds must be greater than 0") }
+        if !problems.isEmpty {
+            throw CardGatewayError(
+                .invalidConfiguration, "providers.\(setup.instance): " + problems.joined(separator: "; "),
+                provider: setup.instance, providerKind: .trustpayments
+            )
+        }
+        siteReference = site
+        jwtMaxAge = TimeInterval(maxAge)
+        makeRequestReference = requestReference
+    }
+
+    // MARK: Client sessions
+
+    /// Mints the JWT for the Trust Payments mobile SDK.
+    ///
+    /// - Store (`.store(consent:)`): `requesttypedescriptions` `ACCOUNTCHECK`, then `THREEDQUERY` when
+    ///   `authenticate`, then `AUTH` when `authorise`; `credentialsonfile` 1. Refused unless the cardholder's
+    ///   consent is recorded. An account check alone (neither `authenticate` nor `authorise`) may be for 0.
+    /// - Reuse (`.reuse(reference:)`): `THREEDQUERY`, `AUTH` with `parenttransactionreference` and
+    ///   `credentialsonfile` 2. The reference must be in the credential store; the session says how many digits
+    ///   of security code the app collects (4 for American Express, 3 otherwise).
+    ///
+    /// Amount, currency, site and everything else the shopper must not change are in the signed payload.
+    public func clientSession(_ request: ClientSessionRequest, context: OperationContext) async throws -> ClientSession {
+        switch request.paymentMethod {
+        case .card: break
+        case .applePay:
+            throw unsupported("Trust Payments documents that Apple Pay does not support tokenization by transaction reference, so no stored-credential session is made for paymentMethod applePay")
+        case .googlePay:
+            throw unsupported("Trust Payments does not document stored-credential tokenization for Google Pay, so no stored-credential session is made for paymentMethod googlePay")
+        }
+
+        var problems = ValidationProblems()
+        let zeroValueCheck: Bool
+        switch request.intent {
+        case .store(let consent):
+            zeroValueCheck = !request.authorise && !request.authenticate
+            if let consent {
+                problems.require(
+                    !consent.evidence.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "consent.evidence",
+                    "must say how the cardholder agreed to keep the card on file"
+                )
+                problems.require(
+                    consent.recordedAt <= setup.now().addingTimeInterval(TrustPaymentsAPI.allowedFutureSkew), "consent.recordedAt",
+                    "must not be in the future"
+                )
+            } else {
+                problems.add("consent", "the cardholder's consent to store the card must be recorded (Visa and Mastercard require it before credentialsonfile 1)")
+            }
+        case .reuse(let reference):
+            zeroValueCheck = false
+            validateReference(reference, field: "intent.reference", into: &problems)
+        }
+        validateAmount(request.amount, allowZero: zeroValueCheck, into: &problems)
+        validateOrderReference(request.orderReference, into: &problems)
+        try problems.throwIfAny()
+
+        var requestTypes: [String]
+        var credentialsOnFile: String
+        var parent: String?
+        var securityCodeLength: Int?
+        switch request.intent {
+        case .store:
+            requestTypes = [TrustPaymentsAPI.RequestType.accountCheck]
+            if request.authenticate { requestTypes.append(TrustPaymentsAPI.RequestType.threeDQuery) }
+            if request.authorise { requestTypes.append(TrustPaymentsAPI.RequestType.auth) }
+            credentialsOnFile = TrustPaymentsAPI.credentialsOnFileStore
+        case .reuse(let reference):
+            let stored = try await storedCredential(reference)
+            requestTypes = [TrustPaymentsAPI.RequestType.threeDQuery, TrustPaymentsAPI.RequestType.auth]
+            credentialsOnFile = TrustPaymentsAPI.credentialsOnFileReuse
+            parent = reference
+            securityCodeLength = Self.isAmex(stored) ? 4 : 3
+        }
+
+        let issuedAt = Int64(setup.now().timeIntervalSince1970.rounded(.down))
+        let claims = SessionClaims(
+            iss: jwtUsername.revealedValue, iat: issuedAt,
+            payload: SessionPayload(
+                accounttypedescription: TrustPaymentsAPI.accountTypeECOM, sitereference: siteReference,
+                currencyiso3a: request.amount.currency, baseamount: String(request.amount.minorUnits),
+                requesttypedescriptions: requestTypes, credentialsonfile: credentialsOnFile,
+                parenttransactionreference: parent, orderreference: request.orderReference
+            )
+        )
+        let token = HS256JWT.sign(claimsJSON: try Self.encoder.encode(claims), secret: jwtSecret)
+        context.logger.debug("trustpayments client session minted", metadata: [
+            "provider": .string(setup.instance), "requesttypes": .string(requestTypes.joined(separator: ",")),
+            "credentialsonfile": .string(credentialsOnFile),
+        ])
+        let issued = Date(timeIntervalSince1970: TimeInterval(issuedAt))
+        return ClientSession(
+            token: Secret(token), issuedAt: issued, expires: issued.addingTimeInterval(TrustPaymentsAPI.sessionLifetime),
+            securityCodeLength: securityCodeLength
+        )
+    }
+
+    private func storedCredential(_ reference: String) async throws -> StoredCredential {
+        guard let stored = try await setup.credentialStore.credential(reference: reference) else {
+            throw CardGatewayError(
+                .notFound, "no stored credential has this reference in the credential store", provider: setup.instance,
+                providerKind: .trustpayments, fieldErrors: [.init(field: "intent.reference", message: "not in the credential store")]
+            )
+        }
+        if let owner = stored.provider, owner != setup.instance {
+            throw CardGatewayError(
+                .invalidRequest, "the stored credential belongs to provider instance \(owner), not \(setup.instance)",
+                provider: setup.instance, providerKind: .trustpayments,
+                fieldErrors: [.init(field: "intent.reference", message: "belongs to another provider instance")]
+            )
+        }
+        return stored
+    }
+
+    static func isAmex(_ credential: StoredCredential) -> Bool {
+        credential.scheme == .amex || credential.brand?.uppercased() == "AMEX"
+    }
+
+    // MARK: Result verification
+
+    /// Verifies the response JWT the SDK produced (or the JavaScript library posted as form field `jwt`).
+    ///
+    /// The HS256 signature is checked in constant time with the JWT secret (any other `alg`, `none` included, is
+    /// refused), then `aud` must be the JWT username and `iat` no older than `jwtMaxAgeSeconds` nor more than 60 s
+    /// ahead; any failure is `signatureInvalid` and no field is read before. Then every element of
+    /// `payload.response` is checked: an `errorcode` other than `0`, or `settlestatus` 3 (cancelled), is a
+    /// normalised decline or error carrying the provider's code. A success becomes a ``StoredCredential`` whose
+    /// reference is the ACCOUNTCHECK's (or else the AUTH's) `transactionreference`, verbatim; it is saved in the
+    /// credential store (keeping the customer of an earlier save of the same reference).
+    public func verifyResult(_ token: Secret, context: OperationContext) async throws -> StoredCredential {
+        let now = setup.now()
+        let claims: [String: JSONValue]
+        do {
+            claims = try HS256JWT.verify(token.revealedValue, secret: jwtSecret)
+        } catch {
+            throw signatureInvalid(error.reason)
+        }
+        guard audienceMatches(claims["aud"]) else {
+            throw signatureInvalid("the token's aud is not the configured JWT username")
+        }
+        guard let issuedAt = claims["iat"]?.numberValue, issuedAt.isFinite else {
+            throw signatureInvalid("the token has no numeric iat")
+        }
+        let age = now.timeIntervalSince1970 - issuedAt
+        if age > jwtMaxAge {
+            throw signatureInvalid("the token was issued \(Int(age)) s ago, more than the \(Int(jwtMaxAge)) s accepted")
+        }
+        if -age > TrustPaymentsAPI.allowedFutureSkew {
+            throw signatureInvalid("the token's iat is \(Int(-age)) s in the future")
+        }
+        if let expiry = claims["exp"]?.numberValue, now.timeIntervalSince1970 >= expiry {
+            throw signatureInvalid("the token has expired")
+        }
+
+        // Only now is anything in the payload trusted.
+        guard let payload = claims["payload"]?.objectValue else {
+            throw invalidResponse("the response JWT has no payload object", requestID: nil)
+        }
+        let requestID = payload["requestreference"]?.stringValue
+        guard let elements = responseElements(payload), !elements.isEmpty else {
+            throw invalidResponse("the response JWT's payload has no response elements", requestID: requestID)
+        }
+        try checkEveryElement(elements, requestID: requestID, httpStatus: nil)
+
+        let types = elements.map { $0.requestType?.uppercased() }
+        guard let index = types.firstIndex(of: TrustPaymentsAPI.RequestType.accountCheck) ?? types.firstIndex(of: TrustPaymentsAPI.RequestType.auth) else {
+            throw invalidResponse("the response has no ACCOUNTCHECK or AUTH element, so no card was checked", requestID: requestID)
+        }
+        let element = elements[index]
+        guard let reference = element.transactionReference else {
+            throw invalidResponse("the \(types[index] ?? "") element has no transactionreference", requestID: requestID)
+        }
+        guard let maskedPAN = element.maskedPAN ?? elements.lazy.compactMap(\.maskedPAN).first else {
+            throw invalidResponse("the response names no maskedpan", requestID: requestID)
+        }
+        // A result whose request did not flag the card as stored (credentialsonfile 0 or absent in a result that
+        // says which) cannot be used as a parent later.
+        let nested = payload["jwt"]?.stringValue.flatMap(HS256JWT.unverifiedClaims)?["payload"]?.objectValue
+        let credentialsOnFile = element.credentialsOnFile ?? nested?["credentialsonfile"]?.stringValue
+        if let credentialsOnFile, credentialsOnFile != TrustPaymentsAPI.credentialsOnFileStore, credentialsOnFile != TrustPaymentsAPI.credentialsOnFileReuse {
+            throw CardGatewayError(
+                .invalidRequest, "the result is for a transaction that did not keep the card on file (credentialsonfile \(SafeText.scrub(credentialsOnFile, maxLength: 4)))",
+                provider: setup.instance, providerKind: .trustpayments, requestID: requestID
+            )
+        }
+
+        let brand = element.paymentType ?? elements.lazy.compactMap(\.paymentType).first
+        let existing = try await setup.credentialStore.credential(reference: reference)
+        let credential = StoredCredential(
+            reference: reference, provider: setup.instance, maskedPAN: maskedPAN, brand: brand,
+            scheme: Self.scheme(forPaymentType: brand), customer: existing?.customer, created: existing?.created ?? now
+        )
+        try await setup.credentialStore.save(credential)
+        context.logger.debug("trustpayments result verified", metadata: [
+            "provider": .string(setup.instance), "transactionreference": .string(reference),
+            "requesttype": .string(types[index] ?? ""),
+        ])
+        return credential
+    }
+
+    private func audienceMatches(_ value: JSONValue?) -> Bool {
+        let expected = jwtUsername.revealedValue
+        switch value {
+        case .string(let audience): return audience == expected
+        case .array(let audiences): return audiences.contains(.string(expected))
+        default: return false
+        }
+    }
+
+    /// `paymenttypedescription` → scheme. VISA, MASTERCARD and AMEX are confirmed; the debit and regional names
+    /// (DELTA, ELECTRON, PURCHASING, VPAY, MAESTRO, MASTERCARDDEBIT, DISCOVER) are [U].
+    public static func scheme(forPaymentType paymentType: String?) -> CardScheme {
+        switch paymentType?.uppercased() {
+        case "VISA", "DELTA", "ELECTRON", "PURCHASING", "VPAY", "VISADEBIT": return .visa
+        case "MASTERCARD", "MASTERCARDDEBIT", "MAESTRO": return .mastercard
+        case "AMEX": return .amex
+        case "DISCOVER": return .discover
+        default: return .unknown
+        }
+    }
+
+    // MARK: Charges
+
+    /// Takes a merchant-initiated payment against a stored credential: an AUTH with `parenttransactionreference`,
+    /// `credentialsonfile` 2 and `initiationreason` (A re-authorisation, C unscheduled, D delayed), POSTed to
+    /// `/json/` with HTTP Basic auth. The response's `requestreference` must be the one sent, and every element of
+    /// its `response` is checked. The charge is never repeated once it may have reached the gateway.
+    ///
+    /// A customer-initiated charge is refused: the shopper must be present in the SDK, through a reuse client
+    /// session. A re-authorisation needs a parent that was an AUTH; the credential store does not record the
+    /// parent's request type, so the gateway's refusal (20033) is what tells.
+    public func charge(_ request: ChargeRequest, context: OperationContext) async throws -> ChargeResult {
+        var problems = ValidationProblems()
+        var reason: MerchantInitiatedReasonCode?
+        switch request.initiator {
+        case .customer:
+            problems.add("initiator", "a customer-initiated payment with a stored card needs the shopper in the Trust Payments SDK: mint a reuse client session instead")
+        case .merchant(let merchantReason):
+            reason = MerchantInitiatedReasonCode(merchantReason)
+        }
+        validateReference(request.reference, field: "reference", into: &problems)
+        validateAmount(request.amount, allowZero: false, into: &problems)
+        validateOrderReference(request.orderReference, into: &problems)
+        try problems.throwIfAny()
+        guard let reason else { throw CardGatewayError.invalidRequest("initiator must be merchant", field: "initiator") }
+
+        let requestReference = makeRequestReference()
+        let envelope = WebservicesEnvelope(
+            alias: webservicesUsername.revealedValue, version: TrustPaymentsAPI.version,
+            request: [
+                MerchantInitiatedAuthRequest(
+                    requesttypedescriptions: [TrustPaymentsAPI.RequestType.auth],
+                    accounttypedescription: TrustPaymentsAPI.accountTypeECOM, sitereference: siteReference,
+                    parenttransactionreference: request.reference, baseamount: String(request.amount.minorUnits),
+                    currencyiso3a: request.amount.currency, credentialsonfile: TrustPaymentsAPI.credentialsOnFileReuse,
+                    initiationreason: TrustPaymentsAPI.initiationReason(reason), requestreference: requestReference,
+                    versioninfo: TrustPaymentsAPI.versionInfo, orderreference: request.orderReference
+                )
+            ],
+            libraryversion: TrustPaymentsAPI.libraryVersion
+        )
+        var headers = HTTPFields()
+        headers[.contentType] = TrustPaymentsAPI.contentType
+        headers[.accept] = TrustPaymentsAPI.accept
+        headers[.authorization] = "Basic " + Data("\(webservicesUsername.revealedValue):\(webservicesPassword.revealedValue)".utf8).base64EncodedString()
+        if let name = HTTPField.Name(TrustPaymentsAPI.requestReferenceHeader) { headers[name] = requestReference }
+
+        context.logger.debug("trustpayments charge", metadata: [
+            "provider": .string(setup.instance), "requestreference": .string(requestReference),
+            "initiationreason": .string(reason.rawValue),
+        ])
+        let response = try await setup.http.send(
+            ProviderRequest(
+                .post, TrustPaymentsAPI.jsonPath, headers: headers, body: try Self.encoder.encode(envelope),
+                repeatability: .never, operation: "charge"
+            ),
+            context: context
+        )
+        guard response.status == 200 else {
+            throw TrustPaymentsErrorTable.httpError(status: response.status, instance: setup.instance, retryAfter: response.retryAfter)
+        }
+        guard let body = try? JSONValue.parse(response.body).objectValue else {
+            throw invalidResponse("the Webservices response is not a JSON object", requestID: nil, httpStatus: response.status)
+        }
+        let answeredReference = body["requestreference"]?.stringValue
+        guard answeredReference == requestReference else {
+            // The official client refuses such a response too (its code 9): it may answer another request.
+            throw invalidResponse("the response's requestreference is not the one sent, so it may answer another request; check the transaction in MyST before charging again", requestID: answeredReference, httpStatus: response.status)
+        }
+        guard let elements = responseElements(body), !elements.isEmpty else {
+            throw invalidResponse("the Webservices response has no response elements", requestID: requestReference, httpStatus: response.status)
+        }
+        try checkEveryElement(elements, requestID: requestReference, httpStatus: response.status)
+        let element = elements.first { $0.requestType?.uppercased() == TrustPaymentsAPI.RequestType.auth } ?? (elements.count == 1 ? elements[0] : nil)
+        guard let element else {
+            throw invalidResponse("the Webservices response has no AUTH element", requestID: requestReference, httpStatus: response.status)
+        }
+        guard let transactionReference = element.transactionReference else {
+            throw invalidResponse("the AUTH element has no transactionreference", requestID: requestReference, httpStatus: response.status)
+        }
+        guard let settleStatus = element.settleStatus else {
+            throw invalidResponse("the AUTH element has no settlestatus", requestID: requestReference, httpStatus: response.status)
+        }
+        let status: ChargeStatus
+        if TrustPaymentsAPI.SettleStatus.authorised.contains(settleStatus) {
+            status = .authorised
+        } else if settleStatus == TrustPaymentsAPI.SettleStatus.settled {
+            status = .settled
+        } else if settleStatus == TrustPaymentsAPI.SettleStatus.suspended {
+            status = .suspended
+        } else {
+            throw invalidResponse("the AUTH element has an undocumented settlestatus \(SafeText.scrub(settleStatus, maxLength: 8)); check the transaction in MyST", requestID: requestReference, httpStatus: response.status)
+        }
+        var amount = request.amount
+        if let minor = element.baseAmount.flatMap(Int64.init), let currency = element.currency, Money.isCurrencyCode(currency) {
+            amount = Money(minorUnits: minor, currency: currency)
+        }
+        return ChargeResult(
+            transactionReference: transactionReference, parentReference: request.reference, status: status, amount: amount,
+            authCode: element.authCode.flatMap { $0.isEmpty ? nil : $0 }, providerStatus: settleStatus
+        )
+    }
+
+    // MARK: Shared checks
+
+    /// Checks every element: the first with an `errorcode` other than 0, or with `settlestatus` 3, decides.
+    private func checkEveryElement(_ elements: [ResponseElement], requestID: String?, httpStatus: Int?) throws {
+        for element in elements {
+            guard let code = element.errorCode else {
+                throw invalidResponse("a response element has no errorcode", requestID: requestID, httpStatus: httpStatus)
+            }
+            if code != "0" {
+                throw TrustPaymentsErrorTable.error(for: element, instance: setup.instance, requestID: requestID, httpStatus: httpStatus)
+            }
+            if element.settleStatus == TrustPaymentsAPI.SettleStatus.cancelled {
+                throw TrustPaymentsErrorTable.cancelledError(instance: setup.instance, requestID: requestID)
+            }
+        }
+    }
+
+    private func validateAmount(_ amount: Money, allowZero: Bool, into problems: inout ValidationProblems) {
+        if allowZero && amount.minorUnits == 0 {
+            problems.require(Money.isCurrencyCode(amount.currency), "amount.currency", "must be an ISO 4217 alpha-3 code such as GBP")
+            return
+        }
+        for problem in amount.problems(field: "amount") {
+            let field = problem.hasPrefix("amount.currency") ? "amount.currency" : "amount"
+            problems.add(field, problem)
+        }
+    }
+
+    private func validateReference(_ reference: String, field: String, into problems: inout ValidationProblems) {
+        let allowed = reference.utf8.allSatisfy { byte in
+            (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) || byte == UInt8(ascii: "-")
+        }
+        problems.require(
+            !reference.isEmpty && reference.utf8.count <= TrustPaymentsAPI.transactionReferenceMaxLength && allowed, field,
+            "must be a Trust Payments transaction reference (letters, digits and hyphens, at most 25), such as 2-9-4617572"
+        )
+    }
+
+    private func validateOrderReference(_ orderReference: String?, into problems: inout ValidationProblems) {
+        guard let orderReference else { return }
+        problems.require(
+            !orderReference.trimmingCharacters(in: .whitespaces).isEmpty && !orderReference.contains(where: { $0.isNewline || $0.asciiValue.map { $0 < 0x20 } == true }),
+            "orderReference", "must be non-empty text without control characters"
+        )
+    }
+
+    private func unsupported(_ message: String) -> CardGatewayError {
+        CardGatewayError(.unsupported, message, provider: setup.instance, providerKind: .trustpayments, fieldErrors: [.init(field: "paymentMethod", message: "not supported for stored credentials")])
+    }
+
+    private func signatureInvalid(_ reason: String) -> CardGatewayError {
+        CardGatewayError(.signatureInvalid, "the Trust Payments response JWT was refused: \(reason)", provider: setup.instance, providerKind: .trustpayments)
+    }
+
+    private func invalidResponse(_ message: String, requestID: String?, httpStatus: Int? = nil) -> CardGatewayError {
+        CardGatewayError(
+            .invalidResponse, message, provider: setup.instance, providerKind: .trustpayments, httpStatus: httpStatus,
+            requestID: requestID, mayHaveReachedProvider: true
+        )
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// `A` and eight random lower-case letters and digits, like the official client's `requestreference`.
+    public static func randomRequestReference() -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        var generator = SystemRandomNumberGenerator()
+        return "A" + String((0..<8).map { _ in alphabet[Int(generator.next(upperBound: UInt32(alphabet.count)))] })
+    }
+}

@@ -1,0 +1,85 @@
+import AdyenSimulator
+import CardGateway
+import CardGatewaySimulation
+import Foundation
+import Testing
+
+/// The simulator's responses checked against Adyen's OpenAPI documents in `<repo>/../shared/specs`.
+@Suite("Adyen simulator responses against the OpenAPI schemas")
+struct AdyenSpecConformanceTests {
+    static let serviceSpec = "adyen-BalancePlatformService-v2.json"
+    static let notificationSpec = "adyen-BalancePlatformConfigurationNotification-v2.json"
+    typealias Seed = AdyenSimulator.Seed
+
+    @Test(
+        "responses validate against BalancePlatformService-v2",
+        .enabled(if: SchemaChecker.specURL(serviceSpec) != nil, "skipped: ../shared/specs/adyen-BalancePlatformService-v2.json is not next to the repository")
+    )
+    func serviceResponses() async throws {
+        let checker = try #require(SchemaChecker.load(Self.serviceSpec))
+        try await withSimulator(AdyenSimulator()) { handle in
+            let raw = RawClient(handle: handle)
+            var checked: [(String, Data, String)] = []
+            for id in [Seed.activeVisaID, Seed.activeMastercardID, Seed.inactiveMastercardID, Seed.suspendedVisaID, Seed.closedMastercardID, Seed.bankAccountID] {
+                checked.append(("GET instrument \(id)", try await raw.send(.get, "/paymentInstruments/\(id)").body, "PaymentInstrument"))
+                checked.append(("GET tokens \(id)", try await raw.send(.get, "/paymentInstruments/\(id)/networkTokens").body, "ListNetworkTokensResponse"))
+            }
+            let path = "/paymentInstruments/\(Seed.activeVisaID)/networkTokenActivationData"
+            checked.append(("GET activation", try await raw.send(.get, path).body, "NetworkTokenActivationDataResponse"))
+            checked.append(("POST activation 1", try await raw.send(.post, path, body: Data("{\"sdkOutput\":\"AAEC\"}".utf8)).body, "NetworkTokenActivationDataResponse"))
+            checked.append(("POST activation 2", try await raw.send(.post, path, body: Data("{\"sdkOutput\":\"AAED\"}".utf8)).body, "NetworkTokenActivationDataResponse"))
+            checked.append(("GET tokens after", try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").body, "ListNetworkTokensResponse"))
+            checked.append(("GET token", try await raw.send(.get, "/networkTokens/\(Seed.activeApplePayTokenID)").body, "GetNetworkTokenResponse"))
+            let errors: [(String, RawClient.Reply)] = [
+                ("401", try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)", apiKey: "wrong")),
+                ("403", try await raw.send(.get, path, apiKey: AdyenSimulator.Credentials.apiKeyWithoutActivationRole)),
+                ("404", try await raw.send(.get, "/networkTokens/NWTK_UNKNOWN")),
+                ("422 invalidFields", try await raw.send(.post, path, body: Data("{\"sdkOutput\":\"-_-_\"}".utf8))),
+                ("422 no exchange", try await raw.send(.post, path, body: Data("{\"sdkOutput\":\"AAEC\"}".utf8))),
+                ("400", try await raw.send(.patch, "/networkTokens/\(Seed.activeApplePayTokenID)", body: Data("[]".utf8))),
+                ("unknown route", try await raw.send(.get, "/balanceAccounts/BA1")),
+            ]
+            for (name, reply) in errors {
+                #expect(reply.status >= 400, "\(name)")
+                checked.append(("error \(name)", reply.body, "RestServiceError"))
+            }
+            handle.faults.inject(FaultRule(count: 1, action: .status(500, retryAfterSeconds: nil, message: "boom")))
+            checked.append(("fault 500", try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)").body, "RestServiceError"))
+
+            for (name, body, schema) in checked {
+                let problems = checker.problems(body, schema: schema)
+                #expect(problems.isEmpty, "\(name) against \(schema): \(problems)")
+            }
+            #expect(checked.count == 25)
+        }
+    }
+
+    @Test(
+        "signed webhooks validate against NetworkTokenNotificationRequest",
+        .enabled(if: SchemaChecker.specURL(notificationSpec) != nil, "skipped: ../shared/specs/adyen-BalancePlatformConfigurationNotification-v2.json is not next to the repository")
+    )
+    func webhooks() throws {
+        let checker = try #require(SchemaChecker.load(Self.notificationSpec))
+        let simulator = AdyenSimulator()
+        for type in [AdyenSimulator.networkTokenCreated, AdyenSimulator.networkTokenUpdated] {
+            for token in [Seed.activeApplePayTokenID, Seed.inactiveGooglePayTokenID, Seed.closedCardTokenID, "NWTK_UNKNOWN"] {
+                let body = simulator.signedWebhook(type: type, token: token).body
+                let problems = checker.problems(body, schema: "NetworkTokenNotificationRequest")
+                #expect(problems.isEmpty, "\(type) \(token): \(problems)")
+            }
+        }
+    }
+
+    @Test(
+        "the checker itself catches a wrong type, a missing required field and an unknown field",
+        .enabled(if: SchemaChecker.specURL(serviceSpec) != nil, "skipped: the Adyen spec file is missing")
+    )
+    func checkerCatches() throws {
+        let checker = try #require(SchemaChecker.load(Self.serviceSpec))
+        #expect(!checker.problems(Data("{\"title\":\"t\",\"status\":\"401\",\"detail\":\"d\",\"errorCode\":\"x\",\"type\":\"u\"}".utf8), schema: "RestServiceError").isEmpty)
+        #expect(!checker.problems(Data("{\"title\":\"t\",\"status\":401,\"detail\":\"d\",\"type\":\"u\"}".utf8), schema: "RestServiceError").isEmpty)
+        #expect(!checker.problems(Data("{\"sdkInput\":\"AA==\",\"extra\":1}".utf8), schema: "NetworkTokenActivationDataResponse").isEmpty)
+        #expect(!checker.problems(Data("{\"networkTokens\":[{\"id\":\"N\",\"status\":\"gone\"}]}".utf8), schema: "ListNetworkTokensResponse").isEmpty)
+        #expect(checker.problems(Data("{\"sdkInput\":\"AA==\"}".utf8), schema: "NetworkTokenActivationDataResponse").isEmpty)
+    }
+}

@@ -1,0 +1,199 @@
+import CardGateway
+import CardGatewayBridge
+import CardGatewayTesting
+import Foundation
+import HTTPTypes
+import Testing
+import _CryptoExtras
+
+@Suite("Bridge adapter: webhooks")
+struct BridgeWebhookTests {
+    /// The endpoint's key pair for these tests.
+    static let endpointKey: _RSA.Signing.PrivateKey = {
+        do { return try _RSA.Signing.PrivateKey(keySize: .bits2048) } catch { fatalError("RSA key generation failed: \(error)") }
+    }()
+
+    static let now = Date(timeIntervalSince1970: 1_767_323_045)
+    static var nowMilliseconds: Int64 { Int64(now.timeIntervalSince1970 * 1000) }
+
+    static func body(category: String = "card_account", type: String = "card_account.updated.status_transitioned",
+                     object: String? = nil, changes: String = #"{"status":["active","frozen"]}"#) -> Data {
+        let eventObject = object ?? """
+            {"id":"\(BridgeFixtures.cardAccount)","customer_id":"\(BridgeFixtures.customer)","status":"frozen",\
+            "freezes":[{"initiator":"customer","reason":"lost_or_stolen"}]}
+            """
+        return Data("""
+            {"api_version":"v0","event_id":"wh_evt_1","event_developer_id":"dev_1","event_sequence":7,\
+            "event_category":"\(category)","event_type":"\(type)","event_object_id":"\(BridgeFixtures.cardAccount)",\
+            "event_object_status":"frozen","event_object":\(eventObject),"event_object_changes":\(changes),\
+            "event_created_at":"2026-01-02T03:04:05.000Z"}
+            """.utf8)
+    }
+
+    static func signature(_ body: Data, timestamp: Int64, key: _RSA.Signing.PrivateKey = endpointKey) throws -> String {
+        var message = Data("\(timestamp).".utf8)
+        message.append(body)
+        let signature = try key.signature(for: message, padding: .insecurePKCS1v1_5)
+        return "t=\(timestamp),v0=\(signature.rawRepresentation.base64EncodedString())"
+    }
+
+    static func delivery(_ body: Data, header: String?) -> WebhookDelivery {
+        var fields = HTTPFields()
+        fields[.contentType] = "application/json"
+        if let header { fields[HTTPField.Name("X-Webhook-Signature")!] = header }
+        return WebhookDelivery(headers: fields, body: body)
+    }
+
+    private func provider(publicKey: String? = BridgeWebhookTests.endpointKey.publicKey.pemRepresentation) throws -> BridgeProvider {
+        try BridgeFixtures.provider(ScriptedTransport([]), webhookPublicKey: publicKey)
+    }
+
+    @Test func validDeliveryGivesACardStatusChange() throws {
+        let body = Self.body()
+        let events = try provider().verify(Self.delivery(body, header: try Self.signature(body, timestamp: Self.nowMilliseconds - 5_000)), now: Self.now)
+        #expect(events.count == 1)
+        let event = try #require(events.first)
+        #expect(event.id == "wh_evt_1")
+        #expect(event.kind == .bridge)
+        #expect(event.providerType == "card_account.updated.status_transitioned")
+        #expect(event.occurredAt == Self.now)
+        guard case .cardStatusChanged(let change) = event.event else {
+            Issue.record("expected a card status change")
+            return
+        }
+        #expect(change.card == BridgeFixtures.ref)
+        #expect(change.providerOldStatus == "active")
+        #expect(change.oldStatus == .active)
+        #expect(change.providerNewStatus == "frozen")
+        #expect(change.newStatus == .locked)
+    }
+
+    @Test func developerFreezeIsSuspendedAndMissingChangesLeaveNoOldStatus() throws {
+        let body = Self.body(
+            type: "card_account.updated",
+            object: #"{"id":"x1","customer_id":"c1","status":"frozen","freezes":[{"initiator":"developer","reason":"suspected_fraud"}]}"#,
+            changes: "{}"
+        )
+        let events = try provider().verify(Self.delivery(body, header: try Self.signature(body, timestamp: Self.nowMilliseconds)), now: Self.now)
+        guard case .cardStatusChanged(let change) = events.first?.event else {
+            Issue.record("expected a card status change")
+            return
+        }
+        #expect(change.newStatus == .suspended)
+        #expect(change.oldStatus == nil)
+        #expect(change.providerOldStatus == nil)
+    }
+
+    @Test func otherCategoriesGiveNoEvents() throws {
+        for category in ["customer", "card_transaction", "card_withdrawal", "posted_card_account_transaction", "transfer"] {
+            let body = Self.body(category: category, type: "\(category).created", object: #"{"id":"t1","status":"active"}"#)
+            let events = try provider().verify(Self.delivery(body, header: try Self.signature(body, timestamp: Self.nowMilliseconds)), now: Self.now)
+            #expect(events.isEmpty, "\(category)")
+        }
+    }
+
+    @Test func tamperedBodyIsRefused() throws {
+        let body = Self.body()
+        let header = try Self.signature(body, timestamp: Self.nowMilliseconds)
+        var tampered = body
+        tampered[tampered.index(tampered.startIndex, offsetBy: 40)] ^= 0x01
+        let error = BridgeFixtures.gatewayError { _ = try provider().verify(Self.delivery(tampered, header: header), now: Self.now) }
+        #expect(error?.code == .signatureInvalid)
+    }
+
+    @Test func tamperedTimestampIsRefused() throws {
+        let body = Self.body()
+        let header = try Self.signature(body, timestamp: Self.nowMilliseconds)
+        let moved = header.replacingOccurrences(of: "t=\(Self.nowMilliseconds)", with: "t=\(Self.nowMilliseconds - 1)")
+        let error = BridgeFixtures.gatewayError { _ = try provider().verify(Self.delivery(body, header: moved), now: Self.now) }
+        #expect(error?.code == .signatureInvalid)
+    }
+
+    @Test(arguments: [
+        (Int64(-600_000), true), (-600_001, false), (-3_600_000, false), (60_000, true), (60_001, false), (86_400_000, false),
+    ])
+    func freshnessWindow(offsetMilliseconds: Int64, accepted: Bool) throws {
+        let body = Self.body()
+        let header = try Self.signature(body, timestamp: Self.nowMilliseconds + offsetMilliseconds)
+        let provider = try provider()
+        if accepted {
+            #expect(try provider.verify(Self.delivery(body, header: header), now: Self.now).count == 1)
+        } else {
+            let error = BridgeFixtures.gatewayError { _ = try provider.verify(Self.delivery(body, header: header), now: Self.now) }
+            #expect(error?.code == .signatureInvalid)
+        }
+    }
+
+    @Test func timestampInSecondsIsStale() throws {
+        // Bridge's `t` is milliseconds: a seconds value reads as 1970 and is refused.
+        let body = Self.body()
+        let header = try Self.signature(body, timestamp: Self.nowMilliseconds / 1000)
+        let error = BridgeFixtures.gatewayError { _ = try provider().verify(Self.delivery(body, header: header), now: Self.now) }
+        #expect(error?.code == .signatureInvalid)
+    }
+
+    @Test func wrongKeyIsRefused() throws {
+        let body = Self.body()
+        let header = try Self.signature(body, timestamp: Self.nowMilliseconds, key: BridgeFixtures.otherWebhookKey)
+        let error = BridgeFixtures.gatewayError { _ = try provider().verify(Self.delivery(body, header: header), now: Self.now) }
+        #expect(error?.code == .signatureInvalid)
+    }
+
+    @Test func pssSignatureIsRefused() throws {
+        let body = Self.body()
+        var message = Data("\(Self.nowMilliseconds).".utf8)
+        message.append(body)
+        let pss = try Self.endpointKey.signature(for: message, padding: .PSS)
+        let header = "t=\(Self.nowMilliseconds),v0=\(pss.rawRepresentation.base64EncodedString())"
+        let error = BridgeFixtures.gatewayError { _ = try provider().verify(Self.delivery(body, header: header), now: Self.now) }
+        #expect(error?.code == .signatureInvalid)
+    }
+
+    @Test func oneValidSignatureAmongSeveralIsEnough() throws {
+        let body = Self.body()
+        let good = try Self.signature(body, timestamp: Self.nowMilliseconds)
+        let bad = try Self.signature(body, timestamp: Self.nowMilliseconds, key: BridgeFixtures.otherWebhookKey)
+        let badSignature = try #require(bad.split(separator: ",").last)
+        let header = good + "," + badSignature
+        #expect(try provider().verify(Self.delivery(body, header: header), now: Self.now).count == 1)
+    }
+
+    @Test(arguments: [
+        "", "garbage", "t=,v0=AAAA", "v0=AAAA", "t=1767323045000", "t=abc,v0=AAAA", "t=1767323045000,v0=",
+        "t=1767323045000,t=1767323045000,v0=AAAA", "t=-5,v0=AAAA", "t=1767323045000;v0=AAAA", "t=1767323045000,v0",
+    ])
+    func malformedHeadersAreRefused(header: String) throws {
+        let error = BridgeFixtures.gatewayError { _ = try provider().verify(Self.delivery(Self.body(), header: header), now: Self.now) }
+        #expect(error?.code == .signatureInvalid)
+    }
+
+    @Test(arguments: ["not base64!", "AAA", "AA AA", "a-_b", "AAAA*"])
+    func nonBase64SignaturesAreRefused(signature: String) throws {
+        let header = "t=\(Self.nowMilliseconds),v0=\(signature)"
+        let error = BridgeFixtures.gatewayError { _ = try provider().verify(Self.delivery(Self.body(), header: header), now: Self.now) }
+        #expect(error?.code == .signatureInvalid)
+        #expect(error?.message.contains("Base64") == true)
+    }
+
+    @Test func missingHeaderIsRefused() throws {
+        let error = BridgeFixtures.gatewayError { _ = try provider().verify(Self.delivery(Self.body(), header: nil), now: Self.now) }
+        #expect(error?.code == .signatureInvalid)
+    }
+
+    @Test func withoutAPublicKeyWebhooksAreAConfigurationError() throws {
+        let body = Self.body()
+        let header = try Self.signature(body, timestamp: Self.nowMilliseconds)
+        let provider = try provider(publicKey: nil)
+        #expect(provider.descriptor.capabilities.contains(.webhooks))
+        let error = BridgeFixtures.gatewayError { _ = try provider.verify(Self.delivery(body, header: header), now: Self.now) }
+        #expect(error?.code == .invalidConfiguration)
+    }
+
+    @Test(arguments: [#"{"event_category":"card_account"}"#, "[]", "not json", #"{"event_id":"e","event_category":"card_account","event_object":{}}"#])
+    func signedButInvalidBodiesAreInvalid(text: String) throws {
+        let body = Data(text.utf8)
+        let header = try Self.signature(body, timestamp: Self.nowMilliseconds)
+        let error = BridgeFixtures.gatewayError { _ = try provider().verify(Self.delivery(body, header: header), now: Self.now) }
+        #expect(error?.code == .invalidResponse)
+    }
+}

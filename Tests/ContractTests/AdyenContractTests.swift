@@ -1,0 +1,87 @@
+import AdyenSimulator
+import CardGateway
+import CardGatewayAdyen
+import CardGatewaySimulation
+import CardGatewayTesting
+import Foundation
+import HTTPTypes
+import Testing
+
+/// The shared contract, run by the Adyen adapter against the Adyen simulator.
+@Suite("Adyen contract")
+struct AdyenContractTests {
+    static func subject() -> ContractSubject {
+        let simulator = AdyenSimulator()
+        typealias Seed = AdyenSimulator.Seed
+        typealias Keys = AdyenSimulator.Credentials
+        // The same provider, but signing with another endpoint's HMAC key.
+        var otherKeys = Keys.default
+        otherKeys.hmacKeyHex = "00112233445566778899AABBCCDDEEFF00112233445566778899AABBCCDDEEFF"
+        let otherEndpoint = AdyenSimulator(credentials: otherKeys)
+
+        // The relay: start, then the SDK's output twice (the simulator completes after 2 POSTs).
+        func relay(_ marker: String) -> [ProvisioningInput] {
+            [
+                .issuerSDK(output: nil),
+                .issuerSDK(output: SensitiveData(Data([0xfb, 0xef, 0x01]) + Data("contract \(marker) round 1".utf8))),
+                .issuerSDK(output: SensitiveData(Data([0xfb, 0xef, 0x02]) + Data("contract \(marker) round 2".utf8))),
+            ]
+        }
+
+        let webhooks = ContractFixtures.Webhooks(signsTimestamp: false) { variant, _ in
+            let signer = variant == .wrongSecret ? otherEndpoint : simulator
+            let signed = signer.signedWebhook(type: AdyenSimulator.networkTokenUpdated, token: Seed.activeApplePayTokenID)
+            var headers = HTTPFields()
+            for (name, value) in signed.headers {
+                if let fieldName = HTTPField.Name(name) { headers[fieldName] = value }
+            }
+            var body = signed.body
+            if variant == .tampered { body = Data(String(decoding: body, as: UTF8.self).replacingOccurrences(of: "\"approved\"", with: "\"declined\"").utf8) }
+            return WebhookDelivery(headers: headers, body: body)
+        }
+
+        let closedCardActivation = ContractFixtures.ErrorScenario(name: "activation data for a closed card is refused", expected: .invalidRequest) { provider, context in
+            guard let wallets = provider as? any WalletProvisioning else { throw CardGatewayError(.unsupported, "no provisioning") }
+            _ = try await wallets.provision(ProvisioningRequest(card: CardRef(id: Seed.closedMastercardID), wallet: .applePay, input: .issuerSDK(output: nil)), context: context)
+        }
+        let closedTokenIsFinal = ContractFixtures.ErrorScenario(name: "a closed network token cannot be reactivated", expected: .invalidRequest) { provider, context in
+            guard let adyen = provider as? AdyenProvider else { throw CardGatewayError(.unsupported, "not the Adyen adapter") }
+            try await adyen.updateNetworkToken(id: Seed.closedGooglePayTokenID, status: .active, context: context)
+        }
+        let bankAccount = ContractFixtures.ErrorScenario(name: "a bank account payment instrument is not a card", expected: .invalidRequest) { provider, context in
+            guard let lookup = provider as? any CardLookup else { throw CardGatewayError(.unsupported, "no lookup") }
+            _ = try await lookup.card(CardRef(id: Seed.bankAccountID), context: context)
+        }
+        let wrongFlow = ContractFixtures.ErrorScenario(name: "Apple certificates are not an issuer SDK relay input", expected: .unsupported) { provider, context in
+            guard let wallets = provider as? any WalletProvisioning else { throw CardGatewayError(.unsupported, "no provisioning") }
+            let input = ApplePayProvisioningInput(certificates: [Data([1, 2, 3])], nonce: Data([4]), nonceSignature: Data([5]))
+            _ = try await wallets.provision(ProvisioningRequest(card: CardRef(id: Seed.activeVisaID), wallet: .applePay, input: .applePay(input)), context: context)
+        }
+
+        return ContractSubject(
+            name: "adyen", factory: .adyen,
+            credentials: ["apiKey": Secret(Keys.apiKey), "hmacKey": Secret(Keys.hmacKeyHex)],
+            simulator: simulator,
+            fixtures: ContractFixtures(
+                lookup: .init(existing: CardRef(id: Seed.activeVisaID), expectedStatus: .active, expectedLastFour: "4321", missing: CardRef(id: "PI0000000000000000000NONE")),
+                provisioning: .init(
+                    eligible: CardRef(id: Seed.activeVisaID), ineligible: CardRef(id: Seed.suspendedVisaID),
+                    inputs: [.applePay: relay("applePay"), .googlePay: relay("googlePay")]
+                ),
+                webhooks: webhooks,
+                extraErrorScenarios: [closedCardActivation, closedTokenIsFinal, bankAccount, wrongFlow]
+            ),
+            sensitiveValues: [Keys.apiKeyWithoutActivationRole, Keys.webServicePassword, otherKeys.hmacKeyHex]
+        )
+    }
+
+    @Test func contract() async {
+        let report = await ContractSuite.run(Self.subject())
+        #expect(report.passed, "\(report)")
+        #expect(report.failures.isEmpty, "\(report)")
+        // Only staleness is skipped: Adyen signs no timestamp.
+        let skipped = report.scenarios.filter { if case .skipped = $0.outcome { return true } else { return false } }.map(\.name)
+        #expect(skipped == ["webhooks: stale delivery is refused"], "\(report)")
+        #expect(report.passedCount >= 20, "\(report)")
+    }
+}

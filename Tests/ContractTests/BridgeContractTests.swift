@@ -1,0 +1,92 @@
+import BridgeSimulator
+import CardGateway
+import CardGatewayBridge
+import CardGatewaySimulation
+import CardGatewayTesting
+import Foundation
+import HTTPTypes
+import Testing
+
+/// Bridge through the shared contract suite, against its simulator.
+enum BridgeContract {
+    typealias Seed = BridgeSimulator.Seed
+    typealias Inputs = BridgeSimulator.TestInputs
+
+    static func subject(encoding: String) -> ContractSubject {
+        let simulator = BridgeSimulator()
+        let eligible = CardRef(id: Seed.activeVisa, customer: Seed.customerID)
+        let apple = ProvisioningInput.applePay(ApplePayProvisioningInput(
+            certificates: [Inputs.leafCertificate, Inputs.subordinateCertificate], nonce: Inputs.nonce, nonceSignature: Inputs.nonceSignature
+        ))
+        let google = ProvisioningInput.googlePay(GooglePayProvisioningInput(clientDeviceID: Inputs.googleDeviceID, clientWalletAccountID: Inputs.googleWalletAccountID))
+        let webhooks = ContractFixtures.Webhooks(signsTimestamp: true) { variant, now in
+            guard let signed = try simulator.signedCardAccountWebhook(cardAccountID: Seed.activeVisa, previousStatus: "frozen", at: now) else {
+                throw CardGatewayError.invalidRequest("the seeded card account is missing")
+            }
+            var delivery = signed
+            switch variant {
+            case .valid: break
+            case .tampered: delivery.body.append(contentsOf: Array(" ".utf8))
+            case .stale:
+                if let old = try simulator.signedCardAccountWebhook(cardAccountID: Seed.activeVisa, previousStatus: "frozen", at: now.addingTimeInterval(-11 * 60)) {
+                    delivery = old
+                }
+            case .wrongSecret: delivery = try simulator.forgedWebhook(body: signed.body, at: now)
+            }
+            var fields = HTTPFields()
+            for (name, value) in delivery.headers {
+                if let fieldName = HTTPField.Name(name) { fields[fieldName] = value }
+            }
+            return WebhookDelivery(headers: fields, body: delivery.body)
+        }
+        return ContractSubject(
+            name: "bridge-\(encoding)", factory: .bridge,
+            credentials: ["apiKey": Secret(Seed.apiKey), "webhookPublicKey": Secret(simulator.webhookPublicKeyPEM)],
+            options: ["certificateEncoding": .string(encoding)],
+            simulator: simulator,
+            fixtures: ContractFixtures(
+                lookup: .init(existing: eligible, expectedStatus: .active, expectedLastFour: "1269", missing: CardRef(id: "ca00000000000000000000000000dead", customer: Seed.customerID)),
+                provisioning: .init(
+                    eligible: eligible, ineligible: CardRef(id: Seed.pendingVisa, customer: Seed.customerID),
+                    inputs: [.applePay: [apple], .googlePay: [google]],
+                    confirmation: ProvisioningConfirmation(card: eligible, wallet: .applePay, deviceAccountReference: "DAR-contract-1")
+                ),
+                webhooks: webhooks,
+                extraErrorScenarios: [
+                    .init(name: "a card without its customer is refused before sending", expected: .invalidRequest) { provider, context in
+                        _ = try await (provider as? any CardLookup)?.card(CardRef(id: Seed.activeVisa), context: context)
+                    },
+                    .init(name: "provisioning a frozen card is refused by Bridge", expected: .invalidRequest) { provider, context in
+                        _ = try await (provider as? any WalletProvisioning)?.provision(
+                            ProvisioningRequest(card: CardRef(id: Seed.frozenByDeveloper, customer: Seed.customerID), wallet: .googlePay, input: google), context: context
+                        )
+                    },
+                    .init(name: "three certificates are refused before sending", expected: .invalidRequest) { provider, context in
+                        let chain = [Inputs.leafCertificate, Inputs.subordinateCertificate, Inputs.subordinateCertificate]
+                        _ = try await (provider as? any WalletProvisioning)?.provision(
+                            ProvisioningRequest(card: eligible, wallet: .applePay, input: .applePay(ApplePayProvisioningInput(
+                                certificates: chain, nonce: Inputs.nonce, nonceSignature: Inputs.nonceSignature
+                            ))),
+                            context: context
+                        )
+                    },
+                ]
+            ),
+            sensitiveValues: Seed.cardAccounts.map(\.pan) + [Seed.opaquePaymentCardSecret, Seed.activationSecret]
+        )
+    }
+}
+
+@Suite("Bridge contract")
+struct BridgeContractTests {
+    @Test(arguments: ["base64", "hex"])
+    func contract(encoding: String) async {
+        let report = await ContractSuite.run(BridgeContract.subject(encoding: encoding))
+        #expect(report.passed, "\(report)")
+        #expect(!report.description.contains("skipped:"), "every scenario applies to Bridge: \(report)")
+        #expect(report.passedCount >= 20, "\(report)")
+        #expect(report.outcome(of: "webhooks: stale delivery is refused") == .passed)
+        #expect(report.outcome(of: "provisioning: applePay provision by encryptedPayload") == .passed)
+        #expect(report.outcome(of: "provisioning: googlePay provision by encryptedPayload") == .passed)
+    }
+}

@@ -1,0 +1,102 @@
+import BridgeSimulator
+import CardGateway
+import ExampleSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import ProvisioningServerApp
+import Testing
+import TrustPaymentsSimulator
+
+/// `provisioning-server` as it starts without `--config`: the demo users on the embedded simulators, end to end.
+@Suite("provisioning-server on the embedded simulators")
+struct DemoServerTests {
+    func withDemoServer(_ body: @Sendable (any TestClientProtocol, RunningSimulators) async throws -> Void) async throws {
+        try await EmbeddedSimulators().run { running in
+            let server = try DemoServer.make(running: running)
+            try await server.buildApplication().test(.router) { client in try await body(client, running) }
+        }
+    }
+
+    @Test("alice sees her five cards across four providers; bob cannot reach them")
+    func ownership() async throws {
+        try await withDemoServer { client, _ in
+            let cards = try await client.send(.get, "/v1/cards", token: DemoUsers.aliceToken)
+            #expect(cards.status == 200)
+            let list = try cards.json()["cards"]?.arrayValue ?? []
+            #expect(list.compactMap { $0["id"]?.stringValue }.sorted() == ["business", "crypto", "everyday", "frozen", "travel"])
+            #expect(Set(list.compactMap { $0["provider"]?.stringValue }) == ["eu-cards", "adyen-issuing", "us-issuing", "bridge-cards"])
+            #expect(try await client.send(.get, "/v1/cards/everyday", token: DemoUsers.bobToken).status == 404)
+            #expect(try await client.send(.get, "/v1/cards/everyday", token: "demo-token-nobody-00000000").status == 401)
+            // Both have a card called "crypto": each sees their own.
+            let alices = try await client.send(.get, "/v1/cards/crypto", token: DemoUsers.aliceToken).json()
+            let bobs = try await client.send(.get, "/v1/cards/crypto", token: DemoUsers.bobToken).json()
+            #expect(alices["lastFour"] != bobs["lastFour"])
+        }
+    }
+
+    @Test("provisioning through the server reaches each provider's simulator")
+    func provisioning() async throws {
+        try await withDemoServer { client, running in
+            let offer = try await client.send(.get, "/v1/cards/everyday/provisioning/offer?wallet=applePay", token: DemoUsers.aliceToken)
+            #expect(try offer.json()["flow"]?.stringValue == "encryptedPayload")
+            let locked = try await client.send(.get, "/v1/cards/frozen/provisioning/offer?wallet=applePay", token: DemoUsers.aliceToken)
+            #expect(try locked.json()["eligible"] == .bool(false))
+
+            let google = try await client.send(
+                .post, "/v1/cards/crypto/provisioning/googlePay", token: DemoUsers.aliceToken,
+                json: #"{"clientDeviceId":"device-1","clientWalletAccountId":"account-1"}"#
+            )
+            #expect(google.status == 200, "\(google.text)")
+            #expect(try google.json()["opaquePaymentCard"]?.stringValue?.isEmpty == false)
+            let bridgeCall = try #require(running.handle("bridge")?.journal.entries(method: "POST", pathContains: "/card_accounts/").last)
+            #expect(bridgeCall.path.contains(BridgeSimulator.Seed.customerID))
+
+            let key = try await client.send(.post, "/v1/cards/business/provisioning/applePay", token: DemoUsers.aliceToken, json: #"{"apiVersion":"2020-08-27"}"#)
+            #expect(key.status == 200, "\(key.text)")
+            #expect(running.handle("stripe")?.journal.entries(method: "POST", pathContains: "/v1/ephemeral_keys").count == 1)
+
+            let relay = try await client.send(.post, "/v1/cards/travel/provisioning/applePay", token: DemoUsers.aliceToken, json: "{}")
+            #expect(relay.status == 200, "\(relay.text)")
+            #expect(try relay.json()["sdkInput"]?.stringValue?.isEmpty == false)
+        }
+    }
+
+    @Test("a card saved through the Trust Payments SDK is recorded for its user only")
+    func storedCredentials() async throws {
+        try await withDemoServer { client, running in
+            let session = try await client.send(
+                .post, "/v1/credentials/session", token: DemoUsers.aliceToken,
+                json: #"{"intent":"store","consent":{"recordedAt":"2026-01-31T12:00:00Z","evidence":"save-card checkbox"},"amount":{"minorUnits":1050,"currency":"GBP"}}"#
+            )
+            #expect(session.status == 200, "\(session.text)")
+            let token = try #require(try session.json()["token"]?.stringValue)
+            let result = try running.simulators.trustPayments.sdkPayment(
+                sessionJWT: token, pan: TrustPaymentsSimulator.Seed.Card.visa, expiryDate: TrustPaymentsSimulator.Seed.expiryDate, securityCode: "123"
+            )
+            let stored = try await client.send(.post, "/v1/credentials/result", token: DemoUsers.aliceToken, json: #"{"jwt":"\#(result)"}"#)
+            #expect(stored.status == 200, "\(stored.text)")
+            #expect(!stored.text.contains(TrustPaymentsSimulator.Seed.Card.visa))
+            let alices = try await client.send(.get, "/v1/credentials", token: DemoUsers.aliceToken).json()
+            let bobs = try await client.send(.get, "/v1/credentials", token: DemoUsers.bobToken).json()
+            #expect(alices["credentials"]?.arrayValue?.count == 1)
+            #expect(bobs["credentials"]?.arrayValue?.isEmpty == true)
+        }
+    }
+
+    @Test("a signed webhook from a simulator is accepted at its instance's receiver; a forged one is not")
+    func webhooks() async throws {
+        try await withDemoServer { client, running in
+            let delivery = try #require(try running.simulators.sampleWebhook(instance: EmbeddedSimulators.Instance.adyen))
+            var headers: [String: String] = [:]
+            for field in delivery.headers { headers[field.name.rawName] = field.value }
+            let accepted = try await client.sendRaw(.post, "/webhooks/adyen-issuing", body: delivery.body, headers: headers)
+            #expect(accepted.status / 100 == 2, "\(accepted.text)")
+            var forged = delivery.body
+            forged.append(contentsOf: Array(" ".utf8))
+            let refused = try await client.sendRaw(.post, "/webhooks/adyen-issuing", body: forged, headers: headers)
+            #expect(refused.status == 400)
+        }
+    }
+}

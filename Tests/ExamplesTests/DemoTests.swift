@@ -1,0 +1,92 @@
+import CardGateway
+@testable import CardGatewayCLI
+import CardGatewaySimulation
+import ExampleSupport
+import Foundation
+import PaysafeSimulator
+import StripeSimulator
+import Testing
+import TrustPaymentsSimulator
+
+/// `cardgateway demo`: its steps against the embedded simulators, its table and its exit status.
+@Suite("cardgateway demo")
+struct DemoTests {
+    typealias Instance = EmbeddedSimulators.Instance
+
+    @Test("every step passes: card service, each provider's flows, stored credentials, webhooks")
+    func allStepsPass() async throws {
+        let report = try await Demo.run()
+        #expect(report.passed, "\(report.failures)")
+        func steps(_ instance: String) -> [String] { report.steps.filter { $0.instance == instance }.map(\.name) }
+
+        let paysafe = steps(Instance.paysafe)
+        for name in [
+            "card service: list a customer's cards", "card service: card programs", "card service: create a virtual card (routed by program)",
+            "card service: create a physical card", "card service: activate a physical card", "card service: lock a card", "card service: unlock it",
+            "Apple Pay: provision", "Google Pay: provision", "Apple Pay: confirm", "webhook: verify a signed delivery",
+        ] {
+            #expect(paysafe.contains(name), "\(name)")
+        }
+        // Adyen: a relay started and continued over two round trips, per wallet.
+        let adyen = steps(Instance.adyen)
+        for wallet in ["Apple Pay", "Google Pay"] {
+            #expect(adyen.filter { $0.hasPrefix("\(wallet): provision") }.count == 3, "\(wallet): \(adyen)")
+        }
+        #expect(steps(Instance.stripe).filter { $0.hasSuffix(": provision") }.count == 2)
+        #expect(report.steps.filter { $0.instance == Instance.stripe && $0.name.hasSuffix(": provision") }.allSatisfy { $0.outcome.hasPrefix("ephemeral key ephkey_") })
+        #expect(steps(Instance.bridge).contains("Apple Pay: provision"))
+        #expect(steps(Instance.trustPayments).filter { $0.hasPrefix("credentials on file:") }.count == 5)
+        // One verified webhook per provider that sends them; Trust Payments' row is marked not applicable.
+        let webhooks = report.steps.filter { $0.name == "webhook: verify a signed delivery" }
+        #expect(webhooks.filter { $0.status == .passed }.map(\.instance).sorted() == [Instance.adyen, Instance.bridge, Instance.paysafe, Instance.stripe].sorted())
+        #expect(webhooks.first { $0.instance == Instance.trustPayments }?.status == .skipped)
+    }
+
+    @Test("outcomes never hold a secret, card number, CVV, payload or ephemeral key secret")
+    func outcomesAreSafe() async throws {
+        let report = try await Demo.run()
+        let text = report.steps.map(\.outcome).joined(separator: "\n")
+        for secret in [
+            PaysafeSimulator.Credentials.default.clientSecret, PaysafeSimulator.Seed.issuedCardCVV + " ", StripeSimulator.Credentials.default.testSecretKey,
+            "ek_test_", TrustPaymentsSimulator.Seed.Card.visa, TrustPaymentsSimulator.Seed.jwtSecret, "eyJ",
+        ] {
+            #expect(!text.contains(secret), "\(secret)")
+        }
+    }
+
+    @Test("a provider that fails fails its steps with the gateway's code, and the rest still run")
+    func failuresAreReported() async throws {
+        let report = try await Demo.run(beforeSteps: { running in
+            running.handle("stripe")?.faults.inject(FaultRule(count: 1_000, action: .status(500, retryAfterSeconds: 0, message: "down for the test")))
+        })
+        #expect(!report.passed)
+        let failures = report.failures
+        #expect(!failures.isEmpty)
+        #expect(failures.allSatisfy { $0.instance == Instance.stripe })
+        #expect(failures.allSatisfy { $0.errorCode == "providerUnavailable" })
+        #expect(report.steps.filter { $0.instance == Instance.paysafe }.allSatisfy { $0.status == .passed })
+        let table = DemoTable.render(report)
+        #expect(table.contains("FAIL"))
+        #expect(table.contains("\(failures.count) failed"))
+    }
+
+    @Test("the command prints the report as JSON and exits 0 when every step passes")
+    func commandJSON() async throws {
+        let run = await runCLI(["demo", "--quiet", "--json"])
+        #expect(run.exitCode == 0, "\(run.stderr)")
+        let report = try JSONDecoder().decode(DemoReport.self, from: Data(run.stdout.utf8))
+        #expect(report.passed)
+        #expect(report.steps.count > 40)
+        #expect(run.stderr.isEmpty)
+    }
+
+    @Test("the table has a header, one row per step and a summary; progress goes to stderr")
+    func commandTable() async throws {
+        let run = await runCLI(["demo"])
+        #expect(run.exitCode == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.contains("STEP") == true && lines.first?.contains("PROVIDER") == true && lines.first?.contains("OUTCOME") == true)
+        #expect(lines.last?.contains(" 0 failed") == true)
+        #expect(run.stderr.contains("… card service: list a customer's cards"))
+    }
+}
