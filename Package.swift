@@ -55,6 +55,13 @@ var targets: [Target] = [
         ],
         swiftSettings: swiftSettings
     ),
+    // Helpers the test targets share (Swift Testing assertions); not a product.
+    .target(
+        name: "SharedTestSupport",
+        dependencies: ["CardGateway"],
+        path: "Tests/SharedTestSupport",
+        swiftSettings: swiftSettings
+    ),
     .testTarget(
         name: "CardGatewayTests",
         dependencies: [
@@ -131,6 +138,7 @@ for name in providers {
             name: "\(name)Tests",
             dependencies: [
                 .target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator"), "CardGateway", "CardGatewayTesting", "CardGatewaySimulation",
+                "SharedTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

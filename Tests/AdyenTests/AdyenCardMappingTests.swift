@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import CardGatewayAdyen
+import SharedTestSupport
 
 @Suite("Adyen descriptor, factory and card mapping")
 struct AdyenCardMappingTests {
@@ -143,7 +144,7 @@ struct AdyenCardMappingTests {
     @Test("a payment instrument without card (bankAccount) is not a card: invalidRequest")
     func bankAccount() async throws {
         let transport = ScriptedTransport([.json(200, Fixture.bankAccountInstrument)])
-        let error = await Fixture.gatewayError { _ = try await Fixture.provider(transport).card(CardRef(id: "PI32272223222B5CTCGQDNQX5"), context: OperationContext()) }
+        let error = await gatewayError { _ = try await Fixture.provider(transport).card(CardRef(id: "PI32272223222B5CTCGQDNQX5"), context: OperationContext()) }
         #expect(error?.code == .invalidRequest)
         #expect(error?.message.contains("not a card") == true)
         #expect(error?.message.contains("bankAccount") == true)
@@ -157,12 +158,12 @@ struct AdyenCardMappingTests {
         #expect(try await Fixture.provider(extra).card(CardRef(id: "PI1"), context: OperationContext()).scheme == .visa)
 
         let missing = ScriptedTransport([.json(200, "{\"type\": \"card\", \"card\": {\"brand\": \"visa\"}}")])
-        let missingError = await Fixture.gatewayError { _ = try await Fixture.provider(missing).card(CardRef(id: "PI1"), context: OperationContext()) }
+        let missingError = await gatewayError { _ = try await Fixture.provider(missing).card(CardRef(id: "PI1"), context: OperationContext()) }
         #expect(missingError?.code == .invalidResponse)
         #expect(missingError?.message.contains("missing id") == true)
 
         let html = ScriptedTransport([.response(status: 200, headers: ["Content-Type": "text/html"], body: Data("<html>ok</html>".utf8))])
-        let htmlError = await Fixture.gatewayError { _ = try await Fixture.provider(html).card(CardRef(id: "PI1"), context: OperationContext()) }
+        let htmlError = await gatewayError { _ = try await Fixture.provider(html).card(CardRef(id: "PI1"), context: OperationContext()) }
         #expect(htmlError?.code == .invalidResponse)
     }
 
@@ -171,7 +172,7 @@ struct AdyenCardMappingTests {
         let transport = ScriptedTransport([])
         let provider = try Fixture.provider(transport)
         for bad in ["", "PI 1", "PI\n1"] {
-            let error = await Fixture.gatewayError { _ = try await provider.card(CardRef(id: bad), context: OperationContext()) }
+            let error = await gatewayError { _ = try await provider.card(CardRef(id: bad), context: OperationContext()) }
             #expect(error?.code == .invalidRequest)
             #expect(error?.fieldErrors.first?.field == "card.id")
         }

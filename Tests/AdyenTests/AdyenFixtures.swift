@@ -112,20 +112,4 @@ enum Fixture {
         fields[.contentType] = "application/json"
         return WebhookDelivery(headers: fields, body: body)
     }
-
-    /// Runs `body` and returns the gateway error it throws (failing the test when it throws none or another).
-    static func gatewayError(
-        sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
-    ) async -> CardGatewayError? {
-        do {
-            try await body()
-            Issue.record("expected a CardGatewayError", sourceLocation: sourceLocation)
-            return nil
-        } catch let error as CardGatewayError {
-            return error
-        } catch {
-            Issue.record("expected a CardGatewayError, got \(error)", sourceLocation: sourceLocation)
-            return nil
-        }
-    }
 }

@@ -7,6 +7,7 @@ import HTTPTypes
 import Testing
 
 @testable import CardGatewayAdyen
+import SharedTestSupport
 
 @Suite("Adyen adapter against its simulator over HTTP")
 struct AdyenIntegrationTests {
@@ -119,15 +120,15 @@ struct AdyenIntegrationTests {
             let provider = try SimulatorFixture.provider(handle, timeout: .seconds(20), retry: .none)
             let impatient = try SimulatorFixture.provider(handle, timeout: .milliseconds(500), retry: .none)
             handle.faults.inject(FaultRule(count: 1, action: .malformedBody(status: 200)))
-            let malformed = await Fixture.gatewayError { _ = try await provider.card(CardRef(id: Seed.activeVisaID), context: OperationContext()) }
+            let malformed = await gatewayError { _ = try await provider.card(CardRef(id: Seed.activeVisaID), context: OperationContext()) }
             #expect(malformed?.code == .invalidResponse)
 
             handle.faults.inject(FaultRule(count: 1, action: .truncatedBody(status: 200)))
-            let truncated = await Fixture.gatewayError { _ = try await provider.card(CardRef(id: Seed.activeVisaID), context: OperationContext()) }
+            let truncated = await gatewayError { _ = try await provider.card(CardRef(id: Seed.activeVisaID), context: OperationContext()) }
             #expect(truncated?.code == .invalidResponse || truncated?.code == .transport)
 
             handle.faults.inject(FaultRule(count: 1, action: .delay(milliseconds: 3_000)))
-            let slow = await Fixture.gatewayError { _ = try await impatient.card(CardRef(id: Seed.activeVisaID), context: OperationContext()) }
+            let slow = await gatewayError { _ = try await impatient.card(CardRef(id: Seed.activeVisaID), context: OperationContext()) }
             #expect(slow?.code == .timeout)
             #expect(slow?.mayHaveReachedProvider == true)
         }
@@ -151,9 +152,9 @@ struct AdyenIntegrationTests {
                 #expect(card.expiry != nil)
                 #expect(card.lastFour?.count == 4)
             }
-            let bank = await Fixture.gatewayError { _ = try await provider.card(CardRef(id: Seed.bankAccountID), context: OperationContext()) }
+            let bank = await gatewayError { _ = try await provider.card(CardRef(id: Seed.bankAccountID), context: OperationContext()) }
             #expect(bank?.code == .invalidRequest)
-            let unknown = await Fixture.gatewayError { _ = try await provider.card(CardRef(id: "PI0000000000000000000NONE"), context: OperationContext()) }
+            let unknown = await gatewayError { _ = try await provider.card(CardRef(id: "PI0000000000000000000NONE"), context: OperationContext()) }
             #expect(unknown?.code == .notFound)
             #expect(unknown?.providerCode == "00_404")
             #expect(unknown?.requestID?.isEmpty == false)
@@ -185,24 +186,24 @@ struct AdyenIntegrationTests {
         try await withSimulator(AdyenSimulator()) { handle in
             let card = CardRef(id: Seed.activeVisaID)
             let limited = try SimulatorFixture.provider(handle, apiKey: AdyenSimulator.Credentials.apiKeyWithoutActivationRole)
-            let role = await Fixture.gatewayError { _ = try await limited.provision(ProvisioningRequest(card: card, wallet: .applePay, input: .issuerSDK(output: nil)), context: OperationContext()) }
+            let role = await gatewayError { _ = try await limited.provision(ProvisioningRequest(card: card, wallet: .applePay, input: .issuerSDK(output: nil)), context: OperationContext()) }
             #expect(role?.code == .permissionDenied)
             #expect(role?.providerCode == "00_403")
             #expect(role?.message.contains("Bank Issuing PaymentInstrument Network Token Activation Data role") == true)
             #expect(try await limited.offer(for: card, wallet: .applePay, context: OperationContext()).eligible)
 
             let wrong = try SimulatorFixture.provider(handle, apiKey: "AQE-not-a-key-of-this-account")
-            let auth = await Fixture.gatewayError { _ = try await wrong.card(card, context: OperationContext()) }
+            let auth = await gatewayError { _ = try await wrong.card(card, context: OperationContext()) }
             #expect(auth?.code == .authenticationFailed)
             #expect(auth?.providerCode == "00_401")
 
             let provider = try SimulatorFixture.provider(handle)
-            let noGet = await Fixture.gatewayError { _ = try await provider.provision(ProvisioningRequest(card: card, wallet: .applePay, input: .issuerSDK(output: SensitiveData(Data([1])))), context: OperationContext()) }
+            let noGet = await gatewayError { _ = try await provider.provision(ProvisioningRequest(card: card, wallet: .applePay, input: .issuerSDK(output: SensitiveData(Data([1])))), context: OperationContext()) }
             #expect(noGet?.code == .invalidRequest)
             #expect(noGet?.providerCode == AdyenSimulatorErrors.noExchange)
             #expect(noGet?.httpStatus == 422)
 
-            let inactive = await Fixture.gatewayError { _ = try await provider.provision(ProvisioningRequest(card: CardRef(id: Seed.inactiveMastercardID), wallet: .applePay, input: .issuerSDK(output: nil)), context: OperationContext()) }
+            let inactive = await gatewayError { _ = try await provider.provision(ProvisioningRequest(card: CardRef(id: Seed.inactiveMastercardID), wallet: .applePay, input: .issuerSDK(output: nil)), context: OperationContext()) }
             #expect(inactive?.code == .invalidRequest)
             #expect(inactive?.providerCode == AdyenSimulatorErrors.instrumentNotActive)
         }
@@ -218,13 +219,13 @@ struct AdyenIntegrationTests {
             #expect(try JSONValue.parse(patch.body) == .object(["status": .string("suspended")]))
             #expect(patch.responseStatus == 202)
 
-            let closed = await Fixture.gatewayError { try await provider.updateNetworkToken(id: Seed.closedGooglePayTokenID, status: .active, context: OperationContext()) }
+            let closed = await gatewayError { try await provider.updateNetworkToken(id: Seed.closedGooglePayTokenID, status: .active, context: OperationContext()) }
             #expect(closed?.code == .invalidRequest)
             #expect(closed?.providerCode == AdyenSimulatorErrors.tokenClosed)
 
             let known = try await provider.networkToken(id: Seed.closedGooglePayTokenID, context: OperationContext())
             let count = handle.journal.entries().count
-            let local = await Fixture.gatewayError { try await provider.updateNetworkToken(known, status: .active, context: OperationContext()) }
+            let local = await gatewayError { try await provider.updateNetworkToken(known, status: .active, context: OperationContext()) }
             #expect(local?.code == .invalidCardState)
             #expect(handle.journal.entries().count == count)
         }

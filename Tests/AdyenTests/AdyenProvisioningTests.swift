@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import CardGatewayAdyen
+import SharedTestSupport
 
 @Suite("Adyen network tokens, offers and the issuer SDK relay (scripted)")
 struct AdyenProvisioningTests {
@@ -59,7 +60,7 @@ struct AdyenProvisioningTests {
         #expect(transport.requests.first?.path == "/bcl/v2/networkTokens/NWTK9")
         #expect(token.id == "NWTK9")
         #expect(token.status == .suspended)
-        let error = await Fixture.gatewayError { _ = try await provider.networkToken(id: "NWTK9", context: OperationContext()) }
+        let error = await gatewayError { _ = try await provider.networkToken(id: "NWTK9", context: OperationContext()) }
         #expect(error?.code == .invalidResponse)
     }
 
@@ -79,18 +80,18 @@ struct AdyenProvisioningTests {
     func patchClosed() async throws {
         let transport = ScriptedTransport([.json(422, Fixture.restError(status: 422, errorCode: "30_112", title: "Invalid network token status", detail: "Network token status closed is final.", requestId: "REQ1"))])
         let provider = try Fixture.provider(transport)
-        let remote = await Fixture.gatewayError { try await provider.updateNetworkToken(id: "NWTK4", status: .active, context: OperationContext()) }
+        let remote = await gatewayError { try await provider.updateNetworkToken(id: "NWTK4", status: .active, context: OperationContext()) }
         #expect(remote?.code == .invalidRequest)
         #expect(remote?.providerCode == "30_112")
         #expect(remote?.httpStatus == 422)
         #expect(remote?.requestID == "REQ1")
 
         let closed = WalletToken(id: "NWTK4", wallet: .applePay, status: .deleted, providerStatus: "closed")
-        let local = await Fixture.gatewayError { try await provider.updateNetworkToken(closed, status: .active, context: OperationContext()) }
+        let local = await gatewayError { try await provider.updateNetworkToken(closed, status: .active, context: OperationContext()) }
         #expect(local?.code == .invalidCardState)
         #expect(transport.requestCount == 1)
 
-        let emptyID = await Fixture.gatewayError { try await provider.updateNetworkToken(id: "", status: .suspended, context: OperationContext()) }
+        let emptyID = await gatewayError { try await provider.updateNetworkToken(id: "", status: .suspended, context: OperationContext()) }
         #expect(emptyID?.code == .invalidRequest)
         #expect(transport.requestCount == 1)
 
@@ -143,7 +144,7 @@ struct AdyenProvisioningTests {
         #expect(offer.flow == nil)
 
         let bank = ScriptedTransport([.json(200, Fixture.bankAccountInstrument)])
-        let error = await Fixture.gatewayError { _ = try await Fixture.provider(bank).offer(for: CardRef(id: "PI1"), wallet: .applePay, context: OperationContext()) }
+        let error = await gatewayError { _ = try await Fixture.provider(bank).offer(for: CardRef(id: "PI1"), wallet: .applePay, context: OperationContext()) }
         #expect(error?.code == .invalidRequest)
         #expect(bank.requestCount == 1)
     }
@@ -233,7 +234,7 @@ struct AdyenProvisioningTests {
     ])
     func badSDKInput(body: String) async throws {
         let transport = ScriptedTransport([.json(200, body)])
-        let error = await Fixture.gatewayError {
+        let error = await gatewayError {
             _ = try await Fixture.provider(transport).provision(
                 ProvisioningRequest(card: CardRef(id: "PI1"), wallet: .applePay, input: .issuerSDK(output: nil)), context: OperationContext()
             )
@@ -253,10 +254,10 @@ struct AdyenProvisioningTests {
             ProvisioningRequest(card: CardRef(id: "PI1"), wallet: .samsungPay, input: .issuerSDK(output: nil)),
         ]
         for request in unsupported {
-            let error = await Fixture.gatewayError { _ = try await provider.provision(request, context: OperationContext()) }
+            let error = await gatewayError { _ = try await provider.provision(request, context: OperationContext()) }
             #expect(error?.code == .unsupported)
         }
-        let empty = await Fixture.gatewayError {
+        let empty = await gatewayError {
             _ = try await provider.provision(ProvisioningRequest(card: CardRef(id: ""), wallet: .applePay, input: .issuerSDK(output: SensitiveData(Data()))), context: OperationContext())
         }
         #expect(empty?.code == .invalidRequest)

@@ -4,6 +4,7 @@ import CardGatewayTesting
 import Foundation
 import HTTPTypes
 import Testing
+import SharedTestSupport
 
 @Suite("Bridge adapter: configuration")
 struct BridgeConfigurationTests {
@@ -59,7 +60,7 @@ struct BridgeConfigurationTests {
 
     @Test func invalidWebhookKeyIsAConfigurationError() throws {
         let transport = ScriptedTransport([])
-        let error = BridgeFixtures.gatewayError {
+        let error = gatewayError {
             _ = try BridgeFixtures.provider(transport, webhookPublicKey: "-----BEGIN PUBLIC KEY-----\nnot a key\n-----END PUBLIC KEY-----")
         }
         #expect(error?.code == .invalidConfiguration)
@@ -68,7 +69,7 @@ struct BridgeConfigurationTests {
 
     @Test func emptyAPIKeyIsAConfigurationError() throws {
         let http = try ProviderHTTPClient.testing(kind: .bridge, baseURL: BridgeFixtures.baseURL, transport: ScriptedTransport([]))
-        let error = BridgeFixtures.gatewayError { _ = try BridgeProvider(http: http, apiKey: Secret("")) }
+        let error = gatewayError { _ = try BridgeProvider(http: http, apiKey: Secret("")) }
         #expect(error?.code == .invalidConfiguration)
     }
 }
@@ -170,7 +171,7 @@ struct BridgeCardAccountTests {
     func invalidAccountsAreInvalidResponses(body: String) async throws {
         let transport = ScriptedTransport([.json(200, body, headers: ["X-Request-Id": "req-77"])])
         let provider = try BridgeFixtures.provider(transport)
-        let error = await BridgeFixtures.gatewayError { _ = try await provider.card(BridgeFixtures.ref, context: OperationContext()) }
+        let error = await gatewayError { _ = try await provider.card(BridgeFixtures.ref, context: OperationContext()) }
         #expect(error?.code == .invalidResponse)
         #expect(error?.httpStatus == 200)
         #expect(error?.requestID == "req-77")
@@ -182,14 +183,14 @@ struct BridgeCardAccountTests {
         let noCustomer = CardRef(id: BridgeFixtures.cardAccount)
         let context = OperationContext()
         let errors: [CardGatewayError?] = [
-            await BridgeFixtures.gatewayError { _ = try await provider.card(noCustomer, context: context) },
-            await BridgeFixtures.gatewayError { _ = try await provider.offer(for: noCustomer, wallet: .applePay, context: context) },
-            await BridgeFixtures.gatewayError {
+            await gatewayError { _ = try await provider.card(noCustomer, context: context) },
+            await gatewayError { _ = try await provider.offer(for: noCustomer, wallet: .applePay, context: context) },
+            await gatewayError {
                 _ = try await provider.provision(ProvisioningRequest(card: noCustomer, wallet: .applePay, input: BridgeFixtures.appleInput), context: context)
             },
-            await BridgeFixtures.gatewayError { _ = try await provider.freeze(card: noCustomer, reason: .lostOrStolen, context: context) },
-            await BridgeFixtures.gatewayError { _ = try await provider.unfreeze(card: noCustomer, context: context) },
-            await BridgeFixtures.gatewayError {
+            await gatewayError { _ = try await provider.freeze(card: noCustomer, reason: .lostOrStolen, context: context) },
+            await gatewayError { _ = try await provider.unfreeze(card: noCustomer, context: context) },
+            await gatewayError {
                 try await provider.confirm(ProvisioningConfirmation(card: noCustomer, wallet: .applePay, deviceAccountReference: "dar"), context: context)
             },
         ]
@@ -204,7 +205,7 @@ struct BridgeCardAccountTests {
         let transport = ScriptedTransport([])
         let provider = try BridgeFixtures.provider(transport)
         let long = String(repeating: "a", count: 43)
-        let error = await BridgeFixtures.gatewayError {
+        let error = await gatewayError {
             _ = try await provider.card(CardRef(id: long, customer: ""), context: OperationContext())
         }
         #expect(error?.fieldErrors.map(\.field) == ["card.customer", "card.id"])

@@ -4,6 +4,7 @@ import CardGatewayTesting
 import Foundation
 import HTTPTypes
 import Testing
+import SharedTestSupport
 
 @Suite("Bridge adapter: provisioning")
 struct BridgeProvisioningTests {
@@ -102,7 +103,7 @@ struct BridgeProvisioningTests {
     func invalidGoogleAnswers(body: String) async throws {
         let transport = ScriptedTransport([.json(200, body)])
         let provider = try BridgeFixtures.provider(transport)
-        let error = await BridgeFixtures.gatewayError {
+        let error = await gatewayError {
             _ = try await provider.provision(
                 ProvisioningRequest(card: BridgeFixtures.ref, wallet: .googlePay, input: BridgeFixtures.googleInput), context: OperationContext()
             )
@@ -128,7 +129,7 @@ struct BridgeProvisioningTests {
     func invalidAppleAnswers(body: String) async throws {
         let transport = ScriptedTransport([.json(200, body)])
         let provider = try BridgeFixtures.provider(transport)
-        let error = await BridgeFixtures.gatewayError {
+        let error = await gatewayError {
             _ = try await provider.provision(
                 ProvisioningRequest(card: BridgeFixtures.ref, wallet: .applePay, input: BridgeFixtures.appleInput), context: OperationContext()
             )
@@ -164,7 +165,7 @@ struct BridgeProvisioningTests {
         ))
         let transport = ScriptedTransport([])
         let provider = try BridgeFixtures.provider(transport)
-        let error = await BridgeFixtures.gatewayError {
+        let error = await gatewayError {
             _ = try await provider.provision(ProvisioningRequest(card: BridgeFixtures.ref, wallet: .applePay, input: input), context: OperationContext())
         }
         #expect(error?.code == .invalidRequest)
@@ -177,7 +178,7 @@ struct BridgeProvisioningTests {
         let input = ProvisioningInput.applePay(ApplePayProvisioningInput(certificates: [Data(), BridgeFixtures.subordinateCertificate], nonce: Data(), nonceSignature: Data()))
         let transport = ScriptedTransport([])
         let provider = try BridgeFixtures.provider(transport)
-        let error = await BridgeFixtures.gatewayError {
+        let error = await gatewayError {
             _ = try await provider.provision(ProvisioningRequest(card: CardRef(id: "", customer: nil), wallet: .applePay, input: input), context: OperationContext())
         }
         #expect(error?.fieldErrors.map(\.field) == ["card.customer", "card.id", "input.certificates[0]", "input.nonce", "input.nonceSignature"])
@@ -188,7 +189,7 @@ struct BridgeProvisioningTests {
         let input = ProvisioningInput.googlePay(GooglePayProvisioningInput(clientDeviceID: "", clientWalletAccountID: ""))
         let transport = ScriptedTransport([])
         let provider = try BridgeFixtures.provider(transport)
-        let error = await BridgeFixtures.gatewayError {
+        let error = await gatewayError {
             _ = try await provider.provision(ProvisioningRequest(card: BridgeFixtures.ref, wallet: .googlePay, input: input), context: OperationContext())
         }
         #expect(error?.fieldErrors.map(\.field) == ["input.clientWalletAccountID", "input.clientDeviceID"])
@@ -202,7 +203,7 @@ struct BridgeProvisioningTests {
     func inputMustMatchTheWallet(wallet: Wallet, input: ProvisioningInput) async throws {
         let transport = ScriptedTransport([])
         let provider = try BridgeFixtures.provider(transport)
-        let error = await BridgeFixtures.gatewayError {
+        let error = await gatewayError {
             _ = try await provider.provision(ProvisioningRequest(card: BridgeFixtures.ref, wallet: wallet, input: input), context: OperationContext())
         }
         #expect(error?.code == .invalidRequest)
@@ -213,7 +214,7 @@ struct BridgeProvisioningTests {
     @Test func samsungPayIsUnsupported() async throws {
         let transport = ScriptedTransport([])
         let provider = try BridgeFixtures.provider(transport)
-        let error = await BridgeFixtures.gatewayError {
+        let error = await gatewayError {
             _ = try await provider.provision(ProvisioningRequest(card: BridgeFixtures.ref, wallet: .samsungPay, input: BridgeFixtures.googleInput), context: OperationContext())
         }
         #expect(error?.code == .unsupported)
@@ -279,7 +280,7 @@ struct BridgeIdempotencyTests {
     func conflictsAndExpiredKeysAreNotRetried(status: Int) async throws {
         let transport = ScriptedTransport([.json(status, #"{"code":"idempotency","message":"key problem"}"#), .json(200, BridgeFixtures.appleResponseJSON)])
         let provider = try BridgeFixtures.provider(transport)
-        let error = await BridgeFixtures.gatewayError { _ = try await provision(provider) }
+        let error = await gatewayError { _ = try await provision(provider) }
         #expect(error?.httpStatus == status)
         #expect(transport.requestCount == 1)
     }
@@ -287,7 +288,7 @@ struct BridgeIdempotencyTests {
     @Test func persistent500EndsRetryableAfterTheAttempts() async throws {
         let transport = ScriptedTransport([], fallback: .json(500, #"{"errors":[{"code":"unexpected","message":"again"}]}"#))
         let provider = try BridgeFixtures.provider(transport)
-        let error = await BridgeFixtures.gatewayError { _ = try await provision(provider) }
+        let error = await gatewayError { _ = try await provision(provider) }
         #expect(error?.code == .providerUnavailable)
         #expect(error?.isRetryable == true)
         #expect(error?.mayHaveReachedProvider == true)
@@ -351,7 +352,7 @@ struct BridgeErrorTableTests {
         headers["X-Request-Id"] = "req-\(testCase.status)"
         let transport = ScriptedTransport([.json(testCase.status, testCase.body, headers: headers)])
         let provider = try BridgeFixtures.provider(transport, retry: RetryPolicy.none)
-        let error = await BridgeFixtures.gatewayError {
+        let error = await gatewayError {
             _ = try await provider.provision(
                 ProvisioningRequest(card: BridgeFixtures.ref, wallet: .applePay, input: BridgeFixtures.appleInput), context: OperationContext()
             )
@@ -374,7 +375,7 @@ struct BridgeErrorTableTests {
         let body = #"{"code":"invalid","message":"card 4111111111111111 refused for key sk_live_abcdefghijkl"}"#
         let transport = ScriptedTransport([.json(400, body)])
         let provider = try BridgeFixtures.provider(transport, retry: RetryPolicy.none)
-        let error = await BridgeFixtures.gatewayError { _ = try await provider.card(BridgeFixtures.ref, context: OperationContext()) }
+        let error = await gatewayError { _ = try await provider.card(BridgeFixtures.ref, context: OperationContext()) }
         let text = try #require(error?.description)
         #expect(!text.contains("4111111111111111"))
         #expect(!text.contains("sk_live_abcdefghijkl"))
@@ -383,7 +384,7 @@ struct BridgeErrorTableTests {
     @Test func cardLookupErrorsUseTheSameTable() async throws {
         let transport = ScriptedTransport([.json(404, #"{"code":"Invalid","message":"Unknown customer id"}"#)])
         let provider = try BridgeFixtures.provider(transport)
-        let error = await BridgeFixtures.gatewayError { _ = try await provider.card(BridgeFixtures.ref, context: OperationContext()) }
+        let error = await gatewayError { _ = try await provider.card(BridgeFixtures.ref, context: OperationContext()) }
         #expect(error?.code == .notFound)
         #expect(transport.requestCount == 1)
     }

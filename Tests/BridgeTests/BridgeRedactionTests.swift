@@ -6,6 +6,7 @@ import CardGatewayTesting
 import Foundation
 import HTTPTypes
 import Testing
+import SharedTestSupport
 
 @Suite("Bridge redaction")
 struct BridgeRedactionTests {
@@ -45,10 +46,10 @@ struct BridgeRedactionTests {
 
             // Failures: a refused card, a retried fault, a bad key, a bad webhook.
             var errors: [CardGatewayError?] = []
-            errors.append(await BridgeFixtures.gatewayError { _ = try await provider.provision(BridgeLive.appleRequest(Seed.pendingVisa), context: context) })
+            errors.append(await gatewayError { _ = try await provider.provision(BridgeLive.appleRequest(Seed.pendingVisa), context: context) })
             handle.faults.inject(FaultRule(count: 3, pathPrefix: "/v0/", action: .status(500, retryAfterSeconds: nil, message: "leaf \(needles[4]) failed")))
-            errors.append(await BridgeFixtures.gatewayError { _ = try await provider.provision(BridgeLive.appleRequest(), context: context) })
-            errors.append(await BridgeFixtures.gatewayError {
+            errors.append(await gatewayError { _ = try await provider.provision(BridgeLive.appleRequest(), context: context) })
+            errors.append(await gatewayError {
                 _ = try await provider.provision(
                     ProvisioningRequest(card: BridgeLive.ref(Seed.activeVisa), wallet: .applePay, input: .applePay(ApplePayProvisioningInput(
                         certificates: [BridgeFixtures.leafCertificate], nonce: BridgeFixtures.nonce, nonceSignature: BridgeFixtures.nonceSignature
@@ -63,7 +64,7 @@ struct BridgeRedactionTests {
             fields[HTTPField.Name("X-Webhook-Signature")!] = signatureHeader
             var tampered = delivery.body
             tampered.append(0x20)
-            errors.append(BridgeFixtures.gatewayError { _ = try provider.verify(WebhookDelivery(headers: fields, body: tampered), now: simulator.simulationClock.now()) })
+            errors.append(gatewayError { _ = try provider.verify(WebhookDelivery(headers: fields, body: tampered), now: simulator.simulationClock.now()) })
             #expect(errors.count == 4)
             for error in errors {
                 let error = try #require(error)

@@ -8,6 +8,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import Testing
+import SharedTestSupport
 
 /// The adapter against the simulator over real HTTP on 127.0.0.1.
 enum BridgeLive {
@@ -157,7 +158,7 @@ struct BridgeSimulatorIntegrationTests {
     @Test func onlyActiveAccountsAreProvisioned() async throws {
         try await BridgeLive.run { handle, provider, _ in
             for id in [Seed.pendingVisa, Seed.inactiveMastercard, Seed.frozenByCustomer, Seed.frozenByDeveloper] {
-                let error = await BridgeFixtures.gatewayError { _ = try await provider.provision(BridgeLive.appleRequest(id), context: OperationContext()) }
+                let error = await gatewayError { _ = try await provider.provision(BridgeLive.appleRequest(id), context: OperationContext()) }
                 #expect(error?.code == .invalidRequest)
                 #expect(error?.providerCode == "card_account_not_active")
                 #expect(error?.httpStatus == 400)
@@ -187,7 +188,7 @@ struct BridgeSimulatorIntegrationTests {
     @Test func persistent500IsProviderUnavailable() async throws {
         try await BridgeLive.run { handle, provider, _ in
             handle.faults.inject(FaultRule(count: 3, pathPrefix: "/v0/customers/", method: "POST", action: .status(500, retryAfterSeconds: nil, message: "boom")))
-            let error = await BridgeFixtures.gatewayError { _ = try await provider.provision(BridgeLive.appleRequest(), context: OperationContext()) }
+            let error = await gatewayError { _ = try await provider.provision(BridgeLive.appleRequest(), context: OperationContext()) }
             #expect(error?.code == .providerUnavailable)
             #expect(error?.providerCode == "unexpected")
             #expect(error?.isRetryable == true)
@@ -202,7 +203,7 @@ struct BridgeSimulatorIntegrationTests {
             let second = try BridgeLive.applePayload(try await provider.provision(BridgeLive.appleRequest(), context: context))
             #expect(first == second, "a replay returns the first answer")
             simulator.simulationClock.advance(by: 24 * 60 * 60 + 1)
-            let error = await BridgeFixtures.gatewayError { _ = try await provider.provision(BridgeLive.appleRequest(), context: context) }
+            let error = await gatewayError { _ = try await provider.provision(BridgeLive.appleRequest(), context: context) }
             #expect(error?.code == .conflict)
             #expect(error?.httpStatus == 422)
             #expect(error?.message.contains("24 hours") == true)
@@ -214,7 +215,7 @@ struct BridgeSimulatorIntegrationTests {
         try await BridgeLive.run { handle, provider, _ in
             let context = OperationContext(idempotencyKey: "attempt-7")
             _ = try await provider.provision(BridgeLive.appleRequest(), context: context)
-            let error = await BridgeFixtures.gatewayError {
+            let error = await gatewayError {
                 _ = try await provider.provision(BridgeLive.appleRequest(nonce: Data([1, 2, 3, 4])), context: context)
             }
             #expect(error?.code == .conflict)
@@ -226,15 +227,15 @@ struct BridgeSimulatorIntegrationTests {
 
     @Test func wrongAPIKeyAndUnknownCards() async throws {
         try await BridgeLive.run(apiKey: "sk-test-wrong") { _, provider, _ in
-            let error = await BridgeFixtures.gatewayError { _ = try await provider.card(BridgeLive.ref(Seed.activeVisa), context: OperationContext()) }
+            let error = await gatewayError { _ = try await provider.card(BridgeLive.ref(Seed.activeVisa), context: OperationContext()) }
             #expect(error?.code == .authenticationFailed)
             #expect(error?.providerCode == "invalid")
             #expect(error?.fieldErrors.map(\.field) == ["Api-Key"])
         }
         try await BridgeLive.run { _, provider, _ in
-            let unknown = await BridgeFixtures.gatewayError { _ = try await provider.card(BridgeLive.ref("ca00000000000000000000000000dead"), context: OperationContext()) }
+            let unknown = await gatewayError { _ = try await provider.card(BridgeLive.ref("ca00000000000000000000000000dead"), context: OperationContext()) }
             #expect(unknown?.code == .notFound)
-            let otherCustomers = await BridgeFixtures.gatewayError { _ = try await provider.card(BridgeLive.ref(Seed.otherCustomerActiveVisa), context: OperationContext()) }
+            let otherCustomers = await gatewayError { _ = try await provider.card(BridgeLive.ref(Seed.otherCustomerActiveVisa), context: OperationContext()) }
             #expect(otherCustomers?.code == .notFound)
             let card = try await provider.card(BridgeLive.ref(Seed.otherCustomerActiveVisa, customer: Seed.otherCustomerID), context: OperationContext())
             #expect(card.cardholderName == "Grace Brewster Hopper")
@@ -268,7 +269,7 @@ struct BridgeSimulatorIntegrationTests {
             #expect(posts.first?.bodyText == #"{"initiator":"customer","reason":"lost_or_stolen"}"#)
             #expect(handle.journal.entries(method: "GET").allSatisfy { $0.header("idempotency-key") == nil })
 
-            let missing = await BridgeFixtures.gatewayError { _ = try await provider.unfreeze(card: ref, context: OperationContext()) }
+            let missing = await gatewayError { _ = try await provider.unfreeze(card: ref, context: OperationContext()) }
             #expect(missing?.code == .invalidRequest)
             #expect(missing?.providerCode == "freeze_not_found")
         }
@@ -291,7 +292,7 @@ struct BridgeSimulatorIntegrationTests {
             #expect(events.first?.providerType == "card_account.updated.status_transitioned")
             #expect(events.first?.occurredAt == BridgeLive.start)
 
-            let stale = BridgeFixtures.gatewayError {
+            let stale = gatewayError {
                 _ = try provider.verify(WebhookDelivery(headers: fields, body: delivery.body), now: simulator.simulationClock.now().addingTimeInterval(601))
             }
             #expect(stale?.code == .signatureInvalid)
@@ -317,7 +318,7 @@ struct BridgeSimulatorIntegrationTests {
             _ = try await gateway.provision(BridgeLive.appleRequest(), via: target)
             let body = try #require(handle.journal.last.flatMap(BridgeLive.json))
             #expect(body["apple_pay"]?["encoding"] == .string("hex"))
-            let samsung = await BridgeFixtures.gatewayError {
+            let samsung = await gatewayError {
                 _ = try await gateway.provision(ProvisioningRequest(card: BridgeLive.ref(Seed.activeVisa), wallet: .samsungPay, input: BridgeFixtures.googleInput), via: target)
             }
             #expect(samsung?.code == .unsupported)

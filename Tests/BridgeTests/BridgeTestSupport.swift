@@ -118,33 +118,6 @@ enum BridgeFixtures {
         )
     }
 
-    /// Runs `body` and returns the ``CardGatewayError`` it throws (failing the test when it throws nothing else).
-    static func gatewayError(_ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) async -> CardGatewayError? {
-        do {
-            try await body()
-            Issue.record("expected a CardGatewayError, nothing was thrown", sourceLocation: sourceLocation)
-            return nil
-        } catch let error as CardGatewayError {
-            return error
-        } catch {
-            Issue.record("expected a CardGatewayError, got \(error)", sourceLocation: sourceLocation)
-            return nil
-        }
-    }
-
-    static func gatewayError(_ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) -> CardGatewayError? {
-        do {
-            try body()
-            Issue.record("expected a CardGatewayError, nothing was thrown", sourceLocation: sourceLocation)
-            return nil
-        } catch let error as CardGatewayError {
-            return error
-        } catch {
-            Issue.record("expected a CardGatewayError, got \(error)", sourceLocation: sourceLocation)
-            return nil
-        }
-    }
-
     /// One RSA key for webhook tests that must fail verification (a key other than the endpoint's).
     static let otherWebhookKey: _RSA.Signing.PrivateKey = {
         do { return try _RSA.Signing.PrivateKey(keySize: .bits2048) } catch { fatalError("RSA key generation failed: \(error)") }

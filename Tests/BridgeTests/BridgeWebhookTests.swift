@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import Testing
 import _CryptoExtras
+import SharedTestSupport
 
 @Suite("Bridge adapter: webhooks")
 struct BridgeWebhookTests {
@@ -97,7 +98,7 @@ struct BridgeWebhookTests {
         let header = try Self.signature(body, timestamp: Self.nowMilliseconds)
         var tampered = body
         tampered[tampered.index(tampered.startIndex, offsetBy: 40)] ^= 0x01
-        let error = BridgeFixtures.gatewayError { _ = try provider().verify(Self.delivery(tampered, header: header), now: Self.now) }
+        let error = gatewayError { _ = try provider().verify(Self.delivery(tampered, header: header), now: Self.now) }
         #expect(error?.code == .signatureInvalid)
     }
 
@@ -105,7 +106,7 @@ struct BridgeWebhookTests {
         let body = Self.body()
         let header = try Self.signature(body, timestamp: Self.nowMilliseconds)
         let moved = header.replacingOccurrences(of: "t=\(Self.nowMilliseconds)", with: "t=\(Self.nowMilliseconds - 1)")
-        let error = BridgeFixtures.gatewayError { _ = try provider().verify(Self.delivery(body, header: moved), now: Self.now) }
+        let error = gatewayError { _ = try provider().verify(Self.delivery(body, header: moved), now: Self.now) }
         #expect(error?.code == .signatureInvalid)
     }
 
@@ -119,7 +120,7 @@ struct BridgeWebhookTests {
         if accepted {
             #expect(try provider.verify(Self.delivery(body, header: header), now: Self.now).count == 1)
         } else {
-            let error = BridgeFixtures.gatewayError { _ = try provider.verify(Self.delivery(body, header: header), now: Self.now) }
+            let error = gatewayError { _ = try provider.verify(Self.delivery(body, header: header), now: Self.now) }
             #expect(error?.code == .signatureInvalid)
         }
     }
@@ -128,14 +129,14 @@ struct BridgeWebhookTests {
         // Bridge's `t` is milliseconds: a seconds value reads as 1970 and is refused.
         let body = Self.body()
         let header = try Self.signature(body, timestamp: Self.nowMilliseconds / 1000)
-        let error = BridgeFixtures.gatewayError { _ = try provider().verify(Self.delivery(body, header: header), now: Self.now) }
+        let error = gatewayError { _ = try provider().verify(Self.delivery(body, header: header), now: Self.now) }
         #expect(error?.code == .signatureInvalid)
     }
 
     @Test func wrongKeyIsRefused() throws {
         let body = Self.body()
         let header = try Self.signature(body, timestamp: Self.nowMilliseconds, key: BridgeFixtures.otherWebhookKey)
-        let error = BridgeFixtures.gatewayError { _ = try provider().verify(Self.delivery(body, header: header), now: Self.now) }
+        let error = gatewayError { _ = try provider().verify(Self.delivery(body, header: header), now: Self.now) }
         #expect(error?.code == .signatureInvalid)
     }
 
@@ -145,7 +146,7 @@ struct BridgeWebhookTests {
         message.append(body)
         let pss = try Self.endpointKey.signature(for: message, padding: .PSS)
         let header = "t=\(Self.nowMilliseconds),v0=\(pss.rawRepresentation.base64EncodedString())"
-        let error = BridgeFixtures.gatewayError { _ = try provider().verify(Self.delivery(body, header: header), now: Self.now) }
+        let error = gatewayError { _ = try provider().verify(Self.delivery(body, header: header), now: Self.now) }
         #expect(error?.code == .signatureInvalid)
     }
 
@@ -163,20 +164,20 @@ struct BridgeWebhookTests {
         "t=1767323045000,t=1767323045000,v0=AAAA", "t=-5,v0=AAAA", "t=1767323045000;v0=AAAA", "t=1767323045000,v0",
     ])
     func malformedHeadersAreRefused(header: String) throws {
-        let error = BridgeFixtures.gatewayError { _ = try provider().verify(Self.delivery(Self.body(), header: header), now: Self.now) }
+        let error = gatewayError { _ = try provider().verify(Self.delivery(Self.body(), header: header), now: Self.now) }
         #expect(error?.code == .signatureInvalid)
     }
 
     @Test(arguments: ["not base64!", "AAA", "AA AA", "a-_b", "AAAA*"])
     func nonBase64SignaturesAreRefused(signature: String) throws {
         let header = "t=\(Self.nowMilliseconds),v0=\(signature)"
-        let error = BridgeFixtures.gatewayError { _ = try provider().verify(Self.delivery(Self.body(), header: header), now: Self.now) }
+        let error = gatewayError { _ = try provider().verify(Self.delivery(Self.body(), header: header), now: Self.now) }
         #expect(error?.code == .signatureInvalid)
         #expect(error?.message.contains("Base64") == true)
     }
 
     @Test func missingHeaderIsRefused() throws {
-        let error = BridgeFixtures.gatewayError { _ = try provider().verify(Self.delivery(Self.body(), header: nil), now: Self.now) }
+        let error = gatewayError { _ = try provider().verify(Self.delivery(Self.body(), header: nil), now: Self.now) }
         #expect(error?.code == .signatureInvalid)
     }
 
@@ -185,7 +186,7 @@ struct BridgeWebhookTests {
         let header = try Self.signature(body, timestamp: Self.nowMilliseconds)
         let provider = try provider(publicKey: nil)
         #expect(provider.descriptor.capabilities.contains(.webhooks))
-        let error = BridgeFixtures.gatewayError { _ = try provider.verify(Self.delivery(body, header: header), now: Self.now) }
+        let error = gatewayError { _ = try provider.verify(Self.delivery(body, header: header), now: Self.now) }
         #expect(error?.code == .invalidConfiguration)
     }
 
@@ -193,7 +194,7 @@ struct BridgeWebhookTests {
     func signedButInvalidBodiesAreInvalid(text: String) throws {
         let body = Data(text.utf8)
         let header = try Self.signature(body, timestamp: Self.nowMilliseconds)
-        let error = BridgeFixtures.gatewayError { _ = try provider().verify(Self.delivery(body, header: header), now: Self.now) }
+        let error = gatewayError { _ = try provider().verify(Self.delivery(body, header: header), now: Self.now) }
         #expect(error?.code == .invalidResponse)
     }
 }

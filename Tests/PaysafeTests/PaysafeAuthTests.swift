@@ -3,6 +3,7 @@ import CardGatewayPaysafe
 import CardGatewayTesting
 import Foundation
 import Testing
+import SharedTestSupport
 
 @Suite("Paysafe OAuth token and SCA")
 struct PaysafeAuthTests {

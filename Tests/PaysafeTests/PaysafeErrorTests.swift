@@ -3,6 +3,7 @@ import CardGatewayPaysafe
 import CardGatewayTesting
 import Foundation
 import Testing
+import SharedTestSupport
 
 @Suite("Paysafe error table")
 struct PaysafeErrorTests {

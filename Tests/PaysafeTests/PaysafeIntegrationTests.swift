@@ -7,6 +7,7 @@ import HTTPTypes
 import Logging
 import PaysafeSimulator
 import Testing
+import SharedTestSupport
 
 /// The adapter against its simulator over real HTTP on 127.0.0.1.
 struct SimulatorHarness {

@@ -101,20 +101,6 @@ final class Counter: Sendable {
     var count: Int { value.withLock { $0 } }
 }
 
-/// Runs `body` and returns the ``CardGatewayError`` it threw (failing the test when it threw nothing else).
-func gatewayError(_ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) async -> CardGatewayError? {
-    do {
-        try await body()
-        Issue.record("expected a CardGatewayError, got success", sourceLocation: sourceLocation)
-        return nil
-    } catch let error as CardGatewayError {
-        return error
-    } catch {
-        Issue.record("expected a CardGatewayError, got \(type(of: error))", sourceLocation: sourceLocation)
-        return nil
-    }
-}
-
 extension RecordedRequest {
     /// The body parsed as a JSON object.
     var jsonObject: [String: Any]? {

@@ -3,6 +3,7 @@ import CardGatewayPaysafe
 import CardGatewayTesting
 import Foundation
 import Testing
+import SharedTestSupport
 
 /// Every validation rule refuses the request before anything is sent (not even a token request).
 @Suite("Paysafe validation")

@@ -7,6 +7,7 @@ import Testing
 
 @testable import CardGatewayStripe
 @testable import StripeSimulator
+import SharedTestSupport
 
 @Suite("Stripe adapter against the simulator")
 struct StripeAdapterSimulatorTests {

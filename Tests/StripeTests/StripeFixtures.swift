@@ -105,26 +105,3 @@ extension ScriptedReply {
         return .json(status, json, headers: headers)
     }
 }
-
-/// Runs `body` and returns the CardGatewayError it throws (nil if it did not throw one).
-func gatewayError(_ body: () async throws -> Void) async -> CardGatewayError? {
-    do {
-        try await body()
-        return nil
-    } catch let error as CardGatewayError {
-        return error
-    } catch {
-        return nil
-    }
-}
-
-func syncGatewayError(_ body: () throws -> Void) -> CardGatewayError? {
-    do {
-        try body()
-        return nil
-    } catch let error as CardGatewayError {
-        return error
-    } catch {
-        return nil
-    }
-}

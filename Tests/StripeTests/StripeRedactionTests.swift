@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import CardGatewayStripe
+import SharedTestSupport
 
 @Suite("Stripe redaction")
 struct StripeRedactionTests {
@@ -30,7 +31,7 @@ struct StripeRedactionTests {
             ProvisioningRequest(card: Fixture.cardRef, wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")), context: context
         )
         let authError = await gatewayError { _ = try await provider.card(Fixture.cardRef, context: context) }
-        let webhookError = syncGatewayError {
+        let webhookError = gatewayError {
             var headers = WebhookDelivery(headers: [:], body: Data()).headers
             headers[StripeAPI.signatureHeader] = "t=1,v1=\(Fixture.webhookSecret)"
             _ = try provider.verify(WebhookDelivery(headers: headers, body: Data("{}".utf8)), now: Date())

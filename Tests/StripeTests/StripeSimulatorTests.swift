@@ -7,6 +7,7 @@ import Testing
 
 @testable import CardGatewayStripe
 @testable import StripeSimulator
+import SharedTestSupport
 
 @Suite("Stripe simulator over raw HTTP")
 struct StripeSimulatorTests {
@@ -356,7 +357,7 @@ struct StripeSimulatorTests {
         let wrong = simulator.signedWebhook(type: "issuing_card.updated", object: card, secret: "whsec_somebodyElse")
         var wrongHeaders = HTTPFields()
         for (name, value) in wrong.headers { wrongHeaders[HTTPField.Name(name)!] = value }
-        let error = syncGatewayError { _ = try provider.verify(WebhookDelivery(headers: wrongHeaders, body: wrong.body), now: simulatorEpoch) }
+        let error = gatewayError { _ = try provider.verify(WebhookDelivery(headers: wrongHeaders, body: wrong.body), now: simulatorEpoch) }
         #expect(error?.code == .signatureInvalid)
     }
 }

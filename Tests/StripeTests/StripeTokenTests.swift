@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import CardGatewayStripe
+import SharedTestSupport
 
 @Suite("Stripe issuing tokens")
 struct StripeTokenTests {

@@ -7,6 +7,7 @@ import HTTPTypes
 import Synchronization
 import Testing
 import TrustPaymentsSimulator
+import SharedTestSupport
 
 /// Fails the first attempts with "could not connect" (the request never left), then passes requests on.
 final class RefusingFirstTransport: HTTPTransport {

@@ -3,6 +3,7 @@ import CardGatewayTesting
 import CardGatewayTrustPayments
 import Foundation
 import Testing
+import SharedTestSupport
 
 /// A Webservices answer to a charge, built from the docs' response envelope.
 func webservicesBody(requestReference: String = "Atest0001", elements: [[String: Any]]) throws -> Data {

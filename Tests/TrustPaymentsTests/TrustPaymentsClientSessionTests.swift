@@ -3,6 +3,7 @@ import CardGatewayTesting
 import CardGatewayTrustPayments
 import Foundation
 import Testing
+import SharedTestSupport
 
 @Suite("Trust Payments client sessions")
 struct ClientSessionTests {

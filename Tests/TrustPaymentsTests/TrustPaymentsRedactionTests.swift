@@ -5,6 +5,7 @@ import CardGatewayTrustPayments
 import Foundation
 import Testing
 import TrustPaymentsSimulator
+import SharedTestSupport
 
 @Suite("Trust Payments redaction")
 struct RedactionTests {

@@ -167,17 +167,3 @@ enum JSONText {
         return left == right
     }
 }
-
-/// Runs `body` and returns the ``CardGatewayError`` it throws (failing the test when it throws nothing else).
-func gatewayError(_ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) async -> CardGatewayError? {
-    do {
-        try await body()
-        Issue.record("expected a CardGatewayError, got success", sourceLocation: sourceLocation)
-        return nil
-    } catch let error as CardGatewayError {
-        return error
-    } catch {
-        Issue.record("expected a CardGatewayError, got \(error)", sourceLocation: sourceLocation)
-        return nil
-    }
-}
