@@ -211,6 +211,8 @@ targets += [
         dependencies: [
             "CardGatewayCLI", "ProvisioningServerApp", "ExampleSupport", "CardGateway", "CardGatewayTesting", "CardGatewaySimulation",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOFoundationCompat", package: "swift-nio"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -204,7 +204,7 @@ extension ProvisioningServer {
     }
 
     static func wallet(named name: String, field: String) throws -> Wallet {
-        guard let wallet = Wallet(rawValue: name) else {
+        guard let wallet = Wallet(parsing: name) else {
             let known = Wallet.allCases.map(\.rawValue).joined(separator: ", ")
             throw APIProblem.invalidRequest("Unknown wallet; expected one of \(known).", errors: [FieldProblem(field: field, message: "must be one of \(known)")])
         }
