@@ -13,10 +13,10 @@ struct SimulateCommand: AsyncParsableCommand {
         commandName: "simulate",
         abstract: "Serve the five provider simulators until interrupted.",
         discussion: """
-            Prints one line per provider, `<kind> <baseURL>`, then `ready`. Point a client (ours, or the provider's
-            official library) at a base URL with the simulator's seed credentials (see the README). Every
-            simulator also answers the control path /__simulator/ (reset, clock, faults, journal).
-            With --write-config FILE it also writes a gateway configuration for these simulators, for the other
+            Prints one line per provider, `<kind> <baseURL>`, then `ready`. Point a client (ours, or the provider's \
+            official library) at a base URL with the simulator's seed credentials (see the README). Every \
+            simulator also answers the control path /__simulator/ (reset, clock, faults, journal). \
+            With --write-config FILE it also writes a gateway configuration for these simulators, for the other \
             cardgateway commands.
             """
     )
