@@ -110,6 +110,32 @@ struct RouterTests {
         #expect(router.match(RouteKey(bin: "40012350"))?.instance == "rest")
         #expect(router.match(RouteKey(bin: "40499949"))?.instance == "many")
         #expect(router.match(RouteKey(bin: "40500000"))?.instance == "rest")
+        // The reason names the range that holds the BIN, found without a scan.
+        #expect(router.match(RouteKey(bin: "4001234567"))?.reason == "bin 40012345 is in 40012300-40012349")
+    }
+
+    @Test("a match's reason names the holding range among overlapping ranges of several lengths")
+    func reasonAmongOverlappingRanges() {
+        let ranges = [
+            BINRange(low: "40000000", high: "49999999"), BINRange(low: "41000000", high: "41000099"),
+            BINRange(low: "410000", high: "410000"), BINRange(low: "4100000100", high: "4100000199"),
+        ]
+        let router = Router(routes: [Route(when: .init(bins: ranges), use: "cards")])
+        // Shorter prefixes are tried first.
+        #expect(router.match(RouteKey(bin: "41000050"))?.reason == "bin 410000 is in 410000")
+        #expect(router.match(RouteKey(bin: "42000050"))?.reason == "bin 42000050 is in 40000000-49999999")
+        #expect(router.match(RouteKey(bin: "4100000150"))?.reason == "bin 410000 is in 410000")
+        #expect(router.match(RouteKey(bin: "4x000050")) == nil)
+        #expect(router.explain(RouteKey(bin: "4x000050")).match == nil)
+    }
+
+    @Test("long value lists are summarised in reasons, never spelled out whole")
+    func longListsSummarised() {
+        let programs = Set((0..<500).map { "P\(1000 + $0)" })
+        let router = Router(routes: [Route(when: .init(programs: programs), use: "many")])
+        #expect(router.match(RouteKey(program: "P1250"))?.reason == "program P1250 is one of the route's 500 values")
+        let miss = router.explain(RouteKey(program: "Q1"))
+        #expect(miss.decisions.first?.reason == "requires program in [P1000, P1001, P1002, P1003, P1004, P1005, P1006, P1007, P1008, P1009, … 490 more] but the key has Q1")
     }
 }
 

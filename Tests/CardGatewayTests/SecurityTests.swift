@@ -37,6 +37,15 @@ struct SecurityTests {
         #expect(SafeText.scrub("token eyJhbGciOiJIUzI1NiJ9.e30.abc") == "token <redacted>")
         #expect(SafeText.scrub("Entity not found") == "Entity not found")
         #expect(SafeText.scrub("ic_1234 at 2024-01-01") == "ic_1234 at 2024-01-01")
+        #expect(SafeText.scrub("PAN 4111 1111 1111 1111 refused") == "PAN **** **** **** **** refused")
+        #expect(SafeText.scrub("PAN 4111-1111-1111-1111.") == "PAN ****-****-****-****.")
+        #expect(SafeText.scrub("card=5555555555554444&x") == "card=****************&x")
+        #expect(SafeText.scrub("code 30000 at 2024-01-01 10:00") == "code 30000 at 2024-01-01 10:00")
+        // A secret straddling the cut is still found; the cut is marked.
+        let long = String(repeating: "a ", count: 140) + "sk_live_0123456789abcdef"
+        #expect(!SafeText.scrub(long).contains("sk_li"))
+        #expect(SafeText.scrub(String(repeating: "x ", count: 200), maxLength: 10) == "x x x x x …")
+        #expect(SafeText.scrub("blob " + String(repeating: "QUJD", count: 12)) == "blob <redacted>")
         let error = CardGatewayError(.declined, "provider said: 5105105105105100 is blocked")
         #expect(!error.description.contains("5105105105105100"))
     }

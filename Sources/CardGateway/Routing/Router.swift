@@ -34,7 +34,9 @@ public struct RouteExplanation: Sendable, Equatable, Codable, CustomStringConver
 
 /// Picks the provider instance for a key: the first route, in configuration order, whose every condition
 /// holds. Lookups use per-dimension indexes (hash maps for values, binary search over disjoint BIN
-/// segments), so their cost does not grow with the number of BIN ranges.
+/// segments), so their cost does not grow with the number of BIN ranges; the reason given for a match is
+/// found the same way. Indexes hold sparse route lists, so memory grows with the conditions written, not
+/// with routes × values.
 public struct Router: Sendable {
     public let routes: [Route]
     private let index: RouteIndex
@@ -48,14 +50,15 @@ public struct Router: Sendable {
     public func match(_ key: RouteKey) -> RouteMatch? {
         guard let routeIndex = index.firstMatch(key) else { return nil }
         let route = routes[routeIndex]
-        return RouteMatch(routeIndex: routeIndex, instance: route.use, reason: Self.evaluate(route.when, key).reason)
+        let verdict = Self.evaluate(route.when, key, locateBIN: { index.binLookups[routeIndex]?.range(containing: $0) })
+        return RouteMatch(routeIndex: routeIndex, instance: route.use, reason: verdict.reason)
     }
 
     /// The match and the reason every earlier route was skipped.
     public func explain(_ key: RouteKey) -> RouteExplanation {
         var decisions: [RouteDecision] = []
         for (position, route) in routes.enumerated() {
-            let verdict = Self.evaluate(route.when, key)
+            let verdict = Self.evaluate(route.when, key, locateBIN: { index.binLookups[position]?.range(containing: $0) })
             decisions.append(RouteDecision(routeIndex: position, instance: route.use, matched: verdict.matched, reason: verdict.reason))
             if verdict.matched {
                 return RouteExplanation(key: key.description, match: RouteMatch(routeIndex: position, instance: route.use, reason: verdict.reason), decisions: decisions)
@@ -64,24 +67,34 @@ public struct Router: Sendable {
         return RouteExplanation(key: key.description, match: nil, decisions: decisions)
     }
 
-    /// Checks one route's conditions against a key, in order, giving the reason in words.
-    static func evaluate(_ conditions: Route.Conditions, _ key: RouteKey) -> (matched: Bool, reason: String) {
+    /// At most this many allowed values are spelled out in a reason; longer lists are summarised.
+    static let listedValues = 10
+
+    /// `[a, b, c]`, or the first values and how many more.
+    static func listed<Values: Collection<String>>(_ values: Values) -> String {
+        let shown = values.count <= listedValues ? values.sorted() : Array(values.sorted().prefix(listedValues))
+        let more = values.count - shown.count
+        return "[\(shown.joined(separator: ", "))\(more > 0 ? ", … \(more) more" : "")]"
+    }
+
+    /// Checks one route's conditions against a key, in order, giving the reason in words. `locateBIN` finds the
+    /// route's range holding a BIN (nil when none does). A match is described without listing the route's
+    /// values, so building the reason stays cheap for routes with many values or ranges.
+    static func evaluate(_ conditions: Route.Conditions, _ key: RouteKey, locateBIN: (String) -> BINRange?) -> (matched: Bool, reason: String) {
         var reasons: [String] = []
         func check(_ name: String, _ allowed: Set<String>?, _ value: String?) -> String? {
             guard let allowed else { return nil }
-            let list = allowed.sorted().joined(separator: ", ")
-            guard let value else { return "requires \(name) in [\(list)] but the key has no \(name)" }
-            guard allowed.contains(value) else { return "requires \(name) in [\(list)] but the key has \(value)" }
-            reasons.append("\(name) \(value) is in [\(list)]")
+            guard let value else { return "requires \(name) in \(listed(allowed)) but the key has no \(name)" }
+            guard allowed.contains(value) else { return "requires \(name) in \(listed(allowed)) but the key has \(value)" }
+            reasons.append(allowed.count <= listedValues ? "\(name) \(value) is in \(listed(allowed))" : "\(name) \(value) is one of the route's \(allowed.count) values")
             return nil
         }
         if let failure = check("issuer", conditions.issuers, key.issuer) { return (false, failure) }
         if let failure = check("program", conditions.programs, key.program) { return (false, failure) }
         if let bins = conditions.bins {
-            let list = bins.map(\.description).joined(separator: ", ")
-            guard let bin = key.bin else { return (false, "requires bin in [\(list)] but the key has no bin") }
-            guard let range = bins.first(where: { $0.contains(bin) }) else {
-                return (false, "requires bin in [\(list)] but the key's bin \(bin.prefix(11)) is in none")
+            guard let bin = key.bin else { return (false, "requires bin in \(listed(bins.map(\.description))) but the key has no bin") }
+            guard let range = locateBIN(bin) else {
+                return (false, "requires bin in \(listed(bins.map(\.description))) but the key's bin \(bin.prefix(11)) is in none")
             }
             reasons.append("bin \(bin.prefix(range.length)) is in \(range)")
         }
@@ -94,22 +107,22 @@ public struct Router: Sendable {
     }
 }
 
-/// A fixed-size set of route positions.
+/// A fixed-size set of route positions, built per lookup.
 struct RouteBits: Sendable, Equatable {
     var words: [UInt64]
 
-    init(count: Int, filled: Bool = false) {
-        words = Array(repeating: filled ? ~0 : 0, count: (count + 63) / 64)
+    init(count: Int) {
+        words = Array(repeating: 0, count: (count + 63) / 64)
     }
 
     mutating func insert(_ position: Int) { words[position >> 6] |= 1 << UInt64(position & 63) }
 
-    mutating func formIntersection(_ other: RouteBits) {
-        for index in words.indices { words[index] &= other.words[index] }
+    mutating func insert(_ positions: [Int32]) {
+        for position in positions { insert(Int(position)) }
     }
 
-    mutating func formUnion(_ other: RouteBits) {
-        for index in words.indices { words[index] |= other.words[index] }
+    mutating func formIntersection(_ other: RouteBits) {
+        for index in words.indices { words[index] &= other.words[index] }
     }
 
     var first: Int? {
@@ -118,27 +131,89 @@ struct RouteBits: Sendable, Equatable {
     }
 }
 
-/// Per-dimension indexes over the routes.
+/// A BIN's first `length` digits as a number, or nil when the BIN is shorter than `length`.
+func binPrefixValue(_ bin: String, length: Int) -> UInt64? {
+    guard bin.count >= length else { return nil }
+    return UInt64(bin.prefix(length))
+}
+
+/// One route's BIN ranges, per prefix length, sorted by their low end, for finding the range that holds a BIN
+/// without a scan.
+struct RouteBINLookup: Sendable {
+    struct Ranges: Sendable {
+        var lows: [UInt64] = []
+        var highs: [UInt64] = []
+        /// The largest high end among ranges `0...i`, so a backward walk can stop early.
+        var highestSoFar: [UInt64] = []
+        var ranges: [BINRange] = []
+    }
+
+    var byLength: [Int: Ranges] = [:]
+
+    init(_ bins: [BINRange]) {
+        var grouped: [Int: [(low: UInt64, high: UInt64, range: BINRange)]] = [:]
+        for range in bins {
+            guard let low = UInt64(range.low), let high = UInt64(range.high) else { continue }
+            grouped[range.length, default: []].append((low, high, range))
+        }
+        for (length, entries) in grouped {
+            var ranges = Ranges()
+            var highest: UInt64 = 0
+            for entry in entries.sorted(by: { $0.low < $1.low }) {
+                highest = max(highest, entry.high)
+                ranges.lows.append(entry.low)
+                ranges.highs.append(entry.high)
+                ranges.highestSoFar.append(highest)
+                ranges.ranges.append(entry.range)
+            }
+            byLength[length] = ranges
+        }
+    }
+
+    /// The range holding `bin`, trying the shortest prefix length first (the order ranges are reported in).
+    func range(containing bin: String) -> BINRange? {
+        guard bin.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        for length in byLength.keys.sorted() {
+            guard let ranges = byLength[length], let value = binPrefixValue(bin, length: length) else { continue }
+            // The last range starting at or below the value, then back while an earlier range could reach it.
+            var low = 0
+            var high = ranges.lows.count
+            while low < high {
+                let middle = (low + high) / 2
+                if ranges.lows[middle] <= value { low = middle + 1 } else { high = middle }
+            }
+            var position = low - 1
+            while position >= 0 && ranges.highestSoFar[position] >= value {
+                if ranges.highs[position] >= value { return ranges.ranges[position] }
+                position -= 1
+            }
+        }
+        return nil
+    }
+}
+
+/// Per-dimension indexes over the routes. Each holds sorted sparse lists of route positions.
 struct RouteIndex: Sendable {
     struct ValueIndex: Sendable {
-        var wildcard: RouteBits
-        var byValue: [String: RouteBits]
+        var wildcard: [Int32]
+        var byValue: [String: [Int32]]
 
-        init(count: Int, _ values: [Set<String>?]) {
-            wildcard = RouteBits(count: count)
+        init(_ values: [Set<String>?]) {
+            wildcard = []
             byValue = [:]
             for (position, set) in values.enumerated() {
                 guard let set else {
-                    wildcard.insert(position)
+                    wildcard.append(Int32(position))
                     continue
                 }
-                for value in set { byValue[value, default: RouteBits(count: count)].insert(position) }
+                for value in set { byValue[value, default: []].append(Int32(position)) }
             }
         }
 
         func candidates(_ value: String?, count: Int) -> RouteBits {
-            var bits = wildcard
-            if let value, let matches = byValue[value] { bits.formUnion(matches) }
+            var bits = RouteBits(count: count)
+            bits.insert(wildcard)
+            if let value, let matches = byValue[value] { bits.insert(matches) }
             return bits
         }
     }
@@ -147,9 +222,9 @@ struct RouteIndex: Sendable {
     struct BINSegments: Sendable {
         var starts: [UInt64] = []
         var ends: [UInt64] = []
-        var routes: [RouteBits] = []
+        var routes: [[Int32]] = []
 
-        func lookup(_ value: UInt64) -> RouteBits? {
+        func lookup(_ value: UInt64) -> [Int32]? {
             var low = 0
             var high = starts.count - 1
             while low <= high {
@@ -162,43 +237,46 @@ struct RouteIndex: Sendable {
 
     let count: Int
     let issuers, programs, countries, currencies, tenants, wallets, operations: ValueIndex
-    let binWildcard: RouteBits
+    let binWildcard: [Int32]
     /// Keyed by prefix length (6…11).
     let binSegments: [Int: BINSegments]
+    /// Per route: its BIN ranges for finding the one that holds a BIN (nil for routes without BIN conditions).
+    let binLookups: [RouteBINLookup?]
 
     init(routes: [Route]) {
         count = routes.count
         let conditions = routes.map(\.when)
-        issuers = ValueIndex(count: count, conditions.map(\.issuers))
-        programs = ValueIndex(count: count, conditions.map(\.programs))
-        countries = ValueIndex(count: count, conditions.map(\.countries))
-        currencies = ValueIndex(count: count, conditions.map(\.currencies))
-        tenants = ValueIndex(count: count, conditions.map(\.tenants))
-        wallets = ValueIndex(count: count, conditions.map { $0.wallets.map { Set($0.map(\.rawValue)) } })
-        operations = ValueIndex(count: count, conditions.map { $0.operations.map { Set($0.map(\.rawValue)) } })
+        issuers = ValueIndex(conditions.map(\.issuers))
+        programs = ValueIndex(conditions.map(\.programs))
+        countries = ValueIndex(conditions.map(\.countries))
+        currencies = ValueIndex(conditions.map(\.currencies))
+        tenants = ValueIndex(conditions.map(\.tenants))
+        wallets = ValueIndex(conditions.map { $0.wallets.map { Set($0.map(\.rawValue)) } })
+        operations = ValueIndex(conditions.map { $0.operations.map { Set($0.map(\.rawValue)) } })
 
-        var wildcard = RouteBits(count: count)
-        var byLength: [Int: [(low: UInt64, high: UInt64, route: Int)]] = [:]
+        var wildcard: [Int32] = []
+        var byLength: [Int: [(low: UInt64, high: UInt64, route: Int32)]] = [:]
         for (position, condition) in conditions.enumerated() {
             guard let bins = condition.bins else {
-                wildcard.insert(position)
+                wildcard.append(Int32(position))
                 continue
             }
             for range in bins {
                 let padded = range.padded
-                byLength[range.length, default: []].append((padded.low, padded.high, position))
+                byLength[range.length, default: []].append((padded.low, padded.high, Int32(position)))
             }
         }
         binWildcard = wildcard
         var segments: [Int: BINSegments] = [:]
         for (length, intervals) in byLength {
-            segments[length] = Self.segment(intervals, count: routes.count)
+            segments[length] = Self.segment(intervals)
         }
         binSegments = segments
+        binLookups = conditions.map { $0.bins.map(RouteBINLookup.init) }
     }
 
     /// Splits possibly overlapping intervals into disjoint segments by sweeping their boundaries.
-    static func segment(_ intervals: [(low: UInt64, high: UInt64, route: Int)], count: Int) -> BINSegments {
+    static func segment(_ intervals: [(low: UInt64, high: UInt64, route: Int32)]) -> BINSegments {
         var boundaries = Set<UInt64>()
         for interval in intervals {
             boundaries.insert(interval.low)
@@ -208,7 +286,7 @@ struct RouteIndex: Sendable {
         var result = BINSegments()
         let byStart = intervals.sorted { $0.low < $1.low }
         var next = 0
-        var active: [(high: UInt64, route: Int)] = []
+        var active: [(high: UInt64, route: Int32)] = []
         for (position, start) in points.enumerated() {
             while next < byStart.count && byStart[next].low <= start {
                 active.append((byStart[next].high, byStart[next].route))
@@ -217,11 +295,9 @@ struct RouteIndex: Sendable {
             active.removeAll { $0.high < start }
             guard !active.isEmpty else { continue }
             let end = position + 1 < points.count ? points[position + 1] - 1 : active.map(\.high).max()!
-            var bits = RouteBits(count: count)
-            for entry in active { bits.insert(entry.route) }
             result.starts.append(start)
             result.ends.append(end)
-            result.routes.append(bits)
+            result.routes.append(Array(Set(active.map(\.route))).sorted())
         }
         return result
     }
@@ -235,12 +311,13 @@ struct RouteIndex: Sendable {
         bits.formIntersection(tenants.candidates(key.tenant, count: count))
         bits.formIntersection(wallets.candidates(key.wallet?.rawValue, count: count))
         bits.formIntersection(operations.candidates(key.operation?.rawValue, count: count))
-        var binBits = binWildcard
+        var binBits = RouteBits(count: count)
+        binBits.insert(binWildcard)
         if let bin = key.bin, bin.count >= 6, bin.allSatisfy({ $0.isASCII && $0.isNumber }) {
             let digits = String(bin.prefix(11))
             let padded = UInt64(digits + String(repeating: "0", count: 11 - digits.count)) ?? 0
             for length in 6...min(11, digits.count) {
-                if let matches = binSegments[length]?.lookup(padded) { binBits.formUnion(matches) }
+                if let matches = binSegments[length]?.lookup(padded) { binBits.insert(matches) }
             }
         }
         bits.formIntersection(binBits)
