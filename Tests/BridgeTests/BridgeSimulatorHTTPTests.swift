@@ -7,7 +7,7 @@ import Foundation
 import HTTPTypes
 import Testing
 
-/// Raw HTTP against the simulator (no adapter), through the core's AsyncHTTPClient transport on `HTTPClient.shared`.
+/// Raw HTTP against the simulator (no adapter), through the core's default AsyncHTTPClient transport.
 struct RawBridge: Sendable {
     let handle: SimulatorHandle
     let simulator: BridgeSimulator

@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import Testing
 import _CryptoExtras
+import Crypto
 import SharedTestSupport
 
 @Suite("Bridge adapter: webhooks")
@@ -31,11 +32,56 @@ struct BridgeWebhookTests {
             """.utf8)
     }
 
+    /// Signs as Bridge does: RSA PKCS#1 v1.5 with SHA-256 over the SHA-256 digest of "<t>.<body>".
     static func signature(_ body: Data, timestamp: Int64, key: _RSA.Signing.PrivateKey = endpointKey) throws -> String {
         var message = Data("\(timestamp).".utf8)
         message.append(body)
-        let signature = try key.signature(for: message, padding: .insecurePKCS1v1_5)
+        let signature = try key.signature(for: Data(SHA256.hash(data: message)), padding: .insecurePKCS1v1_5)
         return "t=\(timestamp),v0=\(signature.rawRepresentation.base64EncodedString())"
+    }
+
+    /// Bridge's published test data for webhook signature verification: its public key, a signature header and
+    /// the raw body it signs.
+    enum PublishedVector {
+        static let publicKey = """
+            -----BEGIN PUBLIC KEY-----
+            MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAtqsEE4eI7EmzhcquGJXt
+            LX9PMK0UH6Kl1WIR21sv8HtueG8BuvvpP3MiN7ltzmIhS8KaynCjN4l+620PnXeu
+            xWG+CSnEdkinL9hCqbEid5vv9zl0j9LWiJx3FkKHqADU7cgm46aa8dKUdIQYF2X+
+            O7WmyLkC4wUM/mWhBPMsIQBznashRMZxx7XJjsVp27ACUE4eNIjEXbVYN6U8jSbU
+            hG++CfL8xXu+GHDqKmFE6Po6HnuURvLFVnCtE3mXXBcVFlPy+octfx8nOMLT3X8O
+            9UehIigJ34o2yMm/Fq3HUJzg2BsiAiGgtr0vmeoV9Q7upSNj9TuOumAzZFi4pYA+
+            qwIDAQAB
+            -----END PUBLIC KEY-----
+            """
+        static let header = "t=1705854411204,v0=jz/0dmHJ63FAzacGutrDTEoq+iSz/PHm/ugdooXDQu5NwuVIT2LmZGjsnCsBHgR9Py6OBP9zurzW4dHgygU4EDqmMPTUOvhvndYb4lWt+TY66LihaFI2whL6DAf/jb1QjYjNU0A6x9SLzC45dgE6X7zTDUM+2Z+scG/WEQf6SxQMt4E2sEipl5PqMK5lYUe3otdJV+X2c9D64bGwCEE7QSia+Vhozg8QNOQEk/rdz2IEONIg6oC43CeiN4E2kF9XLAGuy9uAHx9O9OJH5ZPLJZjyo4VcXYeWQgxaQ1gZ1Qu6hEEzgiPSff/1nou58dm4bIIazgCWli/mO0NyGcpfFw=="
+        static let body = Data(#"{"message":"Hello World!"}"#.utf8)
+        static let signedAt = Date(timeIntervalSince1970: 1_705_854_411.204)
+    }
+
+    @Test("Bridge's published test vector verifies; the same header over a changed body does not")
+    func publishedVector() throws {
+        let provider = try provider(publicKey: PublishedVector.publicKey)
+        // The body is not an event, so a verified delivery then fails as an invalid event, not as a bad signature.
+        let accepted = gatewayError {
+            _ = try provider.verify(Self.delivery(PublishedVector.body, header: PublishedVector.header), now: PublishedVector.signedAt.addingTimeInterval(1))
+        }
+        #expect(accepted?.code == .invalidResponse)
+        let tampered = gatewayError {
+            _ = try provider.verify(Self.delivery(Data(#"{"message":"Hello World?"}"#.utf8), header: PublishedVector.header), now: PublishedVector.signedAt.addingTimeInterval(1))
+        }
+        #expect(tampered?.code == .signatureInvalid)
+    }
+
+    @Test("a signature over the joined data itself (one hash pass) is refused")
+    func singleHashIsRefused() throws {
+        let body = Self.body()
+        var message = Data("\(Self.nowMilliseconds).".utf8)
+        message.append(body)
+        let single = try Self.endpointKey.signature(for: message, padding: .insecurePKCS1v1_5)
+        let header = "t=\(Self.nowMilliseconds),v0=\(single.rawRepresentation.base64EncodedString())"
+        let error = gatewayError { _ = try provider().verify(Self.delivery(body, header: header), now: Self.now) }
+        #expect(error?.code == .signatureInvalid)
     }
 
     static func delivery(_ body: Data, header: String?) -> WebhookDelivery {

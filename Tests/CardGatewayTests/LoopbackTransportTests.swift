@@ -33,6 +33,11 @@ struct LoopbackTransportTests {
             let reply = "{\"method\":\"\(request.method.rawValue)\",\"body\":\(text.isEmpty ? "null" : text),\"ua\":\"\(request.headers[.userAgent] ?? "")\"}"
             return Response(status: .created, headers: [.contentType: "application/json", HTTPField.Name("Request-Id")!: "req_\(attempt)"], body: .init(byteBuffer: ByteBuffer(string: reply)))
         }
+        router.post("/v1/moved") { request, _ -> Response in
+            // Points at the echo route on this same server, so a followed redirect would be counted there.
+            let authority = request.head.authority ?? "127.0.0.1"
+            return Response(status: .temporaryRedirect, headers: [.location: "http://\(authority)/v1/echo"])
+        }
         router.get("/v1/slow") { _, _ -> String in
             try await Task.sleep(for: .seconds(3))
             return "late"
@@ -72,6 +77,17 @@ struct LoopbackTransportTests {
             #expect(seen.count == 3)
             #expect(Set(seen.map(\.key)).count == 1)
             #expect(seen.allSatisfy { $0.body == "{\"n\":7}" })
+        }
+    }
+
+    @Test("a redirect is never followed: credentials and body stay with the configured host")
+    func redirectNotFollowed() async throws {
+        try await withServer { port, counter in
+            let client = try ProviderHTTPClient(instance: "loop", kind: "alpha", baseURL: URL(string: "http://127.0.0.1:\(port)/v1")!, transport: AsyncHTTPClientTransport())
+            let request = ProviderRequest(.post, "/moved", headers: [HTTPField.Name("X-API-Key")!: "key-that-must-not-travel"], body: Data("{\"pan\":1}".utf8), operation: "moved")
+            let response = try await client.send(request, context: OperationContext())
+            #expect(response.status == 307)
+            #expect(counter.seen.withLock { $0.isEmpty }, "the redirect target was called")
         }
     }
 

@@ -60,6 +60,34 @@ struct ProviderHTTPClientTests {
         #expect(RetryPolicy.parseRetryAfter("soon") == nil)
     }
 
+    @Test("absurd Retry-After values are refused or clamped, never a crash", arguments: [
+        ("1e20", nil), ("-5", nil), ("1.5", nil), ("", nil), ("inf", nil), ("NaN", nil),
+        ("99999999999999999999999999", Duration.seconds(86_400)), ("000000000000000007", .seconds(7)),
+        ("86401", .seconds(86_400)), ("0", .zero), ("Fri, 31 Dec 9999 23:59:59 GMT", .seconds(86_400)),
+        ("Thu, 01 Jan 1970 00:00:00 GMT", .zero),
+    ] as [(String, Duration?)])
+    func absurdRetryAfter(value: String, expected: Duration?) {
+        #expect(RetryPolicy.parseRetryAfter(value, now: Date(timeIntervalSince1970: 1_700_000_000)) == expected)
+    }
+
+    @Test("a huge Retry-After ends the retries instead of trapping")
+    func hugeRetryAfterEndsRetries() async throws {
+        let transport = ScriptedTransport([.json(503, "{}", headers: ["Retry-After": "1e20"]), .json(200, "{}")])
+        let sleeps = SleepRecorder()
+        // Not a delta-seconds value: the ordinary backoff applies and the read is repeated.
+        let response = try await client(transport, sleeps: sleeps).send(ProviderRequest(.get, "/x", operation: "read"), context: OperationContext())
+        #expect(response.status == 200)
+        #expect(transport.requestCount == 2)
+
+        let clamped = ScriptedTransport([.json(503, "{}", headers: ["Retry-After": String(repeating: "9", count: 40)]), .json(200, "{}")])
+        let none = SleepRecorder()
+        let limited = try await client(clamped, sleeps: none).send(ProviderRequest(.get, "/x", operation: "read"), context: OperationContext())
+        #expect(limited.status == 503)
+        #expect(limited.retryAfter == .seconds(86_400))
+        #expect(clamped.requestCount == 1)
+        #expect(none.recorded.isEmpty)
+    }
+
     @Test("a write without an idempotency key is never repeated after it may have arrived")
     func writeNotRepeated() async throws {
         let transport = ScriptedTransport([.json(503, "{}"), .json(200, "{}")])
@@ -78,7 +106,16 @@ struct ProviderHTTPClientTests {
         } catch let error as CardGatewayError {
             #expect(error.code == .transport)
             #expect(error.mayHaveReachedProvider)
+            #expect(!error.isRetryable, "a charge that may have arrived must be checked, not repeated")
+            #expect(error.message.contains("check its outcome"))
             #expect(error.provider == "test")
+        }
+        do {
+            _ = try await client(ScriptedTransport([], fallback: .failure(TransportError(.timeout, "slow"))), sleeps: SleepRecorder())
+                .send(ProviderRequest(.get, "/charge/1", operation: "read"), context: OperationContext())
+        } catch let error as CardGatewayError {
+            #expect(error.code == .timeout)
+            #expect(error.isRetryable, "a read may always be repeated")
         }
     }
 

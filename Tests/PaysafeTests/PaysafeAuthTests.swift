@@ -59,10 +59,11 @@ struct PaysafeAuthTests {
     @Test("a write refused with a plain 401 is sent again with the new token")
     func refreshWrite() async throws {
         let harness = try Harness.make { request in
-            request.header("Authorization") == "Bearer tok-1" ? .json(401, "") : .json(200, Fixture.cardJSON())
+            if request.method == "GET" { return .json(200, Fixture.cardJSON(status: "ISSUED", cardType: "PHYSICAL")) }
+            return request.header("Authorization") == "Bearer tok-1" ? .json(401, "") : .json(200, Fixture.cardJSON())
         }
         _ = try await harness.provider.activateCard(ActivateCardRequest(card: Fixture.ref, lastFour: "7009", cvv: Secret("123")), context: OperationContext())
-        #expect(harness.businessRequests.map(\.method) == ["POST", "POST"])
+        #expect(harness.businessRequests.map(\.method) == ["GET", "POST", "POST"])
     }
 
     @Test("a second 401 is authenticationFailed, with no third attempt")

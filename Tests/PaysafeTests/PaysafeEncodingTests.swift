@@ -3,6 +3,7 @@ import CardGatewayPaysafe
 import CardGatewayTesting
 import Foundation
 import Testing
+import SharedTestSupport
 
 /// What goes on the wire: method, path, query, headers and exact bodies.
 @Suite("Paysafe request encoding")
@@ -125,15 +126,27 @@ struct PaysafeEncodingTests {
         #expect((body["deliveryAddress"] as? [String: String])?["state"] == "NY")
     }
 
-    @Test("activate: exact body")
+    @Test("activate: the card is read first, then POSTed with the exact body")
     func activate() async throws {
-        let harness = try Harness.scripted([.json(200, Fixture.cardJSON())])
+        let harness = try Harness.scripted([.json(200, Fixture.cardJSON(status: "ISSUED", cardType: "PHYSICAL")), .json(200, Fixture.cardJSON())])
         let card = try await harness.provider.activateCard(ActivateCardRequest(card: Fixture.ref, lastFour: "7009", cvv: Secret("567")), context: OperationContext())
         #expect(card.status == .active)
-        let sent = try #require(harness.businessRequests.first)
+        #expect(harness.businessRequests.map(\.method) == ["GET", "POST"])
+        let sent = try #require(harness.businessRequests.last)
         #expect(sent.method == "POST")
         #expect(sent.path == Fixture.cardPath + "/activate")
         #expect(sent.bodyText == #"{"cvv":"567","lastFourDigits":"7009","userAgent":"TestAgent/1.0"}"#)
+    }
+
+    @Test("activate: a card that is not ISSUED or DIGITAL is refused before its CVV is sent", arguments: ["ACTIVE", "LOCKED", "CANCELLED", "EXPIRED", "PENDING"])
+    func activateWrongStatus(status: String) async throws {
+        let harness = try Harness.scripted([.json(200, Fixture.cardJSON(status: status, cardType: "PHYSICAL")), .json(200, Fixture.cardJSON())])
+        let error = await gatewayError {
+            _ = try await harness.provider.activateCard(ActivateCardRequest(card: Fixture.ref, lastFour: "7009", cvv: Secret("567")), context: OperationContext())
+        }
+        #expect(error?.code == .invalidCardState)
+        #expect(error?.message.contains(status) == true)
+        #expect(harness.businessRequests.map(\.method) == ["GET"], "nothing may be POSTed")
     }
 
     @Test("update status: read, then PATCH with status and reason")

@@ -7,6 +7,9 @@ import SharedTestSupport
 
 @Suite("Paysafe error table")
 struct PaysafeErrorTests {
+    /// A physical card waiting for activation, as the read before an activation sees it.
+    static let issued = Fixture.cardJSON(status: "ISSUED", cardType: "PHYSICAL")
+
     static func errorBody(_ code: String, message: String = "Something failed", fieldErrors: String = "") -> String {
         #"{"error":{"code":"\#(code)","message":"\#(message)","details":["detail one"]\#(fieldErrors)}}"#
     }
@@ -129,33 +132,35 @@ struct PaysafeErrorTests {
 
     @Test("a write is not retried on 503 (no idempotency key at Paysafe)")
     func writeNotRetried() async throws {
-        let harness = try Harness.scripted([.json(503, Self.errorBody("X")), .json(200, Fixture.cardJSON())])
+        let harness = try Harness.scripted([.json(200, Self.issued), .json(503, Self.errorBody("X")), .json(200, Fixture.cardJSON())])
         let request = ActivateCardRequest(card: Fixture.ref, lastFour: "7009", cvv: Secret("123"))
         let error = await gatewayError { _ = try await harness.provider.activateCard(request, context: OperationContext()) }
         #expect(error?.code == .providerUnavailable)
         #expect(error?.mayHaveReachedProvider == true)
-        #expect(harness.businessRequests.count == 1)
-        #expect(harness.businessRequests[0].header("Idempotency-Key") == nil)
+        #expect(harness.businessRequests.map(\.method) == ["GET", "POST"])
+        #expect(harness.businessRequests[1].header("Idempotency-Key") == nil)
     }
 
     @Test("a write is retried when the connection never opened")
     func writeRetriedWhenNeverSent() async throws {
         let replies = Counter()
-        let harness = try Harness.make { _ in
-            replies.next() == 1 ? .failure(TransportError(.connectFailed, "refused")) : .json(200, Fixture.cardJSON())
+        let harness = try Harness.make { request in
+            if request.method == "GET" { return .json(200, Self.issued) }
+            return replies.next() == 1 ? .failure(TransportError(.connectFailed, "refused")) : .json(200, Fixture.cardJSON())
         }
         let request = ActivateCardRequest(card: Fixture.ref, lastFour: "7009", cvv: Secret("123"))
         _ = try await harness.provider.activateCard(request, context: OperationContext())
-        #expect(harness.businessRequests.count == 2)
+        #expect(harness.businessRequests.map(\.method) == ["GET", "POST", "POST"])
     }
 
     @Test("a write that timed out is not repeated")
     func writeTimeout() async throws {
-        let harness = try Harness.make { _ in .failure(TransportError(.timeout, "slow")) }
+        let harness = try Harness.make { request in request.method == "GET" ? .json(200, Self.issued) : .failure(TransportError(.timeout, "slow")) }
         let request = ActivateCardRequest(card: Fixture.ref, lastFour: "7009", cvv: Secret("123"))
         let error = await gatewayError { _ = try await harness.provider.activateCard(request, context: OperationContext()) }
         #expect(error?.code == .timeout)
         #expect(error?.mayHaveReachedProvider == true)
-        #expect(harness.businessRequests.count == 1)
+        #expect(error?.isRetryable == false)
+        #expect(harness.businessRequests.map(\.method) == ["GET", "POST"])
     }
 }

@@ -238,10 +238,12 @@ struct PaysafeMappingTests {
         #expect(error?.message.contains(field) == true)
     }
 
-    @Test("Google Pay tokenization → GooglePayPayload")
+    @Test("Google Pay tokenization → GooglePayPayload, the opaque payment card passed as-is (its UTF-8 bytes, not decoded)")
     func googleTokenization() async throws {
-        let opaque = Data("opaque-payment-card-bytes".utf8)
-        let body = #"{"opaquePaymentCard":"\#(opaque.base64EncodedString())","cardNetwork":"CARD_NETWORK_MASTERCARD","tokenProvider":"TOKEN_PROVIDER_MASTERCARD","cardLastDigits":"7009"}"#
+        // Not Base64 on purpose: Paysafe says to pass the value as it is, so nothing may try to decode it.
+        let opaqueText = "eyJvcGMiOiJ2MSJ9.opaque~card_value-1"
+        let opaque = Data(opaqueText.utf8)
+        let body = #"{"opaquePaymentCard":"\#(opaqueText)","cardNetwork":"CARD_NETWORK_MASTERCARD","tokenProvider":"TOKEN_PROVIDER_MASTERCARD","cardLastDigits":"7009"}"#
         let harness = try Harness.scripted([.json(201, body)])
         let request = ProvisioningRequest(card: Fixture.ref, wallet: .googlePay, input: .googlePay(.init(clientDeviceID: "dev", clientWalletAccountID: "acct")))
         let response = try await harness.provider.provision(request, context: OperationContext())

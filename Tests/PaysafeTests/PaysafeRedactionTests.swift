@@ -59,7 +59,7 @@ struct PaysafeRedactionTests {
                     context: context
                 )
                 if case .googlePay(let payload) = response {
-                    payloadNeedles.append(payload.opaquePaymentCard.revealedBytes.base64EncodedString())
+                    payloadNeedles.append(String(decoding: payload.opaquePaymentCard.revealedBytes, as: UTF8.self))
                     errorDescriptions.append("\(response)")
                 }
             }

@@ -8,7 +8,7 @@ import Testing
 
 typealias Seed = PaysafeSimulator.Seed
 
-/// Raw HTTP against a running simulator, through the core's AsyncHTTPClient transport (`HTTPClient.shared`).
+/// Raw HTTP against a running simulator, through the core's default AsyncHTTPClient transport.
 struct RawHTTP {
     let handle: SimulatorHandle
     let transport = AsyncHTTPClientTransport()

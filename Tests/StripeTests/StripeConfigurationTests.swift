@@ -96,7 +96,9 @@ struct StripeConfigurationTests {
     @Test(arguments: [
         ("2020-08-27", true), ("2026-10-28.endive", true), ("2025-03-31.basil", true), ("2024-06-20", true),
         ("", false), ("2020-8-27", false), ("20-08-27", false), ("2020-08-27.", false), ("2020-00-10", false),
-        ("2020-08-32", false), ("2020-08-27 ", false), ("2020-08-27.a b", false), ("2020-08-27; issuing_beta=v2", false),
+        ("2020-08-32", false), ("2020-08-27 ", false), ("2020-08-27.a b", false), ("2020-08-27; issuing_beta=v2", true),
+        ("2024-09-30.acacia; issuing_push_beta=v1;  other_beta=v3", true), ("2020-08-27;", false), ("2020-08-27; beta", false),
+        ("2020-08-27; beta=v1\r\nX-Injected: 1", false), ("2020-08-27\n", false), ("2020-08-27; =v1", false),
         ("latest", false),
     ])
     func apiVersionShape(version: String, valid: Bool) {

@@ -28,7 +28,7 @@ struct RawResponse: Sendable {
     func error(_ field: String) -> String? { json?["error"]?[field]?.stringValue }
 }
 
-/// Sends raw requests to a running simulator (through the core's AsyncHTTPClient transport, on `HTTPClient.shared`).
+/// Sends raw requests to a running simulator (through the core's default AsyncHTTPClient transport).
 struct RawClient: Sendable {
     var handle: SimulatorHandle
     var key: String? = StripeSimulator.Credentials.default.testSecretKey

@@ -116,7 +116,7 @@ struct AdapterSimulatorTests {
     @Test("the simulated bank's outcomes map through the adapter", arguments: [
         (Seed.Amount.declined, "declined", "70000"), (Seed.Amount.bankError, "providerUnavailable", "60010"),
         (Seed.Amount.softDecline, "declined", "71000"), (Seed.Amount.referral, "declined", "72000"),
-        (Seed.Amount.manualInvestigation, "declined", "60034"), (Seed.Amount.unknownError, "providerUnavailable", "99999"),
+        (Seed.Amount.manualInvestigation, "providerUnavailable", "60034"), (Seed.Amount.unknownError, "providerUnavailable", "99999"),
         (Seed.Amount.cancelled, "declined", "settlestatus 3"),
     ])
     func bankOutcomes(amount: Int64, code: String, providerCode: String) async throws {

@@ -180,6 +180,8 @@ struct ChargeTests {
         #expect(error?.providerKind == .trustpayments)
         #expect(transport.requestCount == 1)
         if status == 429 { #expect(error?.retryAfter == .seconds(3)) }
+        #expect(error?.isRetryable == (status == 429), "only a rate limit says the charge was not processed")
+        if status >= 500 { #expect(error?.message.contains("check the transaction") == true) }
     }
 
     @Test("an ambiguous transport failure is never repeated", arguments: [TransportError.Kind.connectionClosed, .timeout, .other])
@@ -191,6 +193,7 @@ struct ChargeTests {
         #expect(transport.requestCount == 1)
         #expect(error?.mayHaveReachedProvider == true)
         #expect(error?.code == (kind == .timeout ? .timeout : .transport))
+        #expect(error?.isRetryable == false, "a charge that may have arrived is checked, not repeated")
     }
 
     @Test("a connection that never opened is retried with the same request")
@@ -226,8 +229,11 @@ struct ErrorTableTests {
     static let expectations: [(String, CardGatewayError.Code, Bool)] = [
         ("30000", .invalidRequest, false), ("30001", .invalidConfiguration, false), ("30006", .permissionDenied, false),
         ("30007", .invalidRequest, false), ("10205", .invalidRequest, false), ("20004", .notFound, false), ("20033", .invalidRequest, false),
-        ("60010", .providerUnavailable, true), ("60022", .declined, false), ("60023", .permissionDenied, false), ("60025", .invalidRequest, false),
-        ("60034", .declined, false), ("70000", .declined, false), ("71000", .declined, false), ("72000", .declined, false),
+        ("60010", .providerUnavailable, false), ("60022", .declined, false), ("60023", .permissionDenied, false), ("60025", .invalidRequest, false),
+        ("60034", .providerUnavailable, false), ("60038", .providerUnavailable, false), ("30002", .declined, false),
+        ("60036", .declined, false), ("60042", .declined, false), ("60043", .declined, false), ("60044", .declined, false), ("60045", .declined, false),
+        ("60500", .providerUnavailable, false), ("70000", .declined, false), ("70001", .providerUnavailable, false), ("71000", .declined, false),
+        ("72000", .declined, false), ("79000", .providerUnavailable, false), ("79001", .providerUnavailable, true), ("88000", .providerUnavailable, true),
         ("50000", .providerUnavailable, true), ("99999", .providerUnavailable, false),
     ]
 
@@ -260,7 +266,7 @@ struct ErrorTableTests {
     }
 
     @Test("an undocumented errorcode maps by its family and keeps the raw code", arguments: [
-        ("20999", CardGatewayError.Code.invalidRequest), ("31000", .invalidRequest), ("70001", .declined), ("60999", .providerUnavailable), ("88888", .providerUnavailable),
+        ("20999", CardGatewayError.Code.invalidRequest), ("31000", .invalidRequest), ("70999", .declined), ("60999", .providerUnavailable), ("88888", .providerUnavailable),
     ])
     func fallback(code: String, expected: CardGatewayError.Code) async throws {
         let transport = ScriptedTransport([.response(status: 200, body: try webservicesBody(elements: [authElement(errorcode: code)]))])

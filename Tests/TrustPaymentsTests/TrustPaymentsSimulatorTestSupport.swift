@@ -51,7 +51,7 @@ enum SimFixture {
     static func consent() -> CardholderConsent { CardholderConsent(recordedAt: now, evidence: "terms-v3 save-card") }
 }
 
-/// One raw HTTP exchange with a simulator, through AsyncHTTPClient (`HTTPClient.shared`).
+/// One raw HTTP exchange with a simulator, through AsyncHTTPClient.
 struct RawResponse {
     var status: Int
     var headers: HTTPFields

@@ -1,4 +1,5 @@
 import CardGateway
+import Crypto
 import Foundation
 import HTTPTypes
 import _CryptoExtras
@@ -38,6 +39,16 @@ enum BridgeWebhooks {
         return SignatureHeader(timestampMilliseconds: timestamp, signatures: signatures)
     }
 
+    /// What Bridge's RSA key signs: the SHA-256 digest of `"<t>.<raw body>"`, as bytes. Bridge's own
+    /// verification steps hash the joined data and hand that digest to an RSA-SHA256 verifier, which hashes
+    /// it once more, so the signature covers SHA-256(SHA-256(data)). Passing these 32 bytes as `Data` (not as a
+    /// `Digest`) to swift-crypto's RSA API gives that second pass; Bridge's published test vector checks it.
+    static func signedMessage(timestampMilliseconds: Int64, body: Data) -> Data {
+        var joined = Data("\(timestampMilliseconds).".utf8)
+        joined.append(body)
+        return Data(SHA256.hash(data: joined))
+    }
+
     static func verify(_ delivery: WebhookDelivery, key: _RSA.Signing.PublicKey, now: Date) throws -> [GatewayEvent] {
         guard let value = delivery.headers[BridgeAPI.webhookSignatureHeader] else {
             throw CardGatewayError.signatureInvalid("the Bridge webhook has no X-Webhook-Signature header")
@@ -45,8 +56,7 @@ enum BridgeWebhooks {
         guard let header = parseHeader(value) else {
             throw CardGatewayError.signatureInvalid("the X-Webhook-Signature header is not of the form t=<milliseconds>,v0=<Base64 signature>")
         }
-        var signed = Data("\(header.timestampMilliseconds).".utf8)
-        signed.append(delivery.body)
+        let signed = signedMessage(timestampMilliseconds: header.timestampMilliseconds, body: delivery.body)
         let valid = header.signatures.contains { signature in
             key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: signed, padding: .insecurePKCS1v1_5)
         }

@@ -14,7 +14,7 @@ extension BridgeSimulator {
     public var webhookPublicKeyPEM: String { webhookKey.publicKey.pemRepresentation }
 
     /// Signs `body` as Bridge delivers webhooks: `X-Webhook-Signature: t=<milliseconds>,v0=<Base64 signature>`,
-    /// an RSA PKCS#1 v1.5 signature with SHA-256 over `"<t>.<body>"`.
+    /// an RSA PKCS#1 v1.5 signature with SHA-256 over the SHA-256 digest of `"<t>.<body>"`.
     /// - Parameters:
     ///   - body: the raw event JSON.
     ///   - date: the signing time (`t`); the simulator clock's now by default.
@@ -24,9 +24,10 @@ extension BridgeSimulator {
 
     private func sign(_ body: Data, at date: Date?, with key: _RSA.Signing.PrivateKey) throws -> (headers: [(String, String)], body: Data) {
         let milliseconds = Int64(((date ?? simulationClock.now()).timeIntervalSince1970 * 1000).rounded())
-        var message = Data("\(milliseconds).".utf8)
-        message.append(body)
-        let signature = try key.signature(for: message, padding: .insecurePKCS1v1_5)
+        // Like Bridge: the RSA-SHA256 signature covers the SHA-256 digest of "<t>.<body>" (two hash passes).
+        var joined = Data("\(milliseconds).".utf8)
+        joined.append(body)
+        let signature = try key.signature(for: Data(SHA256.hash(data: joined)), padding: .insecurePKCS1v1_5)
         return (
             headers: [
                 ("Content-Type", "application/json"),

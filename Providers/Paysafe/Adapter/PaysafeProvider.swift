@@ -109,13 +109,21 @@ public struct PaysafeProvider: CardService, WalletProvisioning, WebhookVerifying
         return PaysafeMapping.card(try decode(PaysafeWireCard.self, from: response, what: "created card"), customer: request.customer)
     }
 
-    /// Activates a physical card (ISSUED or DIGITAL) with its last four digits and CVV. The card's status is not
-    /// fetched first: Paysafe's refusal of a card in another status is mapped from its error.
+    /// Activates a physical card (ISSUED or DIGITAL) with its last four digits and CVV. The card is fetched
+    /// first: one in any other status is refused with `invalidCardState` and the CVV is never sent.
     public func activateCard(_ request: ActivateCardRequest, context: OperationContext) async throws -> Card {
         var problems = ValidationProblems()
         PaysafeValidation.activate(request, into: &problems)
         try problems.throwIfAny()
         let customer = request.card.customer ?? ""
+        let current = try await fetchCard(request.card, context: context, primary: false)
+        guard PaysafeCardTransitions.activatableStatuses.contains(current.providerStatus.uppercased()) else {
+            throw CardGatewayError(
+                .invalidCardState,
+                "a Paysafe card in status \(SafeText.scrub(current.providerStatus, maxLength: 40)) cannot be activated; only ISSUED and DIGITAL cards can",
+                provider: http.instance, providerKind: .paysafe
+            )
+        }
         let wire = PaysafeWireActivationRequest(lastFourDigits: request.lastFour, cvv: request.cvv.revealedValue, userAgent: configuration.userAgent)
         let response = try await perform(
             PaysafeCall(.post, PaysafeAPI.activate(customer: customer, card: request.card.id), body: try encode(wire), operation: "activate a card"),
@@ -457,11 +465,13 @@ public struct PaysafeProvider: CardService, WalletProvisioning, WebhookVerifying
                 network: network, tokenProvider: wire.tokenProvider
             ))
         case .googlePay, .samsungPay:
-            guard let opaque = wire.opaquePaymentCard.flatMap(PaysafeMapping.base64) else {
-                throw invalidResponse("Paysafe's Google Pay tokenization lacks a valid Base64 opaquePaymentCard", response: response)
+            // Paysafe says to pass the opaque payment card as-is: it is kept as the string's UTF-8 bytes, which is
+            // what Google's push tokenize takes (as every adapter does), never decoded.
+            guard let opaque = wire.opaquePaymentCard, !opaque.isEmpty else {
+                throw invalidResponse("Paysafe's Google Pay tokenization lacks an opaquePaymentCard", response: response)
             }
             return .googlePay(GooglePayPayload(
-                opaquePaymentCard: SensitiveData(opaque), network: network, tokenProvider: wire.tokenProvider, lastFour: wire.cardLastDigits
+                opaquePaymentCard: SensitiveData(Data(opaque.utf8)), network: network, tokenProvider: wire.tokenProvider, lastFour: wire.cardLastDigits
             ))
         }
     }

@@ -61,9 +61,25 @@ enum StripeAPI {
 }
 
 /// Stripe's API-version strings: `YYYY-MM-DD`, optionally followed by `.name` (stripe-python 16.1.0 pins
-/// `2026-10-28.endive`; the iOS SDK asks for `2020-08-27`).
+/// `2026-10-28.endive`; the iOS SDK asks for `2020-08-27`), and then by any beta flags as Stripe's
+/// libraries append them (`2024-09-30.acacia; issuing_push_beta=v1`). Anything else, and anything that could
+/// break the header (CR, LF, control characters), is refused.
 enum StripeAPIVersion {
     static func isValid(_ text: String) -> Bool {
+        guard !text.isEmpty, text.utf8.count <= 256 else { return false }
+        let sections = text.split(separator: ";", omittingEmptySubsequences: false)
+        guard let base = sections.first, isValidBase(base) else { return false }
+        return sections.dropFirst().allSatisfy { flag in
+            let pair = flag.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return pair.count == 2 && pair.allSatisfy { !$0.isEmpty && $0.allSatisfy(isToken) }
+        }
+    }
+
+    private static func isToken(_ character: Character) -> Bool {
+        character.isASCII && (character.isLetter || character.isNumber || character == "_" || character == "-" || character == ".")
+    }
+
+    private static func isValidBase(_ text: Substring) -> Bool {
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         guard let date = parts.first else { return false }
         let dateParts = date.split(separator: "-", omittingEmptySubsequences: false)

@@ -33,17 +33,36 @@ public enum TrustPaymentsErrorTable {
         // The parent exists but cannot be used: it failed, did not store the card (credentialsonfile 1), or is
         // an ACCOUNTCHECK where a re-authorisation needs an AUTH.
         "20033": Row(code: .invalidRequest, isRetryable: false, message: "Trust Payments cannot use this parent transaction (invalid parent: it must be a successful transaction that stored the card, and an AUTH for a re-authorisation)"),
-        // The bank's system failed; the payment was not taken and a later attempt may succeed.
-        "60010": Row(code: .providerUnavailable, isRetryable: true, message: "the bank's system failed (bank system error); the payment was not taken"),
+        // Trust Payments documents 60010, 60034 and 99999 alike: a problem while processing, final status not
+        // known. The payment may have been taken, so none is retryable: look the transaction up (MyST or a
+        // TRANSACTIONQUERY) before charging again.
+        "60010": Row(code: .providerUnavailable, isRetryable: false, message: "the bank's system failed (bank system error); the outcome is uncertain, so check the transaction in MyST before charging again"),
         // "Unauthenticated" is about the cardholder (3-D Secure), not our credentials: a decline.
         "60022": Row(code: .declined, isRetryable: false, message: "the cardholder was not authenticated by 3-D Secure (unauthenticated)"),
         // The request as a whole was refused: a bad request.
         "60025": Row(code: .invalidRequest, isRetryable: false, message: "Trust Payments refused the request (invalid request)"),
         // The site is suspended at Trust Payments: nothing this request can change.
         "60023": Row(code: .permissionDenied, isRetryable: false, message: "the Trust Payments site is suspended"),
-        // The outcome needs a person at Trust Payments to look at it; it was not approved. Never retried: look
-        // the transaction up in MyST before charging again.
-        "60034": Row(code: .declined, isRetryable: false, message: "Trust Payments holds the transaction for manual investigation; it was not approved, and must be checked in MyST before charging again"),
+        "60034": Row(code: .providerUnavailable, isRetryable: false, message: "Trust Payments needs to investigate the transaction by hand (manual investigation required); the outcome is uncertain, so check it in MyST before charging again"),
+        // The merchant-side system failed at the gateway: like 60010, the final status is not known.
+        "60038": Row(code: .providerUnavailable, isRetryable: false, message: "Trust Payments reported a merchant system error; the outcome is uncertain, so check the transaction in MyST before charging again"),
+        // Refusals by the gateway's own rules, not by the issuer: the same card and amount will be refused again.
+        "30002": Row(code: .declined, isRetryable: false, message: "the card is on a block list at Trust Payments (banned card)"),
+        "60036": Row(code: .declined, isRetryable: false, message: "Trust Payments' fraud screening refused the payment (max fraud score exceeded)"),
+        "60042": Row(code: .declined, isRetryable: false, message: "the payment was declined for insufficient funds"),
+        "60043": Row(code: .declined, isRetryable: false, message: "the card scheme's rules do not allow this payment (scheme restrictions)"),
+        "60044": Row(code: .declined, isRetryable: false, message: "the payment failed Trust Payments' screening (failed screening)"),
+        "60045": Row(code: .declined, isRetryable: false, message: "restrictions on the account do not allow this payment (restrictions)"),
+        // Held for a person to review: not approved now, and its outcome comes later.
+        "60500": Row(code: .providerUnavailable, isRetryable: false, message: "Trust Payments holds the payment for risk review (risk referral); check its outcome in MyST before charging again"),
+        // The gateway could not tell what the issuer decided: the payment may have been taken.
+        "70001": Row(code: .providerUnavailable, isRetryable: false, message: "the issuer's answer was uncertain (uncertain result); the payment may have been taken, so check the transaction in MyST before charging again"),
+        // Queued, not refused: the outcome arrives later and must be looked up, never charged twice.
+        "79000": Row(code: .providerUnavailable, isRetryable: false, message: "Trust Payments queued the request (request is queued); check the transaction's status later before charging again"),
+        // The record was locked for a moment and nothing was done: a later attempt may succeed.
+        "79001": Row(code: .providerUnavailable, isRetryable: true, message: "the record is temporarily locked at Trust Payments; try again later"),
+        // The gateway asks for the request to be repeated.
+        "88000": Row(code: .providerUnavailable, isRetryable: true, message: "Trust Payments asks for the request to be repeated (generic retry)"),
         "70000": Row(code: .declined, isRetryable: false, message: "the issuer declined the payment (decline)"),
         // A soft decline asks for strong customer authentication: a customer-initiated payment with 3-D Secure
         // may succeed where this one did not.
@@ -122,15 +141,18 @@ public enum TrustPaymentsErrorTable {
             code = .rateLimited
             message = "Trust Payments is limiting requests (HTTP 429)"
         case 500...599:
+            // A charge is the only Webservices call, and a 5xx says nothing about whether it was processed.
             code = .providerUnavailable
-            message = "Trust Payments failed (HTTP \(status))"
+            message = "Trust Payments failed (HTTP \(status)); the payment may have been taken, so check the transaction in MyST before charging again"
         default:
             code = .invalidResponse
             message = "Trust Payments answered with an unexpected HTTP status \(status)"
         }
         return CardGatewayError(
             code, message, provider: instance, providerKind: .trustpayments, providerCode: "http \(status)",
-            httpStatus: status, mayHaveReachedProvider: true, retryAfter: retryAfter
+            // Only a rate limit says the request was turned away unprocessed; anything else leaves the
+            // charge's outcome open, and a charge must never be sent twice blindly.
+            httpStatus: status, isRetryable: status == 429, mayHaveReachedProvider: true, retryAfter: retryAfter
         )
     }
 }

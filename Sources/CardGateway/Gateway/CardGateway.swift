@@ -44,7 +44,7 @@ public struct CardGateway: Sendable {
     /// Builds one adapter per configured instance.
     ///
     /// - Parameters:
-    ///   - transport: how requests travel; AsyncHTTPClient on `HTTPClient.shared` by default.
+    ///   - transport: how requests travel; AsyncHTTPClient on ``AsyncHTTPClientTransport/sharedClient`` (never follows redirects) by default.
     ///   - logger: where the gateway logs (never secrets or card data); nothing by default.
     ///   - credentialStore: where stored-credential references are kept; in memory by default.
     public init(

@@ -149,7 +149,8 @@ public struct ApplePayPayload: Sendable, Equatable, CustomStringConvertible {
 
 /// What Google's `PushTokenizeRequest` needs.
 public struct GooglePayPayload: Sendable, Equatable, CustomStringConvertible {
-    /// The opaque payment card, passed to the app as it came.
+    /// The opaque payment card, passed to the app as it came: the UTF-8 bytes of the provider's string, never
+    /// decoded, which are the bytes Google's `PushTokenizeRequest.Builder.setOpaquePaymentCard` takes.
     public var opaquePaymentCard: SensitiveData
     public var network: CardScheme?
     public var tokenProvider: String?

@@ -6,15 +6,31 @@ import NIOFoundationCompat
 import NIOHTTP1
 import NIOPosix
 
-/// The default transport, on AsyncHTTPClient. Uses `HTTPClient.shared` unless it is given a client.
+/// The default transport, on AsyncHTTPClient.
+///
+/// By default it uses ``AsyncHTTPClientTransport/sharedClient``: a process-wide client like
+/// `HTTPClient.shared` (same event loops, pool and timeouts, no shutdown needed) except that it never follows
+/// redirects. `HTTPClient.shared` follows up to 20, and a followed redirect would carry a provider's
+/// credentials headers and a card request's body to wherever the `Location` points, past the gateway's
+/// `http://` refusal. With redirects disallowed, a 3xx comes back to the adapter as a failed response.
+/// A client you pass in is used as it is: configure it with `redirectConfiguration: .disallow`.
 public struct AsyncHTTPClientTransport: HTTPTransport {
     private let client: HTTPClient
     private let maxResponseBytes: Int
 
+    /// The client every default transport shares: `HTTPClient.shared`'s settings with redirects disallowed.
+    /// It lives as long as the process and is never shut down, as `HTTPClient.shared` is not.
+    public static let sharedClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.redirectConfiguration = .disallow
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
     /// - Parameters:
-    ///   - client: the client to use; `HTTPClient.shared` by default (it needs no shutdown).
+    ///   - client: the client to use; ``sharedClient`` by default (it needs no shutdown). A client you pass
+    ///     in should disallow redirects.
     ///   - maxResponseBytes: responses larger than this fail with ``TransportError/Kind-swift.enum/responseTooLarge``.
-    public init(client: HTTPClient = .shared, maxResponseBytes: Int = 8 * 1024 * 1024) {
+    public init(client: HTTPClient = AsyncHTTPClientTransport.sharedClient, maxResponseBytes: Int = 8 * 1024 * 1024) {
         self.client = client
         self.maxResponseBytes = maxResponseBytes
     }

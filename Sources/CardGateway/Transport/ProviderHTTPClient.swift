@@ -165,7 +165,7 @@ public struct ProviderHTTPClient: Sendable {
                         continue
                     }
                 }
-                throw gatewayError(for: error, mayHaveReached: mayHaveReached, attempts: attempt)
+                throw gatewayError(for: error, request: request, mayHaveReached: mayHaveReached, attempts: attempt)
             }
         }
     }
@@ -201,12 +201,19 @@ public struct ProviderHTTPClient: Sendable {
         return min(timeout, remaining)
     }
 
-    private func gatewayError(for error: TransportError, mayHaveReached: Bool, attempts: Int) -> CardGatewayError {
+    /// The error for a request that got no response. It is retryable only when the caller can safely
+    /// send it again: never for a write without an idempotency key that may have reached the provider,
+    /// whose outcome must be checked first.
+    private func gatewayError(for error: TransportError, request: ProviderRequest, mayHaveReached: Bool, attempts: Int) -> CardGatewayError {
         let code: CardGatewayError.Code = error.kind == .timeout ? .timeout : .transport
         let tries = attempts == 1 ? "1 attempt" : "\(attempts) attempts"
+        let ambiguous = request.repeatability == .never && mayHaveReached
+        let message = ambiguous
+            ? "\(error.message) (\(tries)); the request may have reached the provider, so check its outcome before repeating it"
+            : "\(error.message) (\(tries))"
         return CardGatewayError(
-            code, "\(error.message) (\(tries))", provider: instance, providerKind: kind,
-            isRetryable: error.kind != .invalidRequest && error.kind != .responseTooLarge,
+            code, message, provider: instance, providerKind: kind,
+            isRetryable: !ambiguous && error.kind != .invalidRequest && error.kind != .responseTooLarge,
             mayHaveReachedProvider: mayHaveReached
         )
     }

@@ -33,16 +33,30 @@ public struct RetryPolicy: Sendable, Equatable {
         return ceiling * min(max(random, 0), 1)
     }
 
-    /// Parses a `Retry-After` value: delta seconds or an HTTP date.
+    /// The longest `Retry-After` that is parsed at all; anything longer is read as this (one day).
+    public static let retryAfterCeiling: Int64 = 86_400
+
+    /// Parses a `Retry-After` value: delta seconds (digits only, as RFC 9110 defines them) or an HTTP date.
+    /// Values beyond a day are clamped to a day, so an absurd header can never overflow; the caller's
+    /// `maxRetryAfter` then decides whether to wait at all.
     public static func parseRetryAfter(_ value: String, now: Date = Date()) -> Duration? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Double(trimmed), seconds >= 0, seconds.isFinite { return .milliseconds(Int64(seconds * 1000)) }
+        guard !trimmed.isEmpty else { return nil }
+        if trimmed.unicodeScalars.allSatisfy({ $0.value >= 0x30 && $0.value <= 0x39 }) {
+            // Leading zeros and huge digit strings alike: anything longer than the ceiling's width is over it.
+            let digits = trimmed.drop(while: { $0 == "0" })
+            guard digits.count <= 6, let seconds = Int64(digits.isEmpty ? "0" : String(digits)) else {
+                return .seconds(retryAfterCeiling)
+            }
+            return .seconds(min(seconds, retryAfterCeiling))
+        }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         guard let date = formatter.date(from: trimmed) else { return nil }
-        let interval = max(0, date.timeIntervalSince(now))
-        return .milliseconds(Int64(interval * 1000))
+        let interval = date.timeIntervalSince(now)
+        guard interval.isFinite, interval > 0 else { return .zero }
+        return .milliseconds(Int64(min(interval, Double(retryAfterCeiling)) * 1000))
     }
 }
