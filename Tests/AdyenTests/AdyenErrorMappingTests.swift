@@ -79,12 +79,20 @@ struct AdyenErrorMappingTests {
         #expect(patch?.message.contains("network tokens role") == true)
     }
 
-    @Test("403 with another errorCode does not claim a missing role")
+    @Test("a 403 with another errorCode, or none, still names the role the endpoint needs")
     func otherForbidden() async throws {
-        let transport = ScriptedTransport([.json(403, Fixture.restError(status: 403, errorCode: "00_499", detail: "Blocked."))])
-        let error = await gatewayError { _ = try await Fixture.provider(transport).card(CardRef(id: "PI1"), context: OperationContext()) }
+        let transport = ScriptedTransport([
+            .json(403, Fixture.restError(status: 403, errorCode: "00_499", detail: "Blocked.")),
+            .response(status: 403, body: Data()),
+        ])
+        let provider = try Fixture.provider(transport)
+        let error = await gatewayError { _ = try await provider.provision(ProvisioningRequest(card: CardRef(id: "PI1"), wallet: .applePay, input: .issuerSDK(output: nil)), context: OperationContext()) }
         #expect(error?.code == .permissionDenied)
-        #expect(error?.message.contains("role") == false)
+        #expect(error?.providerCode == "00_499")
+        #expect(error?.message.contains("Network Token Activation Data role") == true)
+        let bare = await gatewayError { _ = try await provider.card(CardRef(id: "PI1"), context: OperationContext()) }
+        #expect(bare?.code == .permissionDenied)
+        #expect(bare?.message.contains("role to read payment instruments") == true)
     }
 
     @Test("invalidFields become field errors; their values never reach the message or description")

@@ -35,6 +35,17 @@ struct AdyenProvisioningTests {
         #expect(tokens[0].created == Date(timeIntervalSince1970: 1_609_459_200))
     }
 
+    @Test("a listed token without an id is skipped; a fetched one without an id is invalidResponse")
+    func tokenWithoutID() async throws {
+        let list = #"{"networkTokens":[{"status":"active","type":"wallet"},{"id":"NWTK9","status":"active","type":"wallet"}]}"#
+        let single = #"{"token":{"status":"active","type":"wallet"}}"#
+        let transport = ScriptedTransport([.json(200, list), .json(200, single)])
+        let provider = try Fixture.provider(transport)
+        #expect(try await provider.networkTokens(for: CardRef(id: "PI1"), context: OperationContext()).map(\.id) == ["NWTK9"])
+        let error = await gatewayError { _ = try await provider.networkToken(id: "NWTK8", context: OperationContext()) }
+        #expect(error?.code == .invalidResponse)
+    }
+
     @Test("wallet from token type, wallet type and token requestor", arguments: [
         ("applePay", nil, nil, Wallet?.some(.applePay)), ("googlePay", nil, nil, .googlePay), ("wallet", "googlePay", nil, .googlePay),
         ("wallet", nil, "Google Pay", .googlePay), ("wallet", nil, "Android Pay", .googlePay), ("wallet", nil, "Samsung Pay", .samsungPay),
@@ -120,6 +131,26 @@ struct AdyenProvisioningTests {
         #expect(offer.expiry == CardExpiry(month: 8, year: 2029))
         #expect(offer.primaryAccountIdentifier == nil)
         #expect(offer.existingTokens.map(\.id) == ["NWTK1"])
+    }
+
+    @Test("offer: a credential that may not list network tokens still gets an offer, with no existing tokens")
+    func offerWithoutTokenRole() async throws {
+        let forbidden = Fixture.restError(status: 403, errorCode: "00_403", title: "Forbidden", detail: "Not the right permission to access this service.")
+        let transport = ScriptedTransport([
+            .json(200, Fixture.instrument(status: "active", brand: "visa", lastFour: "4242", month: "08", year: "2029")),
+            .json(403, forbidden),
+        ])
+        let offer = try await Fixture.provider(transport).offer(for: CardRef(id: "PI1"), wallet: .applePay, context: OperationContext())
+        #expect(transport.requestCount == 2)
+        #expect(offer.eligible)
+        #expect(offer.existingTokens.isEmpty)
+
+        let failing = ScriptedTransport([
+            .json(200, Fixture.instrument(status: "active", brand: "visa", lastFour: "4242", month: "08", year: "2029")),
+            .json(401, Fixture.restError(status: 401, errorCode: "00_401")),
+        ])
+        let error = await gatewayError { _ = try await Fixture.provider(failing).offer(for: CardRef(id: "PI1"), wallet: .applePay, context: OperationContext()) }
+        #expect(error?.code == .authenticationFailed, "only a missing role is tolerated")
     }
 
     @Test("offer: suspended, inactive and closed cards are not eligible, with the status reason", arguments: [
@@ -226,6 +257,20 @@ struct AdyenProvisioningTests {
         #expect(keys[0] != keys[2])
         #expect(keys[3] != keys[0])
         #expect(keys.allSatisfy { $0.count <= 64 })
+    }
+
+    @Test("without an operation key, the key is still stable for the same card and sdkOutput")
+    func keyWithoutOperationKey() async throws {
+        let transport = ScriptedTransport(handler: { _ in .json(200, "{\"sdkInput\": \"AAEC\"}") })
+        let provider = try Fixture.provider(transport)
+        for (card, output) in [("PI1", Data([1, 2])), ("PI1", Data([1, 2])), ("PI1", Data([3])), ("PI2", Data([1, 2]))] {
+            _ = try await provider.provision(ProvisioningRequest(card: CardRef(id: card), wallet: .applePay, input: .issuerSDK(output: SensitiveData(output))), context: OperationContext())
+        }
+        let keys = transport.requests.compactMap { $0.header("Idempotency-Key") }
+        #expect(keys.count == 4)
+        #expect(keys[0] == keys[1], "a repeated call after a lost answer must be de-duplicated")
+        #expect(Set(keys).count == 3)
+        #expect(keys.allSatisfy { $0.count == 64 && $0.allSatisfy(\.isHexDigit) })
     }
 
     @Test("sdkInput that is missing, base64url, padded wrongly or not Base64 is invalidResponse", arguments: [

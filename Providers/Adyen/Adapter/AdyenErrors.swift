@@ -9,7 +9,7 @@ import Foundation
 /// |---|---|---|
 /// | 400 | invalidRequest | `invalidFields` → field errors (names and messages, never values) |
 /// | 401 | authenticationFailed | wrong or missing API key |
-/// | 403 | permissionDenied | `00_403`: the message names the missing role for the endpoint |
+/// | 403 | permissionDenied | the message names the role the endpoint needs (`00_403` or not) |
 /// | 404 | notFound | |
 /// | 408 | timeout | retryable; may have been acted on |
 /// | 409 | conflict | e.g. a request with the same idempotency key still in progress |
@@ -59,7 +59,8 @@ enum AdyenErrors {
         let requestID = body?.requestId.flatMap { $0.isEmpty ? nil : $0 } ?? response.header(AdyenAPI.pspReferenceHeader.rawName)
 
         var message = summary(for: code, status: status)
-        if code == .permissionDenied && providerCode == AdyenAPI.missingRoleErrorCode {
+        if code == .permissionDenied {
+            // Every 403 at these endpoints comes down to a role the credential lacks (`00_403` says so outright).
             message = "the Adyen API credential lacks the \(role(for: family))"
         }
         let providerWords = [body?.title, body?.detail].compactMap { $0 }.filter { !$0.isEmpty }

@@ -75,10 +75,12 @@ enum AdyenMapping {
         return CardExpiry(month: month, year: year)
     }
 
-    /// A network token as a wallet token.
-    static func walletToken(_ token: AdyenWireNetworkToken) -> WalletToken {
-        WalletToken(
-            id: token.id,
+    /// A network token as a wallet token; nil when Adyen sent it without an id (the spec allows that), since a
+    /// token that cannot be named cannot be acted on.
+    static func walletToken(_ token: AdyenWireNetworkToken) -> WalletToken? {
+        guard let id = token.id, !id.isEmpty else { return nil }
+        return WalletToken(
+            id: id,
             wallet: wallet(tokenType: token.type, walletType: nil, tokenRequestorName: token.tokenRequestor?.name),
             status: tokenStatus(token.status),
             providerStatus: token.status ?? "",

@@ -118,7 +118,7 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying {
             family: .networkTokens, context: context
         )
         let list = try decode(AdyenWireListNetworkTokensResponse.self, from: response, what: "network token list")
-        return (list.networkTokens ?? []).map(AdyenMapping.walletToken)
+        return (list.networkTokens ?? []).compactMap(AdyenMapping.walletToken)
     }
 
     /// One network token (`GET /networkTokens/{id}`).
@@ -128,7 +128,10 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying {
             ProviderRequest(.get, AdyenAPI.networkToken(id), headers: headers(), operation: "get network token"),
             family: .networkTokens, context: context
         )
-        return AdyenMapping.walletToken(try decode(AdyenWireGetNetworkTokenResponse.self, from: response, what: "network token").token)
+        guard let token = AdyenMapping.walletToken(try decode(AdyenWireGetNetworkTokenResponse.self, from: response, what: "network token").token) else {
+            throw invalidResponse("Adyen's network token has no id", response)
+        }
+        return token
     }
 
     /// Moves a network token to `status` (`PATCH /networkTokens/{id}`, answered 202 with no content). Adyen
@@ -170,7 +173,17 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying {
                 cardholderName: mapped.cardholderName, lastFour: mapped.lastFour, network: mapped.scheme, expiry: mapped.expiry
             )
         }
-        let tokens = try await networkTokens(for: card, context: context)
+        // Listing tokens needs a role of its own. A credential made only for provisioning lacks it; the offer is
+        // still right without the list, so that refusal leaves existingTokens empty instead of failing.
+        let tokens: [WalletToken]
+        do {
+            tokens = try await networkTokens(for: card, context: context)
+        } catch let error as CardGatewayError where error.code == .permissionDenied {
+            context.logger.notice("adyen offer without existing network tokens: the credential may not list them", metadata: [
+                "provider": .string(http.instance), "error.code": .string(error.code.rawValue),
+            ])
+            tokens = []
+        }
         let reason = AdyenMapping.ineligibility(mapped)
         return ProvisioningOffer(
             card: mapped.ref, wallet: wallet, eligible: reason == nil, ineligibleReason: reason, flow: flow,
@@ -202,10 +215,17 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying {
             let body = try encode(AdyenWireActivationDataRequest(sdkOutput: ByteEncoding.base64(output.revealedBytes)))
             // One key per round trip: the scope carries a digest of this sdkOutput, so a caller reusing one
             // operation key for the whole relay still gets a distinct key for each POST (and the same key on retries).
-            let digest = ByteEncoding.hex(MessageAuthentication.sha256(output.revealedBytes).prefix(12))
+            let outputDigest = ByteEncoding.hex(MessageAuthentication.sha256(output.revealedBytes))
+            let digest = String(outputDigest.prefix(24))
+            var postHeaders = headers(json: true)
+            if context.idempotencyKey?.isEmpty ?? true {
+                // Without an operation key the key is still stable: the same sdkOutput for the same card gets
+                // the same key, so a caller repeating the whole call after a lost answer is de-duplicated by Adyen.
+                postHeaders[AdyenAPI.idempotencyKeyHeader] = Self.activationDataKey(paymentInstrument: request.card.id, outputDigest: outputDigest)
+            }
             response = try await send(
                 ProviderRequest(
-                    .post, path, headers: headers(json: true), body: body,
+                    .post, path, headers: postHeaders, body: body,
                     repeatability: .idempotent(header: AdyenAPI.idempotencyKeyHeader, scope: "POST \(path) \(digest)"),
                     operation: "post network token activation data"
                 ),
@@ -225,6 +245,12 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying {
             throw invalidResponse("Adyen's sdkInput is not standard Base64", response)
         }
         return .issuerSDKInput(SensitiveData(bytes))
+    }
+
+    /// The idempotency key of an activation-data POST made without an operation key: 64 hex characters
+    /// (Adyen's limit) of SHA-256 over the card and the sdkOutput's digest.
+    static func activationDataKey(paymentInstrument: String, outputDigest: String) -> String {
+        ByteEncoding.hex(MessageAuthentication.sha256(Data("adyen-nta|\(paymentInstrument)|\(outputDigest)".utf8)))
     }
 
     /// Adyen needs nothing once the wallet reports success (network token webhooks follow on their own).

@@ -36,7 +36,8 @@ struct AdyenWireExpiry: Decodable, Sendable {
 
 /// `NetworkToken`.
 struct AdyenWireNetworkToken: Decodable, Sendable {
-    var id: String
+    /// Optional in the OpenAPI: a token without one is skipped in lists and refused when fetched by id.
+    var id: String?
     var paymentInstrumentId: String?
     var status: String?
     var tokenLastFour: String?
