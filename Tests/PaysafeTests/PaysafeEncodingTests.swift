@@ -258,7 +258,15 @@ struct PaysafeEncodingTests {
         let sent = try #require(harness.businessRequests.first)
         #expect(sent.method == "POST")
         #expect(sent.path == expected)
-        #expect(sent.bodyText == #"{"status":"VERIFIED","verification":{"channel":"SMS","method":"OTP"},"walletOperationId":"op-1"}"#)
+        #expect(sent.bodyText == #"{"verification":{"channel":"SMS","method":"OTP"},"walletOperationId":"op-1"}"#, "a verified attempt sends the documented body alone")
         #expect(sent.header("SCA-Authorization") == nil, "the attempt itself carries no SCA authorization")
+    }
+
+    @Test("SCA attempt: a rejected challenge is reported with its status")
+    func scaAttemptRejected() async throws {
+        let harness = try Harness.scripted([.json(201, #"{"id":"1559405","eventId":"evt-1","walletOperationId":"op-1","status":"REJECTED","allowableAttempts":3,"currentAttempts":1}"#)])
+        let result = try await harness.provider.submitSCAAttempt(eventID: "evt-1", walletOperationID: "op-1", method: "OTP", channel: nil, status: .rejected, context: OperationContext())
+        #expect(!result.isVerified)
+        #expect(harness.businessRequests.first?.bodyText == #"{"status":"REJECTED","verification":{"method":"OTP"},"walletOperationId":"op-1"}"#)
     }
 }

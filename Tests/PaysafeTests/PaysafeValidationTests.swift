@@ -75,6 +75,8 @@ struct PaysafeValidationTests {
         ("country lower case", .row, physical { $0.deliveryAddress?.countryCode = "bg" }, "deliveryAddress.countryCode"),
         ("state too long", .row, physical { $0.deliveryAddress?.state = "ABCD" }, "deliveryAddress.state"),
         ("state missing for US", .us, usPhysical { $0.deliveryAddress?.state = nil }, "deliveryAddress.state"),
+        ("US state of one letter", .us, usPhysical { $0.deliveryAddress?.state = "N" }, "deliveryAddress.state"),
+        ("US state in lower case", .us, usPhysical { $0.deliveryAddress?.state = "ny" }, "deliveryAddress.state"),
         ("postal code missing", .row, physical { $0.deliveryAddress?.postalCode = "" }, "deliveryAddress.postalCode"),
         ("EU postal code over 16", .row, physical { $0.deliveryAddress?.postalCode = String(repeating: "1", count: 17) }, "deliveryAddress.postalCode"),
         ("US postal code with other characters", .us, usPhysical { $0.deliveryAddress?.postalCode = "10001#2" }, "deliveryAddress.postalCode"),

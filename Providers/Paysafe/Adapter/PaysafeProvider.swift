@@ -303,7 +303,8 @@ public struct PaysafeProvider: CardService, WalletProvisioning, WebhookVerifying
         if let channel { problems.require(!PaysafeValidation.isBlank(channel), "channel", "must not be blank when given") }
         try problems.throwIfAny()
         let wire = PaysafeWireSCAAttemptRequest(
-            walletOperationId: walletOperationID, verification: .init(method: method.uppercased(), channel: channel?.uppercased()), status: status.rawValue
+            walletOperationId: walletOperationID, verification: .init(method: method.uppercased(), channel: channel?.uppercased()),
+            status: status == .verified ? nil : status.rawValue
         )
         let response = try await perform(
             PaysafeCall(.post, PaysafeAPI.scaAttempts(eventID: eventID, version: path), body: try encode(wire), operation: "submit an SCA attempt", sendsSCA: false),

@@ -123,7 +123,9 @@ enum PaysafeValidation {
             problems.require(address.city.count <= 30 && isCityName(address.city), prefix + "city", "must be at most 30 letters, spaces, hyphens or periods")
         }
         problems.require(isUpperLetters(address.countryCode, count: 2), prefix + "countryCode", "must be an ISO 3166-1 alpha-2 code in capitals, such as BG")
-        if let state = address.state {
+        if let state = address.state, region == .us {
+            problems.require(isUpperLetters(state, count: 2) || isUpperLetters(state, count: 3), prefix + "state", "must be a US state abbreviation of 2 or 3 capital letters, such as NY")
+        } else if let state = address.state {
             problems.require(!isBlank(state) && state.count <= 3, prefix + "state", "must be a state or province abbreviation of at most 3 characters")
         } else if region == .us {
             problems.add(prefix + "state", "is required for US customers")

@@ -337,7 +337,9 @@ struct PaysafeWireSCAAttemptRequest: Encodable {
 
     var walletOperationId: String
     var verification: Verification
-    var status: String
+    /// Not in the documented body (`{walletOperationId, verification}`): sent only to report a failed or
+    /// rejected challenge; a verified one sends the documented body alone. *Unverified.*
+    var status: String?
 }
 
 /// The `SCA-Authorization` header's JSON. [C]

@@ -415,7 +415,8 @@ final class PaysafeSimulatorEngine: Sendable {
             var problems: [(String, String)] = []
             let dpanRef = body["dpanRef"] as? String ?? ""
             let walletType = body["walletType"] as? String ?? ""
-            let status = body["status"] as? String ?? ""
+            // The documented body has no status: an attempt reported without one is a verified challenge.
+            let status = body["status"] as? String ?? "VERIFIED"
             if dpanRef.isEmpty { problems.append(("dpanRef", "must not be null")) }
             if !Self.walletTypes.contains(walletType) { problems.append(("walletType", "must be one of APPLE_PAY, GOOGLE_PAY, SAMSUNG_PAY")) }
             if status != "COMPLETED" { problems.append(("status", "only COMPLETED can be set")) }
@@ -494,7 +495,8 @@ final class PaysafeSimulatorEngine: Sendable {
             let verification = body["verification"] as? [String: Any]
             let method = verification?["method"] as? String ?? ""
             let channel = verification?["channel"] as? String
-            let status = body["status"] as? String ?? ""
+            // The documented body has no status: an attempt reported without one is a verified challenge.
+            let status = body["status"] as? String ?? "VERIFIED"
             if walletOperationId.isEmpty { problems.append(("walletOperationId", "must not be null")) }
             else if walletOperationId != event.walletOperationId { problems.append(("walletOperationId", "does not belong to the SCA event")) }
             if !Self.scaMethods.contains(method) { problems.append(("verification.method", "must be one of \(Self.scaMethods.sorted().joined(separator: ", "))")) }
