@@ -282,6 +282,26 @@ struct BridgeFreezeTests {
         #expect(result.endingAt == nil)
     }
 
+    @Test("one operation key used for different freezes gives different keys; the same freeze, the same key")
+    func freezeKeysFollowTheParameters() async throws {
+        let answer = """
+            {"card_account_id":"\(BridgeFixtures.cardAccount)","initiator":"developer","reason":"lost_or_stolen",\
+            "starting_at":"2026-01-02T03:04:05.000Z","created_at":"2026-01-02T03:04:05Z","status":"freeze_created"}
+            """
+        let transport = ScriptedTransport(handler: { _ in .json(200, answer) })
+        let provider = try BridgeFixtures.provider(transport)
+        let context = OperationContext(idempotencyKey: "support-ticket-9")
+        _ = try await provider.freeze(card: BridgeFixtures.ref, reason: .lostOrStolen, context: context)
+        _ = try await provider.freeze(card: BridgeFixtures.ref, reason: .lostOrStolen, context: context)
+        _ = try await provider.freeze(card: BridgeFixtures.ref, reason: .lostOrStolen, reasonDetail: "left on a train", context: context)
+        _ = try await provider.unfreeze(card: BridgeFixtures.ref, initiator: .developer, context: context)
+        _ = try await provider.unfreeze(card: BridgeFixtures.ref, initiator: .customer, context: context)
+        let keys = transport.requests.compactMap { $0.header("Idempotency-Key") }
+        #expect(keys.count == 5)
+        #expect(keys[0] == keys[1])
+        #expect(Set(keys).count == 4)
+    }
+
     @Test func freezeByTheCustomerWithDetailAndEnd() async throws {
         let transport = ScriptedTransport([.json(200, #"{"status":"freeze_replaced"}"#)])
         let result = try await BridgeFixtures.provider(transport).freeze(

@@ -207,11 +207,24 @@ struct ChargeTests {
         #expect(transport.requests[0].body == transport.requests[1].body)
     }
 
-    @Test("the amount the gateway reports is returned")
-    func reportedAmount() async throws {
-        let transport = ScriptedTransport([.response(status: 200, body: try webservicesBody(elements: [authElement(extra: ["baseamount": "999", "currencyiso3a": "EUR"])]))])
+    @Test("an amount or currency other than the one asked for is invalidResponse naming the transaction", arguments: [
+        ["baseamount": "999"], ["currencyiso3a": "EUR"], ["baseamount": "1050", "currencyiso3a": "EUR"], ["baseamount": "ten"],
+    ])
+    func reportedAmountMismatch(extra: [String: String]) async throws {
+        let transport = ScriptedTransport([.response(status: 200, body: try webservicesBody(elements: [authElement(extra: extra)]))])
+        let error = await gatewayError {
+            _ = try await Fixture.provider(transport: transport).charge(ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)), context: OperationContext())
+        }
+        #expect(error?.code == .invalidResponse)
+        #expect(error?.isRetryable == false)
+        #expect(error?.message.contains("MyST") == true)
+    }
+
+    @Test("the amount asked for, when the gateway echoes it, is returned")
+    func reportedAmountMatches() async throws {
+        let transport = ScriptedTransport([.response(status: 200, body: try webservicesBody(elements: [authElement(extra: ["baseamount": "\(money.minorUnits)", "currencyiso3a": money.currency.lowercased()])]))])
         let result = try await Fixture.provider(transport: transport).charge(ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)), context: OperationContext())
-        #expect(result.amount == Money(minorUnits: 999, currency: "EUR"))
+        #expect(result.amount == money)
     }
 
     @Test("each request gets its own random requestreference by default")

@@ -210,6 +210,30 @@ struct VerifyResultTests {
         let nested = try IndependentJWT.make(claims: ["iss": Fixture.jwtUsername, "iat": 1, "payload": ["credentialsonfile": "0"]], secret: Fixture.jwtSecret)
         let nestedToken = try IndependentJWT.response(elements: [silent], nestedJWT: nested)
         #expect(await gatewayError { _ = try await provider.verifyResult(Secret(nestedToken), context: OperationContext()) }?.code == .invalidRequest)
+
+        // A nested JWT that does not verify with the secret is not read at all.
+        let unsigned = try IndependentJWT.make(claims: ["iss": Fixture.jwtUsername, "iat": 1, "payload": ["credentialsonfile": "0"]], secret: "someone-else")
+        let unsignedToken = try IndependentJWT.response(elements: [silent], nestedJWT: unsigned)
+        #expect(try await provider.verifyResult(Secret(unsignedToken), context: OperationContext()).reference == "42-9-80103")
+    }
+
+    @Test("a result for another site reference is refused, whether the element or the nested request JWT says so")
+    func otherSite() async throws {
+        let provider = try Fixture.provider()
+        var element = IndependentJWT.accountCheck()
+        element["sitereference"] = "test_other99999"
+        let token = try IndependentJWT.response(elements: [element])
+        let error = await gatewayError { _ = try await provider.verifyResult(Secret(token), context: OperationContext()) }
+        #expect(error?.code == .signatureInvalid)
+        #expect(error?.message.contains("test_other99999") == true)
+
+        let nested = try IndependentJWT.make(claims: ["iss": Fixture.jwtUsername, "iat": 1, "payload": ["sitereference": "test_other99999", "credentialsonfile": "1"]], secret: Fixture.jwtSecret)
+        let nestedToken = try IndependentJWT.response(elements: [IndependentJWT.accountCheck()], nestedJWT: nested)
+        #expect(await gatewayError { _ = try await provider.verifyResult(Secret(nestedToken), context: OperationContext()) }?.code == .signatureInvalid)
+
+        var same = IndependentJWT.accountCheck(reference: "42-9-31")
+        same["sitereference"] = Fixture.siteReference
+        #expect(try await provider.verifyResult(Secret(try IndependentJWT.response(elements: [same])), context: OperationContext()).reference == "42-9-31")
     }
 
     @Test("unknown fields and numbers where strings were expected do not break decoding")

@@ -289,7 +289,9 @@ public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomString
         let response = try await send(
             ProviderRequest(
                 .post, BridgeAPI.freeze(customer: customer, card: id), headers: headers(json: true), body: try encodeBody(body),
-                repeatability: .idempotent(header: BridgeAPI.idempotencyKeyHeader, scope: "freeze:\(customer)/\(id)"),
+                // The parameters are in the scope: a caller reusing one operation key for a different freeze
+                // gets a different key, not Bridge's replay of the earlier one.
+                repeatability: .idempotent(header: BridgeAPI.idempotencyKeyHeader, scope: "freeze:\(customer)/\(id)|\(initiator.rawValue)|\(reason.rawValue)|\(reasonDetail ?? "")|\(body.endingAt ?? "")"),
                 operation: "freeze card account"
             ),
             context: context
@@ -308,7 +310,7 @@ public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomString
             ProviderRequest(
                 .post, BridgeAPI.unfreeze(customer: customer, card: id), headers: headers(json: true),
                 body: try encodeBody(BridgeUnfreezeInput(initiator: initiator.rawValue)),
-                repeatability: .idempotent(header: BridgeAPI.idempotencyKeyHeader, scope: "unfreeze:\(customer)/\(id)"),
+                repeatability: .idempotent(header: BridgeAPI.idempotencyKeyHeader, scope: "unfreeze:\(customer)/\(id)|\(initiator.rawValue)"),
                 operation: "unfreeze card account"
             ),
             context: context

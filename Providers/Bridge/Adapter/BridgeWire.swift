@@ -68,18 +68,16 @@ struct BridgeProvisioningResponse: Decodable {
         }
     }
 
+    // Only what the mapping reads is decoded, so an undocumented or re-typed extra field cannot fail a
+    // provisioning whose wallet payload is fine.
     var walletProvider: String?
     var applePay: ApplePay?
     var googlePay: GooglePay?
-    var cardAccountID: String?
-    var status: String?
 
     enum CodingKeys: String, CodingKey {
         case walletProvider = "wallet_provider"
         case applePay = "apple_pay"
         case googlePay = "google_pay"
-        case cardAccountID = "card_account_id"
-        case status
     }
 }
 

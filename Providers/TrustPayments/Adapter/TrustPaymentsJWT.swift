@@ -47,11 +47,4 @@ enum HS256JWT {
         else { throw Refusal(reason: "the token's claims are not base64url-encoded JSON") }
         return claims
     }
-
-    /// The claims of a token, without any check. Only for a token nested inside claims already verified.
-    static func unverifiedClaims(_ token: String) -> [String: JSONValue]? {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let bytes = ByteEncoding.decodeBase64URL(String(parts[1])) else { return nil }
-        return try? JSONValue.parse(bytes).objectValue
-    }
 }

@@ -235,7 +235,13 @@ public struct TrustPaymentsProvider: StoredCredentials {
         }
         // A result whose request did not flag the card as stored (credentialsonfile 0 or absent in a result that
         // says which) cannot be used as a parent later.
-        let nested = payload["jwt"]?.stringValue.flatMap(HS256JWT.unverifiedClaims)?["payload"]?.objectValue
+        // The nested request JWT is read only when it too verifies with the JWT secret: nothing unsigned is trusted.
+        let nested = payload["jwt"]?.stringValue.flatMap { try? HS256JWT.verify($0, secret: jwtSecret) }?["payload"]?.objectValue
+        // A result for another site (a token minted for another integration that shares the secret) is refused.
+        let sites = elements.compactMap { $0.string("sitereference") } + [nested?["sitereference"]?.stringValue].compactMap { $0 }
+        if let other = sites.first(where: { $0 != siteReference }) {
+            throw signatureInvalid("the result is for site \(SafeText.scrub(other, maxLength: 40)), not the configured site reference")
+        }
         let credentialsOnFile = element.credentialsOnFile ?? nested?["credentialsonfile"]?.stringValue
         if let credentialsOnFile, credentialsOnFile != TrustPaymentsAPI.credentialsOnFileStore, credentialsOnFile != TrustPaymentsAPI.credentialsOnFileReuse {
             throw CardGatewayError(
@@ -371,12 +377,19 @@ public struct TrustPaymentsProvider: StoredCredentials {
         } else {
             throw invalidResponse("the AUTH element has an undocumented settlestatus \(SafeText.scrub(settleStatus, maxLength: 8)); check the transaction in MyST", requestID: requestReference, httpStatus: response.status)
         }
-        var amount = request.amount
-        if let minor = element.baseAmount.flatMap(Int64.init), let currency = element.currency, Money.isCurrencyCode(currency) {
-            amount = Money(minorUnits: minor, currency: currency)
+        // The gateway echoes what it authorised. Anything other than what was asked for is not a success to
+        // report: the caller must look at the transaction (named in the message) before doing anything else.
+        let reportedMinor = element.baseAmount.map { Int64($0) }
+        let reportedCurrency = element.currency?.uppercased()
+        if (element.baseAmount != nil && reportedMinor != request.amount.minorUnits) || (reportedCurrency != nil && reportedCurrency != request.amount.currency.uppercased()) {
+            let shown = "\(SafeText.scrub(element.baseAmount ?? "?", maxLength: 16)) \(SafeText.scrub(element.currency ?? "?", maxLength: 3))"
+            throw invalidResponse(
+                "Trust Payments reports \(shown), not the \(request.amount.minorUnits) \(request.amount.currency) asked for, on transaction \(SafeText.scrub(transactionReference, maxLength: 25)); check it in MyST before doing anything else",
+                requestID: requestReference, httpStatus: response.status
+            )
         }
         return ChargeResult(
-            transactionReference: transactionReference, parentReference: request.reference, status: status, amount: amount,
+            transactionReference: transactionReference, parentReference: request.reference, status: status, amount: request.amount,
             authCode: element.authCode.flatMap { $0.isEmpty ? nil : $0 }, providerStatus: settleStatus
         )
     }
