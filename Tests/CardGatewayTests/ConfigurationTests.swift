@@ -178,6 +178,20 @@ struct ConfigurationTests {
         #expect(configuration.providers["a"]?.credentials["apiKey"]?.revealedValue == "file-secret-value")
     }
 
+    @Test("file: secrets lose trailing LF, CRLF and CR line ends, and nothing else", arguments: [
+        ("key\n", "key"), ("key\r\n", "key"), ("key\r\n\r\n", "key"), ("key\r", "key"), ("k e y \n", "k e y "), ("key", "key"),
+        ("\u{00E9}t\u{00E9}\r\n", "\u{00E9}t\u{00E9}"),
+    ])
+    func fileSecretLineEnds(content: String, expected: String) throws {
+        let resolver = SecretResolver(environment: [:], readFile: { _ in Data(content.utf8) })
+        let secret = try resolver.resolve(.file("/run/secrets/k")).get()
+        #expect(secret.revealedValue == expected)
+        #expect(secret.revealedValue.unicodeScalars.count == expected.unicodeScalars.count)
+        let empty = SecretResolver(environment: [:], readFile: { _ in Data("\r\n".utf8) })
+        guard case .failure(let failure) = empty.resolve(.file("/run/secrets/k")) else { Issue.record("an empty file must fail"); return }
+        #expect(failure.message.contains("empty"))
+    }
+
     @Test("configuration errors convert to invalidConfiguration gateway errors without secrets")
     func errorConversion() {
         let document = """

@@ -104,4 +104,11 @@ struct SecurityTests {
         let needles = TestFactories.environment.values.map { $0 } + ["us-literal-key-789", "jwt.session.token"]
         #expect(capture.leaks(of: needles).isEmpty)
     }
+
+    @Test("a field error's field name is scrubbed like its message")
+    func fieldNameScrubbed() {
+        let error = CardGatewayError.FieldError(field: "card[4111111111111111]", message: "bad 4111 1111 1111 1111")
+        #expect(!error.field.contains("4111111111111111"))
+        #expect(!error.description.contains("1111 1111 1111"))
+    }
 }

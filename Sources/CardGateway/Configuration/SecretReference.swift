@@ -63,8 +63,11 @@ public struct SecretResolver: Sendable {
         case .file(let path):
             let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : (baseDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).appendingPathComponent(path)
             guard let data = try? readFile(url) else { return .failure(.init("file \(path) cannot be read")) }
-            guard var text = String(data: data, encoding: .utf8) else { return .failure(.init("file \(path) is not UTF-8 text")) }
-            while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+            guard let decoded = String(data: data, encoding: .utf8) else { return .failure(.init("file \(path) is not UTF-8 text")) }
+            // Trailing line ends are cut by scalar: "\r\n" is one Character, so String.hasSuffix("\n") misses it.
+            var scalars = decoded.unicodeScalars[...]
+            while let last = scalars.last, last == "\n" || last == "\r" { scalars = scalars.dropLast() }
+            let text = String(String.UnicodeScalarView(scalars))
             guard !text.isEmpty else { return .failure(.init("file \(path) is empty")) }
             return .success(Secret(text))
         }

@@ -41,7 +41,8 @@ public struct CardGatewayError: Error, Sendable, CustomStringConvertible, Custom
         public var field: String
         public var message: String
         public init(field: String, message: String) {
-            self.field = field
+            // A field name can come from a provider's answer: it is scrubbed like the message.
+            self.field = SafeText.scrub(field, maxLength: 200)
             self.message = SafeText.scrub(message)
         }
         public var description: String { "\(field): \(message)" }
