@@ -167,6 +167,8 @@ struct StripeSimulatorTests {
             let conflict = try await raw.send(.post, "/v1/ephemeral_keys", form: "issuing_card=\(Seed.inactiveCardID)", headers: headers)
             #expect(conflict.status == 400)
             #expect(conflict.error("type") == "idempotency_error")
+            #expect(conflict.header("Stripe-Should-Retry") == "false")
+            #expect(first.header("Stripe-Should-Retry") == nil)
 
             let otherEndpoint = try await raw.send(.post, "/v1/issuing/cards/\(Seed.inactiveCardID)", form: "status=inactive", headers: ["Idempotency-Key": "key-1"])
             #expect(otherEndpoint.error("type") == "idempotency_error")

@@ -30,6 +30,13 @@ extension StripeSimulator {
             }
         } catch {
             response = jsonResponse(error.status, error.json)
+            // Stripe's own word on retrying: a key still in use may be retried later; a key reused with other
+            // parameters never.
+            if error.code == "idempotency_key_in_use" {
+                response = response.withHeader("Stripe-Should-Retry", "true")
+            } else if error.type == "idempotency_error" {
+                response = response.withHeader("Stripe-Should-Retry", "false")
+            }
         }
         if response.header("Request-Id") == nil { response = response.withHeader("Request-Id", requestID) }
         if response.header("Stripe-Version") == nil { response = response.withHeader("Stripe-Version", version ?? Seed.accountAPIVersion) }
