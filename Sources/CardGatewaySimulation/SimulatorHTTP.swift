@@ -82,7 +82,7 @@ public enum SimulatorHTTP {
                 output.append(UInt8(ascii: " "))
                 index += 1
             } else if byte == UInt8(ascii: "%"), index + 2 < input.count,
-                let high = self.hexValue(input[index + 1]), let low = self.hexValue(input[index + 2])
+                let high = SimulatorBytes.nibble(input[index + 1]), let low = SimulatorBytes.nibble(input[index + 2])
             {
                 output.append(high << 4 | low)
                 index += 3
@@ -92,15 +92,6 @@ public enum SimulatorHTTP {
             }
         }
         return String(decoding: output, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     private static let formAllowed: CharacterSet = {

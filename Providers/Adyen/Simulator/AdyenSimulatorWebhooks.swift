@@ -1,3 +1,4 @@
+import CardGatewaySimulation
 import Crypto
 import Foundation
 
@@ -44,28 +45,7 @@ extension AdyenSimulator {
 
     /// Base64(HMAC-SHA256(key: hex-decoded HMAC key, message: body)).
     public func hmacSignature(for body: Data) -> String {
-        let key = SymmetricKey(data: Self.decodeHex(credentials.hmacKeyHex))
+        let key = SymmetricKey(data: SimulatorBytes.decodeHex(credentials.hmacKeyHex) ?? Data())
         return Data(HMAC<SHA256>.authenticationCode(for: body, using: key)).base64EncodedString()
-    }
-
-    static func decodeHex(_ text: String) -> Data {
-        var bytes = Data()
-        var high: UInt8?
-        for character in text.utf8 {
-            let nibble: UInt8
-            switch character {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = character - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = character - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = character - UInt8(ascii: "A") + 10
-            default: continue
-            }
-            if let first = high {
-                bytes.append(first << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
-            }
-        }
-        return bytes
     }
 }

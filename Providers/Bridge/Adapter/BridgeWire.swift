@@ -46,7 +46,7 @@ struct BridgeProvisioningInput: Encodable {
 }
 
 /// `CardPushProvisioningResponse`. `card_account_id`, `initiator`, `reason`, `created_at` and `status` are
-/// listed as required by the spec but never defined: they are decoded when present and never required.
+/// listed as required by the spec but never defined: they are not decoded (nothing reads them).
 struct BridgeProvisioningResponse: Decodable {
     struct ApplePay: Decodable {
         var activationData: String?

@@ -1,3 +1,4 @@
+import CardGatewaySimulation
 import Crypto
 import Foundation
 import _CryptoExtras
@@ -49,20 +50,6 @@ enum SimulatorDER {
 
 /// Byte encodings as Bridge reads and writes them.
 enum SimulatorEncoding {
-    /// Hexadecimal in either case; nil for odd length or other characters.
-    static func decodeHex(_ text: String) -> Data? {
-        let chars = Array(text.utf8)
-        guard chars.count % 2 == 0 else { return nil }
-        var out = Data(capacity: chars.count / 2)
-        var index = 0
-        while index < chars.count {
-            guard let high = nibble(chars[index]), let low = nibble(chars[index + 1]) else { return nil }
-            out.append(high << 4 | low)
-            index += 2
-        }
-        return out
-    }
-
     /// Standard Base64 with padding, strictly.
     static func decodeBase64(_ text: String) -> Data? {
         guard text.utf8.count % 4 == 0 else { return nil }
@@ -72,17 +59,6 @@ enum SimulatorEncoding {
     static func base64URL(_ data: Data) -> String {
         data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
-
-    private static func nibble(_ char: UInt8) -> UInt8? {
-        switch char {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return char - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return char - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return char - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }
 
@@ -111,7 +87,7 @@ enum SimulatorPayloads {
             withJSONObject: [
                 "primaryAccountNumber": account.pan, "expiration": account.expiry,
                 "name": [account.firstName, account.middleName, account.lastName].compactMap { $0 }.joined(separator: " "),
-                "nonce": SimulatorEncoding.hex(nonce), "nonceSignature": SimulatorEncoding.hex(nonceSignature),
+                "nonce": SimulatorBytes.hex(nonce), "nonceSignature": SimulatorBytes.hex(nonceSignature),
             ],
             options: [.sortedKeys]
         )

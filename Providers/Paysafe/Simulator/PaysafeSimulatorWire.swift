@@ -34,9 +34,7 @@ enum PaysafeSimulatorWire {
         return formatter.string(from: date)
     }
 
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
-    }
+    static func hex(_ bytes: some Sequence<UInt8>) -> String { SimulatorBytes.hex(bytes) }
 
     static func isHex(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.count % 2 == 0 && text.utf8.allSatisfy { byte in
