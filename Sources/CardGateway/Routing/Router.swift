@@ -115,6 +115,17 @@ struct RouteBits: Sendable, Equatable {
         words = Array(repeating: 0, count: (count + 63) / 64)
     }
 
+    /// Every position below `count` set.
+    init(allBelow count: Int) {
+        words = Array(repeating: ~0, count: (count + 63) / 64)
+        if count % 64 != 0, !words.isEmpty { words[words.count - 1] = (1 << UInt64(count % 64)) - 1 }
+    }
+
+    init(count: Int, positions: [Int32]) {
+        self.init(count: count)
+        insert(positions)
+    }
+
     mutating func insert(_ position: Int) { words[position >> 6] |= 1 << UInt64(position & 63) }
 
     mutating func insert(_ positions: [Int32]) {
@@ -194,27 +205,39 @@ struct RouteBINLookup: Sendable {
 
 /// Per-dimension indexes over the routes. Each holds sorted sparse lists of route positions.
 struct RouteIndex: Sendable {
+    /// One dimension's routes by allowed value. The routes that do not constrain the dimension are kept as a
+    /// ready bitset, so a lookup costs one pass over the words (routes / 64), never one step per route.
     struct ValueIndex: Sendable {
-        var wildcard: [Int32]
+        /// Routes without a condition on this dimension.
+        var wildcard: RouteBits
+        /// True when no route constrains the dimension: the lookup skips it.
+        var unconstrained: Bool
         var byValue: [String: [Int32]]
 
         init(_ values: [Set<String>?]) {
-            wildcard = []
+            var open: [Int32] = []
             byValue = [:]
             for (position, set) in values.enumerated() {
                 guard let set else {
-                    wildcard.append(Int32(position))
+                    open.append(Int32(position))
                     continue
                 }
                 for value in set { byValue[value, default: []].append(Int32(position)) }
             }
+            wildcard = RouteBits(count: values.count, positions: open)
+            unconstrained = open.count == values.count
         }
 
-        func candidates(_ value: String?, count: Int) -> RouteBits {
-            var bits = RouteBits(count: count)
-            bits.insert(wildcard)
-            if let value, let matches = byValue[value] { bits.insert(matches) }
-            return bits
+        /// Keeps in `bits` only the routes that allow `value` here.
+        func narrow(_ bits: inout RouteBits, to value: String?) {
+            if unconstrained { return }
+            guard let value, let matches = byValue[value] else {
+                bits.formIntersection(wildcard)
+                return
+            }
+            var allowed = wildcard
+            allowed.insert(matches)
+            bits.formIntersection(allowed)
         }
     }
 
@@ -237,7 +260,9 @@ struct RouteIndex: Sendable {
 
     let count: Int
     let issuers, programs, countries, currencies, tenants, wallets, operations: ValueIndex
-    let binWildcard: [Int32]
+    /// Routes without a BIN condition.
+    let binWildcard: RouteBits
+    let binUnconstrained: Bool
     /// Keyed by prefix length (6…11).
     let binSegments: [Int: BINSegments]
     /// Per route: its BIN ranges for finding the one that holds a BIN (nil for routes without BIN conditions).
@@ -266,7 +291,8 @@ struct RouteIndex: Sendable {
                 byLength[range.length, default: []].append((padded.low, padded.high, Int32(position)))
             }
         }
-        binWildcard = wildcard
+        binWildcard = RouteBits(count: routes.count, positions: wildcard)
+        binUnconstrained = wildcard.count == routes.count
         var segments: [Int: BINSegments] = [:]
         for (length, intervals) in byLength {
             segments[length] = Self.segment(intervals)
@@ -304,23 +330,25 @@ struct RouteIndex: Sendable {
 
     func firstMatch(_ key: RouteKey) -> Int? {
         guard count > 0 else { return nil }
-        var bits = issuers.candidates(key.issuer, count: count)
-        bits.formIntersection(programs.candidates(key.program, count: count))
-        bits.formIntersection(countries.candidates(key.country, count: count))
-        bits.formIntersection(currencies.candidates(key.currency, count: count))
-        bits.formIntersection(tenants.candidates(key.tenant, count: count))
-        bits.formIntersection(wallets.candidates(key.wallet?.rawValue, count: count))
-        bits.formIntersection(operations.candidates(key.operation?.rawValue, count: count))
-        var binBits = RouteBits(count: count)
-        binBits.insert(binWildcard)
-        if let bin = key.bin, bin.count >= 6, bin.allSatisfy({ $0.isASCII && $0.isNumber }) {
-            let digits = String(bin.prefix(11))
-            let padded = UInt64(digits + String(repeating: "0", count: 11 - digits.count)) ?? 0
-            for length in 6...min(11, digits.count) {
-                if let matches = binSegments[length]?.lookup(padded) { binBits.insert(matches) }
+        var bits = RouteBits(allBelow: count)
+        issuers.narrow(&bits, to: key.issuer)
+        programs.narrow(&bits, to: key.program)
+        countries.narrow(&bits, to: key.country)
+        currencies.narrow(&bits, to: key.currency)
+        tenants.narrow(&bits, to: key.tenant)
+        wallets.narrow(&bits, to: key.wallet?.rawValue)
+        operations.narrow(&bits, to: key.operation?.rawValue)
+        if !binUnconstrained {
+            var binBits = binWildcard
+            if let bin = key.bin, bin.count >= 6, bin.allSatisfy({ $0.isASCII && $0.isNumber }) {
+                let digits = String(bin.prefix(11))
+                let padded = UInt64(digits + String(repeating: "0", count: 11 - digits.count)) ?? 0
+                for length in 6...min(11, digits.count) {
+                    if let matches = binSegments[length]?.lookup(padded) { binBits.insert(matches) }
+                }
             }
+            bits.formIntersection(binBits)
         }
-        bits.formIntersection(binBits)
         return bits.first
     }
 }
