@@ -154,11 +154,7 @@ public struct RunningSimulators: Sendable {
 
     /// The configuration, loaded and validated the way any configuration file is.
     public func configuration() throws -> GatewayConfiguration {
-        do {
-            return try GatewayConfiguration.load(from: try configurationJSON(), registry: ExampleRegistry.all)
-        } catch let error as ConfigurationError {
-            throw error.gatewayError
-        }
+        try GatewayConfiguration.load(from: try configurationJSON(), registry: ExampleRegistry.all)
     }
 
     /// A gateway over the five simulators.

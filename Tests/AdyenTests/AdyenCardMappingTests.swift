@@ -53,7 +53,7 @@ struct AdyenCardMappingTests {
         let json = """
             {"providers": {"adyen-eu": {"kind": "adyen", "environment": "test", "credentials": {}}}, "routes": []}
             """
-        #expect(throws: ConfigurationError.self) {
+        #expect(throws: CardGatewayError.self) {
             _ = try GatewayConfiguration.load(from: Data(json.utf8), registry: registry, secrets: SecretResolver(environment: [:]))
         }
     }

@@ -53,8 +53,8 @@ struct BridgeConfigurationTests {
         #expect {
             _ = try load(#","options":{"certificateEncoding":"base32"}"#)
         } throws: { error in
-            guard let error = error as? ConfigurationError else { return false }
-            return error.problems.contains { $0.path == "providers.bridge-main.options.certificateEncoding" }
+            guard let error = error as? CardGatewayError else { return false }
+            return error.configurationProblems.contains { $0.path == "providers.bridge-main.options.certificateEncoding" }
         }
     }
 

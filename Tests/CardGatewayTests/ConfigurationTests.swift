@@ -63,7 +63,7 @@ struct ConfigurationTests {
         has("providers.a.options.region", "must be one of EU, US")
         has("providers.a.options.colour", "unknown option")
         has("providers.a.options.verbose", "must be true or false")
-        has("providers.a.timeoutSeconds", "greater than 0")
+        has("providers.a.timeoutSeconds", "from 0.001")
         has("providers.a.extra", "unknown key")
         has("providers.b.kind", "unknown provider kind \"gamma\"")
         has("providers.c.credentials.username", "must be a secret reference")
@@ -108,6 +108,12 @@ struct ConfigurationTests {
         let problems = TestFactories.problems(document)
         #expect(problems.map(\.path) == ["routes[1].when.bin", "routes[3].when.bin"])
         #expect(problems.first?.message.contains("overlaps 44000000-44009999 of routes[0]") == true)
+
+        // A route that fails to load before them does not shift the indexes the overlap names.
+        let shifted = document.replacingOccurrences(of: #""routes": [ "#, with: #""routes": [ { "when": { "issuer": "x" }, "use": "missing" }, "#)
+        let shiftedProblems = TestFactories.problems(shifted).filter { $0.path.hasSuffix(".when.bin") }
+        #expect(shiftedProblems.map(\.path) == ["routes[2].when.bin", "routes[4].when.bin"])
+        #expect(shiftedProblems.first?.message.contains("overlaps 44000000-44009999 of routes[1]") == true)
     }
 
     @Test("plain http is refused except to loopback")
@@ -152,6 +158,9 @@ struct ConfigurationTests {
         #expect(paths.contains("providers.a.maxAttempts"))
         #expect(paths.contains("routes[0].when.program"))
         #expect(paths.contains("routes[1].when.issuer"))
+
+        let tiny = document.replacingOccurrences(of: "100000", with: "0.0004")
+        #expect(TestFactories.problems(tiny).map(\.path).contains("providers.a.timeoutSeconds"), "a timeout that rounds to nothing is refused")
     }
 
     @Test("file: secrets are read relative to the configuration file and trimmed")
@@ -169,8 +178,8 @@ struct ConfigurationTests {
         do {
             _ = try GatewayConfiguration.load(contentsOf: url, registry: TestFactories.registry, secrets: SecretResolver(environment: [:]))
             Issue.record("a missing file must be reported")
-        } catch let error as ConfigurationError {
-            #expect(error.problems == [ConfigurationProblem(path: "providers.b.credentials.apiKey", message: "file /nonexistent/key cannot be read")])
+        } catch let error as CardGatewayError {
+            #expect(error.configurationProblems == [ConfigurationProblem(path: "providers.b.credentials.apiKey", message: "file /nonexistent/key cannot be read")])
         }
         let good = document.replacingOccurrences(of: "file:/nonexistent/key", with: "file:alpha.key")
         try Data(good.utf8).write(to: url)
@@ -200,12 +209,12 @@ struct ConfigurationTests {
         do {
             _ = try TestFactories.load(document)
             Issue.record("expected a problem")
-        } catch let error as ConfigurationError {
-            let gatewayError = error.gatewayError
+        } catch let gatewayError as CardGatewayError {
             #expect(gatewayError.code == .invalidConfiguration)
             #expect(gatewayError.fieldErrors.map(\.field) == ["providers.a.options.region"])
+            #expect(gatewayError.message.contains("providers.a.options.region"), "the message names the field")
             #expect(!gatewayError.description.contains("super-secret-literal"))
-            #expect(!error.description.contains("super-secret-literal"))
+            #expect(!ConfigurationError(problems: gatewayError.configurationProblems).description.contains("super-secret-literal"))
         } catch {
             Issue.record("unexpected \(error)")
         }

@@ -77,8 +77,8 @@ enum TestFactories {
         do {
             _ = try load(json, environment: environment)
             return []
-        } catch let error as ConfigurationError {
-            return error.problems
+        } catch let error as CardGatewayError where error.code == .invalidConfiguration {
+            return error.configurationProblems
         } catch {
             return [ConfigurationProblem(path: "?", message: "\(error)")]
         }

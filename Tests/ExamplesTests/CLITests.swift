@@ -54,6 +54,24 @@ struct CLITests {
         #expect(problems.contains("routes[0].use"))
         #expect(problems.contains("routes[0].when.currency"))
         #expect(!invalid.stdout.contains("sk_test_leakcheck"))
+
+        // A document that loads but that an adapter refuses: a Stripe live key in a sandbox instance, and a Trust
+        // Payments max age of 0. Both are reported, with their paths, and the file is not valid.
+        try Data(#"""
+            {"providers": {"us": {"kind": "stripe", "environment": "sandbox", "credentials": {"secretKey": "literal:sk_live_leakcheck00000000000"}},
+                           "tp": {"kind": "trustpayments", "environment": "sandbox",
+                                  "credentials": {"webservicesUsername": "literal:ws", "webservicesPassword": "literal:pw", "jwtUsername": "literal:ju", "jwtSecret": "literal:js"},
+                                  "options": {"siteReference": "test_site12345", "jwtMaxAgeSeconds": 0}}},
+             "routes": []}
+            """#.utf8).write(to: broken)
+        let refused = await runCLI(["config", "check", "--config", broken.path])
+        #expect(refused.exitCode == 1)
+        let refusedReport = try refused.json()
+        #expect(refusedReport["valid"] == .bool(false))
+        let refusedPaths = refusedReport["problems"]?.arrayValue?.compactMap { $0["path"]?.stringValue } ?? []
+        #expect(refusedPaths.contains { $0.hasPrefix("providers.us") }, "\(refusedPaths)")
+        #expect(refusedPaths.contains { $0.hasPrefix("providers.tp") }, "\(refusedPaths)")
+        #expect(!refused.stdout.contains("sk_live_leakcheck"))
     }
 
     @Test("route explain: the matched route and each earlier verdict; no match exits 1")

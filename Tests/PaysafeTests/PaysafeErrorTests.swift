@@ -139,6 +139,13 @@ struct PaysafeErrorTests {
         #expect(error?.mayHaveReachedProvider == true)
         #expect(harness.businessRequests.map(\.method) == ["GET", "POST"])
         #expect(harness.businessRequests[1].header("Idempotency-Key") == nil)
+        #expect(error?.isRetryable == false, "a write that may have happened is looked up, not repeated")
+        #expect(error?.message.contains("check the card") == true)
+
+        let read = try Harness.scripted([.json(503, Self.errorBody("X")), .json(503, Self.errorBody("X")), .json(503, Self.errorBody("X"))])
+        let readError = await gatewayError { _ = try await read.provider.card(Fixture.ref, context: OperationContext()) }
+        #expect(readError?.code == .providerUnavailable)
+        #expect(readError?.isRetryable == true, "a read may be repeated")
     }
 
     @Test("a write is retried when the connection never opened")

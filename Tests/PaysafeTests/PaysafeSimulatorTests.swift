@@ -167,6 +167,13 @@ struct PaysafeSimulatorTests {
             ])
             #expect(Set(usPin.fieldErrorNames) == ["cardPin", "termsAndConditionsAccepted", "eDisclosureAccepted"])
 
+            // Explicit nulls on optional fields, as in Paysafe's own CardRequest example, are absent fields.
+            let nulls = try await http.json(.post, RawHTTP.cards(Seed.euCustomer), token: token, [
+                "programName": Seed.virtualMCProgram, "currency": "EUR", "userAgent": "t",
+                "cardPin": NSNull(), "externalId": NSNull(), "mobile": NSNull(), "deliveryAddress": NSNull(),
+            ])
+            #expect(nulls.status == 201, "\(nulls.fieldErrorNames)")
+
             let physical: [String: Any] = [
                 "programName": Seed.usPhysicalProgram, "currency": "USD", "userAgent": "t", "termsAndConditionsAccepted": true, "eDisclosureAccepted": true,
                 "deliveryAddress": ["address1": "1 Main Street", "city": "New York", "countryCode": "US", "state": "NY", "postalCode": "10001"],

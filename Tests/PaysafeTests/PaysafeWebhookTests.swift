@@ -134,8 +134,8 @@ struct PaysafeWebhookTests {
         var registry = ProviderRegistry()
         registry.register(.paysafe)
         let json = Self.configJSON.replacingOccurrences(of: #""brand":"acme","#, with: "")
-        let error = try #require(throws: ConfigurationError.self) { try GatewayConfiguration.load(from: Data(json.utf8), registry: registry) }
-        #expect(error.problems.contains { $0.path.contains("providers.ps.options") })
+        let error = try #require(throws: CardGatewayError.self) { try GatewayConfiguration.load(from: Data(json.utf8), registry: registry) }
+        #expect(error.configurationProblems.contains { $0.path.contains("providers.ps.options") })
     }
 
     @Test("the default region is ROW and the default userAgent CardGateway")

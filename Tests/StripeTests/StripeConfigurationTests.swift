@@ -55,7 +55,7 @@ struct StripeConfigurationTests {
         var thrown: (any Error)?
         do { _ = try load("live", key: "sk_test_123456789") } catch { thrown = error }
         #expect((thrown as? CardGatewayError)?.code == .invalidConfiguration)
-        #expect((thrown as? CardGatewayError)?.message.contains("test-mode key") == true)
+        #expect((thrown as? CardGatewayError)?.configurationProblems.contains { $0.message.contains("test-mode key") } == true)
     }
 
     @Test func webhookSecretMustBeAWhsec() {

@@ -247,7 +247,7 @@ struct ErrorTableTests {
         ("60036", .declined, false), ("60042", .declined, false), ("60043", .declined, false), ("60044", .declined, false), ("60045", .declined, false),
         ("60500", .providerUnavailable, false), ("70000", .declined, false), ("70001", .providerUnavailable, false), ("71000", .declined, false),
         ("72000", .declined, false), ("79000", .providerUnavailable, false), ("79001", .providerUnavailable, true), ("88000", .providerUnavailable, true),
-        ("50000", .providerUnavailable, true), ("99999", .providerUnavailable, false),
+        ("50000", .providerUnavailable, false), ("99999", .providerUnavailable, false),
     ]
 
     @Test("the table has exactly the rows the tests cover")

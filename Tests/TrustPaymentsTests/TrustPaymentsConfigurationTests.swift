@@ -68,8 +68,9 @@ struct ConfigurationTests {
         do {
             _ = try GatewayConfiguration.load(from: Data(bad.utf8), registry: registry)
             Issue.record("expected a configuration error")
-        } catch let error as ConfigurationError {
-            let paths = Set(error.problems.map(\.path))
+        } catch let error as CardGatewayError {
+            #expect(error.code == .invalidConfiguration)
+            let paths = Set(error.configurationProblems.map(\.path))
             #expect(paths.isSuperset(of: [
                 "providers.tp.credentials.webservicesPassword", "providers.tp.credentials.jwtUsername", "providers.tp.credentials.jwtSecret",
                 "providers.tp.options.siteReference", "providers.tp.options.jwtMaxAgeSeconds",

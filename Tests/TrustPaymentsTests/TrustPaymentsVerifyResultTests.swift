@@ -186,13 +186,14 @@ struct VerifyResultTests {
         #expect(await gatewayError { _ = try await provider.verifyResult(Secret(noPayload), context: OperationContext()) }?.code == .invalidResponse)
     }
 
-    @Test("a JavaScript error result (50000) is providerUnavailable, to be retried by the customer")
+    @Test("a JavaScript error result (50000) is providerUnavailable with an uncertain outcome: not repeated blindly")
     func javascriptError() async throws {
         let provider = try Fixture.provider()
         let token = try IndependentJWT.response(elements: [["errorcode": "50000", "errormessage": "Timeout"]])
         let error = await gatewayError { _ = try await provider.verifyResult(Secret(token), context: OperationContext()) }
         #expect(error?.code == .providerUnavailable)
-        #expect(error?.isRetryable == true)
+        #expect(error?.isRetryable == false)
+        #expect(error?.message.contains("new payment") == true)
         #expect(error?.providerCode == "50000")
     }
 
@@ -215,6 +216,17 @@ struct VerifyResultTests {
         let unsigned = try IndependentJWT.make(claims: ["iss": Fixture.jwtUsername, "iat": 1, "payload": ["credentialsonfile": "0"]], secret: "someone-else")
         let unsignedToken = try IndependentJWT.response(elements: [silent], nestedJWT: unsigned)
         #expect(try await provider.verifyResult(Secret(unsignedToken), context: OperationContext()).reference == "42-9-80103")
+    }
+
+    @Test("an Apple Pay result (walletsource APPLEPAY) is refused and nothing is stored")
+    func applePayResult() async throws {
+        let store = InMemoryCredentialReferenceStore()
+        let provider = try Fixture.provider(store: store)
+        var element = IndependentJWT.auth(reference: "42-9-41")
+        element["walletsource"] = "APPLEPAY"
+        let error = await gatewayError { _ = try await provider.verifyResult(Secret(try IndependentJWT.response(elements: [element])), context: OperationContext()) }
+        #expect(error?.code == .unsupported)
+        #expect(try await store.credential(reference: "42-9-41") == nil)
     }
 
     @Test("a result for another site reference is refused, whether the element or the nested request JWT says so")

@@ -51,12 +51,7 @@ struct ConfigOptions: ParsableArguments {
     var path: String
 
     func loadConfiguration() throws -> GatewayConfiguration {
-        let url = URL(fileURLWithPath: path)
-        do {
-            return try GatewayConfiguration.load(contentsOf: url, registry: ExampleRegistry.all)
-        } catch let error as ConfigurationError {
-            throw error.gatewayError
-        }
+        try GatewayConfiguration.load(contentsOf: URL(fileURLWithPath: path), registry: ExampleRegistry.all)
     }
 
     func gateway() throws -> CardGateway {

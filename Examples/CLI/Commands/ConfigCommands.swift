@@ -11,13 +11,19 @@ struct ConfigCommand: AsyncParsableCommand {
         @OptionGroup var config: ConfigOptions
 
         func run() async throws {
+            let configuration: GatewayConfiguration
             do {
-                let configuration = try GatewayConfiguration.load(contentsOf: URL(fileURLWithPath: config.path), registry: ExampleRegistry.all)
-                try CLIOutput.json(CheckResult(valid: true, problems: [], providers: configuration.providers.keys.sorted(), routes: configuration.routes.count))
-            } catch let error as ConfigurationError {
-                try CLIOutput.json(CheckResult(valid: false, problems: error.problems, providers: [], routes: 0))
+                configuration = try GatewayConfiguration.load(contentsOf: URL(fileURLWithPath: config.path), registry: ExampleRegistry.all)
+            } catch let error as CardGatewayError where error.code == .invalidConfiguration {
+                try CLIOutput.json(CheckResult(valid: false, problems: error.configurationProblems, providers: [], routes: 0))
                 throw ExitCode(1)
             }
+            // What only the adapters can tell (a live key in a sandbox instance, an option out of range).
+            let problems = CardGateway.problems(in: configuration, registry: ExampleRegistry.all)
+            try CLIOutput.json(CheckResult(
+                valid: problems.isEmpty, problems: problems, providers: configuration.providers.keys.sorted(), routes: configuration.routes.count
+            ))
+            if !problems.isEmpty { throw ExitCode(1) }
         }
 
         struct CheckResult: Encodable {

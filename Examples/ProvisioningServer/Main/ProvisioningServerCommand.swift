@@ -51,6 +51,9 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
             } catch let error as ConfigurationError {
                 FileHandle.standardError.write(Data("\(error)\n".utf8))
                 throw ExitCode(1)
+            } catch let error as CardGatewayError where error.code == .invalidConfiguration {
+                FileHandle.standardError.write(Data("\(ConfigurationError(problems: error.configurationProblems))\n".utf8))
+                throw ExitCode(1)
             }
             try await serve(server, logger: logger)
         } else {

@@ -367,7 +367,14 @@ public struct PaysafeProvider: CardService, WalletProvisioning, WebhookVerifying
             }
         }
         guard response.isSuccess else {
-            throw PaysafeErrorMapping.error(for: response, operation: call.operation, instance: http.instance)
+            var error = PaysafeErrorMapping.error(for: response, operation: call.operation, instance: http.instance)
+            if error.mayHaveReachedProvider && call.method != .get {
+                // Paysafe writes carry no idempotency key: after a 5xx the write may have happened, so it must be
+                // looked up, not repeated.
+                error.isRetryable = false
+                error.message += "; the change may have been made, so check the card before repeating it"
+            }
+            throw error
         }
         if response.body.range(of: Data("\"scaDetails\"".utf8)) != nil, let challenge = PaysafeSCA.challenge(inBody: response.body) {
             throw PaysafeSCA.error(challenge, status: response.status, headers: response.headers, instance: http.instance)

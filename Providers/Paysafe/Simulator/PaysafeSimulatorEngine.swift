@@ -415,8 +415,7 @@ final class PaysafeSimulatorEngine: Sendable {
             var problems: [(String, String)] = []
             let dpanRef = body["dpanRef"] as? String ?? ""
             let walletType = body["walletType"] as? String ?? ""
-            // The documented body has no status: an attempt reported without one is a verified challenge.
-            let status = body["status"] as? String ?? "VERIFIED"
+            let status = body["status"] as? String ?? ""
             if dpanRef.isEmpty { problems.append(("dpanRef", "must not be null")) }
             if !Self.walletTypes.contains(walletType) { problems.append(("walletType", "must be one of APPLE_PAY, GOOGLE_PAY, SAMSUNG_PAY")) }
             if status != "COMPLETED" { problems.append(("status", "only COMPLETED can be set")) }

@@ -98,5 +98,9 @@ struct SimRequest: Sendable {
     func header(_ name: String) -> String? { headers[name.lowercased()] }
     func queryValue(_ name: String) -> String? { query.first { $0.name == name }?.value }
 
-    var json: [String: Any]? { try? JSONSerialization.jsonObject(with: body) as? [String: Any] }
+    /// The body as a JSON object. Top-level `null` members are dropped: Paysafe treats an explicit null like an
+    /// absent optional field (its own CardRequest example sends `"cardPin": null`).
+    var json: [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?.filter { !($0.value is NSNull) }
+    }
 }

@@ -68,9 +68,11 @@ public enum TrustPaymentsErrorTable {
         // may succeed where this one did not.
         "71000": Row(code: .declined, isRetryable: false, message: "the issuer declined the payment softly (soft decline); authenticating the cardholder with 3-D Secure in a customer-initiated payment may help"),
         "72000": Row(code: .declined, isRetryable: false, message: "the issuer asks to be contacted (refer to issuer)"),
-        // The JavaScript library and SDK report 50000 when they could not finish talking to the gateway
-        // ("Timeout", "Socket receive error"); the docs advise asking the customer to try again.
-        "50000": Row(code: .providerUnavailable, isRetryable: true, message: "the payment could not be completed because of a communication error (timeout); ask the customer to try again"),
+        // 50000 is "Socket receive error": a request was sent and no answer came back, so what happened is not
+        // known. The JavaScript library reports it too ("Timeout"), where the docs advise asking the customer to
+        // try again; that is the customer's fresh attempt, not a repeat of this one, and for a merchant-initiated
+        // charge the transaction must be looked up first.
+        "50000": Row(code: .providerUnavailable, isRetryable: false, message: "the request met a communication error (socket receive error or timeout) and its outcome is uncertain; check the transaction in MyST before charging again, or ask the customer to start a new payment"),
         // The gateway does not know what happened: the payment may or may not have been taken, so it is not
         // repeated blindly.
         "99999": Row(code: .providerUnavailable, isRetryable: false, message: "Trust Payments reported an unknown error; the outcome is uncertain, so check the transaction before repeating it"),

@@ -227,6 +227,14 @@ public struct TrustPaymentsProvider: StoredCredentials {
             throw invalidResponse("the response has no ACCOUNTCHECK or AUTH element, so no card was checked", requestID: requestID)
         }
         let element = elements[index]
+        // Trust Payments documents that Apple Pay cannot be tokenized as a credential on file; its results carry
+        // walletsource APPLEPAY, and such a reference must never become a parent for later charges.
+        if elements.contains(where: { $0.string("walletsource")?.uppercased() == "APPLEPAY" }) {
+            throw CardGatewayError(
+                .unsupported, "the result is for an Apple Pay payment, which Trust Payments does not support as a credential on file",
+                provider: setup.instance, providerKind: .trustpayments, requestID: requestID
+            )
+        }
         guard let reference = element.transactionReference else {
             throw invalidResponse("the \(types[index] ?? "") element has no transactionreference", requestID: requestID)
         }

@@ -54,12 +54,18 @@ struct ConfigurationLoader {
         }
 
         var routes: [Route] = []
+        // Where each loaded route stands in the document: a route that failed to load is left out of `routes`,
+        // and problems must still name routes by their place in the JSON.
+        var documentIndices: [Int] = []
         if let routesValue = object["routes"] {
             if let routesArray = routesValue.arrayValue {
                 for (index, value) in routesArray.enumerated() {
-                    if let route = loadRoute(value, path: "routes[\(index)]", instances: declaredInstances) { routes.append(route) }
+                    if let route = loadRoute(value, path: "routes[\(index)]", instances: declaredInstances) {
+                        routes.append(route)
+                        documentIndices.append(index)
+                    }
                 }
-                checkOverlaps(routes)
+                checkOverlaps(routes, documentIndices: documentIndices)
             } else {
                 problem("routes", "must be an array of routes, not \(routesValue.typeName)")
             }
@@ -207,10 +213,10 @@ struct ConfigurationLoader {
         // Timeout and attempts.
         var timeout = factory.defaultTimeout
         if let timeoutValue = object["timeoutSeconds"] {
-            if let seconds = timeoutValue.numberValue, seconds.isFinite, seconds > 0, seconds <= 300 {
-                timeout = .milliseconds(Int64(seconds * 1000))
+            if let seconds = timeoutValue.numberValue, seconds.isFinite, seconds >= 0.001, seconds <= 300 {
+                timeout = .milliseconds(Int64((seconds * 1000).rounded()))
             } else {
-                problem("\(path).timeoutSeconds", "must be a number of seconds greater than 0 and at most 300")
+                problem("\(path).timeoutSeconds", "must be a number of seconds from 0.001 (one millisecond) to 300")
                 failed = true
             }
         }
@@ -428,7 +434,7 @@ struct ConfigurationLoader {
 
     /// Overlapping BIN ranges that send the same cards to different instances are an error: a card must never
     /// be routed by accident of rule order to a provider that did not issue it.
-    mutating func checkOverlaps(_ routes: [Route]) {
+    mutating func checkOverlaps(_ routes: [Route], documentIndices: [Int]) {
         struct Entry { var route: Int; var range: BINRange; var low: UInt64; var high: UInt64 }
         var entries: [Entry] = []
         for (index, route) in routes.enumerated() {
@@ -456,8 +462,8 @@ struct ConfigurationLoader {
                 let firstRange = other.route == first ? other.range : entry.range
                 let secondRange = other.route == first ? entry.range : other.range
                 found.append((first, second, ConfigurationProblem(
-                    path: "routes[\(second)].when.bin",
-                    message: "BIN range \(secondRange) overlaps \(firstRange) of routes[\(first)], which sends the same cards to \(routes[first].use) instead of \(routes[second].use)"
+                    path: "routes[\(documentIndices[second])].when.bin",
+                    message: "BIN range \(secondRange) overlaps \(firstRange) of routes[\(documentIndices[first])], which sends the same cards to \(routes[first].use) instead of \(routes[second].use)"
                 )))
             }
             open.append(entry)

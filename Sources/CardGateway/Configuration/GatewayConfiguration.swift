@@ -40,7 +40,9 @@ public struct ConfigurationProblem: Sendable, Equatable, Codable, CustomStringCo
     public var description: String { "\(path): \(message)" }
 }
 
-/// Thrown by ``GatewayConfiguration/load(from:registry:secrets:)`` with every problem at once.
+/// Every problem found in a configuration document. ``GatewayConfiguration/load(from:registry:secrets:)`` throws
+/// it as a ``CardGatewayError`` (``gatewayError``), whose ``CardGatewayError/configurationProblems`` gives the list
+/// back; loaders of other configuration files (an app's user directory) can throw it as it is.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public var problems: [ConfigurationProblem]
 
@@ -53,12 +55,17 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
         "invalid configuration (\(problems.count) problem\(problems.count == 1 ? "" : "s")):\n" + problems.map { "  \($0)" }.joined(separator: "\n")
     }
 
-    /// The same, as the gateway's error type (code `invalidConfiguration`, one field error per problem).
+    /// The same, as the gateway's error type: code `invalidConfiguration`, a message naming every path (the
+    /// first ten), and one field error per problem (field = JSON path), kept whole: these sentences are the
+    /// loader's own, and a BIN range in them must not be masked as if it were a card number.
     public var gatewayError: CardGatewayError {
-        CardGatewayError(
-            .invalidConfiguration, problems.count == 1 ? problems[0].description : "\(problems.count) problems in the configuration",
-            fieldErrors: problems.map { .init(field: $0.path, message: $0.message) }
+        let paths = problems.prefix(10).map(\.path).joined(separator: ", ") + (problems.count > 10 ? ", …" : "")
+        var error = CardGatewayError(
+            .invalidConfiguration,
+            problems.count == 1 ? "invalid configuration at \(paths)" : "invalid configuration: \(problems.count) problems, at \(paths)"
         )
+        error.fieldErrors = problems.map { CardGatewayError.FieldError(ownPath: $0.path, message: $0.message) }
+        return error
     }
 }
 
@@ -76,20 +83,30 @@ public struct GatewayConfiguration: Sendable {
     public static func load(contentsOf url: URL, registry: ProviderRegistry, secrets: SecretResolver = SecretResolver()) throws -> GatewayConfiguration {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw ConfigurationError(problems: [.init(path: "$", message: "the file \(url.path) cannot be read")])
+            throw ConfigurationError(problems: [.init(path: "$", message: "the file \(url.path) cannot be read")]).gatewayError
         }
         var resolver = secrets
         if resolver.baseDirectory == nil { resolver.baseDirectory = url.deletingLastPathComponent() }
         return try load(from: data, registry: registry, secrets: resolver)
     }
 
-    /// Loads the JSON document. Throws ``ConfigurationError`` listing every problem, each with its JSON path.
+    /// Loads the JSON document. Throws a ``CardGatewayError`` with code `invalidConfiguration` listing every
+    /// problem, each with its JSON path (``CardGatewayError/configurationProblems``).
     public static func load(from data: Data, registry: ProviderRegistry, secrets: SecretResolver = SecretResolver()) throws -> GatewayConfiguration {
         var loader = ConfigurationLoader(registry: registry, secrets: secrets)
         let configuration = loader.load(data)
         if !loader.problems.isEmpty || configuration == nil {
-            throw ConfigurationError(problems: loader.problems)
+            throw ConfigurationError(problems: loader.problems).gatewayError
         }
         return configuration!
+    }
+}
+
+extension CardGatewayError {
+    /// For an `invalidConfiguration` error from loading or building a configuration: every problem with its
+    /// JSON path. Empty for other errors.
+    public var configurationProblems: [ConfigurationProblem] {
+        guard code == .invalidConfiguration else { return [] }
+        return fieldErrors.map { ConfigurationProblem(path: $0.field, message: $0.message) }
     }
 }

@@ -52,26 +52,70 @@ public struct CardGateway: Sendable {
         logger: Logger = OperationContext.noopLogger, credentialStore: any CredentialReferenceStore = InMemoryCredentialReferenceStore(),
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws {
+        let built = Self.buildInstances(
+            configuration: configuration, registry: registry, transport: transport, logger: logger, credentialStore: credentialStore, now: now
+        )
+        guard built.problems.isEmpty else { throw ConfigurationError(problems: built.problems).gatewayError }
+        self.configuration = configuration
+        self.router = Router(routes: configuration.routes)
+        self.instances = built.instances
+        self.credentialStore = credentialStore
+        self.logger = logger
+    }
+
+    /// Every problem the adapters find in a configuration that loaded: what `GatewayConfiguration.load` cannot
+    /// know (a Stripe live key in a sandbox instance, a Trust Payments max age of 0…), each with the instance's
+    /// path. Builds each adapter once, sending nothing. Empty when a gateway can be built from `configuration`.
+    public static func problems(in configuration: GatewayConfiguration, registry: ProviderRegistry) -> [ConfigurationProblem] {
+        buildInstances(
+            configuration: configuration, registry: registry, transport: RefusingTransport(), logger: OperationContext.noopLogger,
+            credentialStore: InMemoryCredentialReferenceStore(), now: { Date() }
+        ).problems
+    }
+
+    /// Builds every instance, collecting the problems of all of them rather than stopping at the first.
+    private static func buildInstances(
+        configuration: GatewayConfiguration, registry: ProviderRegistry, transport: any HTTPTransport, logger: Logger,
+        credentialStore: any CredentialReferenceStore, now: @escaping @Sendable () -> Date
+    ) -> (instances: [String: ProviderInstance], problems: [ConfigurationProblem]) {
         var instances: [String: ProviderInstance] = [:]
+        var problems: [ConfigurationProblem] = []
         for (name, instanceConfiguration) in configuration.providers.sorted(by: { $0.key < $1.key }) {
+            let path = "providers.\(name)"
             guard let factory = registry.factory(for: instanceConfiguration.kind) else {
-                throw CardGatewayError(.invalidConfiguration, "providers.\(name).kind: no adapter is registered for \(instanceConfiguration.kind)")
+                problems.append(ConfigurationProblem(path: path + ".kind", message: "no adapter is registered for \(instanceConfiguration.kind)"))
+                continue
             }
             var instanceLogger = logger
             instanceLogger[metadataKey: "provider"] = .string(name)
-            let http = try ProviderHTTPClient(
-                instance: name, kind: instanceConfiguration.kind, baseURL: instanceConfiguration.baseURL, transport: transport,
-                timeout: instanceConfiguration.timeout, retry: instanceConfiguration.retry, logger: instanceLogger
-            )
-            let setup = ProviderSetup(configuration: instanceConfiguration, http: http, logger: instanceLogger, credentialStore: credentialStore, now: now)
-            let provider = try factory.make(setup)
-            instances[name] = ProviderInstance(name: name, configuration: instanceConfiguration, provider: provider)
+            let http: ProviderHTTPClient
+            do {
+                http = try ProviderHTTPClient(
+                    instance: name, kind: instanceConfiguration.kind, baseURL: instanceConfiguration.baseURL, transport: transport,
+                    timeout: instanceConfiguration.timeout, retry: instanceConfiguration.retry, logger: instanceLogger
+                )
+            } catch let error as CardGatewayError {
+                problems.append(ConfigurationProblem(path: path + ".baseURL", message: error.message))
+                continue
+            } catch {
+                problems.append(ConfigurationProblem(path: path + ".baseURL", message: "the base URL cannot be used"))
+                continue
+            }
+            do {
+                let setup = ProviderSetup(configuration: instanceConfiguration, http: http, logger: instanceLogger, credentialStore: credentialStore, now: now)
+                let provider = try factory.make(setup)
+                instances[name] = ProviderInstance(name: name, configuration: instanceConfiguration, provider: provider)
+            } catch let error as CardGatewayError {
+                if error.fieldErrors.isEmpty {
+                    problems.append(ConfigurationProblem(path: path, message: error.message))
+                } else {
+                    problems += error.fieldErrors.map { ConfigurationProblem(path: $0.field.hasPrefix(path) ? $0.field : "\(path).\($0.field)", message: $0.message) }
+                }
+            } catch {
+                problems.append(ConfigurationProblem(path: path, message: "the adapter could not be built (\(type(of: error)))"))
+            }
         }
-        self.configuration = configuration
-        self.router = Router(routes: configuration.routes)
-        self.instances = instances
-        self.credentialStore = credentialStore
-        self.logger = logger
+        return (instances, problems)
     }
 
     public func instance(named name: String) -> ProviderInstance? { instances[name] }

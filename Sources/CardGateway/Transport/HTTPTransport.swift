@@ -54,3 +54,10 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "TransportError(\(kind.rawValue)): \(message)" }
 }
+
+/// A transport that sends nothing: for building adapters only to check their configuration.
+struct RefusingTransport: HTTPTransport {
+    func send(_ request: HTTPRequest, body: Data?, timeout: Duration) async throws -> TransportResponse {
+        throw TransportError(.invalidRequest, "this gateway was built only to check its configuration")
+    }
+}
