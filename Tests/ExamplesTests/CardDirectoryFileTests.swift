@@ -1,5 +1,6 @@
 import CardGateway
 import Foundation
+import ExampleSupport
 import ProvisioningServerApp
 import Testing
 
@@ -61,5 +62,24 @@ struct CardDirectoryFileTests {
                 #expect(!text.contains(secret), "\(secret)")
             }
         }
+    }
+
+    @Test("the startup route check names every card, and the stored-credential route, the gateway cannot serve")
+    func routeProblems() throws {
+        let document = #"""
+            {"providers": {"us": {"kind": "stripe", "baseURL": "http://127.0.0.1:9", "credentials": {"secretKey": "literal:sk_test_abcdefgh12345678"}}},
+             "routes": [{"when": {"issuer": "stripe-us"}, "use": "us"}]}
+            """#
+        let configuration = try GatewayConfiguration.load(from: Data(document.utf8), registry: ExampleRegistry.all)
+        let gateway = try CardGateway(configuration: configuration, registry: ExampleRegistry.all)
+        let accounts = [InMemoryCardDirectory.Account(user: AppUser(id: "u"), token: Secret("token-token-token-1"), cards: [
+            OwnedCard(id: "a", ref: CardRef(id: "ic_1"), route: .instance("us"), displayName: "A"),
+            OwnedCard(id: "b", ref: CardRef(id: "ic_2"), route: .instance("typo"), displayName: "B"),
+            OwnedCard(id: "c", ref: CardRef(id: "ic_3"), route: .key(RouteKey(issuer: "stripe-us")), displayName: "C"),
+            OwnedCard(id: "d", ref: CardRef(id: "ic_4"), route: .key(RouteKey(issuer: "nobody")), displayName: "D"),
+        ])]
+        let problems = CardDirectoryFile.routeProblems(accounts, gateway: gateway, storedCredentialRoute: .instance("us"))
+        #expect(problems.map(\.path) == ["users[0].cards[1]", "users[0].cards[3]", "--stored-credentials-provider"])
+        #expect(CardDirectoryFile.routeProblems(accounts.map { var a = $0; a.cards = [a.cards[0]]; return a }, gateway: gateway, storedCredentialRoute: nil).isEmpty)
     }
 }

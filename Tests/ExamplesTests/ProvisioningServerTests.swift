@@ -293,7 +293,8 @@ struct ProvisioningServerTests {
             }
             // A declared non-JSON body is refused as such.
             let xml = try await client.send(.post, applePay, json: "{}", headers: ["Content-Type": "application/xml"])
-            #expect(xml.status == 415)
+            #expect(xml.status == 400)
+            #expect(try xml.problem()["errors"]?.arrayValue?.first?["field"] == .string("Content-Type"))
             // A wallet the app does not offer for the card is refused before any provider call.
             let notOffered = try await client.send(.post, "/v1/cards/\(Fixture.keyCard)/provisioning/googlePay", json: "{}")
             #expect(notOffered.status == 409)

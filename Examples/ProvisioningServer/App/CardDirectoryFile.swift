@@ -28,15 +28,43 @@ public enum CardDirectoryFile {
     public static let minimumTokenLength = 16
 
     public static func load(contentsOf url: URL, secrets: SecretResolver = SecretResolver()) throws -> InMemoryCardDirectory {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw ConfigurationError(problems: [ConfigurationProblem(path: "$", message: "the file \(url.path) cannot be read")])
-        }
+        let data = try read(url)
         var resolver = secrets
         if resolver.baseDirectory == nil { resolver.baseDirectory = url.deletingLastPathComponent() }
         return InMemoryCardDirectory(accounts: try accounts(from: data, secrets: resolver))
+    }
+
+    /// The file's bytes, or a configuration problem at `$`.
+    public static func read(_ url: URL) throws -> Data {
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            throw ConfigurationError(problems: [ConfigurationProblem(path: "$", message: "the file \(url.path) cannot be read")])
+        }
+    }
+
+    /// Every card route (and the stored-credential route) that the gateway cannot serve, with the document path of
+    /// the card: checked at startup, so that the server's own data never surfaces as a client's 400 later.
+    public static func routeProblems(
+        _ accounts: [InMemoryCardDirectory.Account], gateway: CardGateway, storedCredentialRoute: RouteTarget?
+    ) -> [ConfigurationProblem] {
+        var problems: [ConfigurationProblem] = []
+        func check(_ route: RouteTarget, _ operation: GatewayOperation, _ path: String) {
+            do {
+                _ = try gateway.resolve(route, operation: operation)
+            } catch let error as CardGatewayError {
+                problems.append(ConfigurationProblem(path: path, message: "\(operation.rawValue): \(error.message)"))
+            } catch {
+                problems.append(ConfigurationProblem(path: path, message: "\(operation.rawValue): the route cannot be resolved"))
+            }
+        }
+        for (userIndex, account) in accounts.enumerated() {
+            for (cardIndex, card) in account.cards.enumerated() {
+                check(card.route, .card, "users[\(userIndex)].cards[\(cardIndex)]")
+            }
+        }
+        if let storedCredentialRoute { check(storedCredentialRoute, .clientSession, "--stored-credentials-provider") }
+        return problems
     }
 
     /// The accounts a directory document describes.

@@ -96,8 +96,9 @@ struct APIProblem: Error, Sendable {
         )
     }
 
-    static func unsupportedMediaType() -> APIProblem {
-        APIProblem(status: .unsupportedMediaType, type: "unsupportedMediaType", title: "Unsupported media type", detail: "Send the body as application/json.", code: .invalidRequest)
+    /// A body declared as something other than JSON is a malformed request: 400, naming the header.
+    static func notJSON() -> APIProblem {
+        invalidRequest("Send the body as application/json.", errors: [FieldProblem(field: "Content-Type", message: "must be application/json")])
     }
 
     static func unsupported(_ detail: String) -> APIProblem {

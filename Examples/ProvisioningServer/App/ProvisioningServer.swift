@@ -296,12 +296,12 @@ struct RequestScope: Sendable {
     var maxBodyBytes: Int
     var operationTimeout: Duration
 
-    /// The body's bytes; 413 when larger than the route accepts, 415 when it is declared as something other than JSON.
+    /// The body's bytes; 413 when larger than the route accepts, 400 when it is declared as something other than JSON.
     func jsonBody() async throws -> Data {
         if let contentType = request.headers[.contentType] {
             let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
             guard mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json")) else {
-                throw APIProblem.unsupportedMediaType()
+                throw APIProblem.notJSON()
             }
         }
         return try await rawBody()

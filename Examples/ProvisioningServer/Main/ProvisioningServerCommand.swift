@@ -46,7 +46,13 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
             do {
                 let configuration = try GatewayConfiguration.load(contentsOf: URL(fileURLWithPath: config), registry: ExampleRegistry.all)
                 let gateway = try CardGateway(configuration: configuration, registry: ExampleRegistry.all, logger: logger)
-                let users = try CardDirectoryFile.load(contentsOf: URL(fileURLWithPath: directory))
+                let directoryURL = URL(fileURLWithPath: directory)
+                let accounts = try CardDirectoryFile.accounts(
+                    from: try CardDirectoryFile.read(directoryURL), secrets: SecretResolver(baseDirectory: directoryURL.deletingLastPathComponent())
+                )
+                let routeProblems = CardDirectoryFile.routeProblems(accounts, gateway: gateway, storedCredentialRoute: serverConfiguration.storedCredentialRoute)
+                guard routeProblems.isEmpty else { throw ConfigurationError(problems: routeProblems) }
+                let users = InMemoryCardDirectory(accounts: accounts)
                 server = ProvisioningServer(gateway: gateway, directory: users, configuration: serverConfiguration, logger: logger)
             } catch let error as ConfigurationError {
                 FileHandle.standardError.write(Data("\(error)\n".utf8))
