@@ -111,6 +111,38 @@ struct AdyenProvisioningTests {
         #expect(open.requestCount == 1)
     }
 
+    @Test("a close that was applied before its retry is refused as final: the token is read and the close succeeds")
+    func retriedCloseSettles() async throws {
+        let final = Fixture.restError(status: 422, errorCode: "30_112", title: "Invalid network token status", detail: "Network token status closed is final.")
+        let applied = ScriptedTransport([
+            .json(500, Fixture.restError(status: 500, errorCode: "00_500")), .json(422, final), .json(200, "{\"token\": \(Fixture.token(id: "NWTK7", status: "closed"))}"),
+        ])
+        try await Fixture.provider(applied, sleeps: SleepRecorder()).updateNetworkToken(id: "NWTK7", status: .closed, context: OperationContext())
+        #expect(applied.requests.map(\.method) == ["PATCH", "PATCH", "GET"])
+
+        // Still open after all: the refusal stands.
+        let notApplied = ScriptedTransport([
+            .json(500, Fixture.restError(status: 500, errorCode: "00_500")), .json(422, final), .json(200, "{\"token\": \(Fixture.token(id: "NWTK7", status: "active"))}"),
+        ])
+        let error = await gatewayError { try await Fixture.provider(notApplied, sleeps: SleepRecorder()).updateNetworkToken(id: "NWTK7", status: .closed, context: OperationContext()) }
+        #expect(error?.providerCode == "30_112")
+
+        // A first-attempt refusal is not second-guessed.
+        let once = ScriptedTransport([.json(422, final)])
+        let direct = await gatewayError { try await Fixture.provider(once).updateNetworkToken(id: "NWTK7", status: .closed, context: OperationContext()) }
+        #expect(direct?.providerCode == "30_112")
+        #expect(once.requestCount == 1)
+    }
+
+    @Test("dot segments are not ids: nothing is sent", arguments: [".", ".."])
+    func dotSegments(id: String) async throws {
+        let transport = ScriptedTransport([])
+        let provider = try Fixture.provider(transport)
+        #expect(await gatewayError { _ = try await provider.card(CardRef(id: id), context: OperationContext()) }?.code == .invalidRequest)
+        #expect(await gatewayError { _ = try await provider.networkToken(id: id, context: OperationContext()) }?.code == .invalidRequest)
+        #expect(transport.requestCount == 0)
+    }
+
     // MARK: Offers
 
     @Test("offer: active card is eligible, flow issuerSDKRelay, sheet data and existing tokens")

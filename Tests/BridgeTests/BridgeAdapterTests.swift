@@ -209,6 +209,10 @@ struct BridgeCardAccountTests {
             _ = try await provider.card(CardRef(id: long, customer: ""), context: OperationContext())
         }
         #expect(error?.fieldErrors.map(\.field) == ["card.customer", "card.id"])
+        let dots = await gatewayError {
+            _ = try await provider.card(CardRef(id: "..", customer: "."), context: OperationContext())
+        }
+        #expect(dots?.fieldErrors.map(\.field) == ["card.customer", "card.id"], "dot segments would name another resource")
         #expect(transport.requestCount == 0)
     }
 
@@ -245,6 +249,7 @@ struct BridgeOfferTests {
         #expect(!offer.eligible)
         #expect(offer.ineligibleReason?.code == "cardNotActive")
         #expect(offer.ineligibleReason?.message.contains(status) == true)
+        if status == "frozen" { #expect(offer.ineligibleReason?.message.contains("(other)") == true, "a frozen account says why") }
         #expect(offer.flow == .encryptedPayload)
     }
 

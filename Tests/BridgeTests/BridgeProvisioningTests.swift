@@ -266,6 +266,22 @@ struct BridgeIdempotencyTests {
         #expect(keys[0].count <= 64)
     }
 
+    @Test("one operation key over two attempts with different nonces gives two keys: a nonce is single-use")
+    func aNewNonceGetsANewKeyUnderTheSameOperationKey() async throws {
+        let transport = ScriptedTransport(handler: { _ in .json(200, BridgeFixtures.appleResponseJSON) })
+        let provider = try BridgeFixtures.provider(transport)
+        let context = OperationContext(idempotencyKey: "app-attempt-42")
+        let other = ProvisioningInput.applePay(ApplePayProvisioningInput(
+            certificates: [BridgeFixtures.leafCertificate, BridgeFixtures.subordinateCertificate], nonce: Data([9, 9, 9, 9]),
+            nonceSignature: BridgeFixtures.nonceSignature
+        ))
+        _ = try await provision(provider, context: context)
+        _ = try await provider.provision(ProvisioningRequest(card: BridgeFixtures.ref, wallet: .applePay, input: other), context: context)
+        let keys = transport.requests.compactMap { $0.header("Idempotency-Key") }
+        #expect(keys.count == 2)
+        #expect(keys[0] != keys[1])
+    }
+
     @Test func getsNeverCarryAKey() async throws {
         let transport = ScriptedTransport([
             .json(503, #"{"errors":[{"code":"unavailable","message":"down"}]}"#),

@@ -139,12 +139,21 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying {
     public func updateNetworkToken(id: String, status: AdyenNetworkTokenStatus, context: OperationContext) async throws {
         try validate(tokenID: id)
         let body = try encode(AdyenWireUpdateNetworkTokenRequest(status: status.rawValue))
-        // PATCH to a fixed status is idempotent by nature: repeating it leaves the same state.
-        // (A retried close whose first attempt was applied may then be answered with Adyen's closed-is-final error.)
-        _ = try await send(
+        // PATCH to a fixed status is idempotent by nature: repeating it leaves the same state. A retried close
+        // whose first attempt was applied is answered with Adyen's closed-is-final refusal, so a refused close
+        // that took more than one attempt is settled by reading the token.
+        let response = try await http.send(
             ProviderRequest(.patch, AdyenAPI.networkToken(id), headers: headers(json: true), body: body, repeatability: .safe, operation: "update network token"),
-            family: .networkTokens, context: context
+            context: context
         )
+        guard !response.isSuccess else { return }
+        let error = AdyenErrors.error(for: response, family: .networkTokens, instance: http.instance, kind: .adyen, redacting: [apiKey.revealedValue])
+        if status == .closed, response.attempts > 1, (400..<500).contains(response.status),
+            let token = try? await networkToken(id: id, context: context), token.providerStatus == AdyenNetworkTokenStatus.closed.rawValue
+        {
+            return
+        }
+        throw error
     }
 
     /// Moves a token already known to the caller. A token known to be closed (``WalletTokenStatus/deleted``) is
@@ -328,7 +337,8 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying {
     // MARK: Validation
 
     static func isValidID(_ id: String) -> Bool {
-        !id.isEmpty && id.count <= 128 && !id.unicodeScalars.contains { CharacterSet.whitespacesAndNewlines.contains($0) || CharacterSet.controlCharacters.contains($0) }
+        // "." and ".." would be dot segments in the path, naming another resource once normalised.
+        !id.isEmpty && id != "." && id != ".." && id.count <= 128 && !id.unicodeScalars.contains { CharacterSet.whitespacesAndNewlines.contains($0) || CharacterSet.controlCharacters.contains($0) }
     }
 
     private func validate(cardID: String) throws {

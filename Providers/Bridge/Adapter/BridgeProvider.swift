@@ -193,7 +193,9 @@ public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomString
         if flow == nil {
             reason = .walletNotSupported(wallet)
         } else if account.providerStatus != "active" {
-            reason = .cardNotActive(account.providerStatus)
+            // A frozen account says why and who froze it: a customer's freeze is one the cardholder can lift.
+            let why = account.statusReason.flatMap { $0.isEmpty ? nil : " (\($0))" } ?? ""
+            reason = IneligibilityReason(code: "cardNotActive", message: "the card is \(account.providerStatus)\(why), only active cards can be added to a wallet")
         } else {
             reason = nil
         }
@@ -251,11 +253,16 @@ public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomString
         try problems.throwIfAny()
         guard let body, let customer, let id else { throw CardGatewayError.invalidRequest("the request is incomplete", field: "input") }
 
+        // The scope carries a digest of this attempt's body: an Apple nonce is single-use, so a caller reusing one
+        // operation key for a new attempt (new nonce, other device) must get a new key, not Bridge's replay of a
+        // payload encrypted for the old nonce. Retries of one attempt send the same bytes and share the key.
+        let encoded = try encodeBody(body)
+        let attemptDigest = ByteEncoding.hex(MessageAuthentication.sha256(encoded).prefix(12))
         let response = try await send(
             ProviderRequest(
                 .post, BridgeAPI.provisioningRequest(customer: customer, card: id), headers: headers(json: true),
-                body: try encodeBody(body),
-                repeatability: .idempotent(header: BridgeAPI.idempotencyKeyHeader, scope: "create_mobile_wallet_provisioning_request:\(customer)/\(id)"),
+                body: encoded,
+                repeatability: .idempotent(header: BridgeAPI.idempotencyKeyHeader, scope: "create_mobile_wallet_provisioning_request:\(customer)/\(id)|\(attemptDigest)"),
                 operation: "create mobile wallet provisioning request"
             ),
             context: context
@@ -370,7 +377,9 @@ public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomString
     private func collect(_ ref: CardRef, into problems: inout ValidationProblems) -> (String?, String?) {
         var customer: String? = nil
         if let value = ref.customer, !value.isEmpty {
-            if value.count > BridgeAPI.idMaxLength {
+            if value == "." || value == ".." {
+                problems.add("card.customer", "is not a Bridge id")
+            } else if value.count > BridgeAPI.idMaxLength {
                 problems.add("card.customer", "Bridge customer ids are at most \(BridgeAPI.idMaxLength) characters")
             } else {
                 customer = value
@@ -381,6 +390,9 @@ public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomString
         var id: String? = nil
         if ref.id.isEmpty {
             problems.add("card.id", "is required")
+        } else if ref.id == "." || ref.id == ".." {
+            // A dot segment would name another resource once a server or proxy normalises the path.
+            problems.add("card.id", "is not a Bridge id")
         } else if ref.id.count > BridgeAPI.idMaxLength {
             problems.add("card.id", "Bridge card account ids are at most \(BridgeAPI.idMaxLength) characters")
         } else {
