@@ -119,6 +119,22 @@ struct StripeCardTests {
         #expect(page.nextStartingAfter == "ic_B")
     }
 
+    @Test("paging backwards gives the cursor to keep going backwards, not one that leads forward again")
+    func listCardsBackwards() async throws {
+        let transport = ScriptedTransport([
+            .stripe(200, Fixture.list([Fixture.card(id: "ic_C"), Fixture.card(id: "ic_D")], hasMore: true, url: "/v1/issuing/cards")),
+            .stripe(200, Fixture.list([Fixture.card(id: "ic_A"), Fixture.card(id: "ic_B")], hasMore: false, url: "/v1/issuing/cards")),
+        ])
+        let provider = try Fixture.provider(transport)
+        let page = try await provider.listCards(StripeCardListQuery(limit: 2, endingBefore: "ic_E"), context: OperationContext())
+        #expect(transport.requests.first?.path == "/v1/issuing/cards?limit=2&ending_before=ic_E")
+        #expect(page.nextStartingAfter == nil)
+        #expect(page.previousEndingBefore == "ic_C")
+        let cursor: String = try #require(page.previousEndingBefore)
+        let first = try await provider.listCards(StripeCardListQuery(limit: 2, endingBefore: cursor), context: OperationContext())
+        #expect(first.previousEndingBefore == nil, "nothing before the first page")
+    }
+
     @Test func listCardsLastPageHasNoCursor() async throws {
         let transport = ScriptedTransport([.stripe(200, Fixture.list([Fixture.card(id: "ic_A")], url: "/v1/issuing/cards"))])
         let page = try await Fixture.provider(transport).listCards(context: OperationContext())

@@ -278,6 +278,33 @@ struct StripeProvisioningTests {
         #expect(validation.requestCount == 0)
     }
 
+    @Test("a revoke whose retry finds the key gone has revoked it; a first-attempt 404 is an unknown key")
+    func revokeRetriedAfterItWorked() async throws {
+        let missing = Fixture.error(type: "invalid_request_error", code: "resource_missing", message: "No such ephemeral key: 'ephkey_1'")
+        let transport = ScriptedTransport([.stripe(500, Fixture.error(type: "api_error", message: "boom")), .stripe(404, missing)])
+        try await Fixture.provider(transport, sleeps: SleepRecorder()).revokeEphemeralKey(id: "ephkey_1", context: OperationContext())
+        #expect(transport.requestCount == 2)
+
+        let unknown = ScriptedTransport([.stripe(404, missing)])
+        let error = await gatewayError { try await Fixture.provider(unknown).revokeEphemeralKey(id: "ephkey_1", context: OperationContext()) }
+        #expect(error?.code == .notFound)
+    }
+
+    @Test("an expired key replayed for a reused operation key is refused, never handed to the wallet SDK")
+    func expiredReplayIsRefused() async throws {
+        // Fixture.ephemeralKey expired in 2020.
+        let replayed = ScriptedTransport([.stripe(200, Fixture.ephemeralKey(), extra: ["Idempotent-Replayed": "true"])])
+        let error = await gatewayError {
+            _ = try await Fixture.provider(replayed).provision(
+                ProvisioningRequest(card: CardRef(id: "ic_1GWQp6EESaYspYZ9uSEZOcq9"), wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")),
+                context: OperationContext(idempotencyKey: "attempt-1")
+            )
+        }
+        #expect(error?.code == .conflict)
+        #expect(error?.message.contains("idempotencyKey") == true)
+        #expect(error?.description.contains(Fixture.ephemeralSecret) == false)
+    }
+
     @Test func confirmSendsNothing() async throws {
         let transport = ScriptedTransport([])
         try await Fixture.provider(transport).confirm(

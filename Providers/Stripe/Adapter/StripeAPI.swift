@@ -28,6 +28,8 @@ enum StripeAPI {
     static let requestIDHeader = "Request-Id"
     /// Stripe's own advice on repeating a request: `true` or `false`.
     static let shouldRetryHeader = "Stripe-Should-Retry"
+    /// Set to `true` on a response Stripe replays for an idempotency key it has seen.
+    static let idempotentReplayedHeader = "Idempotent-Replayed"
     static let signatureHeader = HTTPField.Name("Stripe-Signature")!
 
     // MARK: Limits

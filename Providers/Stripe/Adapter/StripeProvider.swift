@@ -55,6 +55,7 @@ public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
     private let configuration: StripeConfiguration
     private let http: ProviderHTTPClient
     private let logger: Logger
+    private let now: @Sendable () -> Date
 
     /// Builds an instance from configuration (what ``ProviderFactory/stripe`` does). Throws
     /// `invalidConfiguration` naming every problem.
@@ -66,14 +67,18 @@ public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
             stripeAccount: setup.stringOption("stripeAccount"),
             apiVersion: setup.stringOption("apiVersion")
         )
-        try self.init(configuration: configuration, http: setup.http, environment: setup.configuration.environment, logger: setup.logger)
+        try self.init(configuration: configuration, http: setup.http, environment: setup.configuration.environment, logger: setup.logger, now: setup.now)
     }
 
     /// Builds an instance directly.
     ///
     /// - Parameters:
     ///   - environment: "sandbox" or "live" when known, to refuse a key of the other mode.
-    public init(configuration: StripeConfiguration, http: ProviderHTTPClient, environment: String? = nil, logger: Logger? = nil) throws {
+    ///   - now: the clock an ephemeral key's expiry is compared with.
+    public init(
+        configuration: StripeConfiguration, http: ProviderHTTPClient, environment: String? = nil, logger: Logger? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
         let problems = configuration.problems(environment: environment)
         if !problems.isEmpty {
             let instance = http.instance
@@ -90,6 +95,7 @@ public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
         self.configuration = configuration
         self.http = client
         self.logger = logger ?? http.logger
+        self.now = now
     }
 
     // MARK: CardLookup
@@ -177,6 +183,16 @@ public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
         {
             throw invalidResponse("Stripe's ephemeral key is not scoped to the requested card", response)
         }
+        // The key's scope is fixed per card and version, so an operation key reused for a later attempt gets
+        // Stripe's replay of the first key (kept 24 hours), which lives about one hour. An expired key is useless to
+        // the wallet SDK: say so instead of handing it on.
+        if response.header(StripeAPI.idempotentReplayedHeader) == "true", StripeMapping.date(wire.expires) <= now().addingTimeInterval(60) {
+            throw CardGatewayError(
+                .conflict,
+                "Stripe replayed an ephemeral key minted earlier under this operation's idempotency key, and it has expired; use a new OperationContext.idempotencyKey for a new provisioning attempt",
+                provider: http.instance, providerKind: .stripe, httpStatus: response.status, requestID: StripeErrors.requestID(response)
+            )
+        }
         let key = EphemeralKey(
             id: wire.id, rawJSON: SensitiveData(response.body), created: wire.created.map(StripeMapping.date),
             expires: StripeMapping.date(wire.expires), apiVersion: apiVersion
@@ -203,11 +219,13 @@ public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
             problems.add("apiVersion", "must be a Stripe API version such as 2020-08-27")
         }
         try problems.throwIfAny()
-        // DELETE is idempotent by definition at Stripe: no idempotency key, safe to repeat.
+        // DELETE is idempotent by definition at Stripe: no idempotency key, safe to repeat. A repeat whose first
+        // attempt was applied finds the key gone (404): that is the revocation having happened.
         let response = try await send(
             .delete, StripeAPI.ephemeralKey(id), stripeVersion: apiVersion ?? configuration.apiVersion,
             repeatability: .safe, operation: "revoke ephemeral key", context: context
         )
+        if response.status == 404 && response.attempts > 1 { return }
         _ = try decode(StripeEphemeralKeyWire.self, response, object: "ephemeral_key", \.object, what: "ephemeral key")
     }
 
@@ -249,7 +267,15 @@ public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
         let list = try decode(StripeListWire<StripeCardWire>.self, response, object: "list", \.object, what: "card list")
         let cards = list.data.map(StripeMapping.card)
         let hasMore = list.hasMore ?? false
-        return StripeList(items: cards, hasMore: hasMore, nextStartingAfter: hasMore ? cards.last?.id : nil)
+        // Paging backwards (ending_before), has_more speaks of items before this page: the cursor to follow is
+        // the first item's id, as ending_before. Paging forwards, it is the last item's id, as starting_after.
+        if query.endingBefore != nil {
+            return StripeList(items: cards, hasMore: hasMore, nextStartingAfter: nil, previousEndingBefore: hasMore ? cards.first?.id : nil)
+        }
+        return StripeList(
+            items: cards, hasMore: hasMore, nextStartingAfter: hasMore ? cards.last?.id : nil,
+            previousEndingBefore: query.startingAfter != nil ? cards.first?.id : nil
+        )
     }
 
     /// Activates, deactivates or cancels a card: `POST /v1/issuing/cards/{id}` with `status` active, inactive or
@@ -442,7 +468,7 @@ public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
     static func check(id: String, field: String, into problems: inout ValidationProblems) {
         if id.isEmpty {
             problems.add(field, "is required")
-        } else if id.utf8.count > 255 || !id.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7f && $0 != "/" }) {
+        } else if id == "." || id == ".." || id.utf8.count > 255 || !id.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7f && $0 != "/" }) {
             problems.add(field, "is not a Stripe id")
         }
     }

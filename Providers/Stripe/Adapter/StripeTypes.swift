@@ -110,13 +110,18 @@ public struct StripeList<Item: Sendable>: Sendable {
     public var items: [Item]
     /// Stripe's `has_more`.
     public var hasMore: Bool
-    /// The id to pass as `startingAfter` for the next page (the last item's id), nil when there is no next page.
+    /// The id to pass as `startingAfter` for the next page (the last item's id), nil when there is no next page
+    /// or when this page was read backwards.
     public var nextStartingAfter: String?
+    /// The id to pass as `endingBefore` for the page before this one (the first item's id): after a backward read
+    /// with more items before it, or after a forward read that started after a cursor. Nil otherwise.
+    public var previousEndingBefore: String?
 
-    public init(items: [Item], hasMore: Bool, nextStartingAfter: String?) {
+    public init(items: [Item], hasMore: Bool, nextStartingAfter: String?, previousEndingBefore: String? = nil) {
         self.items = items
         self.hasMore = hasMore
         self.nextStartingAfter = nextStartingAfter
+        self.previousEndingBefore = previousEndingBefore
     }
 }
 
