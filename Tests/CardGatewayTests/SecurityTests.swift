@@ -111,4 +111,19 @@ struct SecurityTests {
         #expect(!error.field.contains("4111111111111111"))
         #expect(!error.description.contains("1111 1111 1111"))
     }
+
+    @Test("an adapter's unexpected error is attributed and never invites a blind repeat")
+    func unexpectedAdapterErrors() async throws {
+        let configuration = try TestFactories.load(TestFactories.validDocument)
+        let gateway = try CardGateway(configuration: configuration, registry: TestFactories.registry, transport: ScriptedTransport([]))
+        do {
+            _ = try await gateway.charge(ChargeRequest(reference: "odd", amount: Money(minorUnits: 100, currency: "GBP"), initiator: .merchant(.unscheduled)), via: .instance("on-file"))
+            Issue.record("expected an error")
+        } catch let error as CardGatewayError {
+            #expect(error.code == .transport)
+            #expect(error.provider == "on-file")
+            #expect(error.mayHaveReachedProvider)
+            #expect(!error.isRetryable)
+        }
+    }
 }

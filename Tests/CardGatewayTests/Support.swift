@@ -7,6 +7,7 @@ struct FakeProvider: CardLookup, WalletProvisioning, StoredCredentials, WebhookV
 
     func card(_ ref: CardRef, context: OperationContext) async throws -> Card {
         if ref.id == "missing" { throw CardGatewayError(.notFound, "no such card") }
+        if ref.id == "odd" { throw CocoaError(.featureUnsupported) }
         return Card(ref: ref, status: .active, providerStatus: "ACTIVE", scheme: .visa, lastFour: "4242")
     }
 
@@ -29,7 +30,8 @@ struct FakeProvider: CardLookup, WalletProvisioning, StoredCredentials, WebhookV
     }
 
     func charge(_ request: ChargeRequest, context: OperationContext) async throws -> ChargeResult {
-        ChargeResult(transactionReference: "1-2-4", parentReference: request.reference, status: .authorised, amount: request.amount, authCode: nil, providerStatus: "0")
+        if request.reference == "odd" { throw CocoaError(.featureUnsupported) }
+        return ChargeResult(transactionReference: "1-2-4", parentReference: request.reference, status: .authorised, amount: request.amount, authCode: nil, providerStatus: "0")
     }
 
     func verify(_ delivery: WebhookDelivery, now: Date) throws -> [GatewayEvent] {

@@ -170,7 +170,11 @@ public struct CardGateway: Sendable {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            throw CardGatewayError(.transport, "the \(instance.kind) adapter failed unexpectedly (\(type(of: error)))", provider: instance.name, providerKind: instance.kind, mayHaveReachedProvider: true)
+            // Nothing is known about what happened, so nothing invites a blind repeat.
+            throw CardGatewayError(
+                .transport, "the \(instance.kind) adapter failed unexpectedly (\(type(of: error))); check the outcome before repeating",
+                provider: instance.name, providerKind: instance.kind, isRetryable: false, mayHaveReachedProvider: true
+            )
         }
     }
 
@@ -269,7 +273,17 @@ public struct CardGateway: Sendable {
         var credential = try await attributed(instance) { try await provider.verifyResult(token, context: context) }
         credential.provider = instance.name
         if credential.customer == nil { credential.customer = customer }
-        try await credentialStore.save(credential)
+        do {
+            try await credentialStore.save(credential)
+        } catch let error as CardGatewayError {
+            throw error.attributed(to: instance.name, kind: instance.kind)
+        } catch {
+            // The result was verified but not kept: the caller must not treat the card as stored.
+            throw CardGatewayError(
+                .providerUnavailable, "the verified credential \(credential.reference) could not be saved in the credential store (\(type(of: error)))",
+                provider: instance.name, providerKind: instance.kind, isRetryable: true
+            )
+        }
         return credential
     }
 
@@ -294,6 +308,10 @@ public struct CardGateway: Sendable {
             }
         } catch let error as CardGatewayError {
             throw error.attributed(to: name, kind: instance.kind)
+        } catch {
+            throw CardGatewayError(
+                .signatureInvalid, "the \(instance.kind) webhook could not be verified (\(type(of: error)))", provider: name, providerKind: instance.kind
+            )
         }
     }
 }
