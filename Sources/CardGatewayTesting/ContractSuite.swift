@@ -180,13 +180,27 @@ struct ContractRun {
         Array(handle.journal.entries().dropFirst(count))
     }
 
+    /// A declared capability without fixtures: skipped only when the subject waives it, with its reason;
+    /// otherwise a failure, so that an adapter cannot pass a contract it was never run against.
+    func missing(
+        _ area: String, _ name: String, _ what: String, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void
+    ) async {
+        if let reason = subject.fixtures.waived[area] {
+            await scenario(name, "waived: \(reason)") { _ in }
+        } else {
+            await scenario(name, nil) { checks in
+                checks.fail("\(what), though the descriptor declares it; give the fixtures or waive \"\(area)\" with a reason")
+            }
+        }
+    }
+
     // MARK: Lookup
 
     func runLookup(_ provider: any CardProvider, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void) async {
         let declared = descriptor.capabilities.contains(.cardLookup)
         guard declared, let lookup = provider as? any CardLookup else { return }
         guard let fixture = subject.fixtures.lookup else {
-            await scenario("lookup: existing card", "no lookup fixtures given") { _ in }
+            await missing("lookup", "lookup: existing card", "no lookup fixtures given", scenario)
             return
         }
         await scenario("lookup: existing card", nil) { checks in
@@ -211,7 +225,7 @@ struct ContractRun {
     func runCardService(_ provider: any CardProvider, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void) async {
         guard descriptor.capabilities.contains(.cardService), let service = provider as? any CardService else { return }
         guard let fixture = subject.fixtures.cardService else {
-            await scenario("cardService", "no card-service fixtures given") { _ in }
+            await missing("cardService", "cardService", "no card-service fixtures given", scenario)
             return
         }
         await scenario("cardService: list pages with limit and offset", nil) { checks in
@@ -246,20 +260,31 @@ struct ContractRun {
             checks.expect((error?.fieldErrors.count ?? 0) >= 2, "every problem should be named (got \(error?.fieldErrors.map(\.field) ?? []))")
         }
         await scenario("cardService: activate", nil) { checks in
+            derivedNeedles.withLock { $0.append(fixture.activation.cvv.revealedValue) }
+            let before = handle.journal.entries().count
             let card = try await service.activateCard(fixture.activation, context: context)
             checks.expect(card.status == .active, "the activated card is \(card.status)")
+            checks.expect(
+                newEntries(since: before).contains { $0.method != "GET" && $0.path.contains(fixture.activation.card.id) },
+                "no write naming the card id went over the wire"
+            )
         }
         await scenario("cardService: lock and unlock", nil) { checks in
+            let before = handle.journal.entries().count
             let locked = try await service.updateCard(UpdateCardRequest(card: fixture.lockable, change: .status(.locked, reason: "contract lock")), context: context)
             checks.expect(locked.status == .locked, "the locked card is \(locked.status)")
             let unlocked = try await service.updateCard(UpdateCardRequest(card: fixture.lockable, change: .status(.active, reason: "contract unlock")), context: context)
             checks.expect(unlocked.status == .active, "the unlocked card is \(unlocked.status)")
+            let writes = newEntries(since: before).filter { $0.method != "GET" && $0.path.contains(fixture.lockable.id) }
+            checks.expect(writes.count == 2, "lock and unlock should each send one write naming the card (saw \(writes.count))")
         }
         await scenario("cardService: an impossible transition is invalidCardState", nil) { checks in
             _ = await expectError(.invalidCardState, checks) { _ = try await service.updateCard(fixture.invalidTransition, context: context) }
         }
         await scenario("cardService: programs", nil) { checks in
+            let before = handle.journal.entries().count
             let programs = try await service.programs(customer: fixture.customer, context: context)
+            checks.expect(newEntries(since: before).contains { $0.method == "GET" }, "the programs were not read from the provider")
             checks.expect(!programs.isEmpty, "no programs")
             checks.expect(programs.allSatisfy { !$0.name.isEmpty && $0.allowableCards >= 0 }, "a program has no name or a negative allowance")
         }
@@ -270,13 +295,18 @@ struct ContractRun {
     func runProvisioning(_ provider: any CardProvider, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void) async {
         guard descriptor.capabilities.contains(.walletProvisioning), let wallets = provider as? any WalletProvisioning else { return }
         guard let fixture = subject.fixtures.provisioning else {
-            await scenario("provisioning", "no provisioning fixtures given") { _ in }
+            await missing("provisioning", "provisioning", "no provisioning fixtures given", scenario)
             return
         }
         for wallet in descriptor.wallets {
             let flow = descriptor.provisioningFlows[wallet]!
             await scenario("provisioning: \(wallet) offer for an eligible card", nil) { checks in
+                let before = handle.journal.entries().count
                 let offer = try await wallets.offer(for: fixture.eligible, wallet: wallet, context: context)
+                checks.expect(
+                    newEntries(since: before).contains { $0.method == "GET" && $0.path.contains(fixture.eligible.id) },
+                    "the offer did not read the card from the provider"
+                )
                 checks.expect(offer.eligible, "the eligible card was offered as ineligible: \(offer.ineligibleReason?.description ?? "no reason")")
                 checks.expect(offer.flow == flow, "the offer's flow is \(offer.flow.map(\.rawValue) ?? "nil"), the descriptor says \(flow)")
                 checks.expect(offer.wallet == wallet, "the offer is for \(offer.wallet)")
@@ -289,7 +319,7 @@ struct ContractRun {
                 }
             }
             guard let inputs = fixture.inputs[wallet], !inputs.isEmpty else {
-                await scenario("provisioning: \(wallet) provision", "no inputs given for \(wallet)") { _ in }
+                await missing("provisioning.\(wallet.rawValue)", "provisioning: \(wallet) provision", "no inputs given for \(wallet)", scenario)
                 continue
             }
             await scenario("provisioning: \(wallet) provision by \(flow)", nil) { checks in
@@ -323,8 +353,12 @@ struct ContractRun {
             }
         }
         if let confirmation = fixture.confirmation {
-            await scenario("provisioning: confirm", nil) { _ in
+            await scenario("provisioning: confirm", nil) { checks in
+                let before = handle.journal.entries().count
                 try await wallets.confirm(confirmation, context: context)
+                let sent = newEntries(since: before)
+                checks.expect(sent.allSatisfy { $0.responseStatus < 400 }, "a confirm request failed: \(sent.map { "\($0.method) \($0.path) \($0.responseStatus)" })")
+                checks.expect(sent.allSatisfy { $0.method == "GET" || $0.path.contains(confirmation.card.id) }, "a confirm write does not name the card")
             }
         }
     }
@@ -334,7 +368,7 @@ struct ContractRun {
     func runStoredCredentials(_ provider: any CardProvider, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void) async {
         guard descriptor.capabilities.contains(.storedCredentials), let credentials = provider as? any StoredCredentials else { return }
         guard let fixture = subject.fixtures.storedCredentials else {
-            await scenario("storedCredentials", "no stored-credential fixtures given") { _ in }
+            await missing("storedCredentials", "storedCredentials", "no stored-credential fixtures given", scenario)
             return
         }
         await scenario("storedCredentials: session, SDK result, verification, merchant-initiated charge", nil) { checks in
@@ -369,7 +403,7 @@ struct ContractRun {
     func runWebhooks(_ provider: any CardProvider, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void) async {
         guard descriptor.capabilities.contains(.webhooks), let verifier = provider as? any WebhookVerifying else { return }
         guard let fixture = subject.fixtures.webhooks else {
-            await scenario("webhooks", "no webhook fixtures given") { _ in }
+            await missing("webhooks", "webhooks", "no webhook fixtures given", scenario)
             return
         }
         let now = Date()
@@ -399,7 +433,7 @@ struct ContractRun {
             probe = nil
         }
         guard let probe else {
-            await scenario("errors", "no probe operation: give fixtures.probe or lookup fixtures") { _ in }
+            await missing("errors", "errors", "no probe operation: give fixtures.probe or lookup fixtures", scenario)
             return
         }
         // Find the path the probe sends, so faults hit it and not an auth-token request.

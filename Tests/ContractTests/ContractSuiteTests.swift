@@ -77,4 +77,21 @@ struct ContractSuiteTests {
         let report = await ContractSuite.run(Self.subject(defects: .skipsValidation))
         #expect(report.failures.contains { $0.contains("invalid create is refused before sending") }, "\(report)")
     }
+
+    @Test("a declared capability without fixtures fails the run unless it is waived with a reason")
+    func missingFixturesFail() async {
+        var bare = Self.subject()
+        bare.fixtures.cardService = nil
+        bare.fixtures.webhooks = nil
+        let report = await ContractSuite.run(bare)
+        #expect(!report.passed, "an adapter must not pass scenarios it never ran")
+        #expect(report.failures.contains { $0.hasPrefix("cardService") }, "\(report)")
+        #expect(report.failures.contains { $0.hasPrefix("webhooks") }, "\(report)")
+
+        var waived = bare
+        waived.fixtures.waived = ["cardService": "tested elsewhere", "webhooks": "no webhook endpoint in this deployment"]
+        let waivedReport = await ContractSuite.run(waived)
+        #expect(waivedReport.passed, "\(waivedReport)")
+        #expect(waivedReport.outcome(of: "webhooks") == .skipped("waived: no webhook endpoint in this deployment"))
+    }
 }
