@@ -10,15 +10,19 @@ import Testing
 /// The default transport against a real server on 127.0.0.1 that fails on purpose.
 @Suite("AsyncHTTPClient transport on loopback")
 struct LoopbackTransportTests {
-    /// Counts requests and fails the first `failures` of them with 503 and `Retry-After: 0`.
+    /// Counts requests and fails the first `failures` of them with 503 and `Retry-After: retryAfter`.
     final class FlakyCounter: Sendable {
         let failures: Int
+        let retryAfter: String
         let seen = Mutex<[(key: String?, body: String)]>([])
-        init(failures: Int) { self.failures = failures }
+        init(failures: Int, retryAfter: String) {
+            self.failures = failures
+            self.retryAfter = retryAfter
+        }
     }
 
-    func withServer(failures: Int = 0, _ body: @Sendable (Int, FlakyCounter) async throws -> Void) async throws {
-        let counter = FlakyCounter(failures: failures)
+    func withServer(failures: Int = 0, retryAfter: String = "0", _ body: @Sendable (Int, FlakyCounter) async throws -> Void) async throws {
+        let counter = FlakyCounter(failures: failures, retryAfter: retryAfter)
         let router = Router()
         router.post("/v1/echo") { request, context -> Response in
             let bytes = try await request.body.collect(upTo: 1 << 16)
@@ -28,7 +32,7 @@ struct LoopbackTransportTests {
                 return seen.count
             }
             if attempt <= counter.failures {
-                return Response(status: .serviceUnavailable, headers: [.retryAfter: "0", .contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "{\"error\":\"busy\"}")))
+                return Response(status: .serviceUnavailable, headers: [.retryAfter: counter.retryAfter, .contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "{\"error\":\"busy\"}")))
             }
             let reply = "{\"method\":\"\(request.method.rawValue)\",\"body\":\(text.isEmpty ? "null" : text),\"ua\":\"\(request.headers[.userAgent] ?? "")\"}"
             return Response(status: .created, headers: [.contentType: "application/json", HTTPField.Name("Request-Id")!: "req_\(attempt)"], body: .init(byteBuffer: ByteBuffer(string: reply)))
@@ -77,6 +81,25 @@ struct LoopbackTransportTests {
             #expect(seen.count == 3)
             #expect(Set(seen.map(\.key)).count == 1)
             #expect(seen.allSatisfy { $0.body == "{\"n\":7}" })
+        }
+    }
+
+    @Test("the server's Retry-After sets the delay before the repeat, with the same key and body")
+    func retryAfterOnLoopback() async throws {
+        try await withServer(failures: 1, retryAfter: "1") { port, counter in
+            let sleeps = SleepRecorder()
+            let client = try ProviderHTTPClient(
+                instance: "loop", kind: "alpha", baseURL: URL(string: "http://127.0.0.1:\(port)/v1")!, transport: AsyncHTTPClientTransport(),
+                retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(10)),
+                sleep: { sleeps.record($0) }
+            )
+            let request = ProviderRequest(.post, "/echo", body: Data("{\"n\":8}".utf8), repeatability: .idempotent(header: HTTPField.Name("Idempotency-Key")!, scope: "echo"), operation: "echo")
+            let response = try await client.send(request, context: OperationContext())
+            #expect(response.status == 201)
+            #expect(sleeps.recorded == [.seconds(1)], "the delay is the server's Retry-After, not the backoff")
+            let seen = counter.seen.withLock { $0 }
+            #expect(seen.count == 2)
+            #expect(Set(seen.map(\.key)).count == 1)
         }
     }
 
