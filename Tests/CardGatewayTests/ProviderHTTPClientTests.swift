@@ -27,6 +27,18 @@ struct ProviderHTTPClientTests {
         #expect(request.header("Accept") == "application/json")
     }
 
+    @Test("a path with a dot segment is refused before anything is sent", arguments: ["/cards/..", "/cards/./x", "/cards/%2E%2E/x", "/cards/%2e"])
+    func dotSegments(path: String) async throws {
+        let transport = ScriptedTransport([.json(200, "{}")])
+        await #expect(throws: CardGatewayError.self) {
+            _ = try await client(transport, sleeps: SleepRecorder()).send(ProviderRequest(.get, path, operation: "read"), context: OperationContext())
+        }
+        #expect(transport.requestCount == 0)
+        // A dot inside an id is fine.
+        _ = try await client(transport, sleeps: SleepRecorder()).send(ProviderRequest(.get, "/cards/\(URLEncoding.pathSegment("a..b"))", operation: "read"), context: OperationContext())
+        #expect(transport.requestCount == 1)
+    }
+
     @Test("a read is repeated after a 503 with full-jitter backoff")
     func readRetried() async throws {
         let transport = ScriptedTransport([.json(503, "{}"), .json(503, "{}"), .json(200, "{\"ok\":true}")])

@@ -222,6 +222,12 @@ public struct ProviderHTTPClient: Sendable {
         guard let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false), let host = components.host,
             let scheme = components.scheme
         else { throw CardGatewayError(.invalidConfiguration, "the base URL of \(instance) is not valid", provider: instance) }
+        // An id of "." or ".." would become a dot segment, which a server or proxy that normalises paths turns
+        // into another resource's path. No adapter's request may carry one, however its ids were checked.
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).map { $0.lowercased() }
+        if segments.contains(where: { [".", "..", "%2e", "%2e%2e", ".%2e", "%2e."].contains($0) }) {
+            throw CardGatewayError(.invalidRequest, "the request path has a dot segment (an id of \".\" or \"..\"); nothing was sent", provider: instance, providerKind: kind)
+        }
         var basePath = components.percentEncodedPath
         while basePath.hasSuffix("/") { basePath.removeLast() }
         var path = basePath + (request.path.hasPrefix("/") ? request.path : "/" + request.path)
