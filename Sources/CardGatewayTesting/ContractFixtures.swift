@@ -24,11 +24,16 @@ public struct ContractSubject: Sendable {
     /// Secrets and card data (PANs, CVVs, PINs, webhook secrets…) that must never appear in logs or in an
     /// error's description. Configured credentials are checked automatically.
     public var sensitiveValues: [String]
+    /// The credential store the adapter is built with (empty by default): seed it when a probe or fixture names
+    /// references the adapter only accepts from its store.
+    public var credentialStore: any CredentialReferenceStore
 
     public init(
         name: String, factory: ProviderFactory, credentials: [String: Secret], options: [String: JSONValue] = [:],
-        simulator: any ProviderSimulator, fixtures: ContractFixtures, sensitiveValues: [String] = []
+        simulator: any ProviderSimulator, fixtures: ContractFixtures, sensitiveValues: [String] = [],
+        credentialStore: any CredentialReferenceStore = InMemoryCredentialReferenceStore()
     ) {
+        self.credentialStore = credentialStore
         self.name = name
         self.factory = factory
         self.credentials = credentials

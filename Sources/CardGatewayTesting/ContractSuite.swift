@@ -73,7 +73,7 @@ struct ContractRun {
             instance: configuration.name, kind: configuration.kind, baseURL: handle.baseURL, transport: AsyncHTTPClientTransport(),
             timeout: timeout, retry: .none, logger: capture.logger(label: "contract.http")
         )
-        let setup = ProviderSetup(configuration: configuration, http: http, logger: capture.logger(label: "contract.provider"), credentialStore: InMemoryCredentialReferenceStore())
+        let setup = ProviderSetup(configuration: configuration, http: http, logger: capture.logger(label: "contract.provider"), credentialStore: subject.credentialStore)
         return try subject.factory.make(setup)
     }
 

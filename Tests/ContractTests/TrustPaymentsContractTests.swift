@@ -55,7 +55,11 @@ struct TrustPaymentsContractTests {
             options: ["siteReference": .string(Seed.siteReference)],
             simulator: simulator,
             fixtures: ContractFixtures(storedCredentials: storedCredentials, probe: probe, extraErrorScenarios: [declined, reauthorisationNeedsAuth, applePay]),
-            sensitiveValues: [Seed.Card.visa, Seed.Card.amex]
+            sensitiveValues: [Seed.Card.visa, Seed.Card.amex],
+            // The seeded transactions the probe and error scenarios charge, as this instance's store would hold them.
+            credentialStore: InMemoryCredentialReferenceStore([Seed.Transaction.storedVisaAuth, Seed.Transaction.storedVisaAccountCheck].map {
+                StoredCredential(reference: $0, provider: "contract-trustpayments", maskedPAN: "411111######1111", brand: "VISA", scheme: .visa, created: Date())
+            })
         )
     }
 

@@ -204,8 +204,10 @@ struct CLITests {
         }
     }
 
-    @Test("credentials: store session, SDK result verified from stdin, merchant-initiated charge; consent is required")
+    @Test("credentials: store session, SDK result verified from stdin, kept in --credential-store, reuse session and merchant-initiated charge; consent is required")
     func storedCredentials() async throws {
+        let storeFile = FileManager.default.temporaryDirectory.appendingPathComponent("cardgateway-store-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: storeFile) }
         try await withSimulatorConfiguration { path, running in
             let session = await runCLI(["credentials", "session", "--config", path, "--store", "--consent", "--amount", "1050", "--currency", "GBP"])
             #expect(session.exitCode == 0, "\(session.stderr)")
@@ -213,12 +215,21 @@ struct CLITests {
             let result = try running.simulators.trustPayments.sdkPayment(
                 sessionJWT: token, pan: TrustPaymentsSimulator.Seed.Card.visa, expiryDate: TrustPaymentsSimulator.Seed.expiryDate, securityCode: "123"
             )
-            let verified = await runCLI(["credentials", "verify", "--config", path, "-"], stdin: result + "\n")
+            let verified = await runCLI(["credentials", "verify", "--config", path, "--credential-store", storeFile.path, "-"], stdin: result + "\n")
             #expect(verified.exitCode == 0, "\(verified.stderr)")
             let reference = try #require(try verified.json()["reference"]?.stringValue)
             #expect(!verified.stdout.contains(TrustPaymentsSimulator.Seed.Card.visa))
+            let kept = try String(contentsOf: storeFile, encoding: .utf8)
+            #expect(kept.contains(reference))
+            #expect(!kept.contains(TrustPaymentsSimulator.Seed.Card.visa), "the store holds references and masked PANs only")
 
-            let charge = await runCLI(["credentials", "charge", "--config", path, reference, "--amount", "1050", "--currency", "GBP", "--reason", "unscheduled"])
+            // Without the store, the next command knows nothing of the reference; with it, reuse and charge work.
+            let forgotten = await runCLI(["credentials", "charge", "--config", path, reference, "--amount", "1050", "--currency", "GBP", "--reason", "unscheduled"])
+            #expect(forgotten.exitCode == 2)
+            #expect(try forgotten.error()?["code"]?.stringValue == "notFound")
+            let reuse = await runCLI(["credentials", "session", "--config", path, "--credential-store", storeFile.path, "--reuse", reference, "--amount", "1050", "--currency", "GBP"])
+            #expect(reuse.exitCode == 0, "\(reuse.stderr)")
+            let charge = await runCLI(["credentials", "charge", "--config", path, "--credential-store", storeFile.path, reference, "--amount", "1050", "--currency", "GBP", "--reason", "unscheduled"])
             #expect(charge.exitCode == 0, "\(charge.stderr)")
             #expect(try charge.json()["status"]?.stringValue == "authorised")
             #expect(try charge.json()["parentReference"]?.stringValue == reference)
@@ -228,7 +239,7 @@ struct CLITests {
             #expect(try noConsent.error()?["code"]?.stringValue == "invalidRequest")
             let badReason = await runCLI(["credentials", "charge", "--config", path, reference, "--amount", "1", "--currency", "GBP", "--reason", "whenever"])
             #expect(badReason.exitCode == 64)
-            for run in [session, verified, charge, noConsent] { Self.expectNoSecrets(run) }
+            for run in [session, verified, reuse, charge, noConsent] { Self.expectNoSecrets(run) }
         }
     }
 

@@ -94,7 +94,7 @@ struct AdapterSimulatorTests {
         (.reauthorisation, Seed.Transaction.storedVisaAuth, nil),
         (.reauthorisation, Seed.Transaction.storedVisaAccountCheck, .invalidRequest),
         (.unscheduled, Seed.Transaction.unstoredAuth, .invalidRequest),
-        (.unscheduled, "8-8-8888888", .notFound),
+        (.unscheduled, Seed.Transaction.otherMerchantStored, .notFound),
     ])
     func reasons(reason: MerchantInitiatedReason, parent: String, failure: CardGatewayError.Code?) async throws {
         try await withSimulator(SimFixture.simulator()) { handle in
@@ -110,6 +110,24 @@ struct AdapterSimulatorTests {
             let letter = ["reauthorisation": "A", "unscheduled": "C", "delayed": "D"][reason.rawValue]
             let sent = try JSONText.object(handle.journal.last?.body)
             #expect((sent["request"] as? [[String: Any]])?.first?["initiationreason"] as? String == letter)
+        }
+    }
+
+    @Test("a reference the credential store does not hold, or holds for another instance, is refused and nothing is sent")
+    func chargeNeedsAStoredReference() async throws {
+        try await withSimulator(SimFixture.simulator()) { handle in
+            let other = StoredCredential(reference: "1-9-1000099", provider: "another-instance", maskedPAN: "411111######1111", brand: "VISA", scheme: .visa, created: SimFixture.now)
+            let provider = try SimFixture.provider(handle, store: InMemoryCredentialReferenceStore([other]))
+            let unknown = await gatewayError {
+                _ = try await provider.charge(ChargeRequest(reference: "8-8-8888888", amount: money, initiator: .merchant(.unscheduled)), context: OperationContext())
+            }
+            #expect(unknown?.code == .notFound)
+            #expect(unknown?.fieldErrors.map(\.field) == ["reference"])
+            let foreign = await gatewayError {
+                _ = try await provider.charge(ChargeRequest(reference: "1-9-1000099", amount: money, initiator: .merchant(.unscheduled)), context: OperationContext())
+            }
+            #expect(foreign?.code == .invalidRequest)
+            #expect(handle.journal.entries().isEmpty)
         }
     }
 

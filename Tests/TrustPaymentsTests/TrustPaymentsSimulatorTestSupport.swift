@@ -15,6 +15,19 @@ enum SimFixture {
     /// The simulator's fixed clock: 2024-11-06T13:42:13Z.
     static let now = Date(timeIntervalSince1970: 1_730_900_533)
 
+    /// The simulator's seeded transactions, as this adapter instance's credential store would hold them had it
+    /// verified them: the gateway, not the store, then decides what each one allows.
+    static func seededStore() -> InMemoryCredentialReferenceStore {
+        let references = [
+            Seed.Transaction.storedVisaAccountCheck, Seed.Transaction.storedVisaAuth, Seed.Transaction.storedAmexAccountCheck,
+            Seed.Transaction.storedMastercardAuth, Seed.Transaction.unstoredAuth, Seed.Transaction.declinedAccountCheck,
+            Seed.Transaction.otherMerchantStored,
+        ]
+        return InMemoryCredentialReferenceStore(references.map {
+            StoredCredential(reference: $0, provider: "tp-sim", maskedPAN: "411111######1111", brand: "VISA", scheme: .visa, created: now)
+        })
+    }
+
     static func simulator() -> TrustPaymentsSimulator {
         TrustPaymentsSimulator(clock: SimulationClock(fixed: now))
     }
@@ -22,7 +35,7 @@ enum SimFixture {
     /// An adapter pointed at the simulator, over real HTTP unless another transport is given.
     static func provider(
         _ handle: SimulatorHandle, transport: any HTTPTransport = AsyncHTTPClientTransport(),
-        store: any CredentialReferenceStore = InMemoryCredentialReferenceStore(), password: String = Seed.webservicesPassword,
+        store: any CredentialReferenceStore = SimFixture.seededStore(), password: String = Seed.webservicesPassword,
         timeout: Duration = .seconds(5), logger: Logger? = nil
     ) throws -> TrustPaymentsProvider {
         let configuration = ProviderInstanceConfiguration(

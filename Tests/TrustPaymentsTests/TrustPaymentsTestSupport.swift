@@ -40,8 +40,13 @@ enum Fixture {
         return ProviderSetup(configuration: configuration, http: http, logger: OperationContext.noopLogger, credentialStore: store, now: { now })
     }
 
+    /// A store holding the parent reference the charge tests use, saved by this instance.
+    static func storeWithParent() -> InMemoryCredentialReferenceStore {
+        InMemoryCredentialReferenceStore([credential("2-9-4617572", scheme: .visa, brand: "VISA")])
+    }
+
     static func provider(
-        transport: any HTTPTransport = ScriptedTransport([]), store: any CredentialReferenceStore = InMemoryCredentialReferenceStore(),
+        transport: any HTTPTransport = ScriptedTransport([]), store: any CredentialReferenceStore = Fixture.storeWithParent(),
         now: Date = Fixture.now, options: [String: JSONValue] = [:], requestReference: String = "Atest0001"
     ) throws -> TrustPaymentsProvider {
         try TrustPaymentsProvider(setup: setup(transport: transport, store: store, now: now, options: options), requestReference: { requestReference })

@@ -54,9 +54,24 @@ struct ConfigOptions: ParsableArguments {
         try GatewayConfiguration.load(contentsOf: URL(fileURLWithPath: path), registry: ExampleRegistry.all)
     }
 
-    func gateway() throws -> CardGateway {
-        try CardGateway(configuration: try loadConfiguration(), registry: ExampleRegistry.all)
+    func gateway(credentialStore: (any CredentialReferenceStore)? = nil) throws -> CardGateway {
+        try CardGateway(
+            configuration: try loadConfiguration(), registry: ExampleRegistry.all,
+            credentialStore: credentialStore ?? InMemoryCredentialReferenceStore()
+        )
     }
+}
+
+/// `--credential-store FILE`: where stored-credential references live between commands.
+struct CredentialStoreOptions: ParsableArguments {
+    @Option(
+        name: .customLong("credential-store"),
+        help: "A JSON file that keeps stored-credential references between commands (verify saves, --reuse and charge read). Without it they last one command.",
+        completion: .file(extensions: ["json"])
+    )
+    var path: String?
+
+    var store: (any CredentialReferenceStore)? { path.map { FileCredentialReferenceStore(url: URL(fileURLWithPath: $0)) } }
 }
 
 /// Runs a command body, printing a JSON error on stderr and exiting non-zero when it fails.

@@ -10,6 +10,7 @@ struct CredentialsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Mint a session for the provider's mobile SDK: --store --consent, or --reuse REFERENCE.")
         @OptionGroup var config: ConfigOptions
         @OptionGroup var target: TargetOptions
+        @OptionGroup var credentialStore: CredentialStoreOptions
         @Flag(help: "Check and store the card.") var store: Bool = false
         @Flag(help: "The cardholder consented to keeping the card on file (required with --store).") var consent: Bool = false
         @Option(help: "Pay with this stored credential reference.") var reuse: String?
@@ -24,7 +25,7 @@ struct CredentialsCommand: AsyncParsableCommand {
                 default: throw CLIUsageError(message: "give exactly one of --store or --reuse REFERENCE")
                 }
                 guard let currency = target.currency else { throw CLIUsageError(message: "--currency is required with --amount") }
-                let session = try await config.gateway().clientSession(
+                let session = try await config.gateway(credentialStore: credentialStore.store).clientSession(
                     ClientSessionRequest(intent: intent, amount: Money(minorUnits: amount, currency: currency)), via: target.target
                 )
                 try CLIOutput.json(ClientSessionJSON(session))
@@ -36,12 +37,13 @@ struct CredentialsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Verify the SDK's result JWT and print the stored credential.")
         @OptionGroup var config: ConfigOptions
         @OptionGroup var target: TargetOptions
+        @OptionGroup var credentialStore: CredentialStoreOptions
         @Argument(help: "The response JWT (or - to read it from stdin).") var jwt: String
 
         func run() async throws {
             try await reportingErrors {
                 let token = jwt == "-" ? (CLIStreams.firstInputLine() ?? "") : jwt
-                try CLIOutput.json(try await config.gateway().verifyResult(Secret(token), via: target.target))
+                try CLIOutput.json(try await config.gateway(credentialStore: credentialStore.store).verifyResult(Secret(token), via: target.target))
             }
         }
     }
@@ -50,6 +52,7 @@ struct CredentialsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Charge a stored credential, merchant-initiated.")
         @OptionGroup var config: ConfigOptions
         @OptionGroup var target: TargetOptions
+        @OptionGroup var credentialStore: CredentialStoreOptions
         @Argument var reference: String
         @Option(help: "Amount in minor units; --currency gives its currency (and routes the request).") var amount: Int64
         @Option(help: "unscheduled, reauthorisation or delayed.") var reason: String
@@ -59,7 +62,7 @@ struct CredentialsCommand: AsyncParsableCommand {
                 guard let parsed = MerchantInitiatedReason(rawValue: reason) else { throw CLIUsageError(message: "--reason must be unscheduled, reauthorisation or delayed") }
                 guard let currency = target.currency else { throw CLIUsageError(message: "--currency is required with --amount") }
                 let request = ChargeRequest(reference: reference, amount: Money(minorUnits: amount, currency: currency), initiator: .merchant(parsed))
-                try CLIOutput.json(try await config.gateway().charge(request, via: target.target))
+                try CLIOutput.json(try await config.gateway(credentialStore: credentialStore.store).charge(request, via: target.target))
             }
         }
     }

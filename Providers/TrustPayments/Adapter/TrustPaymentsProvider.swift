@@ -155,18 +155,20 @@ public struct TrustPaymentsProvider: StoredCredentials {
         )
     }
 
-    private func storedCredential(_ reference: String) async throws -> StoredCredential {
+    /// The stored credential a reuse session or a charge names, from the credential store; refused, with nothing
+    /// sent, when the store does not hold it or it belongs to another provider instance.
+    private func storedCredential(_ reference: String, field: String = "intent.reference") async throws -> StoredCredential {
         guard let stored = try await setup.credentialStore.credential(reference: reference) else {
             throw CardGatewayError(
                 .notFound, "no stored credential has this reference in the credential store", provider: setup.instance,
-                providerKind: .trustpayments, fieldErrors: [.init(field: "intent.reference", message: "not in the credential store")]
+                providerKind: .trustpayments, fieldErrors: [.init(field: field, message: "not in the credential store")]
             )
         }
         if let owner = stored.provider, owner != setup.instance {
             throw CardGatewayError(
                 .invalidRequest, "the stored credential belongs to provider instance \(owner), not \(setup.instance)",
                 provider: setup.instance, providerKind: .trustpayments,
-                fieldErrors: [.init(field: "intent.reference", message: "belongs to another provider instance")]
+                fieldErrors: [.init(field: field, message: "belongs to another provider instance")]
             )
         }
         return stored
@@ -317,6 +319,8 @@ public struct TrustPaymentsProvider: StoredCredentials {
         validateOrderReference(request.orderReference, into: &problems)
         try problems.throwIfAny()
         guard let reason else { throw CardGatewayError.invalidRequest("initiator must be merchant", field: "initiator") }
+        // Only a credential this instance verified (or that the deployment imported into its store) is charged.
+        _ = try await storedCredential(request.reference, field: "reference")
 
         let requestReference = makeRequestReference()
         let envelope = WebservicesEnvelope(

@@ -16,6 +16,13 @@ public final class InMemoryCredentialReferenceStore: CredentialReferenceStore {
 
     public init() {}
 
+    /// A store that already holds `credentials` (references imported from elsewhere, test fixtures).
+    public init(_ credentials: [StoredCredential]) {
+        storage.withLock { all in
+            for credential in credentials { all[credential.reference] = credential }
+        }
+    }
+
     public func save(_ credential: StoredCredential) async throws {
         storage.withLock { $0[credential.reference] = credential }
     }
