@@ -60,11 +60,19 @@ public final class FileCredentialReferenceStore: CredentialReferenceStore {
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data = try encoder.encode(all.values.sorted { ($0.created, $0.reference) < ($1.created, $1.reference) })
+        // Written to a temporary file created owner-only, then renamed over the store: never readable by others,
+        // never half written.
+        let directory = url.deletingLastPathComponent()
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
         do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try data.write(to: url, options: .atomic)
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
+            throw CardGatewayError(.invalidConfiguration, "the credential store's directory \(directory.path) cannot be created")
+        }
+        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]),
+            rename(temporary.path, url.path) == 0
+        else {
+            try? FileManager.default.removeItem(at: temporary)
             throw CardGatewayError(.invalidConfiguration, "the credential store \(url.path) cannot be written")
         }
     }

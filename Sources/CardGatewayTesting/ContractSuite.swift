@@ -37,6 +37,12 @@ final class LockedStrings: Sendable {
     func withLock<R>(_ body: (inout [String]) -> R) -> R { values.withLock { body(&$0) } }
 }
 
+/// Short sensitive values (a CVV) with the name they would appear next to.
+final class LockedLabelledValues: Sendable {
+    private let values = Mutex<[(label: String, value: String)]>([])
+    func withLock<R>(_ body: (inout [(label: String, value: String)]) -> R) -> R { values.withLock { body(&$0) } }
+}
+
 /// Collects failed expectations for one scenario.
 final class ScenarioChecks: Sendable {
     private let messages = Mutex<[String]>([])
@@ -57,6 +63,7 @@ struct ContractRun {
     let capture = LogCapture()
     let errorDescriptions = LockedStrings()
     let derivedNeedles = LockedStrings()
+    let labelledNeedles = LockedLabelledValues()
 
     var descriptor: ProviderDescriptor { subject.factory.descriptor }
     var context: OperationContext { OperationContext(logger: capture.logger(label: "contract.\(subject.name)")) }
@@ -136,9 +143,26 @@ struct ContractRun {
                     checks.fail("an error description contains sensitive value \(mask(needle)): \(description.prefix(80))…")
                 }
             }
+            for (label, value) in labelledNeedles.withLock({ $0 }) {
+                for text in [capture.text] + descriptions where Self.mentions(text, label: label, value: value) {
+                    checks.fail("a log line or error description carries the \(label) next to its name: \(mask(String(text.prefix(40))))")
+                }
+            }
             checks.expect(!capture.all.isEmpty, "the adapter logged nothing through the logger it was given")
         }
         return ContractReport(subject: subject.name, scenarios: scenarios)
+    }
+
+    /// Whether `text` has `value` within a few characters after `label` (`"cvv":"456"`, `cvv=456`, `cvv: 456`).
+    static func mentions(_ text: String, label: String, value: String) -> Bool {
+        let lowered = text.lowercased()
+        var searchFrom = lowered.startIndex
+        while let found = lowered.range(of: label, range: searchFrom..<lowered.endIndex) {
+            let window = lowered[found.upperBound...].prefix(value.count + 8)
+            if window.contains(value) { return true }
+            searchFrom = found.upperBound
+        }
+        return false
     }
 
     func mask(_ value: String) -> String { "\(value.prefix(2))…(\(value.count) chars)" }
@@ -260,7 +284,8 @@ struct ContractRun {
             checks.expect((error?.fieldErrors.count ?? 0) >= 2, "every problem should be named (got \(error?.fieldErrors.map(\.field) ?? []))")
         }
         await scenario("cardService: activate", nil) { checks in
-            derivedNeedles.withLock { $0.append(fixture.activation.cvv.revealedValue) }
+            // A CVV is too short to search for bare (a 3-digit run is everywhere); it is looked for next to its name.
+            labelledNeedles.withLock { $0.append((label: "cvv", value: fixture.activation.cvv.revealedValue)) }
             let before = handle.journal.entries().count
             let card = try await service.activateCard(fixture.activation, context: context)
             checks.expect(card.status == .active, "the activated card is \(card.status)")

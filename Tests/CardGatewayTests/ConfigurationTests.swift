@@ -107,13 +107,33 @@ struct ConfigurationTests {
             """
         let problems = TestFactories.problems(document)
         #expect(problems.map(\.path) == ["routes[1].when.bin", "routes[3].when.bin"])
-        #expect(problems.first?.message.contains("overlaps 44000000-44009999 of routes[0]") == true)
+        #expect(problems.first?.message.contains("overlaps 44000000 to 44009999 of routes[0]") == true)
 
         // A route that fails to load before them does not shift the indexes the overlap names.
         let shifted = document.replacingOccurrences(of: #""routes": [ "#, with: #""routes": [ { "when": { "issuer": "x" }, "use": "missing" }, "#)
         let shiftedProblems = TestFactories.problems(shifted).filter { $0.path.hasSuffix(".when.bin") }
         #expect(shiftedProblems.map(\.path) == ["routes[2].when.bin", "routes[4].when.bin"])
-        #expect(shiftedProblems.first?.message.contains("overlaps 44000000-44009999 of routes[1]") == true)
+        #expect(shiftedProblems.first?.message.contains("overlaps 44000000 to 44009999 of routes[1]") == true)
+    }
+
+    @Test("a card number typed in as a BIN never reaches an error, a message or a description")
+    func panAsBINIsNotEchoed() {
+        let pan = "4111111111111111"
+        let document = """
+            { "providers": { "a": { "kind": "alpha", "environment": "sandbox", "credentials": { "apiKey": "literal:k" } } },
+              "routes": [ { "when": { "bin": "\(pan)" }, "use": "a" }, { "when": { "bin": "411111-\(pan)" }, "use": "a" } ] }
+            """
+        do {
+            _ = try TestFactories.load(document)
+            Issue.record("expected problems")
+        } catch let error as CardGatewayError {
+            #expect(error.configurationProblems.map(\.path) == ["routes[0].when.bin", "routes[1].when.bin"])
+            #expect(!error.description.contains(pan))
+            #expect(!error.configurationProblems.contains { $0.message.contains(pan) })
+            #expect(!ConfigurationError(problems: error.configurationProblems).description.contains(pan))
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
     }
 
     @Test("plain http is refused except to loopback")

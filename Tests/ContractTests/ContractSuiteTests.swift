@@ -55,6 +55,13 @@ struct ContractSuiteTests {
         #expect(report.failures.contains { $0.hasPrefix("redaction") }, "\(report)")
     }
 
+    @Test("an adapter that logs a 3-digit CVV next to its name fails the redaction check")
+    func shortCVVLeakDetected() async {
+        let report = await ContractSuite.run(Self.subject(defects: .logsCVV))
+        #expect(!report.passed)
+        #expect(report.failures.contains { $0.hasPrefix("redaction") && $0.contains("cvv") }, "\(report)")
+    }
+
     @Test("an adapter that flattens errors fails the error scenarios")
     func flattenedErrorsDetected() async {
         let report = await ContractSuite.run(Self.subject(defects: .flattensErrors))

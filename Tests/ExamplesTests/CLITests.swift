@@ -222,6 +222,8 @@ struct CLITests {
             let kept = try String(contentsOf: storeFile, encoding: .utf8)
             #expect(kept.contains(reference))
             #expect(!kept.contains(TrustPaymentsSimulator.Seed.Card.visa), "the store holds references and masked PANs only")
+            let permissions = try FileManager.default.attributesOfItem(atPath: storeFile.path)[.posixPermissions] as? NSNumber
+            #expect(permissions?.intValue == 0o600, "owner-only")
 
             // Without the store, the next command knows nothing of the reference; with it, reuse and charge work.
             let forgotten = await runCLI(["credentials", "charge", "--config", path, reference, "--amount", "1050", "--currency", "GBP", "--reason", "unscheduled"])

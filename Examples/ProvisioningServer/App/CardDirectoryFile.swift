@@ -60,10 +60,22 @@ public enum CardDirectoryFile {
         }
         for (userIndex, account) in accounts.enumerated() {
             for (cardIndex, card) in account.cards.enumerated() {
-                check(card.route, .card, "users[\(userIndex)].cards[\(cardIndex)]")
+                let path = "users[\(userIndex)].cards[\(cardIndex)]"
+                check(card.route, .card, path)
+                // Offers and provisioning route with the wallet in the key, as the gateway's facade does.
+                for wallet in card.wallets {
+                    var target = card.route
+                    if case .key(var key) = target, key.wallet == nil {
+                        key.wallet = wallet
+                        target = .key(key)
+                    }
+                    for operation in [GatewayOperation.provisioningOffer, .provision] { check(target, operation, "\(path).wallets.\(wallet.rawValue)") }
+                }
             }
         }
-        if let storedCredentialRoute { check(storedCredentialRoute, .clientSession, "--stored-credentials-provider") }
+        if let storedCredentialRoute {
+            for operation in [GatewayOperation.clientSession, .verifyResult] { check(storedCredentialRoute, operation, "--stored-credentials-provider") }
+        }
         return problems
     }
 

@@ -50,7 +50,11 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
                 let accounts = try CardDirectoryFile.accounts(
                     from: try CardDirectoryFile.read(directoryURL), secrets: SecretResolver(baseDirectory: directoryURL.deletingLastPathComponent())
                 )
-                let routeProblems = CardDirectoryFile.routeProblems(accounts, gateway: gateway, storedCredentialRoute: serverConfiguration.storedCredentialRoute)
+                // Only an instance named on the command line is checked: without one, stored credentials follow the
+                // routes per request, and a configuration without any is a valid card-only deployment.
+                let routeProblems = CardDirectoryFile.routeProblems(
+                    accounts, gateway: gateway, storedCredentialRoute: storedCredentialsProvider.map { .instance($0) }
+                )
                 guard routeProblems.isEmpty else { throw ConfigurationError(problems: routeProblems) }
                 let users = InMemoryCardDirectory(accounts: accounts)
                 server = ProvisioningServer(gateway: gateway, directory: users, configuration: serverConfiguration, logger: logger)

@@ -193,7 +193,7 @@ public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomString
         if flow == nil {
             reason = .walletNotSupported(wallet)
         } else if account.providerStatus != "active" {
-            // A frozen account says why and who froze it: a customer's freeze is one the cardholder can lift.
+            // A frozen account says why (the freeze reasons; other statuses, Bridge's status_reason).
             let why = account.statusReason.flatMap { $0.isEmpty ? nil : " (\($0))" } ?? ""
             reason = IneligibilityReason(code: "cardNotActive", message: "the card is \(account.providerStatus)\(why), only active cards can be added to a wallet")
         } else {

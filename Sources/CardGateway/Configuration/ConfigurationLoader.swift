@@ -463,12 +463,18 @@ struct ConfigurationLoader {
                 let secondRange = other.route == first ? entry.range : other.range
                 found.append((first, second, ConfigurationProblem(
                     path: "routes[\(documentIndices[second])].when.bin",
-                    message: "BIN range \(secondRange) overlaps \(firstRange) of routes[\(documentIndices[first])], which sends the same cards to \(routes[first].use) instead of \(routes[second].use)"
+                    message: "BIN range \(Self.spoken(secondRange)) overlaps \(Self.spoken(firstRange)) of routes[\(documentIndices[first])], which sends the same cards to \(routes[first].use) instead of \(routes[second].use)"
                 )))
             }
             open.append(entry)
         }
         for entry in found.sorted(by: { ($0.second, $0.first) < ($1.second, $1.first) }) { problems.append(entry.problem) }
+    }
+
+    /// A range in words ("44000000 to 44009999"): written with a dash, two 8-digit ends look like one card number
+    /// to the scrubbing every error message goes through.
+    static func spoken(_ range: BINRange) -> String {
+        range.low == range.high ? range.low : "\(range.low) to \(range.high)"
     }
 
     /// True when some key could satisfy both conditions (ignoring BINs).

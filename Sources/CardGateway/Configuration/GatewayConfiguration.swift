@@ -56,15 +56,14 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The same, as the gateway's error type: code `invalidConfiguration`, a message naming every path (the
-    /// first ten), and one field error per problem (field = JSON path), kept whole: these sentences are the
-    /// loader's own, and a BIN range in them must not be masked as if it were a card number.
+    /// first ten), and one field error per problem (field = JSON path), scrubbed like every error text.
     public var gatewayError: CardGatewayError {
         let paths = problems.prefix(10).map(\.path).joined(separator: ", ") + (problems.count > 10 ? ", …" : "")
         var error = CardGatewayError(
             .invalidConfiguration,
             problems.count == 1 ? "invalid configuration at \(paths)" : "invalid configuration: \(problems.count) problems, at \(paths)"
         )
-        error.fieldErrors = problems.map { CardGatewayError.FieldError(ownPath: $0.path, message: $0.message) }
+        error.fieldErrors = problems.map { CardGatewayError.FieldError(field: $0.path, message: $0.message) }
         return error
     }
 }

@@ -45,12 +45,6 @@ public struct CardGatewayError: Error, Sendable, CustomStringConvertible, Custom
             self.field = SafeText.scrub(field, maxLength: 200)
             self.message = SafeText.scrub(message)
         }
-        /// A problem the library itself wrote about the caller's own configuration: kept whole, unscrubbed.
-        init(ownPath field: String, message: String) {
-            self.field = field
-            self.message = message
-        }
-
         public var description: String { "\(field): \(message)" }
     }
 

@@ -53,19 +53,22 @@ public struct BINRange: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// Parses `LOW-HIGH` or a single prefix; nil with a reason on failure.
     public static func parse(_ text: String) -> Result<BINRange, ConfigurationProblemText> {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 1 || parts.count == 2 else { return .failure(.init("\"\(text)\" is not a BIN prefix or a LOW-HIGH range")) }
+        // A value that could be a card number typed in by mistake is never repeated in the message.
+        let shown = text.count <= 23 && parts.allSatisfy({ $0.count <= 11 }) ? "\"\(text)\"" : "the value"
+        guard parts.count == 1 || parts.count == 2 else { return .failure(.init("\(shown) is not a BIN prefix or a LOW-HIGH range")) }
         let low = parts[0]
         let high = parts.count == 2 ? parts[1] : parts[0]
         for part in [low, high] {
             guard !part.isEmpty, part.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-                return .failure(.init("\"\(text)\" must contain only digits (a prefix, or LOW-HIGH)"))
+                return .failure(.init("\(shown) must contain only digits (a prefix, or LOW-HIGH)"))
             }
             guard (6...11).contains(part.count) else {
-                return .failure(.init("\"\(text)\": BIN prefixes must have 6 to 11 digits, \"\(part)\" has \(part.count)"))
+                let which = part.count <= 11 ? "\"\(part)\"" : "a part"
+                return .failure(.init("\(shown): BIN prefixes must have 6 to 11 digits, \(which) has \(part.count)"))
             }
         }
-        guard low.count == high.count else { return .failure(.init("\"\(text)\": both ends of a range must have the same number of digits")) }
-        guard low <= high else { return .failure(.init("\"\(text)\": the low end is above the high end")) }
+        guard low.count == high.count else { return .failure(.init("\(shown): both ends of a range must have the same number of digits")) }
+        guard low <= high else { return .failure(.init("\(shown): the low end is above the high end")) }
         return .success(BINRange(low: low, high: high))
     }
 

@@ -17,6 +17,8 @@ struct ReferenceProvider: CardService, WalletProvisioning, WebhookVerifying {
         static let trustsWebhooks = Defects(rawValue: 4)
         /// Sends invalid create requests instead of refusing them.
         static let skipsValidation = Defects(rawValue: 8)
+        /// Logs the CVV of an activation.
+        static let logsCVV = Defects(rawValue: 16)
     }
 
     static let kind = ProviderKind("reference")
@@ -123,6 +125,7 @@ struct ReferenceProvider: CardService, WalletProvisioning, WebhookVerifying {
 
     func activateCard(_ request: ActivateCardRequest, context: OperationContext) async throws -> Card {
         let body = ["last4": request.lastFour, "cvv": request.cvv.revealedValue]
+        if defects.contains(.logsCVV) { context.logger.debug("activating with cvv=\(request.cvv.revealedValue)") }
         return card(from: try decode(WireCard.self, try await send(.post, "/cards/\(URLEncoding.pathSegment(request.card.id))/activate", json: body, context: context)))
     }
 
