@@ -56,6 +56,17 @@ struct PaysafeAuthTests {
         #expect(harness.businessRequests.map { $0.header("Authorization") } == ["Bearer tok-1", "Bearer tok-2"])
     }
 
+    @Test("the token request runs within the caller's deadline")
+    func tokenHonoursDeadline() async throws {
+        let harness = try Harness.make { _ in .json(200, Fixture.cardJSON()) }
+        let late = OperationContext(deadline: .now - .seconds(1))
+        let error = await gatewayError { _ = try await harness.provider.card(Fixture.ref, context: late) }
+        #expect(error?.code == .timeout)
+        #expect(harness.tokenRequestCount == 0, "nothing is sent once the caller's deadline has passed")
+        _ = try await harness.provider.card(Fixture.ref, context: OperationContext())
+        #expect(harness.tokenRequestCount == 1)
+    }
+
     @Test("a write refused with a plain 401 is sent again with the new token")
     func refreshWrite() async throws {
         let harness = try Harness.make { request in

@@ -39,8 +39,8 @@ public struct PaysafeProvider: CardService, WalletProvisioning, WebhookVerifying
         self.configuration = configuration
         self.http = http
         self.now = now
-        self.tokens = PaysafeTokenCache(now: now) { [http, configuration, now] in
-            try await PaysafeProvider.issueToken(http: http, configuration: configuration, now: now)
+        self.tokens = PaysafeTokenCache(now: now) { [http, configuration, now] context in
+            try await PaysafeProvider.issueToken(http: http, configuration: configuration, now: now, context: context)
         }
     }
 
@@ -353,14 +353,14 @@ public struct PaysafeProvider: CardService, WalletProvisioning, WebhookVerifying
     /// main request): an SCA 401 becomes `scaRequired`; any other 401 replaces the token once and repeats.
     func perform(_ call: PaysafeCall, context: OperationContext) async throws -> ProviderResponse {
         let sca = call.sendsSCA ? context.sca : nil
-        var token = try await tokens.token()
+        var token = try await tokens.token(context: context)
         var response = try await http.send(call.request(token: token, sca: sca), context: context)
         if response.status == 401 {
             if let challenge = try PaysafeSCA.challenge(in: response) {
                 throw PaysafeSCA.error(challenge, status: response.status, headers: response.headers, instance: http.instance)
             }
             context.logger.debug("Paysafe refused the access token; replacing it once", metadata: ["provider": .string(http.instance), "operation": .string(call.operation)])
-            token = try await tokens.replacing(token)
+            token = try await tokens.replacing(token, context: context)
             response = try await http.send(call.request(token: token, sca: sca), context: context)
             if response.status == 401, let challenge = try PaysafeSCA.challenge(in: response) {
                 throw PaysafeSCA.error(challenge, status: response.status, headers: response.headers, instance: http.instance)
@@ -383,7 +383,9 @@ public struct PaysafeProvider: CardService, WalletProvisioning, WebhookVerifying
     }
 
     /// `POST /digitalwallets/v1/auth/brands/{brand}/token` with client credentials.
-    static func issueToken(http: ProviderHTTPClient, configuration: PaysafeConfiguration, now: @Sendable () -> Date) async throws -> PaysafeAccessToken {
+    static func issueToken(
+        http: ProviderHTTPClient, configuration: PaysafeConfiguration, now: @Sendable () -> Date, context: OperationContext = OperationContext()
+    ) async throws -> PaysafeAccessToken {
         let basic = Data("\(configuration.clientID.revealedValue):\(configuration.clientSecret.revealedValue)".utf8).base64EncodedString()
         var headers = HTTPFields()
         headers[.authorization] = "Basic \(basic)"
@@ -394,7 +396,7 @@ public struct PaysafeProvider: CardService, WalletProvisioning, WebhookVerifying
             body: URLEncoding.formBody([("grant_type", "client_credentials")]), repeatability: .safe, operation: "issue an access token"
         )
         let issuedAt = now()
-        let response = try await http.send(request, context: OperationContext())
+        let response = try await http.send(request, context: context)
         guard response.isSuccess else {
             var error = PaysafeErrorMapping.error(for: response, operation: "issue an access token", instance: http.instance)
             if response.status == 400 || response.status == 401 {

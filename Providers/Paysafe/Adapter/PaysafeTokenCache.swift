@@ -15,7 +15,8 @@ struct PaysafeAccessToken: Sendable {
 /// asks for a replacement of the token it used: if another caller already replaced it, the new one is
 /// returned without a second request.
 actor PaysafeTokenCache {
-    typealias Fetch = @Sendable () async throws -> PaysafeAccessToken
+    /// Issues a token within the context of the caller that asked first (its deadline, logger and request id).
+    typealias Fetch = @Sendable (OperationContext) async throws -> PaysafeAccessToken
 
     private let fetch: Fetch
     private let now: @Sendable () -> Date
@@ -28,16 +29,16 @@ actor PaysafeTokenCache {
     }
 
     /// A fresh token, from the cache or from one shared token request.
-    func token() async throws -> Secret {
+    func token(context: OperationContext = OperationContext()) async throws -> Secret {
         if let current, current.refreshAt > now() { return current.value }
-        return try await refreshed().value
+        return try await refreshed(context).value
     }
 
     /// A token other than `rejected` (which Paysafe just refused with a plain 401).
-    func replacing(_ rejected: Secret) async throws -> Secret {
+    func replacing(_ rejected: Secret, context: OperationContext = OperationContext()) async throws -> Secret {
         if let current, current.value != rejected, current.refreshAt > now() { return current.value }
         if current?.value == rejected { current = nil }
-        return try await refreshed().value
+        return try await refreshed(context).value
     }
 
     /// Drops the cached token (for tests and credential rotation).
@@ -45,9 +46,12 @@ actor PaysafeTokenCache {
         current = nil
     }
 
-    private func refreshed() async throws -> PaysafeAccessToken {
+    private func refreshed(_ context: OperationContext) async throws -> PaysafeAccessToken {
         if let inFlight { return try await inFlight.value }
-        let task = Task { try await fetch() }
+        let fetch = self.fetch
+        // Only what bounds and labels the request is passed on; the caller's SCA and idempotency key are not.
+        let tokenContext = OperationContext(logger: context.logger, deadline: context.deadline, requestID: context.requestID)
+        let task = Task { try await fetch(tokenContext) }
         inFlight = task
         do {
             let token = try await task.value
