@@ -217,6 +217,9 @@ struct AdyenSimulatorTests {
             #expect(listed.compactMap { $0["status"]?.stringValue } == ["active", "inactive", "suspended", "closed"])
             #expect(listed.compactMap { $0["type"]?.stringValue } == ["wallet", "googlePay", "applePay", "wallet"])
 
+            let notJSON = try await raw.send(.patch, "/networkTokens/\(Seed.activeApplePayTokenID)", body: raw.json("not json"))
+            #expect(notJSON.status == 422, "the PATCH operation lists no 400")
+            #expect(notJSON.errorCode == AdyenSimulatorErrors.bodyNotAnObject)
             let patched = try await raw.send(.patch, "/networkTokens/\(Seed.activeApplePayTokenID)", body: raw.json("{\"status\":\"suspended\"}"))
             #expect(patched.status == 202)
             #expect(patched.body.isEmpty)

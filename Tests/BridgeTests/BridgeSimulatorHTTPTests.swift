@@ -105,7 +105,7 @@ struct BridgeSimulatorHTTPTests {
             #expect(foreign.status == 404)
             let route = try await raw.send(.get, "/customers/\(Seed.customerID)/nothing_here")
             #expect(route.status == 404)
-            #expect(route.json?["code"] == .string("not_found"))
+            #expect(route.json?["code"] == .string("Invalid"))
         }
     }
 

@@ -171,6 +171,13 @@ struct PaysafeAuthTests {
         let error = await gatewayError { _ = try await harness.provider.updateCard(UpdateCardRequest(card: Fixture.ref, change: .pin(Secret("1234"))), context: OperationContext()) }
         #expect(error?.code == .scaRequired)
         #expect(error?.scaChallenge?.eventID == "06bdc2c0-cce-4b36-97ec-281c8f5d743c")
+
+        // A 401 whose body is the event object, with no WWW-Authenticate: SCA as well, never a token refresh.
+        let bodyOnly = try Harness.make { _ in .json(401, Fixture.sampleSCAJSON) }
+        let error401 = await gatewayError { _ = try await bodyOnly.provider.updateCard(UpdateCardRequest(card: Fixture.ref, change: .pin(Secret("1234"))), context: OperationContext()) }
+        #expect(error401?.code == .scaRequired)
+        #expect(error401?.scaChallenge?.walletOperationID == "a5865fd6-18c2-45a8-9953-1c00eac36c36")
+        #expect(bodyOnly.tokenRequestCount == 1)
     }
 
     @Test("the repeated operation carries SCA-Authorization; helper reads do not")

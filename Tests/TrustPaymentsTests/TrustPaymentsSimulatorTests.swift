@@ -246,6 +246,25 @@ struct SimulatorTests {
         }
     }
 
+    @Test("a session JWT used more than 15 minutes after its iat, or without one, is refused as a JWT field error")
+    func staleSession() throws {
+        func firstElement(_ token: String) throws -> [String: Any] {
+            let claims = try IndependentJWT.decode(token).claims
+            return try #require(((claims["payload"] as? [String: Any])?["response"] as? [[String: Any]])?.first)
+        }
+        let session = try Raw.sessionJWT(payload: Raw.storePayload())
+        let simulator = SimFixture.simulator()
+        let clock = try #require(simulator.clock)
+        clock.advance(by: 14 * 60)
+        #expect(try firstElement(simulator.sdkPayment(sessionJWT: session, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123"))["errorcode"] as? String == "0")
+        clock.advance(by: 2 * 60)
+        let late = try firstElement(simulator.sdkPayment(sessionJWT: session, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123"))
+        #expect(late["errorcode"] as? String == "30000")
+        #expect(late["errordata"] as? [String] == ["jwt"])
+        let noIAT = try IndependentJWT.make(claims: ["iss": Seed.jwtUsername, "payload": Raw.storePayload()], secret: Seed.jwtSecret)
+        #expect(try firstElement(simulator.sdkPayment(sessionJWT: noIAT, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123"))["errorcode"] as? String == "30000")
+    }
+
     @Test("sdkPayment answers exactly as /jwt/ does")
     func sdkHelperMatchesRoute() async throws {
         let session = try Raw.sessionJWT(payload: Raw.storePayload())

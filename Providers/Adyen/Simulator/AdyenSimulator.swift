@@ -231,7 +231,8 @@ public struct AdyenSimulator: ProviderSimulator {
     private func patchNetworkToken(_ request: Request, _ context: SimulatorContext, body: Data) throws -> SimulatedResponse {
         try authorize(request, role: .networkTokens)
         let token = try existingToken(context)
-        let object = try jsonObject(body)
+        // PATCH /networkTokens/{id} lists no 400 in the spec: a body that is not an object is a 422 there.
+        let object = try jsonObject(body, status: 422)
         let allowed = ["active", "suspended", "closed"]
         guard let status = object["status"] as? String, allowed.contains(status) else {
             let given = object["status"].map { String(String(describing: $0).prefix(40)) } ?? ""
@@ -303,9 +304,10 @@ public struct AdyenSimulator: ProviderSimulator {
         return token
     }
 
-    private func jsonObject(_ body: Data) throws -> [String: Any] {
+    private func jsonObject(_ body: Data, status: Int = 400) throws -> [String: Any] {
         guard !body.isEmpty, let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
-            throw failure(400, "00_400", "Bad request", "The request body is not a JSON object.")
+            let code = status == 422 ? AdyenSimulatorErrors.bodyNotAnObject : AdyenSimulatorErrors.genericCode(400)
+            throw failure(status, code, AdyenSimulatorErrors.title(status), "The request body is not a JSON object.")
         }
         return object
     }

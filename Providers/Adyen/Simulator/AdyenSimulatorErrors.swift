@@ -26,6 +26,8 @@ public enum AdyenSimulatorErrors {
     public static let idempotencyConflict = "704"
     /// An empty or longer than 64 characters `Idempotency-Key` (422). Simulator's choice.
     public static let invalidIdempotencyKey = "30_108"
+    /// A PATCH body that is not a JSON object (422: that operation lists no 400). Simulator's choice.
+    public static let bodyNotAnObject = "30_109"
 
     /// `00_<status>` for faults and generic errors (Adyen's generic examples use `00_400`, `00_401`, `00_403`,
     /// `00_404`, `00_500`).

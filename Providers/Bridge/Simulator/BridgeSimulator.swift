@@ -183,7 +183,8 @@ public struct BridgeSimulator: ProviderSimulator {
                 return problems.response
             }
             let encoding = apple["encoding"] as? String ?? "hex"
-            guard apple["encoding"] == nil || ["hex", "base64"].contains(encoding) else {
+            // A string enum in the spec: anything present but not "hex" or "base64" (a number included) is refused.
+            guard apple["encoding"] == nil || (apple["encoding"] is String && ["hex", "base64"].contains(encoding)) else {
                 problems.add("apple_pay.encoding", "encoding must be hex or base64")
                 return problems.response
             }
@@ -326,7 +327,8 @@ public struct BridgeSimulator: ProviderSimulator {
         switch status {
         case 401: return BridgeErrors.authentication(code: "invalid", message: message)
         case 500...599: return BridgeErrors.unexpected(status: status, message: message)
-        case 404: return BridgeErrors.error(404, code: "not_found", message: message)
+        // The spec's only 404 example (NotFoundError) uses code "Invalid", as the simulator's own 404s do.
+        case 404: return BridgeErrors.error(404, code: "Invalid", message: message)
         case 429: return BridgeErrors.error(429, code: "rate_limited", message: message)
         default: return BridgeErrors.error(status, code: "invalid_request", message: message)
         }

@@ -356,13 +356,15 @@ public struct PaysafeProvider: CardService, WalletProvisioning, WebhookVerifying
         var token = try await tokens.token(context: context)
         var response = try await http.send(call.request(token: token, sca: sca), context: context)
         if response.status == 401 {
-            if let challenge = try PaysafeSCA.challenge(in: response) {
+            // The challenge comes in WWW-Authenticate (user-facing API) or as the event object in the body
+            // (business API); either way it is SCA, not a stale token.
+            if let challenge = try PaysafeSCA.challenge(in: response) ?? PaysafeSCA.challenge(inBody: response.body) {
                 throw PaysafeSCA.error(challenge, status: response.status, headers: response.headers, instance: http.instance)
             }
             context.logger.debug("Paysafe refused the access token; replacing it once", metadata: ["provider": .string(http.instance), "operation": .string(call.operation)])
             token = try await tokens.replacing(token, context: context)
             response = try await http.send(call.request(token: token, sca: sca), context: context)
-            if response.status == 401, let challenge = try PaysafeSCA.challenge(in: response) {
+            if response.status == 401, let challenge = try PaysafeSCA.challenge(in: response) ?? PaysafeSCA.challenge(inBody: response.body) {
                 throw PaysafeSCA.error(challenge, status: response.status, headers: response.headers, instance: http.instance)
             }
         }

@@ -479,7 +479,10 @@ final class PaysafeSimulatorEngine: Sendable {
             ]
         ]
         let json = (try? JSONSerialization.data(withJSONObject: challenge, options: [.sortedKeys])) ?? Data()
-        return SimulatedResponse(status: 401)
+        // Paysafe documents two signals: the user-facing API's 401 with the event in WWW-Authenticate, and the
+        // business API's event object in the operation response. Which status the business API uses is not
+        // documented, so the simulator sends both: the 401 with the header, and the event object as its body.
+        return SimulatedResponse(status: 401, headers: [("Content-Type", "application/json")], body: json)
             .withHeader("WWW-Authenticate", "SCA realm=\"Prepaid Cards\" auth-param1=\"\(json.base64EncodedString())\"")
     }
 

@@ -23,6 +23,9 @@ import Hummingbird
 /// none, 20033 when it failed or never stored the card), and `initiationreason` A needs an AUTH parent (20033).
 /// Successful children of a stored parent hold the card on file too.
 public struct TrustPaymentsSimulator: ProviderSimulator {
+    /// How long after its `iat` a session JWT may be used (15 minutes, per Trust Payments' legacy docs).
+    public static let sessionLifetime: TimeInterval = 15 * 60
+
     /// The users and sites the simulated gateway accepts.
     public struct Credentials: Sendable {
         /// The Webservices user: HTTP Basic username and `alias` on `/json/`.
@@ -199,6 +202,13 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
         guard let token = object["jwt"] as? String, let claims = SimulatorJWT.verify(token, secret: credentials.jwtSecret),
             claims["iss"] as? String == alias, let payload = claims["payload"] as? [String: Any]
         else {
+            return signedResponse(alias: alias, elements: [gateway.errorElement("30000", data: ["jwt"])], requestJWT: nil)
+        }
+        // The payment must be made within 15 minutes of the session's iat (Trust Payments' legacy docs; the error
+        // code for a late or iat-less token is not documented, so the JWT field error is used).
+        let issuedAt = (claims["iat"] as? NSNumber)?.doubleValue
+        let age = issuedAt.map { gateway.clock.now().timeIntervalSince1970 - $0 }
+        guard let age, age <= Self.sessionLifetime, age >= -60 else {
             return signedResponse(alias: alias, elements: [gateway.errorElement("30000", data: ["jwt"])], requestJWT: nil)
         }
         var fields = payload
