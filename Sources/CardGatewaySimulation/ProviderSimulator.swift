@@ -28,7 +28,7 @@ public protocol ProviderSimulator: Sendable {
     func registerRoutes(on router: Router<SimulatorContext>)
 
     /// The provider's own error response for an injected fault, an unknown route (status 404, message
-    /// `"no such route"`) or an `HTTPError` thrown by a route handler.
+    /// `"no such route (METHOD: /path)"`) or an `HTTPError` thrown by a route handler.
     /// - Parameters:
     ///   - status: HTTP status code of the error.
     ///   - message: Human-readable description to place in the provider's error body.

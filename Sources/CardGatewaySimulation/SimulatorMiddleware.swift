@@ -103,7 +103,8 @@ struct SimulatorMiddleware: RouterMiddleware {
         next: (Request, SimulatorContext) async throws -> Response
     ) async throws -> Response {
         guard routeExists else {
-            return self.simulator.faultResponse(status: 404, message: "no such route").hummingbirdResponse
+            // Method and path (never the query) in the message, as providers name what they did not recognise.
+            return self.simulator.faultResponse(status: 404, message: "no such route (\(request.method.rawValue): \(request.uri.path))").hummingbirdResponse
         }
         do {
             return try await next(request, context)

@@ -195,7 +195,7 @@ struct JournalAndControlTests {
                 #expect(try info.jsonObject()["hasClock"] as? Bool == false)
                 // The simulator's own routes and default 404 still work.
                 #expect(try await send(client, .GET, sim.at("/ping")).text == "pong")
-                #expect(try await send(client, .GET, sim.at("/missing")).text == "error 404: no such route")
+                #expect(try await send(client, .GET, sim.at("/missing")).text == "error 404: no such route (GET: /missing)")
             }
             #expect(sim.journal.entries().map(\.path) == ["/ping", "/missing"])
         }

@@ -73,7 +73,7 @@ struct ServerTests {
                 #expect(response.status == 404)
                 let error = try response.echoError()
                 #expect(error.code == 404)
-                #expect(error.message == "no such route")
+                #expect(error.message == "no such route (GET: /echo/v1/nope)")
                 #expect(error.type == "echo_error")
                 // Wrong method on an existing path is unknown too.
                 #expect(try await send(client, .DELETE, sim.at("/items")).status == 404)

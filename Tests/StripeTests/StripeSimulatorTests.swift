@@ -50,6 +50,7 @@ struct StripeSimulatorTests {
             let second = try await raw.send(.get, "/v1/issuing/nothing_here")
             #expect(second.status == 404)
             #expect(second.error("type") == "invalid_request_error")
+            #expect(second.error("message")?.hasPrefix("Unrecognized request URL (GET: /v1/issuing/nothing_here).") == true)
             let ids = [first.header("Request-Id"), second.header("Request-Id")]
             #expect(ids.allSatisfy { $0?.hasPrefix("req_") == true })
             #expect(ids[0] != ids[1])

@@ -129,7 +129,10 @@ public struct StripeSimulator: ProviderSimulator {
         let error: StripeSimError
         switch status {
         case 402: error = StripeSimError(status: status, type: "card_error", code: "card_declined", message: message, param: nil)
-        case 404 where message == "no such route": error = .invalid("Unrecognized request URL. Check the path and method against Stripe's API reference.", status: 404)
+        case 404 where message.hasPrefix("no such route"):
+            // Stripe names the method and path it did not recognise: "Unrecognized request URL (GET: /v1/…)".
+            let call = message.dropFirst("no such route".count).trimmingCharacters(in: .whitespaces)
+            error = .invalid("Unrecognized request URL \(call). Check the path and method against Stripe's API reference.", status: 404)
         case 429: error = StripeSimError(status: status, type: "invalid_request_error", code: "rate_limit", message: message, param: nil)
         case 500...: error = StripeSimError(status: status, type: "api_error", code: nil, message: message, param: nil)
         default: error = StripeSimError(status: status, type: "invalid_request_error", code: nil, message: message, param: nil)
