@@ -39,7 +39,7 @@ public struct DemoReport: Sendable, Codable, Equatable {
 ///
 /// No credentials and no network beyond loopback: the five simulators listen on ephemeral 127.0.0.1 ports for
 /// the duration of the run. A step that fails is reported and the run goes on; the report says whether all passed.
-public enum Demo {
+public enum Demo: Sendable {
     /// Runs the demo.
     /// - Parameters:
     ///   - logger: the gateway's logger (it never logs secrets or card data); silent by default.

@@ -8,7 +8,7 @@ import StripeSimulator
 
 /// The provisioning server's users when it runs on the embedded simulators: two app users whose cards sit at
 /// different providers. The tokens are well-known demo values, printed in the README; never use them elsewhere.
-public enum DemoUsers {
+public enum DemoUsers: Sendable {
     public static let aliceToken = "demo-token-alice-7f3a9c51"
     public static let bobToken = "demo-token-bob-c41d2e88"
 
@@ -52,7 +52,7 @@ public enum DemoUsers {
 
 /// The provisioning server as `provisioning-server` runs it without `--config`: on the embedded simulators,
 /// with ``DemoUsers``, and stored credentials routed by operation (to Trust Payments).
-public enum DemoServer {
+public enum DemoServer: Sendable {
     public static func make(
         running: RunningSimulators, logger: Logger = OperationContext.noopLogger,
         configuration: ProvisioningServer.Configuration = ProvisioningServer.Configuration(storedCredentialRoute: .key(RouteKey()))

@@ -19,7 +19,7 @@ import TrustPaymentsSimulator
 /// ```
 public struct EmbeddedSimulators: Sendable {
     /// The provider instance names in the built-in configuration.
-    public enum Instance {
+    public enum Instance: Sendable {
         /// Paysafe card service (kind `paysafe`), routed by `issuer = paysafe-eu` or by a Paysafe program.
         public static let paysafe = "eu-cards"
         /// Adyen Issuing (kind `adyen`), routed by `issuer = adyen-bank`.
@@ -33,7 +33,7 @@ public struct EmbeddedSimulators: Sendable {
     }
 
     /// The route keys of the built-in configuration.
-    public enum Issuer {
+    public enum Issuer: Sendable {
         public static let paysafe = "paysafe-eu"
         public static let adyen = "adyen-bank"
         public static let stripe = "stripe-us"

@@ -9,6 +9,6 @@ import CardGatewayTrustPayments
 ///
 /// A service of your own registers only the adapters it links, the same way:
 /// `var registry = ProviderRegistry(); registry.register(.stripe)`.
-public enum ExampleRegistry {
+public enum ExampleRegistry: Sendable {
     public static let all = ProviderRegistry([.paysafe, .adyen, .stripe, .bridge, .trustpayments])
 }

@@ -7,7 +7,7 @@ import PaysafeSimulator
 import StripeSimulator
 
 /// What a phone would send: the inputs the examples pass to provisioning, standing in for PassKit and Google Pay.
-public enum SampleInputs {
+public enum SampleInputs: Sendable {
     /// What PassKit hands the app for encrypted-payload provisioning: a certificate chain (leaf first, DER), a
     /// nonce and its signature. The certificates are well-formed DER generated for the simulators.
     public static var applePay: ApplePayProvisioningInput {

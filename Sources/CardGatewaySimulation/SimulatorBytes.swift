@@ -2,7 +2,7 @@ import Foundation
 
 /// Hexadecimal for simulators. The simulation kit does not depend on the core library (so that a simulator
 /// checks an adapter independently), so it keeps this one copy for every simulator.
-public enum SimulatorBytes {
+public enum SimulatorBytes: Sendable {
     /// Lower-case hexadecimal.
     public static func hex(_ bytes: some Sequence<UInt8>) -> String {
         var text = ""

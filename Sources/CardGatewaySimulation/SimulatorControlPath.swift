@@ -16,7 +16,7 @@
 ///
 /// Fault rule JSON: `{"count":1,"pathPrefix":"/v1/x","method":"POST","action":{"type":"status","status":503,"retryAfterSeconds":2}}`
 /// (see ``FaultRule`` and ``FaultAction`` for every field). Journal entry JSON: see ``JournalEntry``.
-public enum SimulatorControlPath {
+public enum SimulatorControlPath: Sendable {
     /// Prefix of every control route: `/__simulator`.
     public static let prefix = "/__simulator"
     /// `/__simulator/faults`

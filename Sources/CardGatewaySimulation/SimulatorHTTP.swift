@@ -1,7 +1,7 @@
 import Foundation
 
 /// Small wire helpers for simulators.
-public enum SimulatorHTTP {
+public enum SimulatorHTTP: Sendable {
     /// Parses an `application/x-www-form-urlencoded` body.
     ///
     /// Pairs are separated by `&`; name and value by the first `=` (a pair without `=` has an empty value). `+` means a

@@ -16,7 +16,7 @@ import Synchronization
 ///     #expect(report.passed, "\(report)")
 /// }
 /// ```
-public enum ContractSuite {
+public enum ContractSuite: Sendable {
     /// Runs every applicable scenario against a fresh simulator on 127.0.0.1.
     /// - Parameter timeout: the per-request timeout of the adapter in the timeout scenario, which delays the answer
     ///   past it. Every other scenario gives requests 15 seconds, so a loaded machine does not fail them.

@@ -23,7 +23,7 @@ import Foundation
 /// the gateway configuration's credentials: `env:NAME`, `file:PATH` or `literal:VALUE` (tests only), and must be
 /// at least 16 characters. Every problem is reported at once, each with its JSON path; no value of a token is
 /// ever part of a message.
-public enum CardDirectoryFile {
+public enum CardDirectoryFile: Sendable {
     /// The shortest bearer token accepted.
     public static let minimumTokenLength = 16
 

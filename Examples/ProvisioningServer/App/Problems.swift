@@ -26,7 +26,7 @@ public struct ErrorStatus: Sendable, Equatable {
 /// The one table that turns ``CardGatewayError`` codes into HTTP statuses.
 ///
 /// Codes the table does not know (the code set can grow) are answered with 500.
-public enum ErrorStatusTable {
+public enum ErrorStatusTable: Sendable {
     /// Every row, by code.
     public static let rows: [CardGatewayError.Code: ErrorStatus] = [
         .invalidRequest: ErrorStatus(status: 400, title: "Invalid request", detail: "The request was refused as invalid."),

@@ -3,7 +3,7 @@
 /// Adyen documents `00_401`, `00_403`, `00_404`, `00_500` (generic) and `30_031` (an example 422) for this API. The
 /// other codes below are the simulator's own choice, shaped like Adyen's `30_xxx` validation codes; they are
 /// *not* verified against Adyen and exist so tests can tell the refusals apart.
-public enum AdyenSimulatorErrors {
+public enum AdyenSimulatorErrors: Sendable {
     /// Unknown payment instrument or network token (404).
     public static let notFound = "00_404"
     /// Activation data for a payment instrument that is not a card (422). Simulator's choice.

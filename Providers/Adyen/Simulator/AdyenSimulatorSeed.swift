@@ -2,7 +2,7 @@ import Foundation
 
 extension AdyenSimulator {
     /// The simulator's documented, deterministic seed data. `reset()` returns to exactly this.
-    public enum Seed {
+    public enum Seed: Sendable {
         /// Active Visa, virtual, no network tokens yet: the card to provision in tests and demos.
         public static let activeVisaID = "PI32272223222C5GXTDWH3TTN"
         /// Active Mastercard, physical, with network tokens in every status (see the token ids below).

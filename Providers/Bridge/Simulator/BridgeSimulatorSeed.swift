@@ -89,7 +89,7 @@ public struct SimulatedCustomer: Sendable, Equatable {
 
 extension BridgeSimulator {
     /// The documented seed: every value the simulator starts with (and returns to on reset).
-    public enum Seed {
+    public enum Seed: Sendable {
         /// The API key the simulator accepts by default (`Api-Key` header).
         public static let apiKey = "sk-test-bridge-simulator-7c1e"
 
@@ -173,7 +173,7 @@ extension BridgeSimulator {
     /// The certificates are X.509-shaped DER built by hand: `SEQUENCE { SEQUENCE tbsCertificate (version,
     /// serial, ecdsa-with-SHA256, issuer CN, validity, subject CN, padding), SEQUENCE ecdsa-with-SHA256,
     /// BIT STRING signature }` with definite, minimal lengths. They are not signed by anyone.
-    public enum TestInputs {
+    public enum TestInputs: Sendable {
         /// "Simulator Leaf" (PassKit `certificates[0]`).
         public static let leafCertificate = certificate(commonName: "Simulator Leaf", padding: 160)
         /// "Simulator Subordinate CA" (PassKit `certificates[1]`).

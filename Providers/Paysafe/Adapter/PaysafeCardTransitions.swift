@@ -15,7 +15,7 @@ import CardGateway
 /// | DIGITAL   | yes (by PIN & CHIP) | yes | yes |
 ///
 /// Activation (ISSUED or DIGITAL → ACTIVE with last four and CVV) is a separate call, not an update.
-public enum PaysafeCardTransitions {
+public enum PaysafeCardTransitions: Sendable {
     /// Paysafe status words: from → the statuses it may be changed to.
     public static let allowed: [String: Set<String>] = [
         "ACTIVE": ["LOCKED", "CANCELLED"],

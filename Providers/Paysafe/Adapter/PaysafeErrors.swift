@@ -28,7 +28,7 @@ import HTTPTypes
 /// | 429 | other | rateLimited, with `Retry-After` | [C] |
 /// | 5xx | any | providerUnavailable, retryable, may have reached Paysafe | |
 /// | other 4xx | other | invalidRequest | |
-public enum PaysafeErrorMapping {
+public enum PaysafeErrorMapping: Sendable {
     /// One row of the table keyed by Paysafe's code.
     public struct CodeRule: Sendable, Equatable {
         public var providerCode: String

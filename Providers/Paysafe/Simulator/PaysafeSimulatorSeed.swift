@@ -2,7 +2,7 @@ import Foundation
 
 extension PaysafeSimulator {
     /// The simulator's documented seed data. Every id is stable across runs and resets.
-    public enum Seed {
+    public enum Seed: Sendable {
         /// An EU (ROW) customer with a card in every Paysafe status.
         public static let euCustomer = "cust-eu-1001"
         /// A US customer (US rules: no PIN at creation, state and T&C/e-disclosure flags required).

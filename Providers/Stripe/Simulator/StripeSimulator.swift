@@ -41,7 +41,7 @@ public struct StripeSimulator: ProviderSimulator {
     }
 
     /// The documented seed data.
-    public enum Seed {
+    public enum Seed: Sendable {
         /// Jenny Rosen, with email and phone number.
         public static let cardholderID = "ich_1SimJennyRosen000000000"
         /// A cardholder with neither email nor phone number.

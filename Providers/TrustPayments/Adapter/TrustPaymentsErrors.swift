@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Codes and their names come from the facts file (official docs) and the official Python client's
 /// `data/errormessages.json`. Each row says why it maps where it does.
-public enum TrustPaymentsErrorTable {
+public enum TrustPaymentsErrorTable: Sendable {
     /// One row: the normalised code, whether repeating can help, and what the caller should know.
     public struct Row: Sendable, Equatable {
         /// The normalised code.

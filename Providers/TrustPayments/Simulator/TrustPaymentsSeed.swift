@@ -2,7 +2,7 @@ import Foundation
 
 extension TrustPaymentsSimulator {
     /// The simulator's documented seed: credentials, sites, test cards, amount triggers and stored transactions.
-    public enum Seed {
+    public enum Seed: Sendable {
         /// The Webservices user (HTTP Basic username and `alias` on `/json/`).
         public static let webservicesUsername = "ws@cardgateway.test"
         /// The Webservices user's password.
@@ -19,7 +19,7 @@ extension TrustPaymentsSimulator {
         public static let expiryDate = "12/2034"
 
         /// Test card numbers and what the simulated bank answers for them (on ACCOUNTCHECK and AUTH unless said).
-        public enum Card {
+        public enum Card: Sendable {
             /// Visa, success (Trust Payments' documented success card).
             public static let visa = "4111111111111111"
             /// Mastercard, success (Trust Payments' documented success card).
@@ -51,7 +51,7 @@ extension TrustPaymentsSimulator {
         /// `baseamount` values that decide an AUTH's outcome whatever the card (so merchant-initiated charges can
         /// be declined). 70000 and 60010 are Trust Payments' documented test-bank amounts; the others are this
         /// simulator's.
-        public enum Amount {
+        public enum Amount: Sendable {
             /// 70000 (£700.00): declined, errorcode 70000 (documented test-bank amount).
             public static let declined: Int64 = 70000
             /// 60010 (£600.10): bank system error, errorcode 60010 (documented test-bank amount).
@@ -73,7 +73,7 @@ extension TrustPaymentsSimulator {
         }
 
         /// Transactions present at start (and after reset), on ``siteReference``.
-        public enum Transaction {
+        public enum Transaction: Sendable {
             /// A successful ACCOUNTCHECK that stored a Visa (credentialsonfile 1): a parent for C and D, not for A.
             public static let storedVisaAccountCheck = "1-9-1000001"
             /// A successful AUTH that stored a Visa (credentialsonfile 1): a parent for A, C and D.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Comparisons whose running time does not depend on where two byte strings differ.
-public enum ConstantTime {
+public enum ConstantTime: Sendable {
     /// True when both byte strings are equal. The time taken depends only on their lengths.
     public static func equals(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
         var difference = UInt8(truncatingIfNeeded: lhs.count ^ rhs.count)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Strict encoders and decoders for the byte encodings providers use on the wire.
-public enum ByteEncoding {
+public enum ByteEncoding: Sendable {
     /// Lower-case hexadecimal.
     public static func hex(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)

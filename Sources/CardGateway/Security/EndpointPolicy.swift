@@ -2,7 +2,7 @@ import Foundation
 
 /// Which base URLs the gateway will talk to: `https://` anywhere, plain `http://` only to this machine
 /// (127.0.0.0/8, ::1, localhost), so that credentials and card data never cross a network unencrypted.
-public enum EndpointPolicy {
+public enum EndpointPolicy: Sendable {
     /// The problem with `url`, or nil when it is acceptable.
     public static func problem(with url: URL) -> String? {
         guard let scheme = url.scheme?.lowercased() else { return "the URL has no scheme" }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Scrubs text that came from outside (a provider's error message, a field name) before it goes into an
 /// error description or a log line: anything that looks like a card number, a key or a token is masked.
-public enum SafeText {
+public enum SafeText: Sendable {
     private static let redacted = Array("<redacted>".unicodeScalars)
     private static let secretPrefixes = ["sk_", "rk_", "pk_live", "whsec_", "ek_", "eyJ", "Bearer", "Basic"].map { Array($0.unicodeScalars) }
     /// Card numbers are masked from this many digits on.

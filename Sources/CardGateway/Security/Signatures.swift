@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 /// The keyed hashes webhook and JWT checks are built on. Comparisons are constant-time.
-public enum MessageAuthentication {
+public enum MessageAuthentication: Sendable {
     public static func hmacSHA256(key: Data, message: Data) -> Data {
         Data(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key)))
     }

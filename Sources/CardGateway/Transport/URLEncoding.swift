@@ -1,7 +1,7 @@
 import Foundation
 
 /// Percent-encoding for paths, queries and form bodies (RFC 3986 unreserved characters are kept).
-public enum URLEncoding {
+public enum URLEncoding: Sendable {
     private static let unreserved: CharacterSet = {
         var set = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         set.insert(charactersIn: "-._~")
