@@ -337,8 +337,7 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying {
     // MARK: Validation
 
     static func isValidID(_ id: String) -> Bool {
-        // "." and ".." would be dot segments in the path, naming another resource once normalised.
-        !id.isEmpty && id != "." && id != ".." && id.count <= 128 && !id.unicodeScalars.contains { CharacterSet.whitespacesAndNewlines.contains($0) || CharacterSet.controlCharacters.contains($0) }
+        !id.isEmpty && !URLEncoding.isDotSegment(id) && id.count <= 128 && !id.unicodeScalars.contains { CharacterSet.whitespacesAndNewlines.contains($0) || CharacterSet.controlCharacters.contains($0) }
     }
 
     private func validate(cardID: String) throws {

@@ -377,7 +377,7 @@ public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomString
     private func collect(_ ref: CardRef, into problems: inout ValidationProblems) -> (String?, String?) {
         var customer: String? = nil
         if let value = ref.customer, !value.isEmpty {
-            if value == "." || value == ".." {
+            if URLEncoding.isDotSegment(value) {
                 problems.add("card.customer", "is not a Bridge id")
             } else if value.count > BridgeAPI.idMaxLength {
                 problems.add("card.customer", "Bridge customer ids are at most \(BridgeAPI.idMaxLength) characters")
@@ -390,8 +390,7 @@ public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomString
         var id: String? = nil
         if ref.id.isEmpty {
             problems.add("card.id", "is required")
-        } else if ref.id == "." || ref.id == ".." {
-            // A dot segment would name another resource once a server or proxy normalises the path.
+        } else if URLEncoding.isDotSegment(ref.id) {
             problems.add("card.id", "is not a Bridge id")
         } else if ref.id.count > BridgeAPI.idMaxLength {
             problems.add("card.id", "Bridge card account ids are at most \(BridgeAPI.idMaxLength) characters")

@@ -468,7 +468,7 @@ public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
     static func check(id: String, field: String, into problems: inout ValidationProblems) {
         if id.isEmpty {
             problems.add(field, "is required")
-        } else if id == "." || id == ".." || id.utf8.count > 255 || !id.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7f && $0 != "/" }) {
+        } else if URLEncoding.isDotSegment(id) || id.utf8.count > 255 || !id.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7f && $0 != "/" }) {
             problems.add(field, "is not a Stripe id")
         }
     }

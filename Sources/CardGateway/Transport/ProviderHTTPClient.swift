@@ -224,8 +224,7 @@ public struct ProviderHTTPClient: Sendable {
         else { throw CardGatewayError(.invalidConfiguration, "the base URL of \(instance) is not valid", provider: instance) }
         // An id of "." or ".." would become a dot segment, which a server or proxy that normalises paths turns
         // into another resource's path. No adapter's request may carry one, however its ids were checked.
-        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).map { $0.lowercased() }
-        if segments.contains(where: { [".", "..", "%2e", "%2e%2e", ".%2e", "%2e."].contains($0) }) {
+        if request.path.split(separator: "/", omittingEmptySubsequences: false).contains(where: URLEncoding.isDotSegment) {
             throw CardGatewayError(.invalidRequest, "the request path has a dot segment (an id of \".\" or \"..\"); nothing was sent", provider: instance, providerKind: kind)
         }
         var basePath = components.percentEncodedPath

@@ -8,6 +8,13 @@ public enum URLEncoding: Sendable {
         return set
     }()
 
+    /// Whether a path segment (raw or percent-encoded) is "." or "..": one that a server or proxy normalising the
+    /// path would turn into another resource's path. Adapters refuse such ids by name; the HTTP client refuses
+    /// any request path holding one.
+    public static func isDotSegment(_ segment: some StringProtocol) -> Bool {
+        [".", "..", "%2e", "%2e%2e", ".%2e", "%2e."].contains(segment.lowercased())
+    }
+
     /// Encodes everything but unreserved characters (so `/`, `?`, `&`, `=`, `+` and spaces are escaped).
     public static func escape(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
