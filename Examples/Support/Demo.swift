@@ -221,8 +221,10 @@ struct DemoSteps {
         let via = RouteTarget.key(RouteKey(issuer: Issuer.adyen))
         let card = CardRef(id: Seed.activeVisaID)
         await lookup(&recorder, name: Instance.adyen, via: via, card: card)
+        // The app's SDK answers each sdkInput in turn: a start, then one output per round trip (filled in from the
+        // previous response by `offerAndProvision`).
         func relay(_ wallet: Wallet) -> [ProvisioningInput] {
-            [.issuerSDK(output: nil)] + (1...Seed.roundTripsToComplete).map { .issuerSDK(output: SampleInputs.issuerSDKOutput(wallet: wallet, round: $0)) }
+            [.issuerSDK(output: nil)] + (1...Seed.roundTripsToComplete).map { _ in .issuerSDK(output: SensitiveData(Data())) }
         }
         await offerAndProvision(&recorder, name: Instance.adyen, via: via, card: card, inputs: [.applePay: relay(.applePay), .googlePay: relay(.googlePay)])
     }
@@ -342,7 +344,13 @@ struct DemoSteps {
                 return "eligible by \(offer.flow?.rawValue ?? "an unnamed flow"), \(offer.network.rawValue) ending \(offer.lastFour ?? "?")"
             }
             let relayed = rounds.count - 1
-            for (index, input) in rounds.enumerated() {
+            var previous: ProvisioningResponse?
+            for (index, planned) in rounds.enumerated() {
+                var input = planned
+                // An issuer SDK's output answers the input it was handed in the round before.
+                if case .issuerSDK(output: .some) = planned, case .issuerSDKInput(let sdkInput)? = previous {
+                    input = .issuerSDK(output: SampleInputs.issuerSDKOutput(wallet: wallet, answering: sdkInput))
+                }
                 let label: String
                 switch (input, index) {
                 case (.issuerSDK(output: .none), _): label = "provision: start the issuer SDK relay"
@@ -351,6 +359,7 @@ struct DemoSteps {
                 }
                 await recorder.step("\(wallet.title): \(label)", name) {
                     let response = try await gateway.provision(ProvisioningRequest(card: card, wallet: wallet, input: input), via: via)
+                    previous = response
                     return describe(response)
                 }
             }

@@ -25,11 +25,12 @@ public enum SampleInputs: Sendable {
     /// The API version Stripe's mobile SDK asks its ephemeral keys for (the Stripe iOS and Android SDKs send it).
     public static let stripeSDKAPIVersion = "2020-08-27"
 
-    /// What an issuer SDK hands back in one relay round (Adyen): opaque bytes the backend passes on untouched.
-    /// Adyen's simulator reads `googlePay` in the output as a Google Pay exchange.
-    public static func issuerSDKOutput(wallet: Wallet, round: Int) -> SensitiveData {
+    /// What an issuer SDK hands back in one relay round (Adyen) when given `sdkInput`: opaque bytes the backend
+    /// passes on untouched. Adyen's simulator accepts only an output that answers the latest `sdkInput` it handed
+    /// out, and reads `googlePay` in it as a Google Pay exchange.
+    public static func issuerSDKOutput(wallet: Wallet, answering sdkInput: SensitiveData) -> SensitiveData {
         let marker = wallet == .googlePay ? AdyenSimulator.Seed.googlePayMarker : "applePay"
-        return SensitiveData(Data("sdk-output \(marker) round \(round)".utf8))
+        return SensitiveData(AdyenSimulator.sdkOutput(answering: sdkInput.revealedBytes, extra: Data(" sdk-output \(marker)".utf8)))
     }
 }
 

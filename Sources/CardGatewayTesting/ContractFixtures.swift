@@ -93,12 +93,20 @@ public struct ContractFixtures: Sendable {
         public var inputs: [Wallet: [ProvisioningInput]]
         /// A confirmation to send after provisioning, when the provider records one.
         public var confirmation: ProvisioningConfirmation?
+        /// Plays the wallet or issuer SDK between rounds: turns a planned input into the one to send, given the
+        /// previous round's response (nil before the first round). An issuer-SDK relay needs it when each output
+        /// must answer the input before it. Nil sends the planned inputs as they are.
+        public var answer: (@Sendable (_ planned: ProvisioningInput, _ previous: ProvisioningResponse?) -> ProvisioningInput)?
 
-        public init(eligible: CardRef, ineligible: CardRef?, inputs: [Wallet: [ProvisioningInput]], confirmation: ProvisioningConfirmation? = nil) {
+        public init(
+            eligible: CardRef, ineligible: CardRef?, inputs: [Wallet: [ProvisioningInput]], confirmation: ProvisioningConfirmation? = nil,
+            answer: (@Sendable (_ planned: ProvisioningInput, _ previous: ProvisioningResponse?) -> ProvisioningInput)? = nil
+        ) {
             self.eligible = eligible
             self.ineligible = ineligible
             self.inputs = inputs
             self.confirmation = confirmation
+            self.answer = answer
         }
     }
 

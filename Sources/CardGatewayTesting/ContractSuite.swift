@@ -348,11 +348,14 @@ struct ContractRun {
                 continue
             }
             await scenario("provisioning: \(wallet) provision by \(flow)", nil) { checks in
-                for (round, input) in inputs.enumerated() {
+                var previous: ProvisioningResponse?
+                for (round, planned) in inputs.enumerated() {
+                    let input = fixture.answer?(planned, previous) ?? planned
                     if case .applePay(let apple) = input { apple.certificates.forEach(remember); remember(apple.nonce); remember(apple.nonceSignature) }
                     if case .issuerSDK(let output?) = input { remember(output) }
                     let before = handle.journal.entries().count
                     let response = try await wallets.provision(ProvisioningRequest(card: fixture.eligible, wallet: wallet, input: input), context: context)
+                    previous = response
                     checks.expect(!newEntries(since: before).isEmpty, "round \(round + 1) sent nothing to the provider")
                     switch (flow, wallet, response) {
                     case (.encryptedPayload, .applePay, .applePay(let payload)):

@@ -13,6 +13,12 @@ import SharedTestSupport
 struct AdyenIntegrationTests {
     typealias Seed = AdyenSimulator.Seed
 
+    /// What the app's provisioning SDK answers to the sdkInput of `response` (the simulator refuses anything else).
+    static func answer(_ response: ProvisioningResponse, extra: Data = Data()) -> Data {
+        guard case .issuerSDKInput(let input) = response else { return Data() }
+        return AdyenSimulator.sdkOutput(answering: input.revealedBytes, extra: extra)
+    }
+
     @Test("the relay over several round trips: GET then 2 POSTs, bytes exact, Base64 on the wire, keys ≤ 64")
     func relay() async throws {
         try await withSimulator(AdyenSimulator()) { handle in
@@ -29,13 +35,17 @@ struct AdyenIntegrationTests {
             #expect(offer.existingTokens.isEmpty)
 
             var inputs: [Data] = []
-            let outputs = [Data([0xfb, 0xff, 0x00, 0x10, 0x3f]), Data((0..<300).map { UInt8(truncatingIfNeeded: $0 * 37) })]
+            var outputs: [Data] = []
+            let extras = [Data([0xfb, 0xff, 0x00, 0x10, 0x3f]), Data((0..<300).map { UInt8(truncatingIfNeeded: $0 * 37) })]
             guard case .issuerSDKInput(let first) = try await provider.provision(ProvisioningRequest(card: card, wallet: .applePay, input: .issuerSDK(output: nil)), context: OperationContext()) else {
                 Issue.record("expected an sdkInput")
                 return
             }
             inputs.append(first.revealedBytes)
-            for output in outputs {
+            for extra in extras {
+                // The app's SDK answers the sdkInput it was handed last.
+                let output = AdyenSimulator.sdkOutput(answering: inputs[inputs.count - 1], extra: extra)
+                outputs.append(output)
                 let response = try await provider.provision(ProvisioningRequest(card: card, wallet: .applePay, input: .issuerSDK(output: SensitiveData(output))), context: OperationContext())
                 guard case .issuerSDKInput(let next) = response else {
                     Issue.record("expected an sdkInput")
@@ -82,9 +92,9 @@ struct AdyenIntegrationTests {
         try await withSimulator(AdyenSimulator()) { handle in
             let provider = try SimulatorFixture.provider(handle)
             let card = CardRef(id: Seed.activeVisaID)
-            _ = try await provider.provision(ProvisioningRequest(card: card, wallet: .googlePay, input: .issuerSDK(output: nil)), context: OperationContext())
+            let start = try await provider.provision(ProvisioningRequest(card: card, wallet: .googlePay, input: .issuerSDK(output: nil)), context: OperationContext())
             handle.faults.inject(FaultRule(count: 1, pathPrefix: "/bcl/v2/paymentInstruments/\(Seed.activeVisaID)/networkTokenActivationData", method: "POST", action: .status(500, retryAfterSeconds: nil, message: nil)))
-            _ = try await provider.provision(ProvisioningRequest(card: card, wallet: .googlePay, input: .issuerSDK(output: SensitiveData(Data([1, 2, 3])))), context: OperationContext())
+            let round1 = try await provider.provision(ProvisioningRequest(card: card, wallet: .googlePay, input: .issuerSDK(output: SensitiveData(Self.answer(start)))), context: OperationContext())
 
             let posts = handle.journal.entries().filter { $0.method == "POST" }
             #expect(posts.map(\.responseStatus) == [500, 200])
@@ -95,7 +105,7 @@ struct AdyenIntegrationTests {
 
             // Only one round was consumed: one more POST completes the exchange.
             #expect(try await provider.networkTokens(for: card, context: OperationContext()).isEmpty)
-            _ = try await provider.provision(ProvisioningRequest(card: card, wallet: .googlePay, input: .issuerSDK(output: SensitiveData(Data("googlePay".utf8)))), context: OperationContext())
+            _ = try await provider.provision(ProvisioningRequest(card: card, wallet: .googlePay, input: .issuerSDK(output: SensitiveData(Self.answer(round1, extra: Data("googlePay".utf8))))), context: OperationContext())
             let tokens = try await provider.networkTokens(for: card, context: OperationContext())
             #expect(tokens.map(\.wallet) == [.googlePay])
         }
@@ -237,9 +247,9 @@ struct AdyenIntegrationTests {
         try await withSimulator(simulator) { handle in
             let provider = try SimulatorFixture.provider(handle)
             let card = CardRef(id: Seed.activeVisaID)
-            _ = try await provider.provision(ProvisioningRequest(card: card, wallet: .applePay, input: .issuerSDK(output: nil)), context: OperationContext())
-            for byte in [UInt8(1), 2] {
-                _ = try await provider.provision(ProvisioningRequest(card: card, wallet: .applePay, input: .issuerSDK(output: SensitiveData(Data([byte])))), context: OperationContext())
+            var last = try await provider.provision(ProvisioningRequest(card: card, wallet: .applePay, input: .issuerSDK(output: nil)), context: OperationContext())
+            for _ in 1...Seed.roundTripsToComplete {
+                last = try await provider.provision(ProvisioningRequest(card: card, wallet: .applePay, input: .issuerSDK(output: SensitiveData(Self.answer(last)))), context: OperationContext())
             }
             let token = try #require(try await provider.networkTokens(for: card, context: OperationContext()).first)
 
@@ -292,9 +302,17 @@ struct AdyenIntegrationTests {
             let offer = try await gateway.provisioningOffer(for: card, wallet: .applePay, via: route, context: context)
             #expect(offer.provider == "adyen-sim")
             var seen: [String] = []
-            let output = Data((0..<64).map { UInt8(truncatingIfNeeded: $0 * 13 + 7) })
-            for input in [ProvisioningInput.issuerSDK(output: nil), .issuerSDK(output: SensitiveData(output)), .issuerSDK(output: SensitiveData(output + Data([9])))] {
+            let extra = Data((0..<64).map { UInt8(truncatingIfNeeded: $0 * 13 + 7) })
+            var outputs: [Data] = []
+            var previous: ProvisioningResponse?
+            for round in 0...Seed.roundTripsToComplete {
+                var input = ProvisioningInput.issuerSDK(output: nil)
+                if let previous {
+                    outputs.append(Self.answer(previous, extra: extra + Data([UInt8(round)])))
+                    input = .issuerSDK(output: SensitiveData(outputs[outputs.count - 1]))
+                }
                 let response = try await gateway.provision(ProvisioningRequest(card: card, wallet: .applePay, input: input), via: route, context: context)
+                previous = response
                 seen.append(response.description)
                 if case .issuerSDKInput(let bytes) = response { seen.append(bytes.revealedBytes.base64EncodedString()) }
             }
@@ -310,7 +328,7 @@ struct AdyenIntegrationTests {
 
             let inputs = Array(seen.enumerated().filter { $0.offset % 2 == 1 }.map(\.element))
             #expect(inputs.count == 3)
-            let needles = [AdyenSimulator.Credentials.apiKey, AdyenSimulator.Credentials.hmacKeyHex, output.base64EncodedString()] + inputs
+            let needles = [AdyenSimulator.Credentials.apiKey, AdyenSimulator.Credentials.hmacKeyHex] + outputs.map { $0.base64EncodedString() } + inputs
             #expect(!capture.all.isEmpty)
             #expect(capture.leaks(of: needles).isEmpty)
             let descriptions = seen.enumerated().filter { $0.offset % 2 == 0 }.map(\.element).joined()

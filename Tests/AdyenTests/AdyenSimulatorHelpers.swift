@@ -21,6 +21,15 @@ struct RawClient {
         func header(_ name: String) -> String? { HTTPField.Name(name).flatMap { headers[$0] } }
         /// The `errorCode` of a RestServiceError body.
         var errorCode: String? { json?["errorCode"]?.stringValue }
+        /// The decoded `sdkInput` of an activation-data answer.
+        var sdkInput: Data? { json?["sdkInput"]?.stringValue.flatMap { Data(base64Encoded: $0) } }
+    }
+
+    /// The body of a POST whose `sdkOutput` answers `reply`'s `sdkInput`, as the provisioning SDK would
+    /// (``AdyenSimulator/sdkOutput(answering:extra:)``), with `extra` appended to the output.
+    func answering(_ reply: Reply, extra: String = "") -> Data {
+        let output = AdyenSimulator.sdkOutput(answering: reply.sdkInput ?? Data(), extra: Data(extra.utf8))
+        return json("{\"sdkOutput\":\"\(output.base64EncodedString())\"}")
     }
 
     /// Sends `method` to `path` below the base path (`/paymentInstruments/...`).

@@ -94,12 +94,22 @@ struct AdyenSimulatorTests {
             #expect(noGet.status == 422)
             #expect(noGet.errorCode == AdyenSimulatorErrors.noExchange)
 
-            let first = try #require(try await raw.send(.get, path).json?["sdkInput"]?.stringValue)
+            let started = try await raw.send(.get, path)
+            let first = try #require(started.json?["sdkInput"]?.stringValue)
             #expect(Data(base64Encoded: first) != nil)
-            let second = try #require(try await raw.send(.post, path, body: raw.json("{\"sdkOutput\":\"AAEC\"}")).json?["sdkInput"]?.stringValue)
+            let secondReply = try await raw.send(.post, path, body: raw.answering(started))
+            let second = try #require(secondReply.json?["sdkInput"]?.stringValue)
             #expect(second != first)
             #expect(try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").json?["networkTokens"]?.arrayValue?.count == 0)
-            let third = try #require(try await raw.send(.post, path, body: raw.json("{\"sdkOutput\":\"AAED\"}")).json?["sdkInput"]?.stringValue)
+
+            // An output that answers an earlier sdkInput (a stale blob re-sent) is refused and does not advance.
+            let stale = try await raw.send(.post, path, body: raw.answering(started, extra: "again"))
+            #expect(stale.status == 422)
+            #expect(stale.errorCode == AdyenSimulatorErrors.staleSDKOutput)
+            let unrelated = try await raw.send(.post, path, body: raw.json("{\"sdkOutput\":\"AAED\"}"))
+            #expect(unrelated.errorCode == AdyenSimulatorErrors.staleSDKOutput)
+
+            let third = try #require(try await raw.send(.post, path, body: raw.answering(secondReply)).json?["sdkInput"]?.stringValue)
             #expect(third != second && third != first)
 
             let tokens = try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").json?["networkTokens"]?.arrayValue ?? []
@@ -120,9 +130,11 @@ struct AdyenSimulatorTests {
         try await withSimulator(AdyenSimulator()) { handle in
             let raw = RawClient(handle: handle)
             let path = "/paymentInstruments/\(Seed.activeVisaID)/networkTokenActivationData"
-            _ = try await raw.send(.get, path)
-            let output = Data("device googlePay wallet".utf8).base64EncodedString()
-            for _ in 0..<Seed.roundTripsToComplete { #expect(try await raw.send(.post, path, body: raw.json("{\"sdkOutput\":\"\(output)\"}")).status == 200) }
+            var last = try await raw.send(.get, path)
+            for _ in 0..<Seed.roundTripsToComplete {
+                last = try await raw.send(.post, path, body: raw.answering(last, extra: "device googlePay wallet"))
+                #expect(last.status == 200)
+            }
             let tokens = try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").json?["networkTokens"]?.arrayValue ?? []
             #expect(tokens.first?["tokenRequestor"]?["name"]?.stringValue == "Google Pay")
         }
@@ -138,7 +150,7 @@ struct AdyenSimulatorTests {
         try await withSimulator(AdyenSimulator()) { handle in
             let raw = RawClient(handle: handle)
             let path = "/paymentInstruments/\(Seed.activeVisaID)/networkTokenActivationData"
-            _ = try await raw.send(.get, path)
+            var last = try await raw.send(.get, path)
             let reply = try await raw.send(.post, path, body: raw.json(body))
             #expect(reply.status == status)
             #expect(reply.errorCode == code)
@@ -146,7 +158,10 @@ struct AdyenSimulatorTests {
                 #expect(reply.json?["invalidFields"]?.arrayValue?.first?["name"]?.stringValue == "sdkOutput")
             }
             // A refused POST does not advance the exchange: two valid POSTs still complete it.
-            for _ in 0..<Seed.roundTripsToComplete { #expect(try await raw.send(.post, path, body: raw.json("{\"sdkOutput\":\"AAEC\"}")).status == 200) }
+            for _ in 0..<Seed.roundTripsToComplete {
+                last = try await raw.send(.post, path, body: raw.answering(last))
+                #expect(last.status == 200)
+            }
             #expect(try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").json?["networkTokens"]?.arrayValue?.count == 1)
         }
     }
@@ -171,23 +186,23 @@ struct AdyenSimulatorTests {
         try await withSimulator(AdyenSimulator()) { handle in
             let raw = RawClient(handle: handle)
             let path = "/paymentInstruments/\(Seed.activeVisaID)/networkTokenActivationData"
-            _ = try await raw.send(.get, path)
+            let started = try await raw.send(.get, path)
             let key = "7b6b0c51-3f5e-4c55-8a2d-5a1f6c2b9e01"
-            let first = try await raw.send(.post, path, headers: [("Idempotency-Key", key)], body: raw.json("{\"sdkOutput\":\"AAEC\"}"))
-            let replay = try await raw.send(.post, path, headers: [("Idempotency-Key", key)], body: raw.json("{\"sdkOutput\":\"AAEC\"}"))
+            let first = try await raw.send(.post, path, headers: [("Idempotency-Key", key)], body: raw.answering(started))
+            let replay = try await raw.send(.post, path, headers: [("Idempotency-Key", key)], body: raw.answering(started))
             #expect(first.status == 200)
             #expect(replay.status == 200)
             #expect(replay.body == first.body)
             #expect(first.header("Idempotency-Key") == key)
             #expect(replay.header("Idempotency-Key") == key)
 
-            let conflict = try await raw.send(.post, path, headers: [("Idempotency-Key", key)], body: raw.json("{\"sdkOutput\":\"AAED\"}"))
+            let conflict = try await raw.send(.post, path, headers: [("Idempotency-Key", key)], body: raw.answering(started, extra: "other"))
             #expect(conflict.status == 422)
             #expect(conflict.errorCode == AdyenSimulatorErrors.idempotencyConflict)
 
             // The replay did not advance the exchange: one more POST completes it.
             #expect(try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").json?["networkTokens"]?.arrayValue?.count == 0)
-            #expect(try await raw.send(.post, path, headers: [("Idempotency-Key", "second-round")], body: raw.json("{\"sdkOutput\":\"AAEF\"}")).status == 200)
+            #expect(try await raw.send(.post, path, headers: [("Idempotency-Key", "second-round")], body: raw.answering(first)).status == 200)
             #expect(try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").json?["networkTokens"]?.arrayValue?.count == 1)
 
             let long = try await raw.send(.post, path, headers: [("Idempotency-Key", String(repeating: "k", count: 65))], body: raw.json("{\"sdkOutput\":\"AAEC\"}"))
@@ -204,8 +219,8 @@ struct AdyenSimulatorTests {
             let refused = try await raw.send(.post, path, headers: [("Idempotency-Key", "k1")], body: raw.json("{\"sdkOutput\":\"AAEC\"}"))
             #expect(refused.status == 422)
             #expect(refused.header("Idempotency-Key") == "k1")
-            _ = try await raw.send(.get, path)
-            #expect(try await raw.send(.post, path, headers: [("Idempotency-Key", "k1")], body: raw.json("{\"sdkOutput\":\"AAEC\"}")).status == 200)
+            let started = try await raw.send(.get, path)
+            #expect(try await raw.send(.post, path, headers: [("Idempotency-Key", "k1")], body: raw.answering(started)).status == 200)
         }
     }
 

@@ -25,9 +25,12 @@ struct AdyenSpecConformanceTests {
                 checked.append(("GET tokens \(id)", try await raw.send(.get, "/paymentInstruments/\(id)/networkTokens").body, "ListNetworkTokensResponse"))
             }
             let path = "/paymentInstruments/\(Seed.activeVisaID)/networkTokenActivationData"
-            checked.append(("GET activation", try await raw.send(.get, path).body, "NetworkTokenActivationDataResponse"))
-            checked.append(("POST activation 1", try await raw.send(.post, path, body: Data("{\"sdkOutput\":\"AAEC\"}".utf8)).body, "NetworkTokenActivationDataResponse"))
-            checked.append(("POST activation 2", try await raw.send(.post, path, body: Data("{\"sdkOutput\":\"AAED\"}".utf8)).body, "NetworkTokenActivationDataResponse"))
+            let started = try await raw.send(.get, path)
+            let round1 = try await raw.send(.post, path, body: raw.answering(started))
+            let round2 = try await raw.send(.post, path, body: raw.answering(round1))
+            checked.append(("GET activation", started.body, "NetworkTokenActivationDataResponse"))
+            checked.append(("POST activation 1", round1.body, "NetworkTokenActivationDataResponse"))
+            checked.append(("POST activation 2", round2.body, "NetworkTokenActivationDataResponse"))
             checked.append(("GET tokens after", try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").body, "ListNetworkTokensResponse"))
             checked.append(("GET token", try await raw.send(.get, "/networkTokens/\(Seed.activeApplePayTokenID)").body, "GetNetworkTokenResponse"))
             let errors: [(String, RawClient.Reply)] = [

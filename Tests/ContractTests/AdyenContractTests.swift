@@ -66,7 +66,12 @@ struct AdyenContractTests {
                 lookup: .init(existing: CardRef(id: Seed.activeVisaID), expectedStatus: .active, expectedLastFour: "4321", missing: CardRef(id: "PI0000000000000000000NONE")),
                 provisioning: .init(
                     eligible: CardRef(id: Seed.activeVisaID), ineligible: CardRef(id: Seed.suspendedVisaID),
-                    inputs: [.applePay: relay("applePay"), .googlePay: relay("googlePay")]
+                    inputs: [.applePay: relay("applePay"), .googlePay: relay("googlePay")],
+                    // The simulated SDK binds each output to the sdkInput before it: a stale blob would be refused.
+                    answer: { planned, previous in
+                        guard case .issuerSDK(let marker?) = planned, case .issuerSDKInput(let sdkInput)? = previous else { return planned }
+                        return .issuerSDK(output: SensitiveData(AdyenSimulator.sdkOutput(answering: sdkInput.revealedBytes, extra: marker.revealedBytes)))
+                    }
                 ),
                 webhooks: webhooks,
                 extraErrorScenarios: [closedCardActivation, closedTokenIsFinal, bankAccount, wrongFlow]

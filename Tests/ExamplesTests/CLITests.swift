@@ -191,7 +191,8 @@ struct CLITests {
             let start = await runCLI(["provision", "issuer-sdk", "--config", path, "--issuer", "adyen-bank", AdyenSimulator.Seed.activeVisaID])
             #expect(start.exitCode == 0, "\(start.stderr)")
             #expect(try start.json()["type"]?.stringValue == "issuerSDKInput")
-            let output = SampleInputs.issuerSDKOutput(wallet: .applePay, round: 1).revealedBytes.base64EncodedString()
+            let sdkInput = try #require(try start.json()["sdkInput"]?.stringValue.flatMap { Data(base64Encoded: $0) })
+            let output = SampleInputs.issuerSDKOutput(wallet: .applePay, answering: SensitiveData(sdkInput)).revealedBytes.base64EncodedString()
             let next = await runCLI(["provision", "issuer-sdk", "--config", path, "--issuer", "adyen-bank", "--sdk-output", output, AdyenSimulator.Seed.activeVisaID])
             #expect(next.exitCode == 0, "\(next.stderr)")
             let adyenPosts = running.handle("adyen")?.journal.entries(method: "POST", pathContains: "networkTokenActivationData") ?? []

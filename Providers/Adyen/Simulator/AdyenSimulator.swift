@@ -147,8 +147,10 @@ public struct AdyenSimulator: ProviderSimulator {
     private func getActivationData(_ request: Request, _ context: SimulatorContext) throws -> SimulatedResponse {
         try authorize(request, role: .networkTokenActivationData)
         let instrument = try provisionableInstrument(context)
-        let session = state.startExchange(instrument.id)
-        return .json(200, ["sdkInput": sdkInput(instrument: instrument.id, session: session, round: 0, output: Data()).base64EncodedString()])
+        let input = state.startExchange(instrument.id) { session in
+            sdkInput(instrument: instrument.id, session: session, round: 0, output: Data())
+        }
+        return .json(200, ["sdkInput": input.base64EncodedString()])
     }
 
     private func postActivationData(_ request: Request, _ context: SimulatorContext, body: Data) throws -> SimulatedResponse {
@@ -202,17 +204,28 @@ public struct AdyenSimulator: ProviderSimulator {
                 invalidFields: [("sdkOutput", String(String(describing: value).prefix(40)), "must be standard Base64")]
             )
         }
-        guard let step = state.advanceExchange(instrument.id) else {
+        let step = state.advanceExchange(instrument.id, output: output) { session, round in
+            sdkInput(instrument: instrument.id, session: session, round: round, output: output)
+        }
+        switch step {
+        case .notStarted:
             throw failure(
                 422, AdyenSimulatorErrors.noExchange, "Network token provisioning not started",
                 "Get the network token activation data for this payment instrument before posting sdkOutput."
             )
+        case .stale:
+            throw failure(
+                422, AdyenSimulatorErrors.staleSDKOutput, "Invalid sdkOutput",
+                "The sdkOutput does not answer the latest sdkInput of this provisioning session.",
+                invalidFields: [("sdkOutput", "", "must answer the latest sdkInput")]
+            )
+        case .advanced(let exchange):
+            if exchange.completed {
+                let wallet = String(decoding: output, as: UTF8.self).contains(Seed.googlePayMarker) ? "Google Pay" : "Apple Pay"
+                _ = state.createToken(on: instrument, requestor: wallet)
+            }
+            return .json(200, ["sdkInput": exchange.lastInput.base64EncodedString()])
         }
-        if step.completed {
-            let wallet = String(decoding: output, as: UTF8.self).contains(Seed.googlePayMarker) ? "Google Pay" : "Apple Pay"
-            _ = state.createToken(on: instrument, requestor: wallet)
-        }
-        return .json(200, ["sdkInput": sdkInput(instrument: instrument.id, session: step.session, round: step.round, output: output).base64EncodedString()])
     }
 
     private func listNetworkTokens(_ request: Request, _ context: SimulatorContext) throws -> SimulatedResponse {
@@ -332,6 +345,21 @@ public struct AdyenSimulator: ProviderSimulator {
         return .json(status, object)
     }
 
+    /// What the simulated provisioning SDK answers to `sdkInput`: the first
+    /// ``Seed/sdkOutputDigestLength`` bytes of its SHA-256, then `extra` (e.g. ``Seed/googlePayMarker``). The
+    /// simulator accepts a POSTed `sdkOutput` only when it answers the `sdkInput` the session handed out last,
+    /// as a real SDK's output is bound to the input it was given: an adapter that re-sent an old blob, or sent one
+    /// round's output twice, fails.
+    public static func sdkOutput(answering sdkInput: Data, extra: Data = Data()) -> Data {
+        Data(SHA256.hash(data: sdkInput).prefix(Seed.sdkOutputDigestLength)) + extra
+    }
+
+    /// Whether `output` answers `sdkInput` (see ``sdkOutput(answering:extra:)``).
+    static func answers(_ output: Data, _ sdkInput: Data) -> Bool {
+        let expected = Data(SHA256.hash(data: sdkInput).prefix(Seed.sdkOutputDigestLength))
+        return output.count >= expected.count && output.prefix(expected.count) == expected
+    }
+
     /// The opaque `sdkInput` bytes: distinct for every instrument, session and round, and dependent on the
     /// `sdkOutput` they answer. Not meaningful to any real SDK.
     func sdkInput(instrument: String, session: Int, round: Int, output: Data) -> Data {
@@ -397,24 +425,40 @@ final class AdyenSimulatorState: Sendable {
         ledgerBox.withLock { $0 = IdempotencyLedger(clock: clock) }
     }
 
-    /// A GET of the activation data: starts a new session (replacing any unfinished one).
-    func startExchange(_ instrument: String) -> Int {
+    /// A GET of the activation data: starts a new session (replacing any unfinished one) and returns its first
+    /// `sdkInput`, made by `input` from the session number.
+    func startExchange(_ instrument: String, input: (Int) -> Data) -> Data {
         let previous = exchanges.get(instrument)?.session ?? 0
-        let exchange = SimulatedExchange(session: previous + 1, round: 0, completed: false)
-        exchanges.put(instrument, exchange)
-        return exchange.session
+        let first = input(previous + 1)
+        exchanges.put(instrument, SimulatedExchange(session: previous + 1, round: 0, completed: false, lastInput: first))
+        return first
     }
 
-    /// A POST: the exchange after this round, or nil when none is in progress.
-    func advanceExchange(_ instrument: String) -> SimulatedExchange? {
-        var advanced: SimulatedExchange?
+    enum ExchangeStep {
+        /// No exchange in progress (no GET first, or already completed).
+        case notStarted
+        /// The output does not answer the session's latest `sdkInput`.
+        case stale
+        /// The exchange after this round; `lastInput` is the `sdkInput` to answer with.
+        case advanced(SimulatedExchange)
+    }
+
+    /// A POST of `output`: advances the exchange when `output` answers its latest `sdkInput`, and records the
+    /// next one, made by `input` from the session and round.
+    func advanceExchange(_ instrument: String, output: Data, input: (Int, Int) -> Data) -> ExchangeStep {
+        var step = ExchangeStep.notStarted
         exchanges.update(instrument) { exchange in
             guard !exchange.completed else { return }
+            guard AdyenSimulator.answers(output, exchange.lastInput) else {
+                step = .stale
+                return
+            }
             exchange.round += 1
             exchange.completed = exchange.round >= AdyenSimulator.Seed.roundTripsToComplete
-            advanced = exchange
+            exchange.lastInput = input(exchange.session, exchange.round)
+            step = .advanced(exchange)
         }
-        return advanced
+        return step
     }
 
     /// The network token a completed exchange creates.

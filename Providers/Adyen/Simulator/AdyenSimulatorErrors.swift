@@ -15,6 +15,8 @@ public enum AdyenSimulatorErrors: Sendable {
     public static let noExchange = "30_103"
     /// `sdkOutput` is not standard Base64 (422, `invalidFields` names it). Simulator's choice.
     public static let invalidSDKOutput = "30_104"
+    /// `sdkOutput` that does not answer the session's latest `sdkInput` (422). Simulator's choice.
+    public static let staleSDKOutput = "30_110"
     /// A required field is missing (422). Simulator's choice.
     public static let missingField = "30_105"
     /// PATCH with a status other than active, suspended, closed (422). Simulator's choice.

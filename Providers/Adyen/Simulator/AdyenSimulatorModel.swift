@@ -97,4 +97,7 @@ struct SimulatedExchange: Sendable {
     var round: Int
     /// Set once the exchange completed; a further POST needs a new GET.
     var completed: Bool
+    /// The `sdkInput` answered last: the next `sdkOutput` must answer exactly this one
+    /// (``AdyenSimulator/sdkOutput(answering:extra:)``), so a stale or replayed-elsewhere blob is refused.
+    var lastInput: Data
 }

@@ -42,6 +42,9 @@ extension AdyenSimulator {
         /// The token requestor of tokens the exchange creates is "Apple Pay", unless the decoded `sdkOutput` bytes
         /// of the completing POST contain this ASCII text (then "Google Pay").
         public static let googlePayMarker = "googlePay"
+        /// How many bytes of the SHA-256 of the latest `sdkInput` an `sdkOutput` starts with
+        /// (``AdyenSimulator/sdkOutput(answering:extra:)``).
+        public static let sdkOutputDigestLength = 12
 
         /// When the seeded network tokens were created.
         public static let tokenCreationDate = Date(timeIntervalSince1970: 1_735_725_600)  // 2025-01-01T10:00:00Z
