@@ -14,6 +14,7 @@ let providers = ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments"]
 /// Files in a simulator folder that are not Swift: scripts that drive the provider's official client library
 /// against the simulator (run by the provider's tests when `CARDGATEWAY_OFFICIAL_CLIENTS=1`).
 let simulatorExtras: [String: [String]] = [
+    "Adyen": ["official-client-check.py"],
     "Stripe": ["official-client-check.py"],
     "TrustPayments": ["official-client-check.py"],
 ]

@@ -7,8 +7,8 @@ import Foundation
 struct SchemaChecker {
     let document: JSONValue
 
-    /// The spec file, resolved from the repository root (`#filePath` is `<root>/Tests/AdyenTests/<file>`), or nil
-    /// when it is not there.
+    /// The spec file, committed next to these tests in `Tests/AdyenTests/Fixtures` (`#filePath` is
+    /// `<root>/Tests/AdyenTests/<file>`), or nil when it is not there.
     static func load(_ name: String, filePath: String = #filePath) -> SchemaChecker? {
         guard let url = specURL(name, filePath: filePath), let data = try? Data(contentsOf: url), let document = try? JSONValue.parse(data)
         else { return nil }
@@ -16,8 +16,7 @@ struct SchemaChecker {
     }
 
     static func specURL(_ name: String, filePath: String = #filePath) -> URL? {
-        let root = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let url = root.appendingPathComponent("../shared/specs/\(name)").standardizedFileURL
+        let url = URL(fileURLWithPath: filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)")
         return FileManager.default.fileExists(atPath: url.path) ? url : nil
     }
 
