@@ -237,6 +237,21 @@ struct CLITests {
             #expect(try charge.json()["status"]?.stringValue == "authorised")
             #expect(try charge.json()["parentReference"]?.stringValue == reference)
 
+            // A charge whose connection drops after it was sent: the outcome is unknown, so the JSON error says it may
+            // have reached the provider and must not simply be repeated, and the CLI did not repeat it.
+            let tp = try #require(running.handle("trustpayments"))
+            let postsBefore = tp.journal.entries(method: "POST").count
+            tp.faults.inject(FaultRule(count: 1, method: "POST", action: .dropConnection))
+            let dropped = await runCLI(["credentials", "charge", "--config", path, "--credential-store", storeFile.path, reference, "--amount", "1050", "--currency", "GBP", "--reason", "unscheduled"])
+            #expect(dropped.exitCode == 2)
+            let droppedError = try #require(try dropped.error())
+            #expect(droppedError["code"]?.stringValue == "transport")
+            #expect(droppedError["retryable"] == .bool(false))
+            #expect(droppedError["mayHaveReachedProvider"] == .bool(true))
+            #expect(droppedError["provider"]?.stringValue == "cards-on-file")
+            #expect(droppedError["retryAfterSeconds"] == nil)
+            #expect(tp.journal.entries(method: "POST").count == postsBefore + 1)
+
             let noConsent = await runCLI(["credentials", "session", "--config", path, "--store", "--amount", "1050", "--currency", "GBP"])
             #expect(noConsent.exitCode == 2)
             #expect(try noConsent.error()?["code"]?.stringValue == "invalidRequest")

@@ -59,6 +59,35 @@ struct ProvisioningServerErrorTests {
         }
     }
 
+    @Test("a problem states retryable, may-have-reached-provider and the provider's request id as fields; Retry-After only when retryable")
+    func actionableFields() async throws {
+        let fixture = try Fixture()
+        // A write whose outcome is unknown: not retryable, may have reached the provider; the provider's hint to
+        // wait must not turn into a Retry-After that invites a blind repeat.
+        fixture.backend.fail(cardID: "pc_1001", with: CardGatewayError(
+            .providerUnavailable, "charge outcome unknown", provider: "tp-1", requestID: "req_provider_42", isRetryable: false,
+            mayHaveReachedProvider: true, retryAfter: .seconds(3)
+        ))
+        fixture.backend.fail(cardID: "PI_2002", with: CardGatewayError(.providerUnavailable, "down", provider: "adyen-1", isRetryable: true, retryAfter: .seconds(2)))
+        try await fixture.withClient { client in
+            let unknown = try await client.send(.get, "/v1/cards/\(Fixture.payloadCard)")
+            #expect(unknown.status == 503)
+            let problem = try unknown.problem()
+            #expect(problem["retryable"] == .bool(false))
+            #expect(problem["mayHaveReachedProvider"] == .bool(true))
+            #expect(problem["providerRequestId"] == .string("req_provider_42"))
+            #expect(problem["provider"] == .string("tp-1"))
+            #expect(problem["retryAfter"] == nil)
+            #expect(unknown.header("Retry-After") == nil)
+
+            let down = try await client.send(.get, "/v1/cards/\(Fixture.relayCard)")
+            #expect(down.header("Retry-After") == "2")
+            #expect(try down.problem()["retryAfter"] == .number(2))
+            #expect(try down.problem()["retryable"] == .bool(true))
+            #expect(try down.problem()["mayHaveReachedProvider"] == .bool(false))
+        }
+    }
+
     @Test("403 for SCA carries the challenge the app must solve")
     func scaChallenge() async throws {
         let fixture = try Fixture()

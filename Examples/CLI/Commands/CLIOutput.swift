@@ -61,6 +61,9 @@ enum CLIOutput {
         var httpStatus: Int?
         var requestID: String?
         var retryable: Bool
+        /// Whether the request may have reached the provider: when true and `retryable` is false, check the outcome
+        /// before repeating it.
+        var mayHaveReachedProvider: Bool
         var retryAfterSeconds: Double?
         var fieldErrors: [CardGatewayError.FieldError]?
         var scaChallenge: SCAChallenge?
@@ -71,7 +74,8 @@ enum CLIOutput {
         let body = ErrorBody(
             code: error.code.rawValue, message: error.message, provider: error.provider, providerCode: error.providerCode,
             httpStatus: error.httpStatus, requestID: error.requestID, retryable: error.isRetryable,
-            retryAfterSeconds: error.retryAfter.map { Double($0.milliseconds) / 1000 },
+            mayHaveReachedProvider: error.mayHaveReachedProvider,
+            retryAfterSeconds: error.isRetryable ? error.retryAfter.map { Double($0.milliseconds) / 1000 } : nil,
             fieldErrors: error.fieldErrors.isEmpty ? nil : error.fieldErrors, scaChallenge: error.scaChallenge
         )
         let data = (try? encoder.encode(["error": body])) ?? Data("{\"error\":{\"code\":\"\(error.code)\"}}".utf8)

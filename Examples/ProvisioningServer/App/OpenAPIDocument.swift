@@ -373,8 +373,11 @@ enum OpenAPIDocument {
             "properties": {
               "type": { "type": "string", "format": "uri" }, "title": { "type": "string" }, "status": { "type": "integer" }, "detail": { "type": "string" },
               "code": { "type": "string", "description": "The CardGatewayError code, where there is one." },
-              "provider": { "type": "string" }, "retryable": { "type": "boolean" },
-              "retryAfter": { "type": "integer", "description": "Seconds, as in Retry-After." },
+              "provider": { "type": "string", "description": "The provider instance involved, for gateway errors." },
+              "retryable": { "type": "boolean", "description": "Whether repeating the same request later may succeed." },
+              "mayHaveReachedProvider": { "type": "boolean", "description": "Whether the request may have reached the provider; when true and retryable is false, check the outcome before repeating." },
+              "retryAfter": { "type": "integer", "description": "Seconds to wait, as in Retry-After; only on retryable problems." },
+              "providerRequestId": { "type": "string", "description": "The provider's id of its answer, for the provider's support." },
               "errors": { "type": "array", "items": { "type": "object", "required": ["field", "message"], "properties": { "field": { "type": "string" }, "message": { "type": "string" } } } },
               "challenge": {
                 "type": "object", "required": ["eventId", "walletOperationId", "mode", "verifications"],

@@ -141,8 +141,13 @@ struct ProblemBody: Encodable, Sendable {
     var provider: String?
     /// Whether repeating the same request later may succeed.
     var retryable: Bool?
-    /// Seconds to wait, for 429 and 503.
+    /// Whether the request may have reached the provider: when true and `retryable` is false, check the outcome
+    /// (e.g. read the card) before repeating it.
+    var mayHaveReachedProvider: Bool?
+    /// Seconds to wait before repeating, as in `Retry-After`; only on retryable problems.
     var retryAfter: Int?
+    /// The provider's own id of its answer (its request-id header), for the provider's support.
+    var providerRequestId: String?
     var errors: [FieldProblem]?
     var challenge: Challenge?
     var requestId: String?
@@ -184,7 +189,8 @@ struct ProblemRendering: Sendable {
             status = HTTPResponse.Status(code: row.status)
             var body = ProblemBody(
                 type: ProblemBody.typeURI(gatewayError.code.rawValue), title: row.title, status: row.status, detail: row.detail,
-                code: gatewayError.code.rawValue, provider: gatewayError.provider, retryable: gatewayError.isRetryable, requestId: requestID
+                code: gatewayError.code.rawValue, provider: gatewayError.provider, retryable: gatewayError.isRetryable,
+                mayHaveReachedProvider: gatewayError.mayHaveReachedProvider, providerRequestId: gatewayError.requestID, requestId: requestID
             )
             if !gatewayError.fieldErrors.isEmpty {
                 // Field names only: the provider's messages stay out of the app's hands.
@@ -193,7 +199,8 @@ struct ProblemRendering: Sendable {
             if gatewayError.code == .scaRequired, let challenge = gatewayError.scaChallenge {
                 body.challenge = ProblemBody.Challenge(challenge)
             }
-            if gatewayError.code == .rateLimited || (gatewayError.code == .providerUnavailable && gatewayError.retryAfter != nil) {
+            // Retry-After only where the body says the request may be repeated, so header and body never disagree.
+            if gatewayError.isRetryable, gatewayError.code == .rateLimited || (gatewayError.code == .providerUnavailable && gatewayError.retryAfter != nil) {
                 let seconds = Self.seconds(gatewayError.retryAfter ?? .seconds(1))
                 headers[.retryAfter] = String(seconds)
                 body.retryAfter = seconds
