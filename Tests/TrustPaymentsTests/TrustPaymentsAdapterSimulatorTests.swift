@@ -88,6 +88,25 @@ struct AdapterSimulatorTests {
         }
     }
 
+    @Test("results verify whether the simulator leaves aud out (Trust Payments' published shape) or adds the JWT username", arguments: [false, true])
+    func resultWithAndWithoutAudience(audience: Bool) async throws {
+        var credentials = TrustPaymentsSimulator.Credentials.default
+        credentials.audienceInResults = audience
+        let simulator = TrustPaymentsSimulator(clock: SimulationClock(fixed: SimFixture.now), credentials: credentials)
+        try await withSimulator(simulator) { handle in
+            let provider = try SimFixture.provider(handle, store: InMemoryCredentialReferenceStore())
+            let session = try await provider.clientSession(
+                ClientSessionRequest(intent: .store(consent: SimFixture.consent()), amount: Money(minorUnits: 0, currency: "GBP")), context: OperationContext()
+            )
+            let result = try simulator.sdkPayment(sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
+            #expect((try IndependentJWT.decode(result).claims["aud"] != nil) == audience)
+            let credential = try await provider.verifyResult(Secret(result), context: OperationContext())
+            #expect(credential.maskedPAN == "411111######1111")
+            // The session itself is never a result.
+            #expect(await gatewayError { _ = try await provider.verifyResult(session.token, context: OperationContext()) }?.code == .signatureInvalid)
+        }
+    }
+
     @Test("each initiation reason charges its parent; A needs an AUTH parent", arguments: [
         (MerchantInitiatedReason.unscheduled, Seed.Transaction.storedVisaAccountCheck, CardGatewayError.Code?.none),
         (.delayed, Seed.Transaction.storedVisaAccountCheck, nil),

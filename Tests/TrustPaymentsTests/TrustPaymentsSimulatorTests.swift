@@ -189,6 +189,18 @@ struct SimulatorTests {
         }
     }
 
+    @Test("with audienceInResults set, response JWTs also carry aud (the JWT username)")
+    func audienceOption() async throws {
+        var credentials = TrustPaymentsSimulator.Credentials.default
+        credentials.audienceInResults = true
+        let simulator = TrustPaymentsSimulator(clock: SimulationClock(fixed: SimFixture.now), credentials: credentials)
+        let session = try Raw.sessionJWT(payload: Raw.storePayload(types: ["ACCOUNTCHECK"]))
+        let token = try simulator.sdkPayment(sessionJWT: session, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
+        let decoded = try IndependentJWT.decode(token)
+        #expect(decoded.claims["aud"] as? String == Seed.jwtUsername)
+        #expect(Set(decoded.claims.keys) == ["iat", "payload", "aud"])
+    }
+
     @Test("/jwt/ verifies the SDK's JWT and answers with a response JWT signed with the secret")
     func jwtEndpoint() async throws {
         try await withSimulator(SimFixture.simulator()) { handle in
@@ -203,7 +215,8 @@ struct SimulatorTests {
             let decoded = try IndependentJWT.decode(token)
             #expect(decoded.header["alg"] as? String == "HS256")
             #expect(decoded.signatureIsValid(secret: Seed.jwtSecret))
-            #expect(decoded.claims["aud"] as? String == Seed.jwtUsername)
+            // Trust Payments' published shape: `iat` and `payload`, nothing else.
+            #expect(Set(decoded.claims.keys) == ["iat", "payload"])
             #expect((decoded.claims["iat"] as? NSNumber)?.intValue == Int(SimFixture.now.timeIntervalSince1970))
             let payload = decoded.payload
             #expect(payload["version"] as? String == "1.00")

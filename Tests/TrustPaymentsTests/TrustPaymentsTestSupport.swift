@@ -118,16 +118,18 @@ enum IndependentJWT {
         return input + "." + base64URLEncode(hmac(input, secret: secret))
     }
 
-    /// The response JWT the gateway would hand the SDK: `iat`, `aud`, and `payload` with `response`.
+    /// The response JWT the gateway would hand the SDK, in Trust Payments' published shape: `iat` and `payload`
+    /// with `response` (and `aud` only when one is given).
     static func response(
-        elements: [[String: Any]], iat: Date = Fixture.now, aud: Any = Fixture.jwtUsername, secret: String = Fixture.jwtSecret,
+        elements: [[String: Any]], iat: Date = Fixture.now, aud: Any? = nil, secret: String = Fixture.jwtSecret,
         alg: String = "HS256", nestedJWT: String? = nil, extraClaims: [String: Any] = [:]
     ) throws -> String {
         var payload: [String: Any] = [
             "requestreference": "W42-4fq45cb0", "version": "1.00", "response": elements, "secrand": "PAGPFy57L",
         ]
         if let nestedJWT { payload["jwt"] = nestedJWT }
-        var claims: [String: Any] = ["iat": Int(iat.timeIntervalSince1970), "aud": aud, "payload": payload]
+        var claims: [String: Any] = ["iat": Int(iat.timeIntervalSince1970), "payload": payload]
+        if let aud { claims["aud"] = aud }
         claims.merge(extraClaims) { _, new in new }
         return try make(claims: claims, secret: secret, alg: alg)
     }

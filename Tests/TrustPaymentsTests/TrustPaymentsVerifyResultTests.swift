@@ -24,6 +24,39 @@ struct VerifyResultTests {
         #expect(try await store.credential(reference: "42-9-80103") == credential)
     }
 
+    @Test("a result exactly in Trust Payments' published shape (iat and payload only, no aud) is accepted")
+    func publishedShape() async throws {
+        // The decoded response JWT of Trust Payments' documentation: claims `iat` and `payload`
+        // {requestreference, version, jwt, response[…], secrand}; no `aud`, no `iss`.
+        let claims: [String: Any] = [
+            "iat": Int(Fixture.now.timeIntervalSince1970),
+            "payload": [
+                "requestreference": "W23-fjgvn3d2", "version": "1.00", "secrand": "zZ9PbSVuFpl",
+                "jwt": try IndependentJWT.make(claims: ["iss": Fixture.jwtUsername, "iat": 1, "payload": ["sitereference": Fixture.siteReference, "credentialsonfile": "1"]], secret: Fixture.jwtSecret),
+                "response": [IndependentJWT.accountCheck(reference: "56-9-1920047")],
+            ] as [String: Any],
+        ]
+        let token = try IndependentJWT.make(claims: claims, secret: Fixture.jwtSecret)
+        let credential = try await Fixture.provider().verifyResult(Secret(token), context: OperationContext())
+        #expect(credential.reference == "56-9-1920047")
+        #expect(credential.maskedPAN == "411111######1111")
+    }
+
+    @Test("a client session this gateway minted never verifies as a result, even with a response added")
+    func ownSessionIsNotAResult() async throws {
+        let provider = try Fixture.provider()
+        let session = try await provider.clientSession(
+            ClientSessionRequest(intent: .store(consent: CardholderConsent(recordedAt: Fixture.now, evidence: "checkbox")), amount: Money(minorUnits: 100, currency: "GBP")),
+            context: OperationContext()
+        )
+        let error = await gatewayError { _ = try await provider.verifyResult(session.token, context: OperationContext()) }
+        #expect(error?.code == .signatureInvalid)
+        #expect(error?.message.contains("client session") == true)
+        // The same secret signs both: a token that names us as issuer is ours, whatever else it carries.
+        let forged = try IndependentJWT.response(elements: [IndependentJWT.accountCheck()], extraClaims: ["iss": Fixture.jwtUsername])
+        #expect(await gatewayError { _ = try await provider.verifyResult(Secret(forged), context: OperationContext()) }?.code == .signatureInvalid)
+    }
+
     @Test("the ACCOUNTCHECK's reference is kept when the result also carries THREEDQUERY and AUTH")
     func prefersAccountCheck() async throws {
         let provider = try Fixture.provider()

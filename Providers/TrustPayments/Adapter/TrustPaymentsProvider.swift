@@ -183,8 +183,11 @@ public struct TrustPaymentsProvider: StoredCredentials {
     /// Verifies the response JWT the SDK produced (or the JavaScript library posted as form field `jwt`).
     ///
     /// The HS256 signature is checked in constant time with the JWT secret (any other `alg`, `none` included, is
-    /// refused), then `aud` must be the JWT username and `iat` no older than `jwtMaxAgeSeconds` nor more than 60 s
-    /// ahead; any failure is `signatureInvalid` and no field is read before. Then every element of
+    /// refused), then `iat` must be no older than `jwtMaxAgeSeconds` nor more than 60 s ahead. Trust Payments'
+    /// published responses carry only `iat` and `payload`, so a token without `aud` is accepted; one whose `aud` is
+    /// present and names anyone but the JWT username is refused. A JWT this gateway minted itself (a client session:
+    /// the app holds it and it is signed with the same secret) never passes as a result: it carries our JWT username
+    /// as `iss`, which no response does. Any failure is `signatureInvalid` and no field is read before. Then every element of
     /// `payload.response` is checked: an `errorcode` other than `0`, or `settlestatus` 3 (cancelled), is a
     /// normalised decline or error carrying the provider's code. A success becomes a ``StoredCredential`` whose
     /// reference is the ACCOUNTCHECK's (or else the AUTH's) `transactionreference`, verbatim; it is saved in the
@@ -197,8 +200,11 @@ public struct TrustPaymentsProvider: StoredCredentials {
         } catch {
             throw signatureInvalid(error.reason)
         }
-        guard audienceMatches(claims["aud"]) else {
-            throw signatureInvalid("the token's aud is not the configured JWT username")
+        if let audience = claims["aud"], !audienceMatches(audience) {
+            throw signatureInvalid("the token's aud names someone other than the configured JWT username")
+        }
+        if claims["iss"]?.stringValue == jwtUsername.revealedValue {
+            throw signatureInvalid("the token is a request JWT minted with this site's credentials (a client session), not a Trust Payments response")
         }
         guard let issuedAt = claims["iat"]?.numberValue, issuedAt.isFinite else {
             throw signatureInvalid("the token has no numeric iat")
@@ -274,7 +280,7 @@ public struct TrustPaymentsProvider: StoredCredentials {
         return credential
     }
 
-    private func audienceMatches(_ value: JSONValue?) -> Bool {
+    private func audienceMatches(_ value: JSONValue) -> Bool {
         let expected = jwtUsername.revealedValue
         switch value {
         case .string(let audience): return audience == expected

@@ -7,7 +7,8 @@ extension TrustPaymentsSimulator {
         public static let webservicesUsername = "ws@cardgateway.test"
         /// The Webservices user's password.
         public static let webservicesPassword = "ws-sandbox-password"
-        /// The Webservices JWT user (`iss` of request JWTs, `aud` of response JWTs, `alias` on `/jwt/`).
+        /// The Webservices JWT user (`iss` of request JWTs, `alias` on `/jwt/`; `aud` of response JWTs only when the
+        /// simulator's credentials ask for it).
         public static let jwtUsername = "jwt@cardgateway.test"
         /// The JWT user's HS256 secret.
         public static let jwtSecret = "jwt-sandbox-secret-0123456789"

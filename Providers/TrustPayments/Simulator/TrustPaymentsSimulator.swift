@@ -15,8 +15,9 @@ import Hummingbird
 ///   expects.
 /// - `/jwt/`: the SDK's body `{alias, jwt, version, versioninfo, request: [{requesttypedescriptions, pan,
 ///   securitycode, expirydate}]}`; the request JWT must verify with the JWT secret (HS256/384/512) and its payload
-///   gives amount, site, credentialsonfile and parent. The answer is `{"jwt": "<response JWT>"}`, HS256-signed, with
-///   claims `iat`, `aud` (the JWT username) and `payload` `{requestreference, version, jwt, response, secrand}`.
+///   gives amount, site, credentialsonfile and parent. The answer is `{"jwt": "<response JWT>"}`, HS256-signed, in
+///   Trust Payments' published shape: claims `iat` and `payload` `{requestreference, version, jwt, response,
+///   secrand}`, and no `aud` unless ``Credentials/audienceInResults`` asks for one (the JWT username).
 ///
 /// Credentials on file: `credentialsonfile` 1 stores the card on the new transaction; 2 needs
 /// `parenttransactionreference` naming a successful transaction that holds the card on file (20004 when there is
@@ -32,12 +33,16 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
         public var webservicesUsername: String
         /// The Webservices user's password.
         public var webservicesPassword: String
-        /// The JWT user: `iss` of request JWTs, `aud` of response JWTs, `alias` on `/jwt/`.
+        /// The JWT user: `iss` of request JWTs, `alias` on `/jwt/` (and `aud` of response JWTs when
+        /// ``audienceInResults`` is set).
         public var jwtUsername: String
         /// The JWT user's HMAC secret.
         public var jwtSecret: String
         /// Sites these users may use (the first one holds the seeded transactions).
         public var siteReferences: [String]
+        /// Whether response JWTs also carry `aud` (the JWT username). Trust Payments' published responses carry only
+        /// `iat` and `payload`, so the default is false; set it to check that a gateway accepts either.
+        public var audienceInResults = false
 
         /// Users and sites; see ``default`` for the seed.
         public init(webservicesUsername: String, webservicesPassword: String, jwtUsername: String, jwtSecret: String, siteReferences: [String]) {
@@ -236,7 +241,8 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
             "requestreference": gateway.gatewayRequestReference(), "version": "1.00", "response": elements, "secrand": gateway.secrand(),
         ]
         if let requestJWT { payload["jwt"] = requestJWT }
-        let claims: [String: Any] = ["iat": Int(gateway.clock.now().timeIntervalSince1970), "aud": alias, "payload": payload]
+        var claims: [String: Any] = ["iat": Int(gateway.clock.now().timeIntervalSince1970), "payload": payload]
+        if credentials.audienceInResults { claims["aud"] = alias }
         guard let token = SimulatorJWT.signHS256(claims: claims, secret: credentials.jwtSecret) else {
             return faultResponse(status: 500, message: "the simulator could not sign its response")
         }
