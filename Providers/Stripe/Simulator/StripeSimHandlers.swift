@@ -172,12 +172,17 @@ extension StripeSimulator {
         }
         try call.params.requireKnown(["issuing_card", "customer", "nonce", "verification_session", "expand"])
         try requireExpansions(call.params.list("expand"), allowed: [])
-        let scopes = ["customer", "issuing_card", "nonce", "verification_session"].filter { call.params.contains($0) }
-        guard scopes.count == 1 else {
+        // Stripe's Issuing Elements guide sends `issuing_card` together with a `nonce` from Stripe.js
+        // (`createEphemeralKeyNonce`), so a nonce may accompany the card; the other scopes stand alone.
+        let scopes = ["customer", "issuing_card", "verification_session"].filter { call.params.contains($0) }
+        guard scopes.count == 1 || (scopes.isEmpty && call.params.contains("nonce")) else {
             throw .invalid("Pass exactly one of customer, issuing_card, nonce or verification_session.")
         }
+        if call.params.contains("nonce"), scopes != ["issuing_card"] {
+            throw .invalid("A nonce creates an ephemeral key for an issuing card: pass it with issuing_card.", param: "nonce")
+        }
         guard let cardID = call.params.string("issuing_card") else {
-            throw .invalid("This simulator mints ephemeral keys for issuing cards only.", param: scopes[0])
+            throw .invalid("This simulator mints ephemeral keys for issuing cards only.", param: scopes.first ?? "nonce")
         }
         guard let card = cards.get(cardID) else { throw .noSuch("issuing card", cardID, param: "issuing_card", status: 400) }
         if card.failsInternally { throw Self.internalError }

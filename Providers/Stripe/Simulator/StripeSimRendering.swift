@@ -20,6 +20,7 @@ extension StripeSimulator {
             ("financial_account", nil),
             ("last4", .string(card.last4)),
             ("latest_fraud_warning", nil),
+            ("lifecycle_controls", nil),
             ("livemode", .bool(livemode)),
             ("metadata", .object(card.metadata.map { ($0.0, .string($0.1)) })),
             ("personalization_design", nil),
@@ -111,8 +112,10 @@ extension StripeSimulator {
         return .object(members)
     }
 
+    /// `spending_controls` as Stripe's own example objects show them (stripe/openapi fixtures3): every list
+    /// present, card presences null when unrestricted.
     static let spendingControls: StripeSimJSON = [
-        "allowed_categories": nil, "allowed_merchant_countries": nil, "blocked_categories": nil,
-        "blocked_merchant_countries": nil, "spending_limits": [], "spending_limits_currency": nil,
+        "allowed_card_presences": nil, "allowed_categories": nil, "allowed_merchant_countries": nil, "blocked_card_presences": nil,
+        "blocked_categories": nil, "blocked_merchant_countries": nil, "spending_limits": [], "spending_limits_currency": nil,
     ]
 }
