@@ -128,6 +128,22 @@ struct BridgeCardAccountTests {
         #expect(card.statusReason == reason)
     }
 
+    @Test("a freeze Bridge placed (initiator bridge, or one Bridge adds later) is a lock nobody can lift through the API: no unlock offered")
+    func bridgeFreezeOffersNoUnlock() async throws {
+        for (freezes, actions) in [
+            (#"[{"initiator":"bridge","reason":"other"}]"#, [CardAction]()),
+            (#"[{"initiator":"customer","reason":"other"},{"initiator":"bridge","reason":"suspected_fraud"}]"#, []),
+            (#"[{"initiator":"compliance_team","reason":"other"}]"#, []),
+            (#"[{"initiator":"developer","reason":"other"}]"#, [.unlock]),
+            (#"[{"initiator":"customer","reason":"other"}]"#, [.unlock]),
+        ] {
+            let transport = ScriptedTransport([.json(200, BridgeFixtures.cardAccountJSON(status: "frozen", freezes: freezes))])
+            let card = try await BridgeFixtures.provider(transport).card(BridgeFixtures.ref, context: OperationContext())
+            #expect(card.availableActions == actions, "\(freezes)")
+            #expect(card.status == (freezes.contains("bridge") || freezes.contains("compliance") || freezes.contains("developer") ? .suspended : .locked))
+        }
+    }
+
     @Test func statusReasonIsKeptForUnfrozenAccounts() async throws {
         let transport = ScriptedTransport([.json(200, BridgeFixtures.cardAccountJSON(status: "inactive", statusReason: "awaiting activation"))])
         let card = try await BridgeFixtures.provider(transport).card(BridgeFixtures.ref, context: OperationContext())

@@ -1,5 +1,5 @@
 import CardGateway
-import CardGatewayBridge
+@testable import CardGatewayBridge
 import CardGatewayTesting
 import Foundation
 import HTTPTypes
@@ -137,6 +137,23 @@ struct BridgeWebhookTests {
             let events = try provider().verify(Self.delivery(body, header: try Self.signature(body, timestamp: Self.nowMilliseconds)), now: Self.now)
             #expect(events.isEmpty, "\(category)")
         }
+    }
+
+    @Test("categories and types Bridge documents beyond its spec (card_dispute) or adds later are ignored and logged, not an error")
+    func unknownCategoriesAreIgnoredAndLogged() throws {
+        for (category, type) in [("card_dispute", "card_dispute.created"), ("brand_new_category", "brand_new_category.updated.whatever")] {
+            let body = Self.body(category: category, type: type, object: #"{"id":"d1","status":"open"}"#)
+            #expect(try provider().verify(Self.delivery(body, header: try Self.signature(body, timestamp: Self.nowMilliseconds)), now: Self.now).isEmpty)
+            let capture = LogCapture()
+            #expect(try BridgeWebhooks.events(from: body, logger: capture.logger(level: .debug)).isEmpty)
+            let record = try #require(capture.all.first)
+            #expect(record.level == .debug)
+            #expect(record.metadata["bridge.event_category"] == category)
+            #expect(record.metadata["bridge.event_type"] == type)
+        }
+        // An unknown event type inside the card_account category still maps by its status.
+        let body = Self.body(type: "card_account.updated.something_new")
+        #expect(try provider().verify(Self.delivery(body, header: try Self.signature(body, timestamp: Self.nowMilliseconds)), now: Self.now).count == 1)
     }
 
     @Test func tamperedBodyIsRefused() throws {

@@ -44,6 +44,18 @@ enum BridgeAPI {
         cardAccount(customer: customer, card: card) + "/unfreeze"
     }
 
+    /// `POST /customers/{customerID}/card_accounts` provisions a card account (one per customer, the spec says).
+    /// From the spec (`PostCardAccountsInput`): it answers **201** with the `CardAccount`, and requires `currency`
+    /// (`CardsCryptoCurrency`: only `usdc`) and `chain` (`OfframpChainForCards`); `client_reference_id`,
+    /// `crypto_account` and `card_design_shortname` are optional. Kept here for card issuance (the lifecycle
+    /// work); the adapter does not create card accounts yet.
+    static func cardAccounts(customer: String) -> String {
+        "/customers/\(URLEncoding.pathSegment(customer))/card_accounts"
+    }
+    static let cardAccountCreatedStatus = 201
+    static let cardAccountCurrencies: Set<String> = ["usdc"]
+    static let cardAccountChains: Set<String> = ["arbitrum", "avalanche_c_chain", "base", "ethereum", "optimism", "polygon", "solana", "stellar"]
+
     // MARK: Limits
 
     /// Schema `Id`: 1–42 characters.

@@ -27,12 +27,13 @@ enum BridgeMapping {
             expiry: expiry(details?.expiry),
             bin: details?.bin,
             cardholderName: cardholderName(account.cardholderName),
-            availableActions: actions(status)
+            availableActions: actions(status, freezes: freezes)
         )
     }
 
     /// Bridge's status → ours. A frozen account is `locked` when every freeze was placed by the customer (the
-    /// cardholder can lift it), otherwise `suspended` (a developer or Bridge freeze, or no freeze listed).
+    /// cardholder can lift it), otherwise `suspended` (a developer or Bridge freeze, or no freeze listed). Bridge's
+    /// spec allows `initiator` `bridge`: Bridge's own freeze, which neither the cardholder nor we can lift.
     static func cardStatus(_ providerStatus: String, freezes: [BridgeCardFreeze]) -> CardStatus {
         switch providerStatus {
         case "active": return .active
@@ -54,10 +55,14 @@ enum BridgeMapping {
         return statusReason.flatMap { $0.isEmpty ? nil : SafeText.scrub($0) }
     }
 
-    static func actions(_ status: CardStatus) -> [CardAction] {
+    /// What can be done next. A freeze whose initiator is neither `developer` nor `customer` (Bridge's own, or an
+    /// initiator added later) cannot be lifted through the API, so a card held by one offers no unlock.
+    static func actions(_ status: CardStatus, freezes: [BridgeCardFreeze] = []) -> [CardAction] {
+        let liftable = Set(BridgeFreezeInitiator.allCases.map(\.rawValue))
         switch status {
         case .active: return [.lock]
-        case .locked, .suspended: return [.unlock]
+        case .locked, .suspended:
+            return freezes.contains { !liftable.contains($0.initiator ?? "") } ? [] : [.unlock]
         default: return []
         }
     }

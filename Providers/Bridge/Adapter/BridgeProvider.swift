@@ -331,7 +331,8 @@ public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomString
     /// Verifies `X-Webhook-Signature` (RSA PKCS#1 v1.5 with SHA-256 over `"<t>.<raw body>"`, `t` in
     /// milliseconds) with the endpoint's public key, refuses events signed more than ten minutes before `now`
     /// (or more than a minute after it), then normalises `card_account` events into
-    /// ``GatewayEvent/Kind/cardStatusChanged(_:)``. Other categories give no events.
+    /// ``GatewayEvent/Kind/cardStatusChanged(_:)``. Other categories, including ones Bridge documents but its spec
+    /// does not list (`card_dispute`) and ones it adds later, give no events and are logged at debug level.
     public func verify(_ delivery: WebhookDelivery, now: Date) throws -> [GatewayEvent] {
         guard let webhookKey else {
             throw CardGatewayError(
@@ -339,7 +340,7 @@ public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomString
                 provider: http.instance, providerKind: .bridge
             )
         }
-        return try BridgeWebhooks.verify(delivery, key: webhookKey, now: now)
+        return try BridgeWebhooks.verify(delivery, key: webhookKey, now: now, logger: http.logger)
     }
 
     // MARK: Plumbing

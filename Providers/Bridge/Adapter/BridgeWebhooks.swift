@@ -2,6 +2,7 @@ import CardGateway
 import Crypto
 import Foundation
 import HTTPTypes
+import Logging
 import _CryptoExtras
 
 /// Bridge webhook verification and normalisation.
@@ -49,7 +50,7 @@ enum BridgeWebhooks {
         return Data(SHA256.hash(data: joined))
     }
 
-    static func verify(_ delivery: WebhookDelivery, key: _RSA.Signing.PublicKey, now: Date) throws -> [GatewayEvent] {
+    static func verify(_ delivery: WebhookDelivery, key: _RSA.Signing.PublicKey, now: Date, logger: Logger = OperationContext.noopLogger) throws -> [GatewayEvent] {
         guard let value = delivery.headers[BridgeAPI.webhookSignatureHeader] else {
             throw CardGatewayError.signatureInvalid("the Bridge webhook has no X-Webhook-Signature header")
         }
@@ -71,11 +72,11 @@ enum BridgeWebhooks {
         guard -age <= BridgeAPI.webhookMaxFutureSkew else {
             throw CardGatewayError.signatureInvalid("the Bridge webhook timestamp is \(Int(-age)) seconds in the future")
         }
-        return try events(from: delivery.body)
+        return try events(from: delivery.body, logger: logger)
     }
 
     /// The normalised events in a verified body.
-    static func events(from body: Data) throws -> [GatewayEvent] {
+    static func events(from body: Data, logger: Logger = OperationContext.noopLogger) throws -> [GatewayEvent] {
         let event: BridgeWebhookEvent
         do {
             event = try JSONDecoder().decode(BridgeWebhookEvent.self, from: body)
@@ -85,7 +86,15 @@ enum BridgeWebhooks {
         guard let eventID = event.eventID, !eventID.isEmpty else {
             throw CardGatewayError(.invalidResponse, "the Bridge webhook event has no event_id", providerKind: .bridge)
         }
-        guard event.eventCategory == BridgeAPI.cardAccountCategory else { return [] }
+        // A category or type we do not map (Bridge documents more than its spec lists, e.g. `card_dispute`, and adds
+        // new ones) is not an error: the delivery is authentic, it just says nothing the gateway acts on.
+        guard event.eventCategory == BridgeAPI.cardAccountCategory else {
+            logger.debug("bridge webhook of an unmapped category ignored", metadata: [
+                "bridge.event_category": .string(SafeText.scrub(event.eventCategory ?? "", maxLength: 40)),
+                "bridge.event_type": .string(SafeText.scrub(event.eventType ?? "", maxLength: 60)),
+            ])
+            return []
+        }
         let object = event.eventObject
         guard let cardID = event.eventObjectID ?? object?["id"]?.stringValue, !cardID.isEmpty else {
             throw CardGatewayError(.invalidResponse, "the Bridge card_account event names no card account", providerKind: .bridge)
