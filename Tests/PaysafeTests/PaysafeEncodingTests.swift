@@ -268,5 +268,16 @@ struct PaysafeEncodingTests {
         let result = try await harness.provider.submitSCAAttempt(eventID: "evt-1", walletOperationID: "op-1", method: "OTP", channel: nil, status: .rejected, context: OperationContext())
         #expect(!result.isVerified)
         #expect(harness.businessRequests.first?.bodyText == #"{"status":"REJECTED","verification":{"method":"OTP"},"walletOperationId":"op-1"}"#)
+        #expect(result.knownStatus == .rejected)
+    }
+
+    @Test("SCA attempt: a status Paysafe adds later decodes, kept verbatim, as neither verified nor a known status")
+    func scaAttemptUnknownStatus() async throws {
+        let harness = try Harness.scripted([.json(201, #"{"id":"1559406","eventId":"evt-1","walletOperationId":"op-1","status":"PENDING_REVIEW","statusReason":"MANUAL_CHECK"}"#)])
+        let result = try await harness.provider.submitSCAAttempt(eventID: "evt-1", walletOperationID: "op-1", method: "OTP", channel: nil, context: OperationContext())
+        #expect(result.status == "PENDING_REVIEW")
+        #expect(result.knownStatus == nil)
+        #expect(!result.isVerified)
+        #expect(result.statusReason == "MANUAL_CHECK")
     }
 }

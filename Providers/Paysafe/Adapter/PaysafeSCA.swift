@@ -148,4 +148,7 @@ public struct PaysafeSCAAttemptResult: Sendable, Equatable {
     /// True when Paysafe recorded the attempt as verified: the operation can now be repeated with
     /// `OperationContext.sca`.
     public var isVerified: Bool { status.uppercased() == PaysafeSCAAttemptStatus.verified.rawValue }
+    /// The status as one of the values Paysafe documents, or nil for a value it added later (kept verbatim in
+    /// ``status``, never a decoding error).
+    public var knownStatus: PaysafeSCAAttemptStatus? { PaysafeSCAAttemptStatus(rawValue: status.uppercased()) }
 }
