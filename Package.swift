@@ -152,6 +152,8 @@ for name in providers {
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
+            // Published examples and specs, read from the source tree by the tests (never bundled).
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         )
     )

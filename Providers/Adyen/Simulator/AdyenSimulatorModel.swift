@@ -46,6 +46,9 @@ struct SimulatedCard: Sendable {
         [
             "brand": brand, "brandVariant": brandVariant, "cardholderName": cardholderName, "formFactor": formFactor,
             "bin": bin, "lastFour": lastFour, "expiration": ["month": expiryMonth, "year": expiryYear],
+            // Masked, as Adyen's published GET example shows it (`************3548`); the full number is only ever
+            // revealed by a separate call the gateway does not make.
+            "number": String(repeating: "*", count: 12) + lastFour,
             "threeDSecure": "fullySupported", "usage": "multiUse",
         ]
     }
