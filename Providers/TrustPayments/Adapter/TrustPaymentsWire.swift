@@ -1,6 +1,5 @@
 import CardGateway
 import Foundation
-import JWTKit
 
 // Wire types: the JSON Trust Payments reads and writes, mirrored field for field. Every value on this wire is
 // a string (amounts in minor units included). Mapping to the normalised model lives in TrustPaymentsProvider.
@@ -29,17 +28,14 @@ struct MerchantInitiatedAuthRequest: Encodable {
 }
 
 /// The claims of the JWT the mobile SDK takes: `iss`, `iat` and the gateway fields in `payload`.
-struct SessionClaims: JWTPayload {
+struct SessionClaims: Encodable {
     var iss: String
     var iat: Int64
     var payload: SessionPayload
-
-    /// Nothing to check: the gateway mints these; it never accepts one (``HS256JWT``).
-    func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 
 /// What the shopper must not change: it lives in the signed payload.
-struct SessionPayload: Codable, Sendable {
+struct SessionPayload: Encodable {
     var accounttypedescription: String
     var sitereference: String
     var currencyiso3a: String
