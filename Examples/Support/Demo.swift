@@ -3,6 +3,7 @@ import BridgeSimulator
 import CardGateway
 import CardGatewaySimulation
 import Foundation
+import Synchronization
 import Logging
 import PaysafeSimulator
 import StripeSimulator
@@ -344,11 +345,11 @@ struct DemoSteps {
                 return "eligible by \(offer.flow?.rawValue ?? "an unnamed flow"), \(offer.network.rawValue) ending \(offer.lastFour ?? "?")"
             }
             let relayed = rounds.count - 1
-            var previous: ProvisioningResponse?
+            let previous = LastResponse()
             for (index, planned) in rounds.enumerated() {
                 var input = planned
                 // An issuer SDK's output answers the input it was handed in the round before.
-                if case .issuerSDK(output: .some) = planned, case .issuerSDKInput(let sdkInput)? = previous {
+                if case .issuerSDK(output: .some) = planned, case .issuerSDKInput(let sdkInput)? = previous.value {
                     input = .issuerSDK(output: SampleInputs.issuerSDKOutput(wallet: wallet, answering: sdkInput))
                 }
                 let label: String
@@ -359,7 +360,7 @@ struct DemoSteps {
                 }
                 await recorder.step("\(wallet.title): \(label)", name) {
                     let response = try await gateway.provision(ProvisioningRequest(card: card, wallet: wallet, input: input), via: via)
-                    previous = response
+                    previous.value = response
                     return describe(response)
                 }
             }
@@ -409,5 +410,15 @@ extension Wallet {
         case .googlePay: return "Google Pay"
         case .samsungPay: return "Samsung Pay"
         }
+    }
+}
+
+/// The response of the round before, kept for the next round of a relay (an issuer SDK answers what it was handed).
+final class LastResponse: Sendable {
+    private let storage = Mutex<ProvisioningResponse?>(nil)
+
+    var value: ProvisioningResponse? {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
     }
 }
