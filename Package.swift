@@ -13,6 +13,11 @@ let providers = ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments"]
 
 /// Files in a simulator folder that are not Swift: scripts that drive the provider's official client library
 /// against the simulator (run by the provider's tests when `CARDGATEWAY_OFFICIAL_CLIENTS=1`).
+/// Extra dependencies of one provider's adapter and simulator (Trust Payments' JWTs are jwt-kit's).
+let providerExtras: [String: [Target.Dependency]] = [
+    "TrustPayments": [.product(name: "JWTKit", package: "jwt-kit")],
+]
+
 let simulatorExtras: [String: [String]] = [
     "Adyen": ["official-client-check.py"],
     "Stripe": ["official-client-check.py"],
@@ -112,7 +117,7 @@ for name in providers {
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ],
+            ] + providerExtras[name, default: []],
             path: "Providers/\(name)/Adapter",
             swiftSettings: swiftSettings
         )
@@ -128,7 +133,7 @@ for name in providers {
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
-            ],
+            ] + providerExtras[name, default: []],
             path: "Providers/\(name)/Simulator",
             exclude: simulatorExtras[name, default: []],
             swiftSettings: swiftSettings
@@ -250,6 +255,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
     ],
     targets: targets
 )

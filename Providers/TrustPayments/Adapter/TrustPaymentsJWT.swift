@@ -1,17 +1,45 @@
 import CardGateway
 import Foundation
+import JWTKit
 
-/// HS256 JSON Web Tokens as Trust Payments uses them: minted for the mobile SDK, verified when the SDK's result
-/// comes back. Only HS256 is minted and only HS256 is accepted (never `none`, never another algorithm).
+/// HS256 JSON Web Tokens as Trust Payments uses them, on vapor/jwt-kit: minted for the mobile SDK, verified when the
+/// SDK's result comes back. Only HS256 is minted and only HS256 is accepted (never `none`, never another algorithm).
 enum HS256JWT {
-    /// The header of every token we mint.
-    static let headerJSON = #"{"alg":"HS256","typ":"JWT"}"#
+    /// Claims of any shape, read as JSON: the checks that decide whether a token is a result, and the messages that
+    /// say why not, are the adapter's, so nothing is verified here but the signature.
+    struct AnyClaims: JWTPayload {
+        var values: [String: JSONValue]
+
+        init(from decoder: any Decoder) throws { values = try [String: JSONValue](from: decoder) }
+        func encode(to encoder: any Encoder) throws { try values.encode(to: encoder) }
+        func verify(using algorithm: some JWTAlgorithm) async throws {}
+    }
+
+    /// Sorted keys and unescaped slashes, for the header and the claims alike: the session JWT's bytes do not
+    /// depend on dictionary order (`{"alg":"HS256","typ":"JWT"}` then the claims).
+    static let serializer: DefaultJWTSerializer = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return DefaultJWTSerializer(jsonEncoder: encoder)
+    }()
+
+    static func keys(_ secret: Secret) async -> JWTKeyCollection {
+        await JWTKeyCollection().add(hmac: hmacKey(secret), digestAlgorithm: .sha256, serializer: serializer)
+    }
+
+    /// The secret as jwt-kit's key. jwt-kit asserts (in debug builds) that an HMAC key is at least as long as the
+    /// digest, 32 bytes, but Trust Payments issues the secrets and they may be shorter. Appending zero bytes up to 32
+    /// is sound: HMAC (RFC 2104) pads any key shorter than the hash's block size (64 bytes for SHA-256) with zero
+    /// bytes before use, so the padded key gives exactly the same MAC as the secret itself; nothing on the wire changes.
+    static func hmacKey(_ secret: Secret) -> HMACKey {
+        var bytes = Array(secret.revealedValue.utf8)
+        if bytes.count < 32 { bytes += [UInt8](repeating: 0, count: 32 - bytes.count) }
+        return HMACKey(from: bytes)
+    }
 
     /// `base64url(header).base64url(claims).base64url(HMAC-SHA256)`, without padding.
-    static func sign(claimsJSON: Data, secret: Secret) -> String {
-        let signingInput = ByteEncoding.base64URL(Data(headerJSON.utf8)) + "." + ByteEncoding.base64URL(claimsJSON)
-        let signature = MessageAuthentication.hmacSHA256(key: secret, message: Data(signingInput.utf8))
-        return signingInput + "." + ByteEncoding.base64URL(signature)
+    static func sign(_ claims: some JWTPayload, secret: Secret) async throws -> String {
+        try await keys(secret).sign(claims)
     }
 
     /// Why a token was refused. The messages never contain any part of the token.
@@ -19,9 +47,10 @@ enum HS256JWT {
         var reason: String
     }
 
-    /// Checks the token's shape, its header (`alg` must be HS256) and its signature in constant time, and only
-    /// then parses its claims. Throws ``Refusal`` for anything else.
-    static func verify(_ token: String, secret: Secret) throws(Refusal) -> [String: JSONValue] {
+    /// Checks the token's shape and its header (`alg` must be HS256: jwt-kit verifies with the key it holds whatever
+    /// the header names, so the allow-list is checked here first), then the signature (constant time, jwt-kit), and
+    /// only then parses the claims. Throws ``Refusal`` for anything else.
+    static func verify(_ token: String, secret: Secret) async throws(Refusal) -> [String: JSONValue] {
         let trimmed = token.trimmingCharacters(in: .whitespacesAndNewlines)
         let parts = trimmed.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw Refusal(reason: "the token is not a JWT (it needs three dot-separated parts)") }
@@ -35,16 +64,15 @@ enum HS256JWT {
         if let type = header["typ"], type.stringValue?.uppercased() != "JWT" {
             throw Refusal(reason: "the token's header has a typ other than JWT")
         }
-        guard !parts[2].isEmpty, let signature = ByteEncoding.decodeBase64URL(String(parts[2])) else {
+        guard !parts[2].isEmpty, ByteEncoding.decodeBase64URL(String(parts[2])) != nil else {
             throw Refusal(reason: "the token has no valid signature")
         }
-        let signingInput = Data(parts[0].utf8) + Data(".".utf8) + Data(parts[1].utf8)
-        guard MessageAuthentication.verifyHMACSHA256(signature: signature, key: Data(secret.revealedValue.utf8), message: signingInput) else {
+        do {
+            return try await keys(secret).verify(trimmed, as: AnyClaims.self).values
+        } catch let error as JWTError where error.errorType == .signatureVerificationFailed {
             throw Refusal(reason: "the token's signature does not match the configured JWT secret")
+        } catch {
+            throw Refusal(reason: "the token's claims are not base64url-encoded JSON")
         }
-        guard let claimBytes = ByteEncoding.decodeBase64URL(String(parts[1])),
-            let claims = try? JSONValue.parse(claimBytes).objectValue
-        else { throw Refusal(reason: "the token's claims are not base64url-encoded JSON") }
-        return claims
     }
 }

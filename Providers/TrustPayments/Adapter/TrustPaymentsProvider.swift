@@ -143,7 +143,7 @@ public struct TrustPaymentsProvider: StoredCredentials {
                 parenttransactionreference: parent, orderreference: request.orderReference
             )
         )
-        let token = HS256JWT.sign(claimsJSON: try Self.encoder.encode(claims), secret: jwtSecret)
+        let token = try await HS256JWT.sign(claims, secret: jwtSecret)
         context.logger.debug("trustpayments client session minted", metadata: [
             "provider": .string(setup.instance), "requesttypes": .string(requestTypes.joined(separator: ",")),
             "credentialsonfile": .string(credentialsOnFile),
@@ -196,7 +196,7 @@ public struct TrustPaymentsProvider: StoredCredentials {
         let now = setup.now()
         let claims: [String: JSONValue]
         do {
-            claims = try HS256JWT.verify(token.revealedValue, secret: jwtSecret)
+            claims = try await HS256JWT.verify(token.revealedValue, secret: jwtSecret)
         } catch {
             throw signatureInvalid(error.reason)
         }
@@ -252,7 +252,10 @@ public struct TrustPaymentsProvider: StoredCredentials {
         // A result whose request did not flag the card as stored (credentialsonfile 0 or absent in a result that
         // says which) cannot be used as a parent later.
         // The nested request JWT is read only when it too verifies with the JWT secret: nothing unsigned is trusted.
-        let nested = payload["jwt"]?.stringValue.flatMap { try? HS256JWT.verify($0, secret: jwtSecret) }?["payload"]?.objectValue
+        var nested: [String: JSONValue]?
+        if let requestJWT = payload["jwt"]?.stringValue {
+            nested = (try? await HS256JWT.verify(requestJWT, secret: jwtSecret))?["payload"]?.objectValue
+        }
         // A result for another site (a token minted for another integration that shares the secret) is refused.
         let sites = elements.compactMap { $0.string("sitereference") } + [nested?["sitereference"]?.stringValue].compactMap { $0 }
         if let other = sites.first(where: { $0 != siteReference }) {

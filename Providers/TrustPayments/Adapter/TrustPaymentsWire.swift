@@ -1,5 +1,6 @@
 import CardGateway
 import Foundation
+import JWTKit
 
 // Wire types: the JSON Trust Payments reads and writes, mirrored field for field. Every value on this wire is
 // a string (amounts in minor units included). Mapping to the normalised model lives in TrustPaymentsProvider.
@@ -28,14 +29,17 @@ struct MerchantInitiatedAuthRequest: Encodable {
 }
 
 /// The claims of the JWT the mobile SDK takes: `iss`, `iat` and the gateway fields in `payload`.
-struct SessionClaims: Encodable {
+struct SessionClaims: JWTPayload {
     var iss: String
     var iat: Int64
     var payload: SessionPayload
+
+    /// Nothing to check: the gateway mints these; it never accepts one (``HS256JWT``).
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 
 /// What the shopper must not change: it lives in the signed payload.
-struct SessionPayload: Encodable {
+struct SessionPayload: Codable, Sendable {
     var accounttypedescription: String
     var sitereference: String
     var currencyiso3a: String
