@@ -409,6 +409,7 @@ extension Wallet {
         case .applePay: return "Apple Pay"
         case .googlePay: return "Google Pay"
         case .samsungPay: return "Samsung Pay"
+        default: return rawValue
         }
     }
 }

@@ -47,6 +47,9 @@ enum ProvisioningWire {
             try body.finish()
             guard let version else { throw APIProblem.invalidRequest("apiVersion is required.") }
             return .issuerSDKKey(apiVersion: version)
+
+        default:
+            throw APIProblem.unsupported("The server has no request shape for the \(flow) flow.")
         }
     }
 

@@ -102,7 +102,7 @@ enum BridgeMapping {
         switch wallet {
         case .applePay: return "apple_pay"
         case .googlePay: return "google_pay"
-        case .samsungPay: return nil
+        default: return nil
         }
     }
 
@@ -151,8 +151,8 @@ enum BridgeMapping {
                 throw invalid("Bridge's google_pay.opaque_payment_card is neither Base64 nor Base64url")
             }
             return .googlePay(GooglePayPayload(opaquePaymentCard: SensitiveData(Data(opaque.utf8))))
-        case .samsungPay:
-            throw CardGatewayError.unsupported("Bridge does not provision cards to samsungPay")
+        default:
+            throw CardGatewayError.unsupported("Bridge does not provision cards to \(wallet)")
         }
     }
 

@@ -111,6 +111,8 @@ enum PaysafeMapping {
         case .applePay: return "APPLE_PAY"
         case .googlePay: return "GOOGLE_PAY"
         case .samsungPay: return "SAMSUNG_PAY"
+        // A wallet Paysafe does not name: its MobileWalletType in Paysafe's own spelling, which Paysafe refuses.
+        default: return wallet.rawValue.uppercased()
         }
     }
 

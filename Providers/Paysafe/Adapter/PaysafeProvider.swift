@@ -476,8 +476,8 @@ public struct PaysafeProvider: CardService, WalletProvisioning, WebhookVerifying
                 activationData: SensitiveData(activation), encryptedPassData: SensitiveData(passData), ephemeralPublicKey: SensitiveData(ephemeral),
                 network: network, tokenProvider: wire.tokenProvider
             ))
-        case .googlePay, .samsungPay:
-            // Paysafe says to pass the opaque payment card as-is: it is kept as the string's UTF-8 bytes, which is
+        default:
+            // Google Pay and Samsung Pay (Paysafe's GOOGLE_PAY and SAMSUNG_PAY). Paysafe says to pass the opaque payment card as-is: it is kept as the string's UTF-8 bytes, which is
             // what Google's push tokenize takes (as every adapter does), never decoded.
             guard let opaque = wire.opaquePaymentCard, !opaque.isEmpty else {
                 throw invalidResponse("Paysafe's Google Pay tokenization lacks an opaquePaymentCard", response: response)

@@ -177,7 +177,7 @@ enum PaysafeValidation {
             break
         case (.applePay, _), (.googlePay, _):
             problems.add("input", "\(request.wallet) needs \(request.wallet == .applePay ? "Apple Pay certificates, nonce and signature" : "Google Pay device and wallet account ids")")
-        case (.samsungPay, _):
+        default:
             problems.add("wallet", "this adapter provisions Apple Pay and Google Pay only")
         }
     }

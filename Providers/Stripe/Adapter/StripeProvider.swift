@@ -123,7 +123,7 @@ public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
             switch wallet {
             case .applePay: return wire.wallets?.applePay
             case .googlePay: return wire.wallets?.googlePay
-            case .samsungPay: return nil
+            default: return nil
             }
         }()
         if flow == nil {

@@ -44,13 +44,25 @@ public enum CardType: String, Sendable, Codable, CaseIterable, CustomStringConve
     public var description: String { rawValue }
 }
 
-public enum CardScheme: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
-    case visa
-    case mastercard
-    case amex
-    case discover
-    case unknown
+/// A card network. A struct with static members, so that a new network breaks no caller's `switch`.
+public struct CardScheme: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    public let rawValue: String
+    private init(_ rawValue: String) { self.rawValue = rawValue }
+    /// A network this version knows; nil for any other name.
+    public init?(rawValue: String) {
+        guard let known = CardScheme.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = known
+    }
     public var description: String { rawValue }
+
+    public static let visa = CardScheme("visa")
+    public static let mastercard = CardScheme("mastercard")
+    public static let amex = CardScheme("amex")
+    public static let discover = CardScheme("discover")
+    /// The provider named a network this version does not map (its own word is kept on the card).
+    public static let unknown = CardScheme("unknown")
+
+    public static let allCases: [CardScheme] = [.visa, .mastercard, .amex, .discover, .unknown]
 }
 
 public struct CardExpiry: Hashable, Sendable, Codable, CustomStringConvertible {

@@ -1,29 +1,44 @@
 /// Every operation the gateway routes, named as routes and the CLI name them (`"operation": "provision"`).
-public enum GatewayOperation: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
-    case card
-    case listCards
-    case createCard
-    case activateCard
-    case updateCard
-    case programs
-    case provisioningOffer
-    case provision
-    case confirmProvisioning
-    case clientSession
-    case verifyResult
-    case charge
-    case webhook
-
+///
+/// A struct with static members rather than an enum, so that a new operation breaks no caller's `switch`
+/// (match what you handle and keep a `default`). Each operation names the capability it needs.
+public struct GatewayOperation: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    public let rawValue: String
     /// The capability an instance needs to serve this operation.
-    public var capability: Capability {
-        switch self {
-        case .card: return .cardLookup
-        case .listCards, .createCard, .activateCard, .updateCard, .programs: return .cardService
-        case .provisioningOffer, .provision, .confirmProvisioning: return .walletProvisioning
-        case .clientSession, .verifyResult, .charge: return .storedCredentials
-        case .webhook: return .webhooks
-        }
+    public let capability: Capability
+
+    private init(_ rawValue: String, _ capability: Capability) {
+        self.rawValue = rawValue
+        self.capability = capability
     }
+
+    /// An operation this version knows; nil for any other name.
+    public init?(rawValue: String) {
+        guard let known = GatewayOperation.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = known
+    }
+
+    public static func == (lhs: GatewayOperation, rhs: GatewayOperation) -> Bool { lhs.rawValue == rhs.rawValue }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+
+    public static let card = GatewayOperation("card", .cardLookup)
+    public static let listCards = GatewayOperation("listCards", .cardService)
+    public static let createCard = GatewayOperation("createCard", .cardService)
+    public static let activateCard = GatewayOperation("activateCard", .cardService)
+    public static let updateCard = GatewayOperation("updateCard", .cardService)
+    public static let programs = GatewayOperation("programs", .cardService)
+    public static let provisioningOffer = GatewayOperation("provisioningOffer", .walletProvisioning)
+    public static let provision = GatewayOperation("provision", .walletProvisioning)
+    public static let confirmProvisioning = GatewayOperation("confirmProvisioning", .walletProvisioning)
+    public static let clientSession = GatewayOperation("clientSession", .storedCredentials)
+    public static let verifyResult = GatewayOperation("verifyResult", .storedCredentials)
+    public static let charge = GatewayOperation("charge", .storedCredentials)
+    public static let webhook = GatewayOperation("webhook", .webhooks)
+
+    public static let allCases: [GatewayOperation] = [
+        .card, .listCards, .createCard, .activateCard, .updateCard, .programs, .provisioningOffer, .provision,
+        .confirmProvisioning, .clientSession, .verifyResult, .charge, .webhook,
+    ]
 
     public var description: String { rawValue }
 }

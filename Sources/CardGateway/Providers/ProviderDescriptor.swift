@@ -18,28 +18,50 @@ public struct ProviderKind: Hashable, Sendable, Codable, CustomStringConvertible
 }
 
 /// What an adapter can do. Each capability is its own protocol refining ``CardProvider``.
-public enum Capability: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
-    /// ``CardLookup``: `card(_:)`. Every issuer adapter has it.
-    case cardLookup
-    /// ``CardService``: list, create, activate, update, programs (Paysafe-style).
-    case cardService
-    /// ``WalletProvisioning``: offer, provision, confirm.
-    case walletProvisioning
-    /// ``StoredCredentials``: client session, result verification, charge.
-    case storedCredentials
-    /// ``WebhookVerifying``: signature checks into normalised events.
-    case webhooks
-
+///
+/// A struct with static members rather than an enum, so that a new capability breaks no caller's `switch`
+/// (match the members you handle and keep a `default`). The raw value is stable in configuration and logs.
+public struct Capability: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    public let rawValue: String
+    private init(_ rawValue: String) { self.rawValue = rawValue }
+    /// A capability this version knows; nil for any other name.
+    public init?(rawValue: String) {
+        guard let known = Capability.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = known
+    }
     public var description: String { rawValue }
+
+    /// ``CardLookup``: `card(_:)`. Every issuer adapter has it.
+    public static let cardLookup = Capability("cardLookup")
+    /// ``CardService``: list, create, activate, update, programs (Paysafe-style).
+    public static let cardService = Capability("cardService")
+    /// ``WalletProvisioning``: offer, provision, confirm.
+    public static let walletProvisioning = Capability("walletProvisioning")
+    /// ``StoredCredentials``: client session, result verification, charge.
+    public static let storedCredentials = Capability("storedCredentials")
+    /// ``WebhookVerifying``: signature checks into normalised events.
+    public static let webhooks = Capability("webhooks")
+
+    public static let allCases: [Capability] = [.cardLookup, .cardService, .walletProvisioning, .storedCredentials, .webhooks]
 }
 
-/// A mobile wallet a card can be added to.
-public enum Wallet: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
-    case applePay
-    case googlePay
-    case samsungPay
-
+/// A mobile wallet a card can be added to. A struct with static members, so that a new wallet breaks no
+/// caller's `switch`; the raw value is stable in configuration, JSON and logs.
+public struct Wallet: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    public let rawValue: String
+    private init(_ rawValue: String) { self.rawValue = rawValue }
+    /// A wallet this version knows; nil for any other name.
+    public init?(rawValue: String) {
+        guard let known = Wallet.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = known
+    }
     public var description: String { rawValue }
+
+    public static let applePay = Wallet("applePay")
+    public static let googlePay = Wallet("googlePay")
+    public static let samsungPay = Wallet("samsungPay")
+
+    public static let allCases: [Wallet] = [.applePay, .googlePay, .samsungPay]
 
     /// Accepts the canonical name (`applePay`) and the kebab and snake spellings (`apple-pay`, `apple_pay`).
     public init?(parsing text: String) {
@@ -49,17 +71,27 @@ public enum Wallet: String, Sendable, Codable, CaseIterable, CustomStringConvert
     }
 }
 
-/// How a wallet gets the card, which decides what the app must send and what it gets back.
-public enum ProvisioningFlow: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
+/// How a wallet gets the card, which decides what the app must send and what it gets back. A struct with
+/// static members, so that a new flow breaks no caller's `switch`.
+public struct ProvisioningFlow: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    public let rawValue: String
+    private init(_ rawValue: String) { self.rawValue = rawValue }
+    /// A flow this version knows; nil for any other name.
+    public init?(rawValue: String) {
+        guard let known = ProvisioningFlow.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = known
+    }
+    public var description: String { rawValue }
+
     /// The app sends Apple's certificates, nonce and signature (or Google's device ids); the backend returns
     /// the encrypted wallet payload (Paysafe, Bridge).
-    case encryptedPayload
+    public static let encryptedPayload = ProvisioningFlow("encryptedPayload")
     /// The issuer's SDK exchanges opaque blobs with the backend over several round trips (Adyen).
-    case issuerSDKRelay
+    public static let issuerSDKRelay = ProvisioningFlow("issuerSDKRelay")
     /// The backend mints a short-lived key the issuer's SDK uses on its own (Stripe).
-    case issuerSDKKey
+    public static let issuerSDKKey = ProvisioningFlow("issuerSDKKey")
 
-    public var description: String { rawValue }
+    public static let allCases: [ProvisioningFlow] = [.encryptedPayload, .issuerSDKRelay, .issuerSDKKey]
 }
 
 /// What an adapter publishes about itself: its kind, its capabilities and, per wallet, its provisioning flow.

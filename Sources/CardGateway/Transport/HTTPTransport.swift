@@ -21,18 +21,30 @@ public protocol HTTPTransport: Sendable {
 
 /// Why a request produced no response, and whether it can have reached the server.
 public struct TransportError: Error, Sendable, CustomStringConvertible {
-    public enum Kind: String, Sendable {
+    /// Why no response came. A struct with static members, so that a new kind breaks no caller's `switch`.
+    public struct Kind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+        /// A kind this version knows; nil for any other name.
+        public init?(rawValue: String) {
+            guard let known = Kind.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = known
+        }
+        public var description: String { rawValue }
+
         /// No connection was made: the request never left, so repeating it is always safe.
-        case connectFailed
+        public static let connectFailed = Kind("connectFailed")
         /// No complete response in time; the server may have acted on the request.
-        case timeout
+        public static let timeout = Kind("timeout")
         /// The connection closed or broke after the request was (possibly) sent.
-        case connectionClosed
+        public static let connectionClosed = Kind("connectionClosed")
         /// The response was larger than the transport accepts.
-        case responseTooLarge
+        public static let responseTooLarge = Kind("responseTooLarge")
         /// The request could not be built (bad URL or header).
-        case invalidRequest
-        case other
+        public static let invalidRequest = Kind("invalidRequest")
+        public static let other = Kind("other")
+
+        public static let allCases: [Kind] = [.connectFailed, .timeout, .connectionClosed, .responseTooLarge, .invalidRequest, .other]
     }
 
     public var kind: Kind
@@ -46,10 +58,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
 
     /// True unless the request provably never left this process.
     public var mayHaveReachedServer: Bool {
-        switch kind {
-        case .connectFailed, .invalidRequest: return false
-        case .timeout, .connectionClosed, .responseTooLarge, .other: return true
-        }
+        kind != .connectFailed && kind != .invalidRequest
     }
 
     public var description: String { "TransportError(\(kind.rawValue)): \(message)" }
