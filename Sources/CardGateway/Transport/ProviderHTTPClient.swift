@@ -73,10 +73,10 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
     public var description: String { "ProviderResponse(status: \(status), \(body.count) bytes, attempts: \(attempts))" }
 }
 
-/// Sends an adapter's requests to one provider instance: builds URLs from the base URL, applies the
-/// instance's timeout and the caller's deadline, retries what is safe to retry with full-jitter backoff and
-/// `Retry-After`, keeps one idempotency key per logical request across its retries, and logs without
-/// bodies or header values.
+/// Sends an adapter's requests to one provider instance through a chain of ``ProviderMiddleware``s: builds URLs
+/// from the base URL, applies the instance's timeout and the caller's deadline, retries what is safe to retry
+/// with full-jitter backoff and `Retry-After`, keeps one idempotency key per logical request across its
+/// retries, and logs without bodies or header values. See ``ProviderMiddleware`` for the order of the steps.
 public struct ProviderHTTPClient: Sendable {
     public let instance: String
     public let kind: ProviderKind
@@ -91,16 +91,24 @@ public struct ProviderHTTPClient: Sendable {
     /// The provider's own word on retrying a response, when it gives one (Stripe's `Stripe-Should-Retry`):
     /// true or false overrides the status rule; nil leaves it.
     public var retryAdvice: @Sendable (ProviderResponse) -> Bool?
-    /// Header names whose values are secrets (for anything that describes requests, e.g. tests' journals).
     public var sleep: @Sendable (Duration) async throws -> Void
     public var random: @Sendable () -> Double
+    /// The adapter's authentication (a bearer token, an API key header, OAuth with refresh…), run once per
+    /// logical request after the idempotency step. Adapters set it with ``authenticated(by:)``.
+    public var authentication: (any ProviderMiddleware)?
+    /// The user's middlewares that run once per logical request, after authentication and before retries.
+    public var requestMiddlewares: [any ProviderMiddleware]
+    /// Middlewares that run once per attempt, inside the retry step (breaker, bulkhead, metrics, spans, the
+    /// user's own).
+    public var attemptMiddlewares: [any ProviderMiddleware]
 
     public init(
         instance: String, kind: ProviderKind, baseURL: URL, transport: any HTTPTransport,
         timeout: Duration = .seconds(30), retry: RetryPolicy = .default, logger: Logger = OperationContext.noopLogger,
         idempotencyKeyMaxLength: Int = 64, retryAdvice: @escaping @Sendable (ProviderResponse) -> Bool? = { _ in nil },
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
+        requestMiddlewares: [any ProviderMiddleware] = [], attemptMiddlewares: [any ProviderMiddleware] = []
     ) throws {
         try EndpointPolicy.validate(baseURL)
         self.instance = instance
@@ -114,59 +122,57 @@ public struct ProviderHTTPClient: Sendable {
         self.retryAdvice = retryAdvice
         self.sleep = sleep
         self.random = random
+        self.authentication = nil
+        self.requestMiddlewares = requestMiddlewares
+        self.attemptMiddlewares = attemptMiddlewares
     }
 
-    /// Sends `request`, retrying as its repeatability allows, and returns the last response whatever its
-    /// status. Throws ``CardGatewayError`` (`timeout` or `transport`) when no response came.
+    /// A copy whose requests carry the adapter's authentication.
+    public func authenticated(by middleware: any ProviderMiddleware) -> ProviderHTTPClient {
+        var copy = self
+        copy.authentication = middleware
+        return copy
+    }
+
+    /// A copy without the adapter's authentication (for a request that authenticates itself, such as the call
+    /// that obtains an OAuth token).
+    public var unauthenticated: ProviderHTTPClient {
+        var copy = self
+        copy.authentication = nil
+        return copy
+    }
+
+    /// Sends `request` through the chain, retrying as its repeatability allows, and returns the last response
+    /// whatever its status. Throws ``CardGatewayError`` (`timeout` or `transport`, or what a middleware threw)
+    /// when no response came.
     public func send(_ request: ProviderRequest, context: OperationContext) async throws -> ProviderResponse {
         var logger = context.logger.label == OperationContext.noopLogger.label ? self.logger : context.logger
         logger[metadataKey: "provider"] = .string(instance)
         logger[metadataKey: "provider.kind"] = .string(kind.name)
         logger[metadataKey: "operation"] = .string(request.operation)
         if let requestID = context.requestID { logger[metadataKey: "request.id"] = .string(requestID) }
-
-        var headers = request.headers
-        var idempotencyKey: String?
-        if case .idempotent(let header, let scope) = request.repeatability {
-            let key = headers[header] ?? IdempotencyKeys.derive(operationKey: context.idempotencyKey, scope: scope, maxLength: idempotencyKeyMaxLength)
-            headers[header] = key
-            idempotencyKey = key
+        let callContext = ProviderCallContext(
+            instance: instance, kind: kind, baseURL: baseURL, operation: context, logger: logger, attemptTimeout: timeout
+        )
+        var chain: [any ProviderMiddleware] = [IdempotencyStep(maxLength: idempotencyKeyMaxLength)]
+        if let authentication { chain.append(authentication) }
+        chain += requestMiddlewares
+        chain.append(RetryStep(client: self))
+        chain += attemptMiddlewares
+        chain.append(AttemptLogStep())
+        let transport = self.transport
+        let client = self
+        let run = chain.chained { request, context in
+            let httpRequest = try client.makeHTTPRequest(request, headers: request.headers)
+            let result = try await transport.send(httpRequest, body: request.body, timeout: context.attemptTimeout)
+            return ProviderResponse(status: result.response.status.code, headers: result.response.headerFields, body: result.body)
         }
-        let httpRequest = try makeHTTPRequest(request, headers: headers)
-
-        var attempt = 0
-        var mayHaveReached = false
-        while true {
-            attempt += 1
-            let attemptTimeout = try timeoutForAttempt(context: context, mayHaveReached: mayHaveReached)
-            let started = ContinuousClock.now
-            logger.debug("provider request", metadata: ["http.method": .string(request.method.rawValue), "http.path": .string(request.path), "attempt": .stringConvertible(attempt)])
-            do {
-                let result = try await transport.send(httpRequest, body: request.body, timeout: attemptTimeout)
-                let response = ProviderResponse(
-                    status: result.response.status.code, headers: result.response.headerFields, body: result.body,
-                    attempts: attempt, idempotencyKey: idempotencyKey
-                )
-                logger.debug("provider response", metadata: [
-                    "http.status": .stringConvertible(response.status), "attempt": .stringConvertible(attempt),
-                    "duration.ms": .stringConvertible((ContinuousClock.now - started).milliseconds),
-                ])
-                guard let delay = retryDelay(after: response, request: request, attempt: attempt) else { return response }
-                guard try await wait(delay, context: context) else { return response }
-                logger.notice("retrying provider request", metadata: ["http.status": .stringConvertible(response.status), "attempt": .stringConvertible(attempt), "delay.ms": .stringConvertible(delay.milliseconds)])
-            } catch let error as TransportError {
-                mayHaveReached = mayHaveReached || error.mayHaveReachedServer
-                let repeatable = request.repeatability != .never || !error.mayHaveReachedServer
-                logger.debug("provider transport failure", metadata: ["error.kind": .string(error.kind.rawValue), "attempt": .stringConvertible(attempt)])
-                if attempt < retry.maxAttempts && repeatable && error.kind != .invalidRequest && error.kind != .responseTooLarge {
-                    let delay = retry.backoff(afterAttempt: attempt, random: random())
-                    if try await wait(delay, context: context) {
-                        logger.notice("retrying provider request", metadata: ["error.kind": .string(error.kind.rawValue), "attempt": .stringConvertible(attempt)])
-                        continue
-                    }
-                }
-                throw gatewayError(for: error, request: request, mayHaveReached: mayHaveReached, attempts: attempt)
-            }
+        do {
+            return try await run(request, callContext)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch let error as CardGatewayError where error.provider == nil {
+            throw error.attributed(to: instance, kind: kind)
         }
     }
 
@@ -183,13 +189,13 @@ public struct ProviderHTTPClient: Sendable {
     }
 
     /// Sleeps for `delay` unless that would pass the caller's deadline; returns whether it slept.
-    private func wait(_ delay: Duration, context: OperationContext) async throws -> Bool {
+    fileprivate func wait(_ delay: Duration, context: OperationContext) async throws -> Bool {
         if let deadline = context.deadline, ContinuousClock.now + delay >= deadline { return false }
         try await sleep(delay)
         return true
     }
 
-    private func timeoutForAttempt(context: OperationContext, mayHaveReached: Bool) throws -> Duration {
+    fileprivate func timeoutForAttempt(context: OperationContext, mayHaveReached: Bool) throws -> Duration {
         guard let deadline = context.deadline else { return timeout }
         let remaining = deadline - ContinuousClock.now
         guard remaining > .zero else {
@@ -204,7 +210,7 @@ public struct ProviderHTTPClient: Sendable {
     /// The error for a request that got no response. It is retryable only when the caller can safely
     /// send it again: never for a write without an idempotency key that may have reached the provider,
     /// whose outcome must be checked first.
-    private func gatewayError(for error: TransportError, request: ProviderRequest, mayHaveReached: Bool, attempts: Int) -> CardGatewayError {
+    fileprivate func gatewayError(for error: TransportError, request: ProviderRequest, mayHaveReached: Bool, attempts: Int) -> CardGatewayError {
         let code: CardGatewayError.Code = error.kind == .timeout ? .timeout : .transport
         let tries = attempts == 1 ? "1 attempt" : "\(attempts) attempts"
         let ambiguous = request.repeatability == .never && mayHaveReached
@@ -240,9 +246,89 @@ public struct ProviderHTTPClient: Sendable {
     }
 }
 
+/// Puts one idempotency key on a request that asks for one, and reports it on the response.
+struct IdempotencyStep: ProviderMiddleware {
+    let maxLength: Int
+
+    func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
+        guard case .idempotent(let header, let scope) = request.repeatability else { return try await next(request, context) }
+        var request = request
+        let key = request.headers[header] ?? IdempotencyKeys.derive(operationKey: context.operation.idempotencyKey, scope: scope, maxLength: maxLength)
+        request.headers[header] = key
+        var response = try await next(request, context)
+        response.idempotencyKey = key
+        return response
+    }
+}
+
+/// Repeats what is safe to repeat, honours `Retry-After` and the caller's deadline, and turns a failure
+/// without a response into ``CardGatewayError``.
+struct RetryStep: ProviderMiddleware {
+    let client: ProviderHTTPClient
+
+    func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
+        let logger = context.logger
+        let retry = client.retry
+        var attempt = 0
+        var mayHaveReached = false
+        while true {
+            attempt += 1
+            var attemptContext = context
+            attemptContext.attempt = attempt
+            attemptContext.attemptTimeout = try client.timeoutForAttempt(context: context.operation, mayHaveReached: mayHaveReached)
+            do {
+                var response = try await next(request, attemptContext)
+                response.attempts = attempt
+                guard let delay = client.retryDelay(after: response, request: request, attempt: attempt) else { return response }
+                guard try await client.wait(delay, context: context.operation) else { return response }
+                logger.notice("retrying provider request", metadata: ["http.status": .stringConvertible(response.status), "attempt": .stringConvertible(attempt), "delay.ms": .stringConvertible(delay.milliseconds)])
+            } catch let error as TransportError {
+                // A caller that gave up is told so, not shown a transport failure.
+                if Task.isCancelled { throw CancellationError() }
+                mayHaveReached = mayHaveReached || error.mayHaveReachedServer
+                let repeatable = request.repeatability != .never || !error.mayHaveReachedServer
+                if attempt < retry.maxAttempts && repeatable && error.kind != .invalidRequest && error.kind != .responseTooLarge {
+                    let delay = retry.backoff(afterAttempt: attempt, random: client.random())
+                    if try await client.wait(delay, context: context.operation) {
+                        logger.notice("retrying provider request", metadata: ["error.kind": .string(error.kind.rawValue), "attempt": .stringConvertible(attempt)])
+                        continue
+                    }
+                }
+                throw client.gatewayError(for: error, request: request, mayHaveReached: mayHaveReached, attempts: attempt)
+            } catch var error as CardGatewayError {
+                // A middleware's own verdict (an open breaker, a full bulkhead): passed on, with what earlier
+                // attempts may have done.
+                error.mayHaveReachedProvider = error.mayHaveReachedProvider || mayHaveReached
+                if mayHaveReached && request.repeatability == .never { error.isRetryable = false }
+                throw error
+            }
+        }
+    }
+}
+
+/// One debug line before and after each attempt: method, path (ids escaped, no query), status, duration.
+struct AttemptLogStep: ProviderMiddleware {
+    func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
+        let logger = context.logger
+        let started = ContinuousClock.now
+        logger.debug("provider request", metadata: ["http.method": .string(request.method.rawValue), "http.path": .string(request.path), "attempt": .stringConvertible(context.attempt)])
+        do {
+            let response = try await next(request, context)
+            logger.debug("provider response", metadata: [
+                "http.status": .stringConvertible(response.status), "attempt": .stringConvertible(context.attempt),
+                "duration.ms": .stringConvertible((ContinuousClock.now - started).milliseconds),
+            ])
+            return response
+        } catch let error as TransportError {
+            logger.debug("provider transport failure", metadata: ["error.kind": .string(error.kind.rawValue), "attempt": .stringConvertible(context.attempt)])
+            throw error
+        }
+    }
+}
+
 extension Duration {
-    /// Whole milliseconds.
-    public var milliseconds: Int64 {
+    /// Whole milliseconds (for this package's log lines; not public API).
+    package var milliseconds: Int64 {
         components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }
