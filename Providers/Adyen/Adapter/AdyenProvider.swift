@@ -93,7 +93,7 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying {
         }
         var client = http
         client.idempotencyKeyMaxLength = AdyenAPI.idempotencyKeyMaxLength
-        self.http = client
+        self.http = client.authenticated(by: HeaderAuthentication.apiKey(AdyenAPI.apiKeyHeader, apiKey))
         self.apiKey = apiKey
     }
 
@@ -292,7 +292,6 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying {
 
     private func headers(json: Bool = false) -> HTTPFields {
         var fields = HTTPFields()
-        fields[AdyenAPI.apiKeyHeader] = apiKey.revealedValue
         if json { fields[.contentType] = "application/json" }
         return fields
     }

@@ -146,7 +146,7 @@ public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomString
         client.idempotencyKeyMaxLength = BridgeAPI.idempotencyKeyMaxLength
         // A conflict or an expired key is answered the same way however often the same key is repeated.
         client.retryAdvice = { response in [409, 422].contains(response.status) ? false : nil }
-        self.http = client
+        self.http = client.authenticated(by: HeaderAuthentication.apiKey(BridgeAPI.apiKeyHeader, apiKey))
         self.apiKey = apiKey
         self.certificateEncoding = certificateEncoding
         self.descriptor = Self.standardDescriptor
@@ -347,7 +347,6 @@ public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomString
 
     private func headers(json: Bool = false) -> HTTPFields {
         var fields = HTTPFields()
-        fields[BridgeAPI.apiKeyHeader] = apiKey.revealedValue
         if json { fields[.contentType] = "application/json" }
         return fields
     }

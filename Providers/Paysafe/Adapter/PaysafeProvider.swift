@@ -37,11 +37,15 @@ public struct PaysafeProvider: CardService, WalletProvisioning, WebhookVerifying
             throw CardGatewayError(.invalidConfiguration, "the Paysafe brand identity is required", provider: http.instance, providerKind: .paysafe)
         }
         self.configuration = configuration
-        self.http = http
         self.now = now
-        self.tokens = PaysafeTokenCache(now: now) { [http, configuration, now] context in
-            try await PaysafeProvider.issueToken(http: http, configuration: configuration, now: now, context: context)
+        // The token request authenticates itself (client credentials), so it goes out on the client without
+        // the bearer middleware; every business call gets the bearer token from the shared cache.
+        let tokenClient = http.unauthenticated
+        let tokens = PaysafeTokenCache(now: now) { [configuration, now] context in
+            try await PaysafeProvider.issueToken(http: tokenClient, configuration: configuration, now: now, context: context)
         }
+        self.tokens = tokens
+        self.http = http.authenticated(by: PaysafeAuthentication(tokens: tokens))
     }
 
     // MARK: Card service
@@ -349,24 +353,14 @@ public struct PaysafeProvider: CardService, WalletProvisioning, WebhookVerifying
         return PaysafeMapping.card(try decode(PaysafeWireCard.self, from: response, what: what), customer: ref.customer)
     }
 
-    /// Sends one business call with the bearer token (and the solved SCA, when the call is the operation's
-    /// main request): an SCA 401 becomes `scaRequired`; any other 401 replaces the token once and repeats.
+    /// Sends one business call (with the solved SCA, when the call is the operation's main request); the bearer
+    /// token and its one replacement after a plain 401 are ``PaysafeAuthentication``'s. An SCA 401 becomes
+    /// `scaRequired`.
     func perform(_ call: PaysafeCall, context: OperationContext) async throws -> ProviderResponse {
         let sca = call.sendsSCA ? context.sca : nil
-        var token = try await tokens.token(context: context)
-        var response = try await http.send(call.request(token: token, sca: sca), context: context)
-        if response.status == 401 {
-            // The challenge comes in WWW-Authenticate (user-facing API) or as the event object in the body
-            // (business API); either way it is SCA, not a stale token.
-            if let challenge = try PaysafeSCA.challenge(in: response) ?? PaysafeSCA.challenge(inBody: response.body) {
-                throw PaysafeSCA.error(challenge, status: response.status, headers: response.headers, instance: http.instance)
-            }
-            context.logger.debug("Paysafe refused the access token; replacing it once", metadata: ["provider": .string(http.instance), "operation": .string(call.operation)])
-            token = try await tokens.replacing(token, context: context)
-            response = try await http.send(call.request(token: token, sca: sca), context: context)
-            if response.status == 401, let challenge = try PaysafeSCA.challenge(in: response) ?? PaysafeSCA.challenge(inBody: response.body) {
-                throw PaysafeSCA.error(challenge, status: response.status, headers: response.headers, instance: http.instance)
-            }
+        let response = try await http.send(call.request(sca: sca), context: context)
+        if response.status == 401, let challenge = try PaysafeSCA.challenge(in: response) ?? PaysafeSCA.challenge(inBody: response.body) {
+            throw PaysafeSCA.error(challenge, status: response.status, headers: response.headers, instance: http.instance)
         }
         guard response.isSuccess else {
             var error = PaysafeErrorMapping.error(for: response, operation: call.operation, instance: http.instance)
@@ -514,9 +508,8 @@ struct PaysafeCall: Sendable {
 
     /// Reads are `.safe`; writes are `.never`: Paysafe documents no idempotency key, so a write is never
     /// repeated once it may have reached Paysafe.
-    func request(token: Secret, sca: SCAAuthorization?) -> ProviderRequest {
+    func request(sca: SCAAuthorization?) -> ProviderRequest {
         var headers = HTTPFields()
-        headers[.authorization] = "Bearer \(token.revealedValue)"
         if body != nil { headers[.contentType] = "application/json" }
         if let sca { headers[PaysafeAPI.scaAuthorizationHeader] = PaysafeSCA.authorizationHeaderValue(sca) }
         return ProviderRequest(method, path, query: query, headers: headers, body: body, repeatability: method == .get ? .safe : .never, operation: operation)

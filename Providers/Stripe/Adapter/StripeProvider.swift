@@ -93,7 +93,7 @@ public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
         client.idempotencyKeyMaxLength = StripeAPI.idempotencyKeyMaxLength
         client.retryAdvice = { response in StripeErrors.shouldRetry(response) }
         self.configuration = configuration
-        self.http = client
+        self.http = client.authenticated(by: HeaderAuthentication.bearer(configuration.secretKey))
         self.logger = logger ?? http.logger
         self.now = now
     }
@@ -420,7 +420,6 @@ public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
         stripeVersion: String? = nil, repeatability: ProviderRequest.Repeatability? = nil, operation: String, context: OperationContext
     ) async throws -> ProviderResponse {
         var headers = HTTPFields()
-        headers[.authorization] = "Bearer \(configuration.secretKey.revealedValue)"
         if let version = stripeVersion ?? configuration.apiVersion { headers[StripeAPI.stripeVersionHeader] = version }
         if let account = configuration.stripeAccount { headers[StripeAPI.stripeAccountHeader] = account }
         var body: Data?

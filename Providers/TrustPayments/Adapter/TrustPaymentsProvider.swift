@@ -23,8 +23,9 @@ public struct TrustPaymentsProvider: StoredCredentials {
     public var descriptor: ProviderDescriptor { Self.staticDescriptor }
 
     private let setup: ProviderSetup
+    /// The instance's client, with the Webservices user's HTTP Basic authentication.
+    private let http: ProviderHTTPClient
     private let webservicesUsername: Secret
-    private let webservicesPassword: Secret
     private let jwtUsername: Secret
     private let jwtSecret: Secret
     /// The configured site reference (`sitereference`).
@@ -44,7 +45,7 @@ public struct TrustPaymentsProvider: StoredCredentials {
     public init(setup: ProviderSetup, requestReference: @escaping @Sendable () -> String) throws {
         self.setup = setup
         webservicesUsername = try setup.credential("webservicesUsername")
-        webservicesPassword = try setup.credential("webservicesPassword")
+        let webservicesPassword = try setup.credential("webservicesPassword")
         jwtUsername = try setup.credential("jwtUsername")
         jwtSecret = try setup.credential("jwtSecret")
         var problems: [String] = []
@@ -64,6 +65,7 @@ public struct TrustPaymentsProvider: StoredCredentials {
                 provider: setup.instance, providerKind: .trustpayments
             )
         }
+        http = setup.http.authenticated(by: HeaderAuthentication.basic(username: webservicesUsername, password: webservicesPassword))
         siteReference = site
         jwtMaxAge = TimeInterval(maxAge)
         makeRequestReference = requestReference
@@ -349,14 +351,13 @@ public struct TrustPaymentsProvider: StoredCredentials {
         var headers = HTTPFields()
         headers[.contentType] = TrustPaymentsAPI.contentType
         headers[.accept] = TrustPaymentsAPI.accept
-        headers[.authorization] = "Basic " + Data("\(webservicesUsername.revealedValue):\(webservicesPassword.revealedValue)".utf8).base64EncodedString()
         if let name = HTTPField.Name(TrustPaymentsAPI.requestReferenceHeader) { headers[name] = requestReference }
 
         context.logger.debug("trustpayments charge", metadata: [
             "provider": .string(setup.instance), "requestreference": .string(requestReference),
             "initiationreason": .string(reason.rawValue),
         ])
-        let response = try await setup.http.send(
+        let response = try await http.send(
             ProviderRequest(
                 .post, TrustPaymentsAPI.jsonPath, headers: headers, body: try Self.encoder.encode(envelope),
                 repeatability: .never, operation: "charge"
