@@ -31,6 +31,16 @@ var targets: [Target] = [
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+    // The default transport, on AsyncHTTPClient, kept out of the core so that the core links no NIO.
+    .target(
+        name: "CardGatewayAsyncHTTPClient",
+        dependencies: [
+            "CardGateway",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -54,7 +64,7 @@ var targets: [Target] = [
     .target(
         name: "CardGatewayTesting",
         dependencies: [
-            "CardGateway",
+            "CardGateway", "CardGatewayAsyncHTTPClient",
             "CardGatewaySimulation",
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
@@ -71,7 +81,7 @@ var targets: [Target] = [
     .testTarget(
         name: "CardGatewayTests",
         dependencies: [
-            "CardGateway", "CardGatewayTesting",
+            "CardGateway", "CardGatewayTesting", "CardGatewayAsyncHTTPClient",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -94,7 +104,7 @@ var targets: [Target] = [
     .testTarget(
         name: "CardGatewaySimulationTests",
         dependencies: [
-            "CardGatewaySimulation", "CardGatewayTesting", "CardGateway",
+            "CardGatewaySimulation", "CardGatewayTesting", "CardGateway", "CardGatewayAsyncHTTPClient",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -144,6 +154,7 @@ for name in providers {
             name: "\(name)Tests",
             dependencies: [
                 .target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator"), "CardGateway", "CardGatewayTesting", "CardGatewaySimulation",
+                "CardGatewayAsyncHTTPClient",
                 "SharedTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -165,7 +176,7 @@ targets += [
     .target(
         name: "ExampleSupport",
         dependencies: [
-            "CardGateway", "CardGatewaySimulation", "ProvisioningServerApp",
+            "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewaySimulation", "ProvisioningServerApp",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ]
@@ -206,7 +217,7 @@ targets += [
     .executableTarget(
         name: "provisioning-server",
         dependencies: [
-            "ProvisioningServerApp", "ExampleSupport", "CardGateway", "CardGatewaySimulation",
+            "ProvisioningServerApp", "ExampleSupport", "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewaySimulation",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -218,7 +229,7 @@ targets += [
     .testTarget(
         name: "ExamplesTests",
         dependencies: [
-            "CardGatewayCLI", "ProvisioningServerApp", "ExampleSupport", "CardGateway", "CardGatewayTesting", "CardGatewaySimulation",
+            "CardGatewayCLI", "ProvisioningServerApp", "ExampleSupport", "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewayTesting", "CardGatewaySimulation",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -239,6 +250,7 @@ let package = Package(
         .executable(name: "cardgateway", targets: ["cardgateway"]),
         .executable(name: "provisioning-server", targets: ["provisioning-server"]),
         .library(name: "CardGateway", targets: ["CardGateway"]),
+        .library(name: "CardGatewayAsyncHTTPClient", targets: ["CardGatewayAsyncHTTPClient"]),
         .library(name: "CardGatewaySimulation", targets: ["CardGatewaySimulation"]),
         .library(name: "CardGatewayTesting", targets: ["CardGatewayTesting"]),
     ] + providers.flatMap { name in

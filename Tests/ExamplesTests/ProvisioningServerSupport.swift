@@ -136,7 +136,7 @@ struct FakeAdapter: CardLookup, WalletProvisioning, StoredCredentials, WebhookVe
             throw CardGatewayError.invalidRequest("the event lacks id, card or status")
         }
         let change = CardStatusChange(card: CardRef(id: cardID), oldStatus: nil, newStatus: CardStatus(rawValue: status) ?? .unknown, providerOldStatus: nil, providerNewStatus: status)
-        return [GatewayEvent(id: id, kind: descriptor.kind, occurredAt: nil, providerType: "card.updated", event: .cardStatusChanged(change))]
+        return [GatewayEvent(id: id, providerKind: descriptor.kind, occurredAt: nil, providerType: "card.updated", event: .cardStatusChanged(change))]
     }
 }
 

@@ -96,7 +96,7 @@ enum StripeEvents {
                 card: CardRef(id: card.id), oldStatus: old.map(StripeMapping.cardStatus),
                 newStatus: StripeMapping.cardStatus(card.status), providerOldStatus: old, providerNewStatus: card.status
             )
-            return [GatewayEvent(id: event.id, kind: .stripe, occurredAt: occurred, providerType: event.type, event: .cardStatusChanged(change))]
+            return [GatewayEvent(id: event.id, providerKind: .stripe, occurredAt: occurred, providerType: event.type, event: .cardStatusChanged(change))]
         case "issuing_token.created", "issuing_token.updated":
             let event: StripeEventWire<StripeTokenWire>
             do { event = try decoder.decode(StripeEventWire<StripeTokenWire>.self, from: body) } catch {
@@ -105,7 +105,7 @@ enum StripeEvents {
             let token = event.data.object
             let tokenEvent = WalletTokenEvent(card: CardRef(id: token.card.id), token: StripeMapping.token(token))
             let kind: GatewayEvent.Kind = header.type == "issuing_token.created" ? .walletTokenCreated(tokenEvent) : .walletTokenUpdated(tokenEvent)
-            return [GatewayEvent(id: event.id, kind: .stripe, occurredAt: occurred, providerType: event.type, event: kind)]
+            return [GatewayEvent(id: event.id, providerKind: .stripe, occurredAt: occurred, providerType: event.type, event: kind)]
         default:
             return []
         }

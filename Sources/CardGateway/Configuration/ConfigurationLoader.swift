@@ -12,7 +12,7 @@ struct ConfigurationLoader {
     }
 
     static let topLevelKeys: Set<String> = ["providers", "routes", "description"]
-    static let instanceKeys: Set<String> = ["kind", "environment", "baseURL", "credentials", "options", "timeoutSeconds", "maxAttempts", "description"]
+    static let instanceKeys: Set<String> = ["kind", "environment", "baseURL", "credentials", "options", "timeoutSeconds", "maxAttempts", "middlewares", "description"]
     static let routeKeys: Set<String> = ["when", "use", "description"]
     static let dimensionKeys: [String] = ["issuer", "program", "bin", "country", "currency", "tenant", "wallet", "operation"]
 
@@ -200,7 +200,11 @@ struct ConfigurationLoader {
         if let optionsValue = object["options"] {
             if let optionsObject = optionsValue.objectValue {
                 options = optionsObject
-                if !checkOptions(optionsObject, factory: factory, path: "\(path).options") { failed = true }
+                if !checkOptions(optionsObject, factory: factory, path: "\(path).options") {
+                    failed = true
+                } else if !decodeOptions(optionsObject, factory: factory, path: path) {
+                    failed = true
+                }
             } else {
                 problem("\(path).options", "must be an object, not \(optionsValue.typeName)")
                 failed = true
@@ -230,14 +234,95 @@ struct ConfigurationLoader {
             }
         }
 
+        var middlewares: [MiddlewareReference] = []
+        if let middlewaresValue = object["middlewares"] {
+            if let loaded = loadMiddlewares(middlewaresValue, path: "\(path).middlewares") {
+                middlewares = loaded
+            } else {
+                failed = true
+            }
+        }
+
         guard !failed, let baseURL else { return (kind, nil) }
         return (
             kind,
             ProviderInstanceConfiguration(
                 name: name, kind: kind, environment: environmentName, baseURL: baseURL, credentials: credentials,
-                options: options, timeout: timeout, retry: retry
+                options: options, timeout: timeout, retry: retry, middlewares: middlewares
             )
         )
+    }
+
+    /// Decodes the options as the adapter's typed options, reporting what its `init(from:)` refuses.
+    mutating func decodeOptions(_ options: [String: JSONValue], factory: ProviderFactory, path: String) -> Bool {
+        guard let check = factory.checkOptions else { return true }
+        do {
+            try check(options)
+            return true
+        } catch let error as CardGatewayError {
+            for fieldError in error.fieldErrors { problem("\(path).\(fieldError.field)", fieldError.message) }
+            if error.fieldErrors.isEmpty { problem("\(path).options", error.message) }
+            return false
+        } catch {
+            problem("\(path).options", "cannot be read by the \(factory.kind.name) adapter")
+            return false
+        }
+    }
+
+    static let middlewareKeys: Set<String> = ["name", "options", "description"]
+
+    /// An instance's `middlewares` array: each entry names a registered middleware and gives its options, which
+    /// the middleware's factory checks now (it is built again, the same way, when the gateway is).
+    mutating func loadMiddlewares(_ value: JSONValue, path: String) -> [MiddlewareReference]? {
+        guard let entries = value.arrayValue else {
+            problem(path, "must be an array of {\"name\": …, \"options\": {…}} objects, not \(value.typeName)")
+            return nil
+        }
+        var references: [MiddlewareReference] = []
+        var valid = true
+        for (index, entry) in entries.enumerated() {
+            let entryPath = "\(path)[\(index)]"
+            guard let object = entry.objectValue else {
+                problem(entryPath, "must be an object with \"name\" and \"options\", not \(entry.typeName)")
+                valid = false
+                continue
+            }
+            checkUnknownKeys(object, allowed: Self.middlewareKeys, path: entryPath)
+            let known = registry.middlewareFactories.keys.sorted().joined(separator: ", ")
+            guard let name = object["name"]?.stringValue else {
+                problem("\(entryPath).name", "is required: the name of a registered middleware (\(known))")
+                valid = false
+                continue
+            }
+            guard let factory = registry.middlewareFactory(named: name) else {
+                problem("\(entryPath).name", "no middleware is registered as \"\(SafeText.scrub(name, maxLength: 60))\"; known: \(known)")
+                valid = false
+                continue
+            }
+            var options: [String: JSONValue] = [:]
+            if let optionsValue = object["options"] {
+                guard let optionsObject = optionsValue.objectValue else {
+                    problem("\(entryPath).options", "must be an object, not \(optionsValue.typeName)")
+                    valid = false
+                    continue
+                }
+                options = optionsObject
+            }
+            do {
+                _ = try factory.make(options)
+            } catch let error as CardGatewayError {
+                let field = error.fieldErrors.first?.field ?? ""
+                problem(field.isEmpty ? "\(entryPath).options" : "\(entryPath).options.\(field)", error.message)
+                valid = false
+                continue
+            } catch {
+                problem("\(entryPath).options", "the \(name) middleware cannot be built from these options (\(type(of: error)))")
+                valid = false
+                continue
+            }
+            references.append(MiddlewareReference(name: name, options: options))
+        }
+        return valid ? references : nil
     }
 
     mutating func checkOptions(_ options: [String: JSONValue], factory: ProviderFactory, path: String) -> Bool {

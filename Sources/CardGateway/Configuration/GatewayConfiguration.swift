@@ -11,10 +11,13 @@ public struct ProviderInstanceConfiguration: Sendable {
     public var options: [String: JSONValue]
     public var timeout: Duration
     public var retry: RetryPolicy
+    /// The middlewares configuration names for this instance, in order, by their registered names.
+    public var middlewares: [MiddlewareReference]
 
     public init(
         name: String, kind: ProviderKind, environment: String?, baseURL: URL, credentials: [String: Secret],
-        options: [String: JSONValue] = [:], timeout: Duration = .seconds(30), retry: RetryPolicy = .default
+        options: [String: JSONValue] = [:], timeout: Duration = .seconds(30), retry: RetryPolicy = .default,
+        middlewares: [MiddlewareReference] = []
     ) {
         self.name = name
         self.kind = kind
@@ -24,11 +27,12 @@ public struct ProviderInstanceConfiguration: Sendable {
         self.options = options
         self.timeout = timeout
         self.retry = retry
+        self.middlewares = middlewares
     }
 }
 
 /// One problem found while loading configuration: where (a JSON path) and what (a plain sentence).
-public struct ConfigurationProblem: Sendable, Equatable, Codable, CustomStringConvertible {
+public struct ConfigurationProblem: Error, Sendable, Equatable, Codable, CustomStringConvertible {
     public var path: String
     public var message: String
 

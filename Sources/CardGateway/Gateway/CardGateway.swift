@@ -30,7 +30,7 @@ public struct ProviderInstance: Sendable {
 /// var registry = ProviderRegistry()
 /// registry.register(.stripe)
 /// let configuration = try GatewayConfiguration.load(contentsOf: url, registry: registry)
-/// let gateway = try CardGateway(configuration: configuration, registry: registry)
+/// let gateway = try CardGateway(configuration: configuration, registry: registry)   // CardGatewayAsyncHTTPClient's default transport
 /// let offer = try await gateway.provisioningOffer(for: CardRef(id: "ic_123"), wallet: .applePay,
 ///                                                 via: .key(RouteKey(issuer: "stripe-us")))
 /// ```
@@ -44,16 +44,21 @@ public struct CardGateway: Sendable {
     /// Builds one adapter per configured instance.
     ///
     /// - Parameters:
-    ///   - transport: how requests travel; AsyncHTTPClient on ``AsyncHTTPClientTransport/sharedClient`` (never follows redirects) by default.
+    ///   - transport: how requests travel. `CardGatewayAsyncHTTPClient` has the default one
+    ///     (`AsyncHTTPClientTransport`) and an initialiser without this parameter that uses it.
     ///   - logger: where the gateway logs (never secrets or card data); nothing by default.
     ///   - credentialStore: where stored-credential references are kept; in memory by default.
+    ///   - middlewares: middlewares this program adds to an instance in code, run after those its configuration
+    ///     names (see ``ProviderMiddleware`` for where each placement runs); none by default.
     public init(
-        configuration: GatewayConfiguration, registry: ProviderRegistry, transport: any HTTPTransport = AsyncHTTPClientTransport(),
+        configuration: GatewayConfiguration, registry: ProviderRegistry, transport: any HTTPTransport,
         logger: Logger = OperationContext.noopLogger, credentialStore: any CredentialReferenceStore = InMemoryCredentialReferenceStore(),
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() },
+        middlewares: @Sendable (ProviderInstanceConfiguration) -> InstanceMiddlewares = { _ in .none }
     ) throws {
         let built = Self.buildInstances(
-            configuration: configuration, registry: registry, transport: transport, logger: logger, credentialStore: credentialStore, now: now
+            configuration: configuration, registry: registry, transport: transport, logger: logger, credentialStore: credentialStore, now: now,
+            middlewares: middlewares
         )
         guard built.problems.isEmpty else { throw ConfigurationError(problems: built.problems).gatewayError }
         self.configuration = configuration
@@ -69,14 +74,15 @@ public struct CardGateway: Sendable {
     public static func problems(in configuration: GatewayConfiguration, registry: ProviderRegistry) -> [ConfigurationProblem] {
         buildInstances(
             configuration: configuration, registry: registry, transport: RefusingTransport(), logger: OperationContext.noopLogger,
-            credentialStore: InMemoryCredentialReferenceStore(), now: { Date() }
+            credentialStore: InMemoryCredentialReferenceStore(), now: { Date() }, middlewares: { _ in .none }
         ).problems
     }
 
     /// Builds every instance, collecting the problems of all of them rather than stopping at the first.
     private static func buildInstances(
         configuration: GatewayConfiguration, registry: ProviderRegistry, transport: any HTTPTransport, logger: Logger,
-        credentialStore: any CredentialReferenceStore, now: @escaping @Sendable () -> Date
+        credentialStore: any CredentialReferenceStore, now: @escaping @Sendable () -> Date,
+        middlewares: @Sendable (ProviderInstanceConfiguration) -> InstanceMiddlewares
     ) -> (instances: [String: ProviderInstance], problems: [ConfigurationProblem]) {
         var instances: [String: ProviderInstance] = [:]
         var problems: [ConfigurationProblem] = []
@@ -88,11 +94,23 @@ public struct CardGateway: Sendable {
             }
             var instanceLogger = logger
             instanceLogger[metadataKey: "provider"] = .string(name)
+            let configured: InstanceMiddlewares
+            do {
+                configured = try Self.configuredMiddlewares(instanceConfiguration.middlewares, registry: registry)
+            } catch let problem as ConfigurationProblem {
+                problems.append(ConfigurationProblem(path: "\(path).middlewares\(problem.path)", message: problem.message))
+                continue
+            } catch {
+                problems.append(ConfigurationProblem(path: path + ".middlewares", message: "a middleware could not be built"))
+                continue
+            }
+            let added = middlewares(instanceConfiguration)
             let http: ProviderHTTPClient
             do {
                 http = try ProviderHTTPClient(
                     instance: name, kind: instanceConfiguration.kind, baseURL: instanceConfiguration.baseURL, transport: transport,
-                    timeout: instanceConfiguration.timeout, retry: instanceConfiguration.retry, logger: instanceLogger
+                    timeout: instanceConfiguration.timeout, retry: instanceConfiguration.retry, logger: instanceLogger,
+                    requestMiddlewares: configured.request + added.request, attemptMiddlewares: configured.attempt + added.attempt
                 )
             } catch let error as CardGatewayError {
                 problems.append(ConfigurationProblem(path: path + ".baseURL", message: error.message))
@@ -116,6 +134,26 @@ public struct CardGateway: Sendable {
             }
         }
         return (instances, problems)
+    }
+
+    /// Builds the middlewares an instance's configuration names, split by placement. Throws a
+    /// ``ConfigurationProblem`` whose path is relative to the `middlewares` array (`[0].name`).
+    private static func configuredMiddlewares(_ references: [MiddlewareReference], registry: ProviderRegistry) throws -> InstanceMiddlewares {
+        var built = InstanceMiddlewares()
+        for (index, reference) in references.enumerated() {
+            guard let factory = registry.middlewareFactory(named: reference.name) else {
+                throw ConfigurationProblem(path: "[\(index)].name", message: "no middleware is registered as \"\(SafeText.scrub(reference.name, maxLength: 60))\"")
+            }
+            let middleware: any ProviderMiddleware
+            do { middleware = try factory.make(reference.options) } catch let error as CardGatewayError {
+                throw ConfigurationProblem(path: "[\(index)].options", message: error.message)
+            }
+            switch factory.placement {
+            case .attempt: built.attempt.append(middleware)
+            default: built.request.append(middleware)
+            }
+        }
+        return built
     }
 
     public func instance(named name: String) -> ProviderInstance? { instances[name] }
