@@ -81,7 +81,7 @@ var targets: [Target] = [
     .testTarget(
         name: "CardGatewayTests",
         dependencies: [
-            "CardGateway", "CardGatewayTesting", "CardGatewayAsyncHTTPClient",
+            "CardGateway", "CardGatewayTesting", "CardGatewayAsyncHTTPClient", "SharedTestSupport",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

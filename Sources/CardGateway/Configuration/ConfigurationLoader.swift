@@ -12,7 +12,7 @@ struct ConfigurationLoader {
     }
 
     static let topLevelKeys: Set<String> = ["providers", "routes", "description"]
-    static let instanceKeys: Set<String> = ["kind", "environment", "baseURL", "credentials", "options", "timeoutSeconds", "maxAttempts", "middlewares", "description"]
+    static let instanceKeys: Set<String> = ["kind", "environment", "baseURL", "credentials", "options", "timeoutSeconds", "maxAttempts", "middlewares", "circuitBreaker", "maxConcurrentRequests", "description"]
     static let routeKeys: Set<String> = ["when", "use", "description"]
     static let dimensionKeys: [String] = ["issuer", "program", "bin", "country", "currency", "tenant", "wallet", "operation"]
 
@@ -234,6 +234,20 @@ struct ConfigurationLoader {
             }
         }
 
+        var breaker = CircuitBreakerSettings.default
+        if let breakerValue = object["circuitBreaker"] {
+            if let loaded = loadBreaker(breakerValue, path: "\(path).circuitBreaker") { breaker = loaded } else { failed = true }
+        }
+        var maxConcurrent = Bulkhead.defaultLimit
+        if let limitValue = object["maxConcurrentRequests"] {
+            if let limit = limitValue.intValue, (1...1000).contains(limit) {
+                maxConcurrent = limit
+            } else {
+                problem("\(path).maxConcurrentRequests", "must be a whole number from 1 to 1000")
+                failed = true
+            }
+        }
+
         var middlewares: [MiddlewareReference] = []
         if let middlewaresValue = object["middlewares"] {
             if let loaded = loadMiddlewares(middlewaresValue, path: "\(path).middlewares") {
@@ -248,7 +262,8 @@ struct ConfigurationLoader {
             kind,
             ProviderInstanceConfiguration(
                 name: name, kind: kind, environment: environmentName, baseURL: baseURL, credentials: credentials,
-                options: options, timeout: timeout, retry: retry, middlewares: middlewares
+                options: options, timeout: timeout, retry: retry, middlewares: middlewares, circuitBreaker: breaker,
+                maxConcurrentRequests: maxConcurrent
             )
         )
     }
@@ -267,6 +282,41 @@ struct ConfigurationLoader {
             problem("\(path).options", "cannot be read by the \(factory.kind.name) adapter")
             return false
         }
+    }
+
+    static let breakerKeys: Set<String> = ["failureThreshold", "coolDownSeconds", "halfOpenProbes", "description"]
+
+    /// `"circuitBreaker"`: `false` turns it off; an object changes any of its settings.
+    mutating func loadBreaker(_ value: JSONValue, path: String) -> CircuitBreakerSettings? {
+        if value == .bool(false) { return .disabled }
+        guard let object = value.objectValue else {
+            problem(path, "must be false (no breaker) or an object with failureThreshold, coolDownSeconds and halfOpenProbes, not \(value.typeName)")
+            return nil
+        }
+        checkUnknownKeys(object, allowed: Self.breakerKeys, path: path)
+        var settings = CircuitBreakerSettings.default
+        var valid = object.keys.allSatisfy(Self.breakerKeys.contains)
+        if let threshold = object["failureThreshold"] {
+            if let count = threshold.intValue, (1...1000).contains(count) { settings.failureThreshold = count } else {
+                problem("\(path).failureThreshold", "must be a whole number from 1 to 1000")
+                valid = false
+            }
+        }
+        if let coolDown = object["coolDownSeconds"] {
+            if let seconds = coolDown.numberValue, seconds.isFinite, seconds >= 0.001, seconds <= 3600 {
+                settings.coolDown = .milliseconds(Int64((seconds * 1000).rounded()))
+            } else {
+                problem("\(path).coolDownSeconds", "must be a number of seconds from 0.001 to 3600")
+                valid = false
+            }
+        }
+        if let probes = object["halfOpenProbes"] {
+            if let count = probes.intValue, (1...100).contains(count) { settings.halfOpenProbes = count } else {
+                problem("\(path).halfOpenProbes", "must be a whole number from 1 to 100")
+                valid = false
+            }
+        }
+        return valid ? settings : nil
     }
 
     static let middlewareKeys: Set<String> = ["name", "options", "description"]

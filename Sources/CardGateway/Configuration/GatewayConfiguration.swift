@@ -13,11 +13,16 @@ public struct ProviderInstanceConfiguration: Sendable {
     public var retry: RetryPolicy
     /// The middlewares configuration names for this instance, in order, by their registered names.
     public var middlewares: [MiddlewareReference]
+    /// The instance's circuit breaker (on by default).
+    public var circuitBreaker: CircuitBreakerSettings
+    /// The most requests the instance may have in flight at once (its bulkhead).
+    public var maxConcurrentRequests: Int
 
     public init(
         name: String, kind: ProviderKind, environment: String?, baseURL: URL, credentials: [String: Secret],
         options: [String: JSONValue] = [:], timeout: Duration = .seconds(30), retry: RetryPolicy = .default,
-        middlewares: [MiddlewareReference] = []
+        middlewares: [MiddlewareReference] = [], circuitBreaker: CircuitBreakerSettings = .default,
+        maxConcurrentRequests: Int = Bulkhead.defaultLimit
     ) {
         self.name = name
         self.kind = kind
@@ -28,6 +33,8 @@ public struct ProviderInstanceConfiguration: Sendable {
         self.timeout = timeout
         self.retry = retry
         self.middlewares = middlewares
+        self.circuitBreaker = circuitBreaker
+        self.maxConcurrentRequests = maxConcurrentRequests
     }
 }
 

@@ -19,6 +19,10 @@ public struct ProviderInstance: Sendable {
     public let name: String
     public let configuration: ProviderInstanceConfiguration
     public let provider: any CardProvider
+    /// The instance's circuit breaker: its ``CircuitBreaker/state`` says whether calls go through.
+    public let breaker: CircuitBreaker
+    /// The instance's limit on requests in flight.
+    public let bulkhead: Bulkhead
 
     public var kind: ProviderKind { configuration.kind }
     public var descriptor: ProviderDescriptor { provider.descriptor }
@@ -105,12 +109,17 @@ public struct CardGateway: Sendable {
                 continue
             }
             let added = middlewares(instanceConfiguration)
+            // The gateway's own per-attempt steps come first: a breaker that is open refuses before the bulkhead
+            // is asked for a slot, and neither holds a slot for a call that will not be sent.
+            let breaker = CircuitBreaker(instance: name, settings: instanceConfiguration.circuitBreaker, logger: instanceLogger)
+            let bulkhead = Bulkhead(instance: name, limit: instanceConfiguration.maxConcurrentRequests)
+            let reliability: [any ProviderMiddleware] = [CircuitBreakerMiddleware(breaker), BulkheadMiddleware(bulkhead)]
             let http: ProviderHTTPClient
             do {
                 http = try ProviderHTTPClient(
                     instance: name, kind: instanceConfiguration.kind, baseURL: instanceConfiguration.baseURL, transport: transport,
                     timeout: instanceConfiguration.timeout, retry: instanceConfiguration.retry, logger: instanceLogger,
-                    requestMiddlewares: configured.request + added.request, attemptMiddlewares: configured.attempt + added.attempt
+                    requestMiddlewares: configured.request + added.request, attemptMiddlewares: reliability + configured.attempt + added.attempt
                 )
             } catch let error as CardGatewayError {
                 problems.append(ConfigurationProblem(path: path + ".baseURL", message: error.message))
@@ -122,7 +131,7 @@ public struct CardGateway: Sendable {
             do {
                 let setup = ProviderSetup(configuration: instanceConfiguration, http: http, logger: instanceLogger, credentialStore: credentialStore, now: now)
                 let provider = try factory.make(setup)
-                instances[name] = ProviderInstance(name: name, configuration: instanceConfiguration, provider: provider)
+                instances[name] = ProviderInstance(name: name, configuration: instanceConfiguration, provider: provider, breaker: breaker, bulkhead: bulkhead)
             } catch let error as CardGatewayError {
                 if error.fieldErrors.isEmpty {
                     problems.append(ConfigurationProblem(path: path, message: error.message))
