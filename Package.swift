@@ -25,9 +25,13 @@ let simulatorExtras: [String: [String]] = [
 ]
 
 var targets: [Target] = [
+    // Hex, Base64 and constant-time comparison: the one copy that the core and the simulation kit (which does not
+    // depend on the core) both re-export. Foundation only.
+    .target(name: "CardGatewayBytes", swiftSettings: swiftSettings),
     .target(
         name: "CardGateway",
         dependencies: [
+            "CardGatewayBytes",
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -42,6 +46,7 @@ var targets: [Target] = [
     .target(
         name: "CardGatewaySimulation",
         dependencies: [
+            "CardGatewayBytes",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),

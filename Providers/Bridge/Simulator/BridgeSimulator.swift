@@ -193,7 +193,7 @@ public struct BridgeSimulator: ProviderSimulator {
                     problems.add("apple_pay.\(name)", "\(name) is required")
                     return nil
                 }
-                guard let bytes = encoding == "hex" ? SimulatorBytes.decodeHex(text) : SimulatorEncoding.decodeBase64(text), !bytes.isEmpty else {
+                guard let bytes = encoding == "hex" ? ByteEncoding.decodeHex(text) : ByteEncoding.decodeBase64(text), !bytes.isEmpty else {
                     problems.add("apple_pay.\(name)", "\(name) is not valid \(encoding)")
                     return nil
                 }

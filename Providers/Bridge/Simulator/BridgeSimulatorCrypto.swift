@@ -48,20 +48,6 @@ enum SimulatorDER {
     }
 }
 
-/// Byte encodings as Bridge reads and writes them.
-enum SimulatorEncoding {
-    /// Standard Base64 with padding, strictly.
-    static func decodeBase64(_ text: String) -> Data? {
-        guard text.utf8.count % 4 == 0 else { return nil }
-        return Data(base64Encoded: text)
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-}
-
 /// The wallet payloads the simulator makes: real ciphertext, never the card data in clear.
 enum SimulatorPayloads {
     struct ApplePayload {
@@ -87,7 +73,7 @@ enum SimulatorPayloads {
             withJSONObject: [
                 "primaryAccountNumber": account.pan, "expiration": account.expiry,
                 "name": [account.firstName, account.middleName, account.lastName].compactMap { $0 }.joined(separator: " "),
-                "nonce": SimulatorBytes.hex(nonce), "nonceSignature": SimulatorBytes.hex(nonceSignature),
+                "nonce": ByteEncoding.hex(nonce), "nonceSignature": ByteEncoding.hex(nonceSignature),
             ],
             options: [.sortedKeys]
         )
@@ -119,7 +105,7 @@ enum SimulatorPayloads {
             options: [.sortedKeys]
         )
         guard let combined = try AES.GCM.seal(plaintext, using: opcKey()).combined else { throw SimulatorCryptoError.sealFailed }
-        return SimulatorEncoding.base64URL(combined)
+        return ByteEncoding.base64URL(combined)
     }
 
     static func openGoogle(_ opaque: Data) throws -> Data {

@@ -160,8 +160,8 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
 
     func handleWebservices(authorization: String?, requestReferenceHeader: String?, body: Data) -> SimulatedResponse {
         guard let basic = SimulatorHTTP.basicCredentials(authorization),
-            Self.constantTimeEquals(basic.user, credentials.webservicesUsername),
-            Self.constantTimeEquals(basic.password, credentials.webservicesPassword)
+            ConstantTime.equals(basic.user.utf8, credentials.webservicesUsername.utf8),
+            ConstantTime.equals(basic.password.utf8, credentials.webservicesPassword.utf8)
         else {
             return faultResponse(status: 401, message: "Authorization Required")
         }
@@ -198,7 +198,7 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
             return webservicesEnvelope(requestReference: nil, elements: [gateway.errorElement("10205", data: ["invalid json"])])
         }
-        guard let alias = object["alias"] as? String, Self.constantTimeEquals(alias, credentials.jwtUsername) else {
+        guard let alias = object["alias"] as? String, ConstantTime.equals(alias.utf8, credentials.jwtUsername.utf8) else {
             return faultResponse(status: 401, message: "Authorization Required")
         }
         guard object["version"] as? String == "1.00" else {
@@ -276,15 +276,5 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
     /// Whether the transaction holds a card on file (usable as a `credentialsonfile` 2 parent); nil when unknown.
     public func transactionHoldsStoredCard(_ reference: String) -> Bool? {
         gateway.transactions.get(reference)?.holdsStoredCard
-    }
-
-    static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
-        let left = Array(lhs.utf8)
-        let right = Array(rhs.utf8)
-        var difference: UInt8 = left.count == right.count ? 0 : 1
-        for index in 0..<max(left.count, right.count) {
-            difference |= (index < left.count ? left[index] : 0) ^ (index < right.count ? right[index] : 0)
-        }
-        return difference == 0
     }
 }
