@@ -274,7 +274,7 @@ struct DemoSteps {
         await recorder.step("credentials on file: the mobile SDK pays (simulated)", name) {
             guard let session else { throw DemoExpectationFailure(message: "no session from the previous step") }
             // What the Trust Payments mobile SDK does on the phone with the card the cardholder typed.
-            let jwt = try simulators.trustPayments.sdkPayment(sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
+            let jwt = try await simulators.trustPayments.sdkPayment(sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
             resultJWT = Secret(jwt)
             return "the SDK returned a signed response JWT"
         }

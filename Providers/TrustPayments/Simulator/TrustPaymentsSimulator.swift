@@ -101,7 +101,7 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
             )
         }
         router.post("/jwt/") { _, context -> SimulatedResponse in
-            self.handleJWT(body: context.requestBody)
+            await self.handleJWT(body: context.requestBody)
         }
     }
 
@@ -194,7 +194,7 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
     // MARK: Mobile SDK JWT
 
     /// `/jwt/`: one code path for the HTTP route and ``sdkPayment(sessionJWT:pan:expiryDate:securityCode:)``.
-    func handleJWT(body: Data) -> SimulatedResponse {
+    func handleJWT(body: Data) async -> SimulatedResponse {
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
             return webservicesEnvelope(requestReference: nil, elements: [gateway.errorElement("10205", data: ["invalid json"])])
         }
@@ -202,19 +202,19 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
             return faultResponse(status: 401, message: "Authorization Required")
         }
         guard object["version"] as? String == "1.00" else {
-            return signedResponse(alias: alias, elements: [gateway.errorElement("30007", data: ["version"])], requestJWT: nil)
+            return await signedResponse(alias: alias, elements: [gateway.errorElement("30007", data: ["version"])], requestJWT: nil)
         }
-        guard let token = object["jwt"] as? String, let claims = SimulatorJWT.verify(token, secret: credentials.jwtSecret),
+        guard let token = object["jwt"] as? String, let claims = await SimulatorJWT.verify(token, secret: credentials.jwtSecret),
             claims["iss"] as? String == alias, let payload = claims["payload"] as? [String: Any]
         else {
-            return signedResponse(alias: alias, elements: [gateway.errorElement("30000", data: ["jwt"])], requestJWT: nil)
+            return await signedResponse(alias: alias, elements: [gateway.errorElement("30000", data: ["jwt"])], requestJWT: nil)
         }
         // The payment must be made within 15 minutes of the session's iat (Trust Payments' legacy docs; the error
         // code for a late or iat-less token is not documented, so the JWT field error is used).
         let issuedAt = (claims["iat"] as? NSNumber)?.doubleValue
         let age = issuedAt.map { gateway.clock.now().timeIntervalSince1970 - $0 }
         guard let age, age <= Self.sessionLifetime, age >= -60 else {
-            return signedResponse(alias: alias, elements: [gateway.errorElement("30000", data: ["jwt"])], requestJWT: nil)
+            return await signedResponse(alias: alias, elements: [gateway.errorElement("30000", data: ["jwt"])], requestJWT: nil)
         }
         var fields = payload
         let cardFields = ((object["request"] as? [Any])?.first as? [String: Any]) ?? [:]
@@ -232,18 +232,18 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
             nextPayload["parenttransactionreference"] = last
         }
         let now = Int(gateway.clock.now().timeIntervalSince1970)
-        let resigned = SimulatorJWT.signHS256(claims: ["iss": alias, "iat": now, "payload": nextPayload], secret: credentials.jwtSecret)
-        return signedResponse(alias: alias, elements: elements, requestJWT: resigned)
+        let resigned = await SimulatorJWT.signHS256(claims: ["iss": alias, "iat": now, "payload": nextPayload], secret: credentials.jwtSecret)
+        return await signedResponse(alias: alias, elements: elements, requestJWT: resigned)
     }
 
-    private func signedResponse(alias: String, elements: [[String: Any]], requestJWT: String?) -> SimulatedResponse {
+    private func signedResponse(alias: String, elements: [[String: Any]], requestJWT: String?) async -> SimulatedResponse {
         var payload: [String: Any] = [
             "requestreference": gateway.gatewayRequestReference(), "version": "1.00", "response": elements, "secrand": gateway.secrand(),
         ]
         if let requestJWT { payload["jwt"] = requestJWT }
         var claims: [String: Any] = ["iat": Int(gateway.clock.now().timeIntervalSince1970), "payload": payload]
         if credentials.audienceInResults { claims["aud"] = alias }
-        guard let token = SimulatorJWT.signHS256(claims: claims, secret: credentials.jwtSecret) else {
+        guard let token = await SimulatorJWT.signHS256(claims: claims, secret: credentials.jwtSecret) else {
             return faultResponse(status: 500, message: "the simulator could not sign its response")
         }
         return .json(200, ["jwt": token])
@@ -252,7 +252,7 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
     /// Plays the mobile SDK in process, for the demo and tests: sends `sessionJWT` and the card fields through
     /// exactly the code `/jwt/` runs and returns the response JWT. An empty `pan` or `expiryDate` is left out (a
     /// reuse session inherits the card from its parent).
-    public func sdkPayment(sessionJWT: String, pan: String, expiryDate: String, securityCode: String) throws -> String {
+    public func sdkPayment(sessionJWT: String, pan: String, expiryDate: String, securityCode: String) async throws -> String {
         let claims = SimulatorJWT.claims(sessionJWT)
         let alias = claims?["iss"] as? String ?? ""
         var card: [String: Any] = [:]
@@ -264,7 +264,7 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
             "alias": alias, "jwt": sessionJWT, "version": "1.00", "versioninfo": "Swift::CardGateway::TrustPaymentsSimulator::SDK",
             "request": [card],
         ]
-        let response = handleJWT(body: (try? JSONSerialization.data(withJSONObject: body)) ?? Data())
+        let response = await handleJWT(body: (try? JSONSerialization.data(withJSONObject: body)) ?? Data())
         guard response.status == 200, let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any],
             let token = object["jwt"] as? String
         else {
