@@ -11,13 +11,20 @@ let swiftSettings: [SwiftSetting] = [
 
 let providers = ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments"]
 
-/// Files in a simulator folder that are not Swift: scripts that drive the provider's official client library
-/// against the simulator (run by the provider's tests when `CARDGATEWAY_OFFICIAL_CLIENTS=1`).
-/// Extra dependencies of one provider's adapter and simulator (Trust Payments' JWTs are jwt-kit's).
+/// Extra dependencies of one provider's adapter and simulator: Trust Payments' JWTs are jwt-kit's; only Bridge links
+/// `_CryptoExtras` (its webhooks are RSA-signed).
 let providerExtras: [String: [Target.Dependency]] = [
+    "Bridge": [.product(name: "_CryptoExtras", package: "swift-crypto")],
     "TrustPayments": [.product(name: "JWTKit", package: "jwt-kit")],
 ]
 
+/// Extra dependencies of one provider's tests.
+let testExtras: [String: [Target.Dependency]] = [
+    "Bridge": [.product(name: "_CryptoExtras", package: "swift-crypto")],
+]
+
+/// Files in a simulator folder that are not Swift: scripts that drive the provider's official client library
+/// against the simulator (run by the provider's tests when `CARDGATEWAY_OFFICIAL_CLIENTS=1`).
 let simulatorExtras: [String: [String]] = [
     "Adyen": ["official-client-check.py"],
     "Stripe": ["official-client-check.py"],
@@ -121,7 +128,6 @@ for name in providers {
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ] + providerExtras[name, default: []],
             path: "Providers/\(name)/Adapter",
             swiftSettings: swiftSettings
@@ -136,7 +142,6 @@ for name in providers {
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ] + providerExtras[name, default: []],
             path: "Providers/\(name)/Simulator",
@@ -151,12 +156,11 @@ for name in providers {
                 .target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator"), "CardGateway", "CardGatewayTesting", "CardGatewaySimulation",
                 "SharedTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-            ],
+            ] + testExtras[name, default: []],
             // Published examples and specs, read from the source tree by the tests (never bundled). Paysafe publishes
             // no wire examples (its seed is SDK code), so its room has none.
             exclude: name == "Paysafe" ? [] : ["Fixtures"],
