@@ -18,9 +18,14 @@ let providerExtras: [String: [Target.Dependency]] = [
     "TrustPayments": [.product(name: "JWTKit", package: "jwt-kit")],
 ]
 
+/// Extra dependencies of one provider's simulator only: the Bridge simulator makes and parses X.509 certificates.
+let simulatorDependencyExtras: [String: [Target.Dependency]] = [
+    "Bridge": [.product(name: "X509", package: "swift-certificates")],
+]
+
 /// Extra dependencies of one provider's tests.
 let testExtras: [String: [Target.Dependency]] = [
-    "Bridge": [.product(name: "_CryptoExtras", package: "swift-crypto")],
+    "Bridge": [.product(name: "_CryptoExtras", package: "swift-crypto"), .product(name: "X509", package: "swift-certificates")],
 ]
 
 /// Files in a simulator folder that are not Swift: scripts that drive the provider's official client library
@@ -143,7 +148,7 @@ for name in providers {
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
-            ] + providerExtras[name, default: []],
+            ] + providerExtras[name, default: []] + simulatorDependencyExtras[name, default: []],
             path: "Providers/\(name)/Simulator",
             exclude: simulatorExtras[name, default: []],
             swiftSettings: swiftSettings
@@ -266,6 +271,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
     ],
     targets: targets
 )
