@@ -11,13 +11,25 @@ let swiftSettings: [SwiftSetting] = [
 
 let providers = ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments"]
 
-/// Files in a simulator folder that are not Swift: scripts that drive the provider's official client library
-/// against the simulator (run by the provider's tests when `CARDGATEWAY_OFFICIAL_CLIENTS=1`).
-/// Extra dependencies of one provider's adapter and simulator (Trust Payments' JWTs are jwt-kit's).
+/// Extra dependencies of one provider's adapter and simulator: Trust Payments' JWTs are jwt-kit's; only Bridge links
+/// `_CryptoExtras` (its webhooks are RSA-signed).
 let providerExtras: [String: [Target.Dependency]] = [
+    "Bridge": [.product(name: "_CryptoExtras", package: "swift-crypto")],
     "TrustPayments": [.product(name: "JWTKit", package: "jwt-kit")],
 ]
 
+/// Extra dependencies of one provider's simulator only: the Bridge simulator makes and parses X.509 certificates.
+let simulatorDependencyExtras: [String: [Target.Dependency]] = [
+    "Bridge": [.product(name: "X509", package: "swift-certificates")],
+]
+
+/// Extra dependencies of one provider's tests.
+let testExtras: [String: [Target.Dependency]] = [
+    "Bridge": [.product(name: "_CryptoExtras", package: "swift-crypto"), .product(name: "X509", package: "swift-certificates")],
+]
+
+/// Files in a simulator folder that are not Swift: scripts that drive the provider's official client library
+/// against the simulator (run by the provider's tests when `CARDGATEWAY_OFFICIAL_CLIENTS=1`).
 let simulatorExtras: [String: [String]] = [
     "Adyen": ["official-client-check.py"],
     "Stripe": ["official-client-check.py"],
@@ -25,9 +37,13 @@ let simulatorExtras: [String: [String]] = [
 ]
 
 var targets: [Target] = [
+    // Hex, Base64 and constant-time comparison: the one copy that the core and the simulation kit (which does not
+    // depend on the core) both re-export. Foundation only.
+    .target(name: "CardGatewayBytes", swiftSettings: swiftSettings),
     .target(
         name: "CardGateway",
         dependencies: [
+            "CardGatewayBytes",
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -52,6 +68,7 @@ var targets: [Target] = [
     .target(
         name: "CardGatewaySimulation",
         dependencies: [
+            "CardGatewayBytes",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
@@ -126,7 +143,6 @@ for name in providers {
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ] + providerExtras[name, default: []],
             path: "Providers/\(name)/Adapter",
             swiftSettings: swiftSettings
@@ -141,9 +157,8 @@ for name in providers {
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
-            ] + providerExtras[name, default: []],
+            ] + providerExtras[name, default: []] + simulatorDependencyExtras[name, default: []],
             path: "Providers/\(name)/Simulator",
             exclude: simulatorExtras[name, default: []],
             swiftSettings: swiftSettings
@@ -157,12 +172,11 @@ for name in providers {
                 "CardGatewayAsyncHTTPClient",
                 "SharedTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-            ],
+            ] + testExtras[name, default: []],
             // Published examples and specs, read from the source tree by the tests (never bundled). Paysafe publishes
             // no wire examples (its seed is SDK code), so its room has none.
             exclude: name == "Paysafe" ? [] : ["Fixtures"],
@@ -269,6 +283,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
     ],
     targets: targets
 )

@@ -223,7 +223,7 @@ struct CLITests {
             let session = await runCLI(["credentials", "session", "--config", path, "--store", "--consent", "--amount", "1050", "--currency", "GBP"])
             #expect(session.exitCode == 0, "\(session.stderr)")
             let token = try #require(try session.json()["token"]?.stringValue)
-            let result = try running.simulators.trustPayments.sdkPayment(
+            let result = try await running.simulators.trustPayments.sdkPayment(
                 sessionJWT: token, pan: TrustPaymentsSimulator.Seed.Card.visa, expiryDate: TrustPaymentsSimulator.Seed.expiryDate, securityCode: "123"
             )
             let verified = await runCLI(["credentials", "verify", "--config", path, "--credential-store", storeFile.path, "-"], stdin: result + "\n")

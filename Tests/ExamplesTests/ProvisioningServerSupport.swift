@@ -126,8 +126,8 @@ struct FakeAdapter: CardLookup, WalletProvisioning, StoredCredentials, WebhookVe
 
     func verify(_ delivery: WebhookDelivery, now: Date) throws -> [GatewayEvent] {
         try backend.record("webhook")
-        guard let name = HTTPField.Name("X-Fake-Signature"), let given = delivery.headers[name],
-            ConstantTime.equals(Array(given.utf8), Array(FakeBackend.signature(delivery.body).utf8))
+        guard let name = HTTPField.Name("X-Fake-Signature"), let given = delivery.headers[name].flatMap(ByteEncoding.decodeHex),
+            MessageAuthentication.verifyHMACSHA256(signature: given, key: FakeBackend.webhookSecret, message: delivery.body)
         else {
             throw CardGatewayError.signatureInvalid("the X-Fake-Signature header does not match the body")
         }
