@@ -47,6 +47,8 @@ var targets: [Target] = [
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
         ],
         swiftSettings: swiftSettings
     ),
@@ -99,6 +101,9 @@ var targets: [Target] = [
         name: "CardGatewayTests",
         dependencies: [
             "CardGateway", "CardGatewayTesting", "CardGatewayAsyncHTTPClient", "SharedTestSupport",
+            .product(name: "MetricsTestKit", package: "swift-metrics"),
+            .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -283,6 +288,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
     ],
     targets: targets

@@ -1,5 +1,7 @@
 import Foundation
+import CoreMetrics
 import Logging
+import Tracing
 
 /// How a call picks its provider instance: by routing a key, or by naming the instance.
 public enum RouteTarget: Sendable, Equatable, CustomStringConvertible {
@@ -43,6 +45,8 @@ public struct CardGateway: Sendable {
     public let router: Router
     public let instances: [String: ProviderInstance]
     public let credentialStore: any CredentialReferenceStore
+    /// Where metrics and spans go.
+    public let observability: GatewayObservability
     private let logger: Logger
 
     /// Builds one adapter per configured instance.
@@ -54,21 +58,24 @@ public struct CardGateway: Sendable {
     ///   - credentialStore: where stored-credential references are kept; in memory by default.
     ///   - middlewares: middlewares this program adds to an instance in code, run after those its configuration
     ///     names (see ``ProviderMiddleware`` for where each placement runs); none by default.
+    ///   - observability: where metrics and spans go; by default what the program bootstrapped.
     public init(
         configuration: GatewayConfiguration, registry: ProviderRegistry, transport: any HTTPTransport,
         logger: Logger = OperationContext.noopLogger, credentialStore: any CredentialReferenceStore = InMemoryCredentialReferenceStore(),
         now: @escaping @Sendable () -> Date = { Date() },
-        middlewares: @Sendable (ProviderInstanceConfiguration) -> InstanceMiddlewares = { _ in .none }
+        middlewares: @Sendable (ProviderInstanceConfiguration) -> InstanceMiddlewares = { _ in .none },
+        observability: GatewayObservability = .bootstrapped
     ) throws {
         let built = Self.buildInstances(
             configuration: configuration, registry: registry, transport: transport, logger: logger, credentialStore: credentialStore, now: now,
-            middlewares: middlewares
+            middlewares: middlewares, observability: observability
         )
         guard built.problems.isEmpty else { throw ConfigurationError(problems: built.problems).gatewayError }
         self.configuration = configuration
         self.router = Router(routes: configuration.routes)
         self.instances = built.instances
         self.credentialStore = credentialStore
+        self.observability = observability
         self.logger = logger
     }
 
@@ -78,7 +85,8 @@ public struct CardGateway: Sendable {
     public static func problems(in configuration: GatewayConfiguration, registry: ProviderRegistry) -> [ConfigurationProblem] {
         buildInstances(
             configuration: configuration, registry: registry, transport: RefusingTransport(), logger: OperationContext.noopLogger,
-            credentialStore: InMemoryCredentialReferenceStore(), now: { Date() }, middlewares: { _ in .none }
+            credentialStore: InMemoryCredentialReferenceStore(), now: { Date() }, middlewares: { _ in .none },
+            observability: GatewayObservability(metrics: NOOPMetricsHandler.instance, tracer: NoOpTracer())
         ).problems
     }
 
@@ -86,7 +94,7 @@ public struct CardGateway: Sendable {
     private static func buildInstances(
         configuration: GatewayConfiguration, registry: ProviderRegistry, transport: any HTTPTransport, logger: Logger,
         credentialStore: any CredentialReferenceStore, now: @escaping @Sendable () -> Date,
-        middlewares: @Sendable (ProviderInstanceConfiguration) -> InstanceMiddlewares
+        middlewares: @Sendable (ProviderInstanceConfiguration) -> InstanceMiddlewares, observability: GatewayObservability
     ) -> (instances: [String: ProviderInstance], problems: [ConfigurationProblem]) {
         var instances: [String: ProviderInstance] = [:]
         var problems: [ConfigurationProblem] = []
@@ -111,9 +119,26 @@ public struct CardGateway: Sendable {
             let added = middlewares(instanceConfiguration)
             // The gateway's own per-attempt steps come first: a breaker that is open refuses before the bulkhead
             // is asked for a slot, and neither holds a slot for a call that will not be sent.
-            let breaker = CircuitBreaker(instance: name, settings: instanceConfiguration.circuitBreaker, logger: instanceLogger)
-            let bulkhead = Bulkhead(instance: name, limit: instanceConfiguration.maxConcurrentRequests)
-            let reliability: [any ProviderMiddleware] = [CircuitBreakerMiddleware(breaker), BulkheadMiddleware(bulkhead)]
+            let dimensions = [
+                (GatewayObservability.Dimensions.kind, instanceConfiguration.kind.name), (GatewayObservability.Dimensions.instance, name),
+            ]
+            let metrics = observability.metrics
+            let breakerGauge = Gauge(label: GatewayObservability.Names.breakerState, dimensions: dimensions, factory: metrics)
+            breakerGauge.record(0)
+            let breaker = CircuitBreaker(instance: name, settings: instanceConfiguration.circuitBreaker, logger: instanceLogger, onStateChange: { _, to in
+                switch to {
+                case .closed: breakerGauge.record(0)
+                case .halfOpen: breakerGauge.record(1)
+                case .open: breakerGauge.record(2)
+                }
+                Counter(label: GatewayObservability.Names.breakerTransitions, dimensions: dimensions + [(GatewayObservability.Dimensions.to, to.name)], factory: metrics)
+                    .increment()
+            })
+            let inFlight = Gauge(label: GatewayObservability.Names.inFlight, dimensions: dimensions, factory: metrics)
+            let bulkhead = Bulkhead(instance: name, limit: instanceConfiguration.maxConcurrentRequests) { inFlight.record($0) }
+            let reliability: [any ProviderMiddleware] = [
+                CircuitBreakerMiddleware(breaker), BulkheadMiddleware(bulkhead), AttemptTelemetryMiddleware(observability: observability),
+            ]
             let http: ProviderHTTPClient
             do {
                 http = try ProviderHTTPClient(
@@ -208,8 +233,51 @@ public struct CardGateway: Sendable {
         return (instance, provider)
     }
 
-    /// Runs `body` and names the instance in any error it throws.
-    func attributed<T>(_ instance: ProviderInstance, _ body: () async throws -> T) async throws -> T {
+    /// Runs `body` in the operation's span, records its duration and outcome, and names the instance in any
+    /// error it throws.
+    func attributed<T>(_ instance: ProviderInstance, _ operation: GatewayOperation, _ body: () async throws -> T) async throws -> T {
+        let started = ContinuousClock.now
+        var failure: (any Error)?
+        defer {
+            let dimensions = [
+                (GatewayObservability.Dimensions.kind, instance.kind.name), (GatewayObservability.Dimensions.instance, instance.name),
+                (GatewayObservability.Dimensions.operation, operation.rawValue),
+                (GatewayObservability.Dimensions.outcome, GatewayObservability.outcome(of: failure)),
+            ]
+            Timer(label: GatewayObservability.Names.operationDuration, dimensions: dimensions, factory: observability.metrics)
+                .recordNanoseconds(AttemptTelemetryMiddleware.nanoseconds(ContinuousClock.now - started))
+            Counter(label: GatewayObservability.Names.operations, dimensions: dimensions, factory: observability.metrics).increment()
+            if let failure {
+                logger.warning("gateway operation failed", metadata: [
+                    "cardgateway.provider": .string(instance.name), "cardgateway.operation": .string(operation.rawValue),
+                    "cardgateway.outcome": .string(GatewayObservability.outcome(of: failure)),
+                ])
+            }
+        }
+        do {
+            return try await observability.tracer.withSpan("cardgateway.\(operation.rawValue)", ofKind: .internal) { span in
+                span.attributes["cardgateway.provider.instance"] = instance.name
+                span.attributes["cardgateway.provider.kind"] = instance.kind.name
+                span.attributes["cardgateway.operation"] = operation.rawValue
+                do {
+                    let value = try await attributedBody(instance, body)
+                    span.attributes["cardgateway.outcome"] = "success"
+                    return value
+                } catch {
+                    span.attributes["cardgateway.outcome"] = GatewayObservability.outcome(of: error)
+                    if let gatewayError = error as? CardGatewayError, let requestID = gatewayError.requestID {
+                        span.attributes["cardgateway.provider.request_id"] = requestID
+                    }
+                    throw error
+                }
+            }
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    private func attributedBody<T>(_ instance: ProviderInstance, _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as CardGatewayError {
@@ -229,42 +297,42 @@ public struct CardGateway: Sendable {
 
     public func card(_ ref: CardRef, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
         let (instance, provider) = try capability((any CardLookup).self, target, .card)
-        var card = try await attributed(instance) { try await provider.card(ref, context: context) }
+        var card = try await attributed(instance, .card) { try await provider.card(ref, context: context) }
         card.provider = instance.name
         return card
     }
 
     public func listCards(_ query: CardQuery, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> CardPage {
         let (instance, provider) = try capability((any CardService).self, target, .listCards)
-        var page = try await attributed(instance) { try await provider.listCards(query, context: context) }
+        var page = try await attributed(instance, .listCards) { try await provider.listCards(query, context: context) }
         for index in page.cards.indices { page.cards[index].provider = instance.name }
         return page
     }
 
     public func createCard(_ request: CreateCardRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
         let (instance, provider) = try capability((any CardService).self, target, .createCard)
-        var card = try await attributed(instance) { try await provider.createCard(request, context: context) }
+        var card = try await attributed(instance, .createCard) { try await provider.createCard(request, context: context) }
         card.provider = instance.name
         return card
     }
 
     public func activateCard(_ request: ActivateCardRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
         let (instance, provider) = try capability((any CardService).self, target, .activateCard)
-        var card = try await attributed(instance) { try await provider.activateCard(request, context: context) }
+        var card = try await attributed(instance, .activateCard) { try await provider.activateCard(request, context: context) }
         card.provider = instance.name
         return card
     }
 
     public func updateCard(_ request: UpdateCardRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
         let (instance, provider) = try capability((any CardService).self, target, .updateCard)
-        var card = try await attributed(instance) { try await provider.updateCard(request, context: context) }
+        var card = try await attributed(instance, .updateCard) { try await provider.updateCard(request, context: context) }
         card.provider = instance.name
         return card
     }
 
     public func programs(customer: String?, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> [CardProgram] {
         let (instance, provider) = try capability((any CardService).self, target, .programs)
-        return try await attributed(instance) { try await provider.programs(customer: customer, context: context) }
+        return try await attributed(instance, .programs) { try await provider.programs(customer: customer, context: context) }
     }
 
     // MARK: Wallet provisioning
@@ -272,14 +340,14 @@ public struct CardGateway: Sendable {
     public func provisioningOffer(for card: CardRef, wallet: Wallet, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> ProvisioningOffer {
         let (instance, provider) = try capability((any WalletProvisioning).self, withWallet(target, wallet), .provisioningOffer)
         guard let flow = instance.descriptor.provisioningFlows[wallet] else {
-            let card = try await attributed(instance) { try await provider.card(card, context: context) }
+            let card = try await attributed(instance, .provisioningOffer) { try await provider.card(card, context: context) }
             return ProvisioningOffer(
                 card: card.ref, provider: instance.name, wallet: wallet, eligible: false, ineligibleReason: .walletNotSupported(wallet),
                 flow: nil, cardholderName: card.cardholderName, lastFour: card.lastFour, network: card.scheme, expiry: card.expiry,
                 existingTokens: card.walletTokens
             )
         }
-        var offer = try await attributed(instance) { try await provider.offer(for: card, wallet: wallet, context: context) }
+        var offer = try await attributed(instance, .provisioningOffer) { try await provider.offer(for: card, wallet: wallet, context: context) }
         offer.provider = instance.name
         if offer.flow == nil { offer.flow = flow }
         return offer
@@ -293,12 +361,12 @@ public struct CardGateway: Sendable {
         guard flow == request.input.flow else {
             throw CardGatewayError.invalidRequest("\(instance.name) provisions \(request.wallet) by the \(flow) flow, but the request carries \(request.input.flow) input", field: "input")
         }
-        return try await attributed(instance) { try await provider.provision(request, context: context) }
+        return try await attributed(instance, .provision) { try await provider.provision(request, context: context) }
     }
 
     public func confirmProvisioning(_ confirmation: ProvisioningConfirmation, via target: RouteTarget, context: OperationContext = OperationContext()) async throws {
         let (instance, provider) = try capability((any WalletProvisioning).self, withWallet(target, confirmation.wallet), .confirmProvisioning)
-        try await attributed(instance) { try await provider.confirm(confirmation, context: context) }
+        try await attributed(instance, .confirmProvisioning) { try await provider.confirm(confirmation, context: context) }
     }
 
     private func withWallet(_ target: RouteTarget, _ wallet: Wallet) -> RouteTarget {
@@ -311,13 +379,13 @@ public struct CardGateway: Sendable {
 
     public func clientSession(_ request: ClientSessionRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> ClientSession {
         let (instance, provider) = try capability((any StoredCredentials).self, target, .clientSession)
-        return try await attributed(instance) { try await provider.clientSession(request, context: context) }
+        return try await attributed(instance, .clientSession) { try await provider.clientSession(request, context: context) }
     }
 
     /// Verifies the SDK's result and keeps the reference in the credential store.
     public func verifyResult(_ token: Secret, customer: String? = nil, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> StoredCredential {
         let (instance, provider) = try capability((any StoredCredentials).self, target, .verifyResult)
-        var credential = try await attributed(instance) { try await provider.verifyResult(token, context: context) }
+        var credential = try await attributed(instance, .verifyResult) { try await provider.verifyResult(token, context: context) }
         credential.provider = instance.name
         if credential.customer == nil { credential.customer = customer }
         do {
@@ -336,7 +404,7 @@ public struct CardGateway: Sendable {
 
     public func charge(_ request: ChargeRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> ChargeResult {
         let (instance, provider) = try capability((any StoredCredentials).self, target, .charge)
-        return try await attributed(instance) { try await provider.charge(request, context: context) }
+        return try await attributed(instance, .charge) { try await provider.charge(request, context: context) }
     }
 
     // MARK: Webhooks
@@ -347,6 +415,17 @@ public struct CardGateway: Sendable {
         guard let verifier = instance.provider as? any WebhookVerifying else {
             throw CardGatewayError(.unsupported, "\(name) does not verify webhooks", provider: name, providerKind: instance.kind)
         }
+        var outcome = "accepted"
+        defer {
+            Counter(
+                label: GatewayObservability.Names.webhooks,
+                dimensions: [
+                    (GatewayObservability.Dimensions.kind, instance.kind.name), (GatewayObservability.Dimensions.instance, name),
+                    (GatewayObservability.Dimensions.outcome, outcome),
+                ],
+                factory: observability.metrics
+            ).increment()
+        }
         do {
             return try verifier.verify(delivery, now: now).map { event in
                 var event = event
@@ -354,8 +433,10 @@ public struct CardGateway: Sendable {
                 return event
             }
         } catch let error as CardGatewayError {
+            outcome = error.code.rawValue
             throw error.attributed(to: name, kind: instance.kind)
         } catch {
+            outcome = CardGatewayError.Code.signatureInvalid.rawValue
             throw CardGatewayError(
                 .signatureInvalid, "the \(instance.kind) webhook could not be verified (\(type(of: error)))", provider: name, providerKind: instance.kind
             )

@@ -27,10 +27,13 @@ public final class Bulkhead: Sendable {
     public let instance: String
     public let limit: Int
     private let inner = Mutex(Inner())
+    private let onInFlightChange: @Sendable (Int) -> Void
 
-    public init(instance: String, limit: Int = Bulkhead.defaultLimit) {
+    /// - Parameter onInFlightChange: called with the number of requests in flight after each change (for a gauge).
+    public init(instance: String, limit: Int = Bulkhead.defaultLimit, onInFlightChange: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.instance = instance
         self.limit = max(1, limit)
+        self.onInFlightChange = onInFlightChange
     }
 
     /// Requests holding a slot now.
@@ -44,15 +47,18 @@ public final class Bulkhead: Sendable {
     /// time, and `CancellationError` when the caller gave up.
     public func acquire(until deadline: ContinuousClock.Instant) async throws {
         try Task.checkCancellation()
-        let id: UInt64? = inner.withLock { inner in
+        let taken: (id: UInt64?, inFlight: Int) = inner.withLock { inner in
             if inner.inFlight < limit {
                 inner.inFlight += 1
-                return nil
+                return (nil, inner.inFlight)
             }
             inner.nextID += 1
-            return inner.nextID
+            return (inner.nextID, inner.inFlight)
         }
-        guard let id else { return }
+        guard let id = taken.id else {
+            onInFlightChange(taken.inFlight)
+            return
+        }
         let granted = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let immediate: Bool? = inner.withLock { inner in
@@ -65,6 +71,7 @@ public final class Bulkhead: Sendable {
                     return nil
                 }
                 if let immediate {
+                    if immediate { onInFlightChange(inner.withLock { $0.inFlight }) }
                     continuation.resume(returning: immediate)
                     return
                 }
@@ -102,6 +109,7 @@ public final class Bulkhead: Sendable {
             }
             return inner.waiters.removeFirst()
         }
+        if next == nil { onInFlightChange(inFlight) }
         if let next {
             next.timer?.cancel()
             next.continuation.resume(returning: true)
