@@ -105,7 +105,7 @@ public struct CardGateway: Sendable {
                 continue
             }
             var instanceLogger = logger
-            instanceLogger[metadataKey: "provider"] = .string(name)
+            instanceLogger[metadataKey: "cardgateway.provider"] = .string(name)
             let configured: InstanceMiddlewares
             do {
                 configured = try Self.configuredMiddlewares(instanceConfiguration.middlewares, registry: registry)
