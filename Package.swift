@@ -165,7 +165,7 @@ targets += [
     .target(
         name: "ExampleSupport",
         dependencies: [
-            "CardGateway", "CardGatewaySimulation", "ProvisioningServerApp",
+            "CardGateway", "CardGatewaySimulation", "ProvisioningServerApp", "CardGatewayPostgres",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ]
@@ -232,6 +232,35 @@ targets += [
     ),
 ]
 
+// The PostgreSQL stores (credential references, operation ledger, provisioning journal): their own module, so
+// that only users who want PostgreSQL build postgres-nio.
+targets += [
+    .target(
+        name: "CardGatewayPostgres",
+        dependencies: [
+            "CardGateway",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+    // Against a real database (CARDGATEWAY_TEST_DATABASE_URL; skipped without one, failing in CI).
+    .testTarget(
+        name: "CardGatewayPostgresTests",
+        dependencies: [
+            "CardGatewayPostgres", "CardGateway", "CardGatewayTesting", "CardGatewaySimulation", "ExampleSupport",
+            "CardGatewayTrustPayments", "TrustPaymentsSimulator", "CardGatewayPaysafe", "PaysafeSimulator",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+]
+
 let package = Package(
     name: "CardGateway",
     platforms: [.macOS(.v15)],
@@ -241,6 +270,7 @@ let package = Package(
         .library(name: "CardGateway", targets: ["CardGateway"]),
         .library(name: "CardGatewaySimulation", targets: ["CardGatewaySimulation"]),
         .library(name: "CardGatewayTesting", targets: ["CardGatewayTesting"]),
+        .library(name: "CardGatewayPostgres", targets: ["CardGatewayPostgres"]),
     ] + providers.flatMap { name in
         [
             .library(name: "CardGateway\(name)", targets: ["CardGateway\(name)"]),
@@ -257,6 +287,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: targets
 )

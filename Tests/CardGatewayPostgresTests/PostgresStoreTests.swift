@@ -1,0 +1,122 @@
+import CardGateway
+import CardGatewayPostgres
+import CardGatewayTesting
+import Foundation
+import PostgresNIO
+import Testing
+
+// Without CARDGATEWAY_TEST_DATABASE_URL these suites are skipped, with the reason shown; in CI (CI=true) they run
+// and fail, because .ci/run must have started a database.
+@Suite("PostgreSQL stores", .enabled(if: TestDatabase.enabled, TestDatabase.skipReason))
+struct PostgresStoreTests {
+    @Test("credential references pass the store checks the in-memory store passes")
+    func credentialReferences() async throws {
+        try await PostgresStores.withStores(try TestDatabase.configuration()) { stores in
+            try await StoreChecks.credentialStore(stores.credentialReferences)
+        }
+    }
+
+    @Test("the operation ledger passes the ledger checks")
+    func ledger() async throws {
+        try await PostgresStores.withStores(try TestDatabase.configuration()) { stores in
+            try await StoreChecks.ledger(stores.operationLedger)
+        }
+    }
+
+    @Test("ledger records expire after the configured retention, and are purged")
+    func retention() async throws {
+        var configuration = try TestDatabase.configuration()
+        configuration.ledgerRetention = .milliseconds(500)
+        try await PostgresStores.withStores(configuration) { stores in
+            try await StoreChecks.ledgerExpiry(stores.operationLedger, retention: .milliseconds(500))
+        }
+    }
+
+    @Test("the provisioning journal passes the journal checks")
+    func journal() async throws {
+        try await PostgresStores.withStores(try TestDatabase.configuration()) { stores in
+            try await StoreChecks.journal(stores.provisioningJournal)
+        }
+    }
+
+    @Test("migrations: from an empty database, again (nothing to do), and from four instances at once")
+    func migrations() async throws {
+        let all = PostgresMigrations.all.map(\.version)
+        try await TestDatabase.withFreshDatabase { configuration in
+            try await PostgresStores.withStores(configuration, migrate: false) { stores in
+                #expect(try await stores.migrate() == all)
+                #expect(try await stores.migrate() == [])
+                #expect(try await stores.appliedMigrations() == all)
+                try await StoreChecks.journal(stores.provisioningJournal)
+            }
+        }
+        try await TestDatabase.withFreshDatabase { configuration in
+            let applied = try await withThrowingTaskGroup(of: [Int].self) { group in
+                for _ in 0..<4 {
+                    group.addTask { try await PostgresStores.withStores(configuration, migrate: false) { try await $0.migrate() } }
+                }
+                return try await group.reduce(into: [Int]()) { $0 += $1 }
+            }
+            #expect(applied.sorted() == all, "each migration is applied exactly once across the four instances")
+            let versions = try await PostgresStores.withStores(configuration, migrate: false) { try await $0.appliedMigrations() }
+            #expect(versions == all)
+        }
+    }
+
+    @Test("a database that cannot be reached is a clear error, quickly, without the password")
+    func unreachable() async throws {
+        var configuration = try TestDatabase.configuration()
+        // A loopback port nothing listens on.
+        configuration.port = 1
+        configuration.timeout = .seconds(1)
+        configuration.connectTimeout = .milliseconds(500)
+        let password = try #require(configuration.password?.revealedValue)
+        let capture = LogCapture()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = await #expect(throws: CardGatewayError.self) {
+            try await PostgresStores.withStores(configuration, logger: capture.logger(), migrate: false) { stores in
+                try await stores.credentialReferences.credential(reference: "1-2-3")
+            }
+        }
+        #expect(clock.now - start < .seconds(5))
+        #expect(error?.code == .providerUnavailable || error?.code == .timeout)
+        #expect(error?.isRetryable == true)
+        #expect(error?.message.contains("127.0.0.1:1") == true)
+        #expect(error.map { !"\($0)".contains(password) } == true)
+        #expect(!capture.all.contains { $0.rendered.contains(password) })
+        #expect(!"\(configuration)".contains(password))
+    }
+
+    @Test("a wrong password is an authentication error that does not repeat it")
+    func wrongPassword() async throws {
+        var configuration = try TestDatabase.configuration()
+        configuration.password = Secret("not-the-password-7f1e")
+        configuration.timeout = .seconds(5)
+        let error = await #expect(throws: CardGatewayError.self) {
+            try await PostgresStores.withStores(configuration, migrate: false) { stores in
+                try await stores.credentialReferences.credential(reference: "1-2-3")
+            }
+        }
+        #expect(error?.code == .authenticationFailed || error?.code == .timeout)
+        #expect(error.map { !"\($0)".contains("not-the-password-7f1e") } == true)
+    }
+
+    @Test("the store configuration parses URLs and never shows the password")
+    func configuration() throws {
+        let configuration = try PostgresStoreConfiguration(url: Secret("postgresql://cards:p%40ss-w0rd@db.internal:6543/card_db?sslmode=require"))
+        #expect(configuration.host == "db.internal")
+        #expect(configuration.port == 6543)
+        #expect(configuration.username == "cards")
+        #expect(configuration.password?.revealedValue == "p@ss-w0rd")
+        #expect(configuration.database == "card_db")
+        #expect(configuration.tls == .require)
+        #expect(!"\(configuration)".contains("p@ss") && !String(reflecting: configuration).contains("p@ss"))
+        #expect(configuration.endpoint == "cards@db.internal:6543/card_db")
+        for bad in ["mysql://a:b@h/d", "postgres://a:b@h", "postgres://h/d", "postgres://a:secret-pw@h/d?sslmode=sometimes", "postgres://a:secret-pw@h/d?password=x"] {
+            let error = #expect(throws: CardGatewayError.self) { try PostgresStoreConfiguration(url: Secret(bad)) }
+            #expect(error?.code == .invalidConfiguration)
+            #expect(error.map { !"\($0)".contains("secret-pw") } == true)
+        }
+    }
+}
