@@ -11,6 +11,9 @@ struct PostgresDatabase: Sendable {
     let timeout: Duration
     let endpoint: String
     let logger: Logger
+    /// After a timeout: one direct connection attempt that tells why the pool could not connect (refused, wrong
+    /// password, no such database), or nil when the database answers (the pool was only busy).
+    var diagnose: (@Sendable () async -> CardGatewayError?)? = nil
 
     /// Runs `body` within the timeout. Errors become `CardGatewayError`s; cancellation stays `CancellationError`.
     func run<T: Sendable>(_ what: String, _ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
@@ -22,7 +25,11 @@ struct PostgresDatabase: Sendable {
         } catch let error as CardGatewayError {
             throw error
         } catch {
-            let mapped = PostgresDatabase.error(error, what: what, endpoint: endpoint, timeout: timeout)
+            var mapped = PostgresDatabase.error(error, what: what, endpoint: endpoint, timeout: timeout)
+            if error is TimedOut, let diagnose, let cause = try? await withTimeout(min(timeout, .seconds(3)), { await diagnose() }) {
+                mapped = cause
+                mapped.message = SafeText.scrub("\(cause.message); \(what) gave up after \(timeout)", maxLength: 2000)
+            }
             logger.warning("postgres store failed", metadata: ["operation": .string(what), "error": .string(mapped.message)])
             throw mapped
         }

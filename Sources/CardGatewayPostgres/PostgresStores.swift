@@ -46,10 +46,38 @@ public final class PostgresStores: Service, Sendable {
         ]
         self.configuration = configuration
         self.client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
-        self.database = PostgresDatabase(client: client, timeout: configuration.timeout, endpoint: configuration.endpoint, logger: logger)
+        var database = PostgresDatabase(client: client, timeout: configuration.timeout, endpoint: configuration.endpoint, logger: logger)
+        database.diagnose = { [configuration] in await Self.diagnose(configuration, logger: logger) }
+        self.database = database
         self.credentialReferences = PostgresCredentialReferenceStore(database: database)
         self.operationLedger = PostgresOperationLedger(database: database, retention: configuration.ledgerRetention)
         self.provisioningJournal = PostgresProvisioningJournal(database: database)
+    }
+
+    /// One direct connection attempt: the error that keeps the pool from connecting, or nil when none does.
+    static func diagnose(_ configuration: PostgresStoreConfiguration, logger: Logger) async -> CardGatewayError? {
+        let tls: PostgresConnection.Configuration.TLS
+        do {
+            switch configuration.tls {
+            case .disable: tls = .disable
+            case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+        } catch {
+            return CardGatewayError(.invalidConfiguration, "TLS to the PostgreSQL store at \(configuration.endpoint) cannot be set up")
+        }
+        var connectionConfiguration = PostgresConnection.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username, password: configuration.password?.revealedValue,
+            database: configuration.database, tls: tls
+        )
+        connectionConfiguration.options.connectTimeout = .milliseconds(Int64(min(configuration.connectTimeout, .seconds(3)).seconds * 1000))
+        do {
+            let connection = try await PostgresConnection.connect(configuration: connectionConfiguration, id: 0, logger: logger)
+            try? await connection.close()
+            return nil
+        } catch {
+            return PostgresDatabase.error(error, what: "connect", endpoint: configuration.endpoint, timeout: configuration.connectTimeout)
+        }
     }
 
     /// Runs the connection pool, and deletes expired ledger records every ``PostgresStoreConfiguration/purgeInterval``,

@@ -80,7 +80,8 @@ struct PostgresStoreTests {
             }
         }
         #expect(clock.now - start < .seconds(5))
-        #expect(error?.code == .providerUnavailable || error?.code == .timeout)
+        #expect(error?.code == .providerUnavailable, "a refused connection is diagnosed as unreachable: \(String(describing: error))")
+        #expect(error?.message.contains("cannot be reached") == true)
         #expect(error?.isRetryable == true)
         #expect(error?.message.contains("127.0.0.1:1") == true)
         #expect(error.map { !"\($0)".contains(password) } == true)
@@ -98,7 +99,8 @@ struct PostgresStoreTests {
                 try await stores.credentialReferences.credential(reference: "1-2-3")
             }
         }
-        #expect(error?.code == .authenticationFailed || error?.code == .timeout)
+        #expect(error?.code == .authenticationFailed, "the login refusal is diagnosed: \(String(describing: error))")
+        #expect(error?.message.contains("refused the login") == true)
         #expect(error.map { !"\($0)".contains("not-the-password-7f1e") } == true)
     }
 
