@@ -250,12 +250,13 @@ targets += [
     .testTarget(
         name: "CardGatewayPostgresTests",
         dependencies: [
-            "CardGatewayPostgres", "CardGateway", "CardGatewayTesting", "CardGatewaySimulation", "ExampleSupport",
+            "CardGatewayPostgres", "CardGateway", "CardGatewayTesting", "CardGatewaySimulation", "ExampleSupport", "CardGatewayCLI",
             "CardGatewayTrustPayments", "TrustPaymentsSimulator", "CardGatewayPaysafe", "PaysafeSimulator",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         swiftSettings: swiftSettings
     ),
