@@ -345,6 +345,19 @@ struct GatewayLedgerTests {
         #expect(record.fingerprint.count == 64)
     }
 
+    @Test("a verified credential keeps the consent time given with it, and a charge notes its last use")
+    func consentAndLastUse() async throws {
+        let probe = ProbeProvider()
+        let gateway = try LedgerFixture.gateway(probe)
+        let consent = CardholderConsent(recordedAt: Date(timeIntervalSince1970: 1_730_000_000), evidence: "terms v3")
+        let credential = try await gateway.verifyResult(Secret("result.jwt.token"), customer: "c-1", consent: consent, via: .instance("probe"))
+        #expect(credential.consentRecordedAt == consent.recordedAt)
+        #expect(try await gateway.credentialStore.credential(reference: "1-2-3")?.consentRecordedAt == consent.recordedAt)
+        #expect(try await gateway.credentialStore.credential(reference: "1-2-3")?.lastUsed == nil)
+        _ = try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"))
+        #expect(try await gateway.credentialStore.credential(reference: "1-2-3")?.lastUsed != nil)
+    }
+
     @Test("the journal records each operation with its outcome, never a secret")
     func journal() async throws {
         let probe = ProbeProvider()

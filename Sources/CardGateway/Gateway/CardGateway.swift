@@ -305,16 +305,29 @@ public struct CardGateway: Sendable {
     public func verifyResult(_ token: Secret, customer: String? = nil, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> StoredCredential {
         let (instance, provider) = try capability((any StoredCredentials).self, target, .verifyResult)
         return try await journaled(.verifyResult, instance, card: nil, context: context) {
-            try await verifyAndKeep(token, customer: customer, instance: instance, provider: provider, context: context)
+            try await verifyAndKeep(token, customer: customer, consent: nil, instance: instance, provider: provider, context: context)
+        }
+    }
+
+    /// The same, keeping when the cardholder consented to storing the card (the consent given with the store
+    /// session) with the reference, as the card schemes require it recorded.
+    public func verifyResult(
+        _ token: Secret, customer: String? = nil, consent: CardholderConsent?, via target: RouteTarget, context: OperationContext = OperationContext()
+    ) async throws -> StoredCredential {
+        let (instance, provider) = try capability((any StoredCredentials).self, target, .verifyResult)
+        return try await journaled(.verifyResult, instance, card: nil, context: context) {
+            try await verifyAndKeep(token, customer: customer, consent: consent, instance: instance, provider: provider, context: context)
         }
     }
 
     private func verifyAndKeep(
-        _ token: Secret, customer: String?, instance: ProviderInstance, provider: any StoredCredentials, context: OperationContext
+        _ token: Secret, customer: String?, consent: CardholderConsent?, instance: ProviderInstance, provider: any StoredCredentials,
+        context: OperationContext
     ) async throws -> StoredCredential {
         var credential = try await attributed(instance) { try await provider.verifyResult(token, context: context) }
         credential.provider = instance.name
         if credential.customer == nil { credential.customer = customer }
+        if let consent { credential.consentRecordedAt = consent.recordedAt }
         do {
             try await credentialStore.save(credential)
         } catch let error as CardGatewayError {
