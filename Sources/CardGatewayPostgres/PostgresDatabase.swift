@@ -44,6 +44,11 @@ struct PostgresDatabase: Sendable {
                 isRetryable: true
             )
         }
+        if let transaction = error as? PostgresTransactionError,
+            let cause = transaction.beginError ?? transaction.closureError ?? transaction.commitError ?? transaction.rollbackError
+        {
+            return Self.error(cause, what: what, endpoint: endpoint, timeout: timeout)
+        }
         guard let error = error as? PSQLError else {
             return CardGatewayError(.providerUnavailable, "the PostgreSQL store at \(endpoint) failed (\(what)): \(type(of: error))", isRetryable: true)
         }

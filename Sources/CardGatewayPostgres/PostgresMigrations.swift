@@ -72,9 +72,15 @@ public enum PostgresMigrations {
         ]),
     ]
 
-    /// Applies the migrations the database lacks; returns their versions.
-    static func run(on client: PostgresClient, logger: Logger) async throws -> [Int] {
-        try await client.withTransaction(logger: logger) { connection -> [Int] in
+    /// Applies the migrations the database lacks; returns their versions. `lockWait` bounds the wait for another
+    /// instance that is migrating (the connection's own lock and statement timeouts are shorter).
+    static func run(on client: PostgresClient, lockWait: Duration, logger: Logger) async throws -> [Int] {
+        // The common case, every migration applied, takes no lock.
+        if try await applied(on: client).isSuperset(of: all.map(\.version)) { return [] }
+        let milliseconds = Int((Double(lockWait.components.seconds) + Double(lockWait.components.attoseconds) / 1e18) * 1000)
+        return try await client.withTransaction(logger: logger) { connection -> [Int] in
+            try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = \(milliseconds)"), logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL statement_timeout = \(milliseconds)"), logger: logger)
             try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
             try await connection.query(
                 """
@@ -101,5 +107,17 @@ public enum PostgresMigrations {
             }
             return done
         }
+    }
+
+    /// The versions applied, without a lock; empty when the migrations table does not exist yet.
+    static func applied(on client: PostgresClient) async throws -> Set<Int> {
+        var exists = false
+        for try await found in try await client.query("SELECT to_regclass('cardgateway_schema_migrations') IS NOT NULL").decode(Bool.self) {
+            exists = found
+        }
+        guard exists else { return [] }
+        var versions = Set<Int>()
+        for try await version in try await client.query("SELECT version FROM cardgateway_schema_migrations").decode(Int.self) { versions.insert(version) }
+        return versions
     }
 }

@@ -103,9 +103,10 @@ public final class PostgresStores: Service, Sendable {
     public func migrate() async throws -> [Int] {
         let logger = database.logger
         // Migrations may wait for another instance's lock: allow them longer than one statement.
-        let migrating = PostgresDatabase(client: client, timeout: database.timeout * 6, endpoint: database.endpoint, logger: logger)
+        let lockWait = database.timeout * 6
+        let migrating = PostgresDatabase(client: client, timeout: lockWait + database.timeout, endpoint: database.endpoint, logger: logger)
         return try await migrating.run("migrate the schema") { client in
-            try await PostgresMigrations.run(on: client, logger: logger)
+            try await PostgresMigrations.run(on: client, lockWait: lockWait, logger: logger)
         }
     }
 

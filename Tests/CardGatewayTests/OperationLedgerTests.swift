@@ -314,7 +314,8 @@ struct GatewayLedgerTests {
     @Test("a repeat that waits too long for an attempt in flight gets a retryable conflict")
     func waitsThenGivesUp() async throws {
         let probe = ProbeProvider()
-        probe.behave(.succeed, delay: .milliseconds(600))
+        // The first attempt stays in flight far longer than the repeat may wait (not a speed check: the margin is wide).
+        probe.behave(.succeed, delay: .seconds(3))
         let gateway = try LedgerFixture.gateway(probe, policy: LedgerPolicy(maximumWait: .milliseconds(100)))
         async let first = gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("slow"))
         try await Task.sleep(for: .milliseconds(100))
