@@ -32,6 +32,44 @@ struct PostgresStoreTests {
         }
     }
 
+    @Test("run() serves the pool and purges expired ledger records until cancelled")
+    func runPurges() async throws {
+        // Its own database: the purge loop must not delete the expired records other tests count.
+        try await TestDatabase.withFreshDatabase { fresh in try await runPurges(fresh) }
+    }
+
+    func runPurges(_ fresh: PostgresStoreConfiguration) async throws {
+        var configuration = fresh
+        configuration.ledgerRetention = .milliseconds(100)
+        configuration.purgeInterval = .milliseconds(200)
+        let stores = PostgresStores(configuration: configuration)
+        let running = Task { try await stores.run() }
+        try await stores.migrate()
+        let key = "purge-\(UUID().uuidString)"
+        guard case .claimed(let owner) = try await stores.operationLedger.claim(
+            LedgerIntent(key: key, operation: .charge, instance: "tp", fingerprint: "f", lease: .seconds(60))
+        ) else {
+            Issue.record("expected a claim")
+            return
+        }
+        try await stores.operationLedger.record(.succeeded(Data("{}".utf8)), key: key, owner: owner)
+        // Rows, expired or not, as the table holds them (record(key:) already hides expired ones).
+        func rows() async throws -> Int {
+            var count = 0
+            for try await n in try await stores.client.query("SELECT count(*)::int8 FROM cardgateway_operation_ledger WHERE idempotency_key = \(key)").decode(Int.self) {
+                count = n
+            }
+            return count
+        }
+        #expect(try await rows() == 1)
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(20)
+        while try await rows() > 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(try await rows() == 0, "the purge loop deleted the expired record")
+        running.cancel()
+        try await running.value
+    }
+
     @Test("the provisioning journal passes the journal checks")
     func journal() async throws {
         try await PostgresStores.withStores(try TestDatabase.configuration()) { stores in
