@@ -195,7 +195,7 @@ targets += [
     .target(
         name: "ExampleSupport",
         dependencies: [
-            "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewaySimulation", "ProvisioningServerApp",
+            "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewaySimulation", "ProvisioningServerApp", "CardGatewayPostgres",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ]
@@ -262,6 +262,36 @@ targets += [
     ),
 ]
 
+// The PostgreSQL stores (credential references, operation ledger, provisioning journal): their own module, so
+// that only users who want PostgreSQL build postgres-nio.
+targets += [
+    .target(
+        name: "CardGatewayPostgres",
+        dependencies: [
+            "CardGateway",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+    // Against a real database (CARDGATEWAY_TEST_DATABASE_URL; skipped without one, failing in CI).
+    .testTarget(
+        name: "CardGatewayPostgresTests",
+        dependencies: [
+            "CardGatewayPostgres", "CardGateway", "CardGatewayTesting", "CardGatewaySimulation", "ExampleSupport", "CardGatewayCLI",
+            "CardGatewayTrustPayments", "TrustPaymentsSimulator", "CardGatewayPaysafe", "PaysafeSimulator",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+]
+
 let package = Package(
     name: "CardGateway",
     platforms: [.macOS(.v15)],
@@ -272,6 +302,7 @@ let package = Package(
         .library(name: "CardGatewayAsyncHTTPClient", targets: ["CardGatewayAsyncHTTPClient"]),
         .library(name: "CardGatewaySimulation", targets: ["CardGatewaySimulation"]),
         .library(name: "CardGatewayTesting", targets: ["CardGatewayTesting"]),
+        .library(name: "CardGatewayPostgres", targets: ["CardGatewayPostgres"]),
     ] + providers.flatMap { name in
         [
             .library(name: "CardGateway\(name)", targets: ["CardGateway\(name)"]),
@@ -291,6 +322,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: targets
 )

@@ -46,10 +46,12 @@ public enum Demo: Sendable {
     ///   - logger: the gateway's logger (it never logs secrets or card data); silent by default.
     ///   - beforeSteps: runs once the simulators listen, before the first step (tests inject faults here).
     ///   - progress: called when a step starts (`nil` result) and when it ends.
+    ///   - makeGateway: builds the gateway over the running simulators (tests give it other stores).
     public static func run(
         logger: Logger = OperationContext.noopLogger,
         beforeSteps: @Sendable (RunningSimulators) async throws -> Void = { _ in },
-        progress: @escaping @Sendable (_ name: String, _ result: DemoStepResult?) -> Void = { _, _ in }
+        progress: @escaping @Sendable (_ name: String, _ result: DemoStepResult?) -> Void = { _, _ in },
+        makeGateway: @Sendable (RunningSimulators, Logger) throws -> CardGateway = { running, logger in try running.gateway(logger: logger) }
     ) async throws -> DemoReport {
         let simulators = EmbeddedSimulators()
         return try await simulators.run { running in
@@ -57,7 +59,7 @@ public enum Demo: Sendable {
             var recorder = DemoRecorder(progress: progress)
             let gateway: CardGateway
             do {
-                gateway = try running.gateway(logger: logger)
+                gateway = try makeGateway(running, logger)
             } catch {
                 await recorder.step("configuration: load and validate", "-") { throw error }
                 return recorder.report

@@ -27,7 +27,7 @@ struct TracingMiddleware: ProviderMiddleware {
 }
 
 /// An adapter that reads a card with one GET through the client the gateway built for it.
-struct ProbeProvider: CardLookup {
+struct HTTPProbeProvider: CardLookup {
     let descriptor: ProviderDescriptor
     let http: ProviderHTTPClient
 
@@ -45,7 +45,7 @@ struct ProbeProvider: CardLookup {
             credentials: [CredentialSpec("apiKey")]
         ) { setup in
             let key = try setup.credential("apiKey")
-            return ProbeProvider(descriptor: descriptor, http: setup.http.authenticated(by: HeaderAuthentication.apiKey(HTTPField.Name("X-Probe-Key")!, key)))
+            return HTTPProbeProvider(descriptor: descriptor, http: setup.http.authenticated(by: HeaderAuthentication.apiKey(HTTPField.Name("X-Probe-Key")!, key)))
         }
     }
 }
@@ -149,7 +149,7 @@ struct MiddlewareTests {
         """
     }
 
-    static var registry: ProviderRegistry { ProviderRegistry([ProbeProvider.factory]) }
+    static var registry: ProviderRegistry { ProviderRegistry([HTTPProbeProvider.factory]) }
 
     static func load(_ json: String) throws -> GatewayConfiguration {
         try GatewayConfiguration.load(from: Data(json.utf8), registry: registry)

@@ -10,7 +10,7 @@ import Tracing
 @Suite("Metrics and traces")
 struct ObservabilityTests {
     static func gateway(_ transport: any HTTPTransport, metrics: TestMetrics, tracer: InMemoryTracer, extra: String = "") throws -> CardGateway {
-        let registry = ProviderRegistry([ProbeProvider.factory])
+        let registry = ProviderRegistry([HTTPProbeProvider.factory])
         let document = """
             {"providers": {"eu": {"kind": "probe", "baseURL": "https://eu.probe.example/v1", "credentials": {"apiKey": "literal:probe-secret-key"},
                                   "maxAttempts": 3 \(extra)}},

@@ -136,7 +136,7 @@ struct ReliabilityTests {
     }
 
     static func gateway(_ extra: String, transport: HostSwitchTransport) throws -> CardGateway {
-        let registry = ProviderRegistry([ProbeProvider.factory])
+        let registry = ProviderRegistry([HTTPProbeProvider.factory])
         let configuration = try GatewayConfiguration.load(from: Data(document(extra).utf8), registry: registry)
         return try CardGateway(configuration: configuration, registry: registry, transport: transport)
     }
@@ -157,7 +157,7 @@ struct ReliabilityTests {
         let refused = await gatewayError { _ = try await gateway.card(CardRef(id: "c1"), via: .instance("slow")) }
         #expect(refused?.code == .providerUnavailable)
         #expect(refused?.provider == "slow")
-        #expect(refused?.providerKind == ProbeProvider.kind)
+        #expect(refused?.providerKind == HTTPProbeProvider.kind)
         #expect(refused?.mayHaveReachedProvider == false)
         #expect(refused?.isRetryable == true)
         #expect(refused?.retryAfter != nil)
@@ -268,7 +268,7 @@ struct ReliabilityTests {
         (#", "maxConcurrentRequests": "8""#, "providers.slow.maxConcurrentRequests"),
     ])
     func badSettings(extra: String, path: String) {
-        let registry = ProviderRegistry([ProbeProvider.factory])
+        let registry = ProviderRegistry([HTTPProbeProvider.factory])
         do {
             _ = try GatewayConfiguration.load(from: Data(Self.document(extra).utf8), registry: registry)
             Issue.record("expected \(path) to be refused")
@@ -281,7 +281,7 @@ struct ReliabilityTests {
 
     @Test("defaults: breaker on (5 failures, 30 s, 1 probe), 8 requests in flight; false turns the breaker off")
     func defaults() throws {
-        let registry = ProviderRegistry([ProbeProvider.factory])
+        let registry = ProviderRegistry([HTTPProbeProvider.factory])
         let plain = try GatewayConfiguration.load(from: Data(Self.document().utf8), registry: registry)
         #expect(plain.providers["slow"]?.circuitBreaker == .default)
         #expect(plain.providers["slow"]?.maxConcurrentRequests == 8)

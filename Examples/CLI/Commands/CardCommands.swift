@@ -17,7 +17,7 @@ struct CardCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                try CLIOutput.json(try await config.gateway().card(CardRef(id: cardID, customer: customer), via: target.target))
+                try CLIOutput.json(try await config.withGateway() { gateway in try await gateway.card(CardRef(id: cardID, customer: customer), via: target.target) })
             }
         }
     }
@@ -48,7 +48,7 @@ struct CardCommand: AsyncParsableCommand {
                 if let limit, limit < 1 { throw CLIUsageError(message: "--limit must be at least 1") }
                 if offset < 0 { throw CLIUsageError(message: "--offset must not be negative") }
                 let query = CardQuery(customer: customer, types: types, statuses: statuses, limit: limit, offset: offset, includeWalletTokens: include, includeAvailableActions: include)
-                try CLIOutput.json(try await config.gateway().listCards(query, via: target.target))
+                try CLIOutput.json(try await config.withGateway() { gateway in try await gateway.listCards(query, via: target.target) })
             }
         }
     }
@@ -83,7 +83,7 @@ struct CardCommand: AsyncParsableCommand {
                     customer: customer, type: type, program: cardProgram, currency: cardCurrency, mobile: mobile, externalID: externalID,
                     deliveryAddress: address, termsAndConditionsAccepted: acceptTerms ? true : nil, eDisclosureAccepted: acceptEDisclosure ? true : nil
                 )
-                try CLIOutput.json(try await config.gateway().createCard(request, via: target.target))
+                try CLIOutput.json(try await config.withGateway() { gateway in try await gateway.createCard(request, via: target.target) })
             }
         }
     }
@@ -100,7 +100,7 @@ struct CardCommand: AsyncParsableCommand {
             try await reportingErrors {
                 guard let cvv = CLIStreams.firstInputLine(), !cvv.isEmpty else { throw CLIUsageError(message: "pass the CVV on stdin (it is never taken as an argument, so it stays out of shell history)") }
                 let request = ActivateCardRequest(card: CardRef(id: cardID, customer: customer), lastFour: lastFour, cvv: Secret(cvv))
-                try CLIOutput.json(try await config.gateway().activateCard(request, via: target.target))
+                try CLIOutput.json(try await config.withGateway() { gateway in try await gateway.activateCard(request, via: target.target) })
             }
         }
     }
@@ -128,7 +128,7 @@ struct CardCommand: AsyncParsableCommand {
                 default:
                     throw CLIUsageError(message: "give exactly one of --status or --pin")
                 }
-                try CLIOutput.json(try await config.gateway().updateCard(UpdateCardRequest(card: CardRef(id: cardID, customer: customer), change: change), via: target.target))
+                try CLIOutput.json(try await config.withGateway() { gateway in try await gateway.updateCard(UpdateCardRequest(card: CardRef(id: cardID, customer: customer), change: change), via: target.target) })
             }
         }
     }
@@ -141,7 +141,7 @@ struct CardCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                try CLIOutput.json(try await config.gateway().programs(customer: customer, via: target.target))
+                try CLIOutput.json(try await config.withGateway() { gateway in try await gateway.programs(customer: customer, via: target.target) })
             }
         }
     }

@@ -60,6 +60,17 @@ struct ConfigOptions: ParsableArguments {
             credentialStore: credentialStore ?? InMemoryCredentialReferenceStore()
         )
     }
+
+    /// Runs `body` with a gateway over the configuration's stores (PostgreSQL when its `store` section says so; the
+    /// pool then runs for the command). `credentialStore` (`--credential-store FILE`) replaces the configured one.
+    func withGateway<Result: Sendable>(
+        credentialStore: (any CredentialReferenceStore)? = nil, _ body: (CardGateway) async throws -> Result
+    ) async throws -> Result {
+        let configuration = try loadConfiguration()
+        return try await ConfiguredStores.with(configuration, logger: OperationContext.noopLogger, credentialStore: credentialStore) { stores in
+            try await body(try stores.gateway(configuration: configuration))
+        }
+    }
 }
 
 /// `--credential-store FILE`: where stored-credential references live between commands.

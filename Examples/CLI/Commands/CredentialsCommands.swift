@@ -25,9 +25,9 @@ struct CredentialsCommand: AsyncParsableCommand {
                 default: throw CLIUsageError(message: "give exactly one of --store or --reuse REFERENCE")
                 }
                 guard let currency = target.currency else { throw CLIUsageError(message: "--currency is required with --amount") }
-                let session = try await config.gateway(credentialStore: credentialStore.store).clientSession(
+                let session = try await config.withGateway(credentialStore: credentialStore.store) { gateway in try await gateway.clientSession(
                     ClientSessionRequest(intent: intent, amount: Money(minorUnits: amount, currency: currency)), via: target.target
-                )
+                ) }
                 try CLIOutput.json(ClientSessionJSON(session))
             }
         }
@@ -43,7 +43,7 @@ struct CredentialsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let token = jwt == "-" ? (CLIStreams.firstInputLine() ?? "") : jwt
-                try CLIOutput.json(try await config.gateway(credentialStore: credentialStore.store).verifyResult(Secret(token), via: target.target))
+                try CLIOutput.json(try await config.withGateway(credentialStore: credentialStore.store) { gateway in try await gateway.verifyResult(Secret(token), via: target.target) })
             }
         }
     }
@@ -56,13 +56,18 @@ struct CredentialsCommand: AsyncParsableCommand {
         @Argument var reference: String
         @Option(help: "Amount in minor units; --currency gives its currency (and routes the request).") var amount: Int64
         @Option(help: "unscheduled, reauthorisation or delayed.") var reason: String
+        @Option(
+            name: .customLong("idempotency-key"),
+            help: "The charge's idempotency key: a repeat with the same key gets the recorded outcome and is never charged twice (across instances with a postgres store)."
+        )
+        var idempotencyKey: String?
 
         func run() async throws {
             try await reportingErrors {
                 guard let parsed = MerchantInitiatedReason(rawValue: reason) else { throw CLIUsageError(message: "--reason must be unscheduled, reauthorisation or delayed") }
                 guard let currency = target.currency else { throw CLIUsageError(message: "--currency is required with --amount") }
                 let request = ChargeRequest(reference: reference, amount: Money(minorUnits: amount, currency: currency), initiator: .merchant(parsed))
-                try CLIOutput.json(try await config.gateway(credentialStore: credentialStore.store).charge(request, via: target.target))
+                try CLIOutput.json(try await config.withGateway(credentialStore: credentialStore.store) { gateway in try await gateway.charge(request, via: target.target, context: OperationContext(idempotencyKey: idempotencyKey)) })
             }
         }
     }

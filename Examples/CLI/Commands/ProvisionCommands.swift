@@ -19,7 +19,7 @@ struct ProvisionCommand: AsyncParsableCommand {
     }
 
     static func provision(_ config: ConfigOptions, _ target: TargetOptions, card: CardRef, wallet: Wallet, input: ProvisioningInput) async throws {
-        let response = try await config.gateway().provision(ProvisioningRequest(card: card, wallet: wallet, input: input), via: target.target)
+        let response = try await config.withGateway() { gateway in try await gateway.provision(ProvisioningRequest(card: card, wallet: wallet, input: input), via: target.target) }
         try CLIOutput.json(ProvisioningResponseJSON(response))
     }
 
@@ -33,7 +33,7 @@ struct ProvisionCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let offer = try await config.gateway().provisioningOffer(for: CardRef(id: cardID, customer: customer), wallet: try ProvisionCommand.wallet(wallet), via: target.target)
+                let offer = try await config.withGateway() { gateway in try await gateway.provisioningOffer(for: CardRef(id: cardID, customer: customer), wallet: try ProvisionCommand.wallet(wallet), via: target.target) }
                 try CLIOutput.json(offer)
             }
         }
@@ -123,7 +123,7 @@ struct ProvisionCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let confirmation = ProvisioningConfirmation(card: CardRef(id: cardID, customer: customer), wallet: try ProvisionCommand.wallet(wallet), deviceAccountReference: deviceAccountReference, walletID: walletID)
-                try await config.gateway().confirmProvisioning(confirmation, via: target.target)
+                try await config.withGateway() { gateway in try await gateway.confirmProvisioning(confirmation, via: target.target) }
                 try CLIOutput.json(["confirmed": true])
             }
         }

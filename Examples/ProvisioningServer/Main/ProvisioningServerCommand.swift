@@ -43,30 +43,17 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
         let serverConfiguration = ProvisioningServer.Configuration(storedCredentialRoute: route)
 
         if let config, let directory {
-            let server: ProvisioningServer
+            let configuration: GatewayConfiguration
             do {
-                let configuration = try GatewayConfiguration.load(contentsOf: URL(fileURLWithPath: config), registry: ExampleRegistry.all)
-                let gateway = try CardGateway(configuration: configuration, registry: ExampleRegistry.all, logger: logger)
-                let directoryURL = URL(fileURLWithPath: directory)
-                let accounts = try CardDirectoryFile.accounts(
-                    from: try CardDirectoryFile.read(directoryURL), secrets: SecretResolver(baseDirectory: directoryURL.deletingLastPathComponent())
-                )
-                // Only an instance named on the command line is checked: without one, stored credentials follow the
-                // routes per request, and a configuration without any is a valid card-only deployment.
-                let routeProblems = CardDirectoryFile.routeProblems(
-                    accounts, gateway: gateway, storedCredentialRoute: storedCredentialsProvider.map { .instance($0) }
-                )
-                guard routeProblems.isEmpty else { throw ConfigurationError(problems: routeProblems) }
-                let users = InMemoryCardDirectory(accounts: accounts)
-                server = ProvisioningServer(gateway: gateway, directory: users, configuration: serverConfiguration, logger: logger)
-            } catch let error as ConfigurationError {
-                FileHandle.standardError.write(Data("\(error)\n".utf8))
-                throw ExitCode(1)
+                configuration = try GatewayConfiguration.load(contentsOf: URL(fileURLWithPath: config), registry: ExampleRegistry.all)
             } catch let error as CardGatewayError where error.code == .invalidConfiguration {
                 FileHandle.standardError.write(Data("\(ConfigurationError(problems: error.configurationProblems))\n".utf8))
                 throw ExitCode(1)
             }
-            try await serve(server, logger: logger)
+            // The configuration's store section: in memory, or PostgreSQL shared by every instance of the server.
+            try await ConfiguredStores.with(configuration, logger: logger) { stores in
+                try await serve(configuration: configuration, stores: stores, directory: directory, logger: logger, serverConfiguration: serverConfiguration)
+            }
         } else {
             try await EmbeddedSimulators().run { running in
                 for handle in running.handles {
@@ -78,6 +65,35 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
                 try await serve(server, logger: logger)
             }
         }
+    }
+
+    func serve(
+        configuration: GatewayConfiguration, stores: ConfiguredStores, directory: String, logger: Logger,
+        serverConfiguration: ProvisioningServer.Configuration
+    ) async throws {
+        let server: ProvisioningServer
+        do {
+            let gateway = try stores.gateway(configuration: configuration, logger: logger)
+            let directoryURL = URL(fileURLWithPath: directory)
+            let accounts = try CardDirectoryFile.accounts(
+                from: try CardDirectoryFile.read(directoryURL), secrets: SecretResolver(baseDirectory: directoryURL.deletingLastPathComponent())
+            )
+            // Only an instance named on the command line is checked: without one, stored credentials follow the
+            // routes per request, and a configuration without any is a valid card-only deployment.
+            let routeProblems = CardDirectoryFile.routeProblems(
+                accounts, gateway: gateway, storedCredentialRoute: storedCredentialsProvider.map { .instance($0) }
+            )
+            guard routeProblems.isEmpty else { throw ConfigurationError(problems: routeProblems) }
+            let users = InMemoryCardDirectory(accounts: accounts)
+            server = ProvisioningServer(gateway: gateway, directory: users, configuration: serverConfiguration, logger: logger)
+        } catch let error as ConfigurationError {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            throw ExitCode(1)
+        } catch let error as CardGatewayError where error.code == .invalidConfiguration {
+            FileHandle.standardError.write(Data("\(ConfigurationError(problems: error.configurationProblems))\n".utf8))
+            throw ExitCode(1)
+        }
+        try await serve(server, logger: logger)
     }
 
     func serve(_ server: ProvisioningServer, logger: Logger) async throws {

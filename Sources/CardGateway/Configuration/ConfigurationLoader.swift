@@ -11,7 +11,7 @@ struct ConfigurationLoader {
         self.secrets = secrets
     }
 
-    static let topLevelKeys: Set<String> = ["providers", "routes", "description"]
+    static let topLevelKeys: Set<String> = ["providers", "routes", "store", "description"]
     static let instanceKeys: Set<String> = ["kind", "environment", "baseURL", "credentials", "options", "timeoutSeconds", "maxAttempts", "middlewares", "circuitBreaker", "maxConcurrentRequests", "description"]
     static let routeKeys: Set<String> = ["when", "use", "description"]
     static let dimensionKeys: [String] = ["issuer", "program", "bin", "country", "currency", "tenant", "wallet", "operation"]
@@ -72,7 +72,9 @@ struct ConfigurationLoader {
         } else {
             problem("routes", "is required (use [] for no routes)")
         }
-        return GatewayConfiguration(providers: providers, routes: routes)
+        var configuration = GatewayConfiguration(providers: providers, routes: routes)
+        if let storeValue = object["store"], let store = loadStore(storeValue) { configuration.store = store }
+        return configuration
     }
 
     static func isValidInstanceName(_ name: String) -> Bool {

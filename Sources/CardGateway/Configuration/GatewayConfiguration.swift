@@ -83,6 +83,8 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
 public struct GatewayConfiguration: Sendable {
     public var providers: [String: ProviderInstanceConfiguration]
     public var routes: [Route]
+    /// Where shared state is kept (the `store` section); in memory unless configured.
+    public var store: StoreConfiguration = .inMemory
 
     public init(providers: [String: ProviderInstanceConfiguration], routes: [Route]) {
         self.providers = providers

@@ -48,6 +48,12 @@ public struct CardGateway: Sendable {
     /// Where metrics and spans go.
     public let observability: GatewayObservability
     private let logger: Logger
+    /// Where writes with an idempotency key are recorded, so each reaches its provider at most once; in memory
+    /// unless set with ``using(ledger:journal:ledgerPolicy:)``.
+    public internal(set) var operationLedger: any OperationLedger = InMemoryOperationLedger()
+    /// Where wallet and stored-credential operations are journaled; in memory unless set with ``using(ledger:journal:ledgerPolicy:)``.
+    public internal(set) var provisioningJournal: any ProvisioningJournal = InMemoryProvisioningJournal()
+    public internal(set) var ledgerPolicy: LedgerPolicy = .default
 
     /// Builds one adapter per configured instance.
     ///
@@ -311,21 +317,30 @@ public struct CardGateway: Sendable {
 
     public func createCard(_ request: CreateCardRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
         let (instance, provider) = try capability((any CardService).self, target, .createCard)
-        var card = try await attributed(instance, .createCard) { try await provider.createCard(request, context: context) }
+        let fingerprint = LedgerFingerprint.createCard(request, instance: instance.name)
+        var card = try await ledgeredCard(.createCard, instance, provider: provider, fingerprint: fingerprint, context: context) {
+            try await attributed(instance, .createCard) { try await provider.createCard(request, context: context) }
+        }
         card.provider = instance.name
         return card
     }
 
     public func activateCard(_ request: ActivateCardRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
         let (instance, provider) = try capability((any CardService).self, target, .activateCard)
-        var card = try await attributed(instance, .activateCard) { try await provider.activateCard(request, context: context) }
+        let fingerprint = LedgerFingerprint.activateCard(request, instance: instance.name)
+        var card = try await ledgeredCard(.activateCard, instance, provider: provider, fingerprint: fingerprint, context: context) {
+            try await attributed(instance, .activateCard) { try await provider.activateCard(request, context: context) }
+        }
         card.provider = instance.name
         return card
     }
 
     public func updateCard(_ request: UpdateCardRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
         let (instance, provider) = try capability((any CardService).self, target, .updateCard)
-        var card = try await attributed(instance, .updateCard) { try await provider.updateCard(request, context: context) }
+        let fingerprint = LedgerFingerprint.updateCard(request, instance: instance.name)
+        var card = try await ledgeredCard(.updateCard, instance, provider: provider, fingerprint: fingerprint, context: context) {
+            try await attributed(instance, .updateCard) { try await provider.updateCard(request, context: context) }
+        }
         card.provider = instance.name
         return card
     }
@@ -339,6 +354,14 @@ public struct CardGateway: Sendable {
 
     public func provisioningOffer(for card: CardRef, wallet: Wallet, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> ProvisioningOffer {
         let (instance, provider) = try capability((any WalletProvisioning).self, withWallet(target, wallet), .provisioningOffer)
+        return try await journaled(.provisioningOffer, instance, card: card.id, wallet: wallet, context: context) {
+            try await offer(for: card, wallet: wallet, instance: instance, provider: provider, context: context)
+        }
+    }
+
+    private func offer(
+        for card: CardRef, wallet: Wallet, instance: ProviderInstance, provider: any WalletProvisioning, context: OperationContext
+    ) async throws -> ProvisioningOffer {
         guard let flow = instance.descriptor.provisioningFlows[wallet] else {
             let card = try await attributed(instance, .provisioningOffer) { try await provider.card(card, context: context) }
             return ProvisioningOffer(
@@ -361,12 +384,20 @@ public struct CardGateway: Sendable {
         guard flow == request.input.flow else {
             throw CardGatewayError.invalidRequest("\(instance.name) provisions \(request.wallet) by the \(flow) flow, but the request carries \(request.input.flow) input", field: "input")
         }
-        return try await attributed(instance, .provision) { try await provider.provision(request, context: context) }
+        return try await journaled(.provision, instance, card: request.card.id, wallet: request.wallet, context: context) {
+            try await attributed(instance, .provision) { try await provider.provision(request, context: context) }
+        }
     }
 
     public func confirmProvisioning(_ confirmation: ProvisioningConfirmation, via target: RouteTarget, context: OperationContext = OperationContext()) async throws {
         let (instance, provider) = try capability((any WalletProvisioning).self, withWallet(target, confirmation.wallet), .confirmProvisioning)
-        try await attributed(instance, .confirmProvisioning) { try await provider.confirm(confirmation, context: context) }
+        let fingerprint = LedgerFingerprint.confirmProvisioning(confirmation, instance: instance.name)
+        try await journaled(.confirmProvisioning, instance, card: confirmation.card.id, wallet: confirmation.wallet, context: context) {
+            try await ledgered(
+                .confirmProvisioning, instance, fingerprint: fingerprint, context: context, encode: { Data("{}".utf8) }, replay: { _ in },
+                send: { try await attributed(instance, .confirmProvisioning) { try await provider.confirm(confirmation, context: context) } }
+            )
+        }
     }
 
     private func withWallet(_ target: RouteTarget, _ wallet: Wallet) -> RouteTarget {
@@ -379,15 +410,39 @@ public struct CardGateway: Sendable {
 
     public func clientSession(_ request: ClientSessionRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> ClientSession {
         let (instance, provider) = try capability((any StoredCredentials).self, target, .clientSession)
-        return try await attributed(instance, .clientSession) { try await provider.clientSession(request, context: context) }
+        let reference: String? = if case .reuse(let reference) = request.intent { reference } else { nil }
+        return try await journaled(.clientSession, instance, card: reference, context: context) {
+            try await attributed(instance, .clientSession) { try await provider.clientSession(request, context: context) }
+        }
     }
 
     /// Verifies the SDK's result and keeps the reference in the credential store.
     public func verifyResult(_ token: Secret, customer: String? = nil, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> StoredCredential {
         let (instance, provider) = try capability((any StoredCredentials).self, target, .verifyResult)
+        return try await journaled(.verifyResult, instance, card: nil, context: context) {
+            try await verifyAndKeep(token, customer: customer, consent: nil, instance: instance, provider: provider, context: context)
+        }
+    }
+
+    /// The same, keeping when the cardholder consented to storing the card (the consent given with the store
+    /// session) with the reference, as the card schemes require it recorded.
+    public func verifyResult(
+        _ token: Secret, customer: String? = nil, consent: CardholderConsent?, via target: RouteTarget, context: OperationContext = OperationContext()
+    ) async throws -> StoredCredential {
+        let (instance, provider) = try capability((any StoredCredentials).self, target, .verifyResult)
+        return try await journaled(.verifyResult, instance, card: nil, context: context) {
+            try await verifyAndKeep(token, customer: customer, consent: consent, instance: instance, provider: provider, context: context)
+        }
+    }
+
+    private func verifyAndKeep(
+        _ token: Secret, customer: String?, consent: CardholderConsent?, instance: ProviderInstance, provider: any StoredCredentials,
+        context: OperationContext
+    ) async throws -> StoredCredential {
         var credential = try await attributed(instance, .verifyResult) { try await provider.verifyResult(token, context: context) }
         credential.provider = instance.name
         if credential.customer == nil { credential.customer = customer }
+        if let consent { credential.consentRecordedAt = consent.recordedAt }
         do {
             try await credentialStore.save(credential)
         } catch let error as CardGatewayError {
@@ -404,7 +459,18 @@ public struct CardGateway: Sendable {
 
     public func charge(_ request: ChargeRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> ChargeResult {
         let (instance, provider) = try capability((any StoredCredentials).self, target, .charge)
-        return try await attributed(instance, .charge) { try await provider.charge(request, context: context) }
+        let fingerprint = LedgerFingerprint.charge(request, instance: instance.name)
+        return try await journaled(.charge, instance, card: request.reference, context: context) {
+            try await ledgered(
+                .charge, instance, fingerprint: fingerprint, context: context, encode: { try Self.ledgerEncoder.encode($0) },
+                replay: { try Self.ledgerDecoder.decode(ChargeResult.self, from: $0) },
+                send: {
+                    let result = try await attributed(instance, .charge) { try await provider.charge(request, context: context) }
+                    await markUsed(request.reference, instance: instance, context: context)
+                    return result
+                }
+            )
+        }
     }
 
     // MARK: Webhooks

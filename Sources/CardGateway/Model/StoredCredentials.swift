@@ -106,8 +106,15 @@ public struct StoredCredential: Sendable, Codable, Equatable {
     public var scheme: CardScheme
     public var customer: String?
     public var created: Date
+    /// When the cardholder consented to keeping the card, when known.
+    public var consentRecordedAt: Date?
+    /// When it was last charged, as the credential store noted it (``CredentialReferenceStore/markUsed(reference:at:)``).
+    public var lastUsed: Date?
 
-    public init(reference: String, provider: String? = nil, maskedPAN: String, brand: String?, scheme: CardScheme, customer: String? = nil, created: Date) {
+    public init(
+        reference: String, provider: String? = nil, maskedPAN: String, brand: String?, scheme: CardScheme, customer: String? = nil, created: Date,
+        consentRecordedAt: Date? = nil, lastUsed: Date? = nil
+    ) {
         self.reference = reference
         self.provider = provider
         self.maskedPAN = maskedPAN
@@ -115,6 +122,8 @@ public struct StoredCredential: Sendable, Codable, Equatable {
         self.scheme = scheme
         self.customer = customer
         self.created = created
+        self.consentRecordedAt = consentRecordedAt
+        self.lastUsed = lastUsed
     }
 }
 

@@ -8,6 +8,21 @@ public protocol CredentialReferenceStore: Sendable {
     func credential(reference: String) async throws -> StoredCredential?
     func credentials(customer: String) async throws -> [StoredCredential]
     func remove(reference: String) async throws
+    /// Notes that the credential was charged at `date` (its `lastUsed`). Does nothing for an unknown reference.
+    func markUsed(reference: String, at date: Date) async throws
+}
+
+extension CredentialReferenceStore {
+    /// For stores written before `lastUsed` existed: keeps nothing.
+    public func markUsed(reference: String, at date: Date) async throws {}
+
+    /// Removes every credential of `customer` (consent withdrawn for all their cards); returns how many.
+    @discardableResult
+    public func removeAll(customer: String) async throws -> Int {
+        let credentials = try await credentials(customer: customer)
+        for credential in credentials { try await remove(reference: credential.reference) }
+        return credentials.count
+    }
 }
 
 /// Keeps references in memory, for tests, examples and single-process use.
@@ -37,5 +52,9 @@ public final class InMemoryCredentialReferenceStore: CredentialReferenceStore {
 
     public func remove(reference: String) async throws {
         _ = storage.withLock { $0.removeValue(forKey: reference) }
+    }
+
+    public func markUsed(reference: String, at date: Date) async throws {
+        storage.withLock { all in all[reference]?.lastUsed = date }
     }
 }
