@@ -225,6 +225,7 @@ targets += [
         name: "ProvisioningServerApp",
         dependencies: [
             "CardGateway",
+            .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -237,6 +238,8 @@ targets += [
         name: "provisioning-server",
         dependencies: [
             "ProvisioningServerApp", "ExampleSupport", "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewaySimulation",
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -249,6 +252,7 @@ targets += [
         name: "ExamplesTests",
         dependencies: [
             "CardGatewayCLI", "ProvisioningServerApp", "ExampleSupport", "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewayTesting", "CardGatewaySimulation",
+            .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -323,6 +327,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: targets

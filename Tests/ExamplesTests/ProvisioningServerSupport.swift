@@ -181,7 +181,10 @@ struct Fixture: Sendable {
     let directory: InMemoryCardDirectory
     let server: ProvisioningServer
 
-    init(configuration: ProvisioningServer.Configuration = ProvisioningServer.Configuration(storedCredentialRoute: .instance("cof"))) throws {
+    init(
+        configuration: ProvisioningServer.Configuration = ProvisioningServer.Configuration(storedCredentialRoute: .instance("cof")),
+        observability: GatewayObservability = .bootstrapped
+    ) throws {
         let backend = self.backend
         func kind(_ name: String, _ capabilities: Set<Capability>, _ flows: [Wallet: ProvisioningFlow]) -> ProviderFactory {
             let descriptor = ProviderDescriptor(kind: ProviderKind(name), capabilities: capabilities, provisioningFlows: flows)
@@ -206,7 +209,9 @@ struct Fixture: Sendable {
         )
         let logger = logs.logger(label: "provisioning-server.test")
         // The fakes never send anything; a transport that has no replies makes any stray request visible.
-        let gateway = try CardGateway(configuration: configurationDocument, registry: registry, transport: ScriptedTransport([]), logger: logger)
+        let gateway = try CardGateway(
+            configuration: configurationDocument, registry: registry, transport: ScriptedTransport([]), logger: logger, observability: observability
+        )
 
         let payloadRoute = RouteTarget.key(RouteKey(issuer: "payload-bank"))
         directory = InMemoryCardDirectory(accounts: [

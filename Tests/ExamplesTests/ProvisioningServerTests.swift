@@ -32,7 +32,7 @@ struct ProvisioningServerTests {
             #expect(document["openapi"]?.stringValue?.hasPrefix("3.1") == true)
             let paths = try #require(document["paths"]?.objectValue)
             let endpoints = fixture.server.endpoints
-            #expect(endpoints.count == 13)
+            #expect(endpoints.count == 14)
             for endpoint in endpoints {
                 let operation = paths[endpoint.path]?[endpoint.method.lowercased()]
                 #expect(operation != nil, "\(endpoint) is not in the OpenAPI document")

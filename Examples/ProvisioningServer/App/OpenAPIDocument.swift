@@ -31,6 +31,17 @@ enum OpenAPIDocument {
             "responses": { "200": { "description": "The OpenAPI document.", "content": { "application/json": {} } } }
           }
         },
+        "/metrics": {
+          "get": {
+            "operationId": "metrics",
+            "summary": "The gateway's and the server's metrics in Prometheus' text format (404 when not enabled)",
+            "security": [],
+            "responses": {
+              "200": { "description": "The metrics.", "content": { "text/plain": {} } },
+              "404": { "description": "Metrics are not enabled.", "content": { "application/problem+json": {} } }
+            }
+          }
+        },
         "/v1/cards": {
           "get": {
             "operationId": "listCards",

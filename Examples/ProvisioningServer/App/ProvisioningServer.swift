@@ -2,6 +2,7 @@ import CardGateway
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Prometheus
 import Logging
 
 /// The backend a mobile app talks to for wallet provisioning and stored credentials: a Hummingbird
@@ -44,6 +45,8 @@ public struct ProvisioningServer: Sendable {
         public var maxWebhookBodyBytes: Int
         /// The `Server` header, if any.
         public var serverName: String?
+        /// Where `GET /metrics` reads from (Prometheus text); nil answers 404 there.
+        public var metrics: PrometheusCollectorRegistry?
 
         /// The defaults: a 5-minute wallet-extension cache (30 s when a card failed), 4 cards fetched at once, a
         /// 15 s bundle deadline, a 25 s deadline per request, 256 KiB request and 1 MiB webhook bodies, and no
@@ -53,7 +56,8 @@ public struct ProvisioningServer: Sendable {
             walletExtensionConcurrency: Int = 4, walletExtensionDeadline: Duration = .seconds(15),
             walletExtensionRequiresAuthentication: Bool = false, walletExtensionMaxCachedUsers: Int = 10_000,
             cardListConcurrency: Int = 4, storedCredentialRoute: RouteTarget? = nil, operationTimeout: Duration = .seconds(25),
-            maxRequestBodyBytes: Int = 256 * 1024, maxWebhookBodyBytes: Int = 1024 * 1024, serverName: String? = nil
+            maxRequestBodyBytes: Int = 256 * 1024, maxWebhookBodyBytes: Int = 1024 * 1024, serverName: String? = nil,
+            metrics: PrometheusCollectorRegistry? = nil
         ) {
             self.walletExtensionTTL = walletExtensionTTL
             self.walletExtensionErrorTTL = walletExtensionErrorTTL
@@ -67,6 +71,7 @@ public struct ProvisioningServer: Sendable {
             self.maxRequestBodyBytes = maxRequestBodyBytes
             self.maxWebhookBodyBytes = maxWebhookBodyBytes
             self.serverName = serverName
+            self.metrics = metrics
         }
     }
 
@@ -140,6 +145,11 @@ public struct ProvisioningServer: Sendable {
         let router = Hummingbird.Router(context: BasicRequestContext.self)
         // Requests that match no route still get a problem body.
         router.add(middleware: NotFoundProblemMiddleware(logger: logger))
+        // Hummingbird's request metrics and spans, through what the program bootstrapped (nothing by default):
+        // the span joins the caller's trace when the bootstrapped instrument extracts its context (W3C
+        // traceparent with an OpenTelemetry tracer), and the gateway's spans are its children.
+        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: TracingMiddleware())
         for route in routes {
             router.on(RouterPath(route.endpoint.path), method: HTTPRequest.Method(rawValue: route.endpoint.method)!) { request, context in
                 await self.respond(route, request: request, context: context)
@@ -198,6 +208,7 @@ public struct ProvisioningServer: Sendable {
         [
             .open("GET", "/health") { _ in JSONOutput.response(["status": "ok"]) },
             .open("GET", "/openapi.json") { _ in JSONOutput.raw(Self.openAPIDocument) },
+            .open("GET", "/metrics") { _ in try self.metrics() },
             .user("GET", "/v1/cards") { scope, user in try await self.listCards(scope, user) },
             .user("GET", "/v1/cards/{cardId}") { scope, user in try await self.getCard(scope, user) },
             .user("GET", "/v1/cards/{cardId}/provisioning/offer") { scope, user in try await self.offer(scope, user) },
@@ -210,6 +221,30 @@ public struct ProvisioningServer: Sendable {
             .user("GET", "/v1/credentials") { scope, user in try await self.listCredentials(scope, user) },
             .open("POST", "/webhooks/{instance}") { scope in try await self.webhook(scope) },
         ]
+    }
+
+    /// A metrics factory writing into `registry`, with the dots of the gateway's metric and label names turned
+    /// into the underscores Prometheus requires (`cardgateway.operations` → `cardgateway_operations`).
+    public static func prometheusFactory(registry: PrometheusCollectorRegistry) -> PrometheusMetricsFactory {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.nameAndLabelSanitizer = { name, labels in
+            func clean(_ text: String) -> String {
+                String(text.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == ":") ? $0 : "_" })
+            }
+            return (clean(name), labels.map { (clean($0.0), $0.1) })
+        }
+        return factory
+    }
+
+    /// The metrics registry in Prometheus' text format, version 0.0.4.
+    func metrics() throws -> Response {
+        guard let registry = configuration.metrics else {
+            throw CardGatewayError(.notFound, "metrics are not enabled on this server")
+        }
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(16 * 1024)
+        registry.emit(into: &buffer)
+        return JSONOutput.raw(Data(buffer), contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
 
     /// Runs one route: request id, authentication, the handler, errors as problems, and one access-log line.

@@ -4,6 +4,8 @@ import CardGatewayAsyncHTTPClient
 import ExampleSupport
 import Foundation
 import Logging
+import Metrics
+import Prometheus
 import ProvisioningServerApp
 import ServiceLifecycle
 
@@ -40,7 +42,11 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
         var logger = Logger(label: "provisioning-server", factory: { label in StreamLogHandler.standardError(label: label) })
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let route: RouteTarget = storedCredentialsProvider.map { .instance($0) } ?? .key(RouteKey())
-        let serverConfiguration = ProvisioningServer.Configuration(storedCredentialRoute: route)
+        // The executable, unlike the library, bootstraps metrics: one Prometheus registry for Hummingbird's request
+        // metrics and the gateway's, served at GET /metrics.
+        let metrics = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(ProvisioningServer.prometheusFactory(registry: metrics))
+        let serverConfiguration = ProvisioningServer.Configuration(storedCredentialRoute: route, metrics: metrics)
 
         if let config, let directory {
             let configuration: GatewayConfiguration
