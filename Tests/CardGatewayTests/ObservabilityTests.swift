@@ -106,3 +106,27 @@ struct ObservabilityTests {
         }
     }
 }
+
+@Suite("Trace context to providers")
+struct TraceContextTests {
+    @Test("off by default: nothing is injected; propagateTraceContext: true puts the attempt's context in the request headers")
+    func propagation() async throws {
+        for propagate in [false, true] {
+            let tracer = InMemoryTracer()
+            let transport = ScriptedTransport([], fallback: .json(200, "{}"))
+            let gateway = try ObservabilityTests.gateway(
+                transport, metrics: TestMetrics(), tracer: tracer, extra: propagate ? #", "propagateTraceContext": true"# : ""
+            )
+            _ = try await gateway.card(CardRef(id: "card-1"), via: .instance("eu"))
+            let sent = try #require(transport.requests.first)
+            let attempt = try #require(tracer.finishedSpans.first { $0.kind == .client })
+            if propagate {
+                #expect(sent.header(InMemoryTracer.spanIDKey) == attempt.spanID)
+                #expect(sent.header(InMemoryTracer.traceIDKey) == attempt.traceID)
+            } else {
+                #expect(sent.header(InMemoryTracer.spanIDKey) == nil)
+                #expect(tracer.performedContextInjections.isEmpty)
+            }
+        }
+    }
+}

@@ -12,7 +12,7 @@ struct ConfigurationLoader {
     }
 
     static let topLevelKeys: Set<String> = ["providers", "routes", "store", "description"]
-    static let instanceKeys: Set<String> = ["kind", "environment", "baseURL", "credentials", "options", "timeoutSeconds", "maxAttempts", "middlewares", "circuitBreaker", "maxConcurrentRequests", "description"]
+    static let instanceKeys: Set<String> = ["kind", "environment", "baseURL", "credentials", "options", "timeoutSeconds", "maxAttempts", "middlewares", "circuitBreaker", "maxConcurrentRequests", "propagateTraceContext", "description"]
     static let routeKeys: Set<String> = ["when", "use", "description"]
     static let dimensionKeys: [String] = ["issuer", "program", "bin", "country", "currency", "tenant", "wallet", "operation"]
 
@@ -250,6 +250,14 @@ struct ConfigurationLoader {
             }
         }
 
+        var propagate = false
+        if let propagateValue = object["propagateTraceContext"] {
+            if let flag = propagateValue.boolValue { propagate = flag } else {
+                problem("\(path).propagateTraceContext", "must be true or false, not \(propagateValue.typeName)")
+                failed = true
+            }
+        }
+
         var middlewares: [MiddlewareReference] = []
         if let middlewaresValue = object["middlewares"] {
             if let loaded = loadMiddlewares(middlewaresValue, path: "\(path).middlewares") {
@@ -265,7 +273,7 @@ struct ConfigurationLoader {
             ProviderInstanceConfiguration(
                 name: name, kind: kind, environment: environmentName, baseURL: baseURL, credentials: credentials,
                 options: options, timeout: timeout, retry: retry, middlewares: middlewares, circuitBreaker: breaker,
-                maxConcurrentRequests: maxConcurrent
+                maxConcurrentRequests: maxConcurrent, propagateTraceContext: propagate
             )
         )
     }

@@ -17,12 +17,15 @@ public struct ProviderInstanceConfiguration: Sendable {
     public var circuitBreaker: CircuitBreakerSettings
     /// The most requests the instance may have in flight at once (its bulkhead).
     public var maxConcurrentRequests: Int
+    /// Whether provider requests carry the trace context (W3C `traceparent` with an OpenTelemetry tracer). Off
+    /// by default.
+    public var propagateTraceContext: Bool
 
     public init(
         name: String, kind: ProviderKind, environment: String?, baseURL: URL, credentials: [String: Secret],
         options: [String: JSONValue] = [:], timeout: Duration = .seconds(30), retry: RetryPolicy = .default,
         middlewares: [MiddlewareReference] = [], circuitBreaker: CircuitBreakerSettings = .default,
-        maxConcurrentRequests: Int = Bulkhead.defaultLimit
+        maxConcurrentRequests: Int = Bulkhead.defaultLimit, propagateTraceContext: Bool = false
     ) {
         self.name = name
         self.kind = kind
@@ -35,6 +38,7 @@ public struct ProviderInstanceConfiguration: Sendable {
         self.middlewares = middlewares
         self.circuitBreaker = circuitBreaker
         self.maxConcurrentRequests = maxConcurrentRequests
+        self.propagateTraceContext = propagateTraceContext
     }
 }
 

@@ -143,7 +143,7 @@ public struct CardGateway: Sendable {
             let inFlight = Gauge(label: GatewayObservability.Names.inFlight, dimensions: dimensions, factory: metrics)
             let bulkhead = Bulkhead(instance: name, limit: instanceConfiguration.maxConcurrentRequests) { inFlight.record($0) }
             let reliability: [any ProviderMiddleware] = [
-                CircuitBreakerMiddleware(breaker), BulkheadMiddleware(bulkhead), AttemptTelemetryMiddleware(observability: observability),
+                CircuitBreakerMiddleware(breaker), BulkheadMiddleware(bulkhead), AttemptTelemetryMiddleware(observability: observability, propagatesTraceContext: instanceConfiguration.propagateTraceContext),
             ]
             let http: ProviderHTTPClient
             do {

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import HTTPTypes
 import Tracing
 
 /// Where the gateway sends its metrics and spans. The library bootstraps nothing: by default it uses whatever
@@ -66,9 +67,20 @@ public struct GatewayObservability: Sendable {
     static func statusClass(_ status: Int) -> String { "\(min(max(status / 100, 1), 5))xx" }
 }
 
+/// Writes a trace context into a provider request's headers (W3C `traceparent` with an OpenTelemetry tracer).
+struct HTTPFieldsInjector: Injector {
+    func inject(_ value: String, forKey key: String, into carrier: inout HTTPFields) {
+        guard let name = HTTPField.Name(key), HeaderValues.isSafe(value) else { return }
+        carrier[name] = value
+    }
+}
+
 /// Per attempt: a client span in OpenTelemetry's HTTP conventions, and the attempt's timer and counters.
 struct AttemptTelemetryMiddleware: ProviderMiddleware {
     let observability: GatewayObservability
+    /// Whether the attempt's trace context goes to the provider in its headers (the instance's
+    /// `propagateTraceContext`; off by default: providers do not need our trace ids).
+    var propagatesTraceContext = false
 
     func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
         let base = [(GatewayObservability.Dimensions.kind, context.kind.name), (GatewayObservability.Dimensions.instance, context.instance)]
@@ -84,6 +96,10 @@ struct AttemptTelemetryMiddleware: ProviderMiddleware {
             span.attributes["http.request.resend_count"] = context.attempt - 1
             span.attributes["cardgateway.provider.instance"] = context.instance
             span.attributes["cardgateway.provider.kind"] = context.kind.name
+            var request = request
+            if propagatesTraceContext {
+                observability.tracer.inject(span.context, into: &request.headers, using: HTTPFieldsInjector())
+            }
             var statusClass = "error"
             defer {
                 let dimensions = base + [(GatewayObservability.Dimensions.statusClass, statusClass)]
