@@ -161,8 +161,11 @@ public struct RunningSimulators: Sendable {
     /// A gateway over the five simulators.
     public func gateway(
         transport: any HTTPTransport = AsyncHTTPClientTransport(), logger: Logger = OperationContext.noopLogger,
-        credentialStore: any CredentialReferenceStore = InMemoryCredentialReferenceStore()
+        credentialStore: any CredentialReferenceStore = InMemoryCredentialReferenceStore(), observability: GatewayObservability = .bootstrapped
     ) throws -> CardGateway {
-        try CardGateway(configuration: try configuration(), registry: ExampleRegistry.all, transport: transport, logger: logger, credentialStore: credentialStore)
+        try CardGateway(
+            configuration: try configuration(), registry: ExampleRegistry.all, transport: transport, logger: logger, credentialStore: credentialStore,
+            observability: observability
+        )
     }
 }
