@@ -11,13 +11,25 @@ let swiftSettings: [SwiftSetting] = [
 
 let providers = ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments"]
 
-/// Files in a simulator folder that are not Swift: scripts that drive the provider's official client library
-/// against the simulator (run by the provider's tests when `CARDGATEWAY_OFFICIAL_CLIENTS=1`).
-/// Extra dependencies of one provider's adapter and simulator (Trust Payments' JWTs are jwt-kit's).
+/// Extra dependencies of one provider's adapter and simulator: Trust Payments' JWTs are jwt-kit's; only Bridge links
+/// `_CryptoExtras` (its webhooks are RSA-signed).
 let providerExtras: [String: [Target.Dependency]] = [
+    "Bridge": [.product(name: "_CryptoExtras", package: "swift-crypto")],
     "TrustPayments": [.product(name: "JWTKit", package: "jwt-kit")],
 ]
 
+/// Extra dependencies of one provider's simulator only: the Bridge simulator makes and parses X.509 certificates.
+let simulatorDependencyExtras: [String: [Target.Dependency]] = [
+    "Bridge": [.product(name: "X509", package: "swift-certificates")],
+]
+
+/// Extra dependencies of one provider's tests.
+let testExtras: [String: [Target.Dependency]] = [
+    "Bridge": [.product(name: "_CryptoExtras", package: "swift-crypto"), .product(name: "X509", package: "swift-certificates")],
+]
+
+/// Files in a simulator folder that are not Swift: scripts that drive the provider's official client library
+/// against the simulator (run by the provider's tests when `CARDGATEWAY_OFFICIAL_CLIENTS=1`).
 let simulatorExtras: [String: [String]] = [
     "Adyen": ["official-client-check.py"],
     "Stripe": ["official-client-check.py"],
@@ -25,12 +37,28 @@ let simulatorExtras: [String: [String]] = [
 ]
 
 var targets: [Target] = [
+    // Hex, Base64 and constant-time comparison: the one copy that the core and the simulation kit (which does not
+    // depend on the core) both re-export. Foundation only.
+    .target(name: "CardGatewayBytes", swiftSettings: swiftSettings),
     .target(
         name: "CardGateway",
         dependencies: [
+            "CardGatewayBytes",
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+    // The default transport, on AsyncHTTPClient, kept out of the core so that the core links no NIO.
+    .target(
+        name: "CardGatewayAsyncHTTPClient",
+        dependencies: [
+            "CardGateway",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -42,6 +70,7 @@ var targets: [Target] = [
     .target(
         name: "CardGatewaySimulation",
         dependencies: [
+            "CardGatewayBytes",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
@@ -54,7 +83,7 @@ var targets: [Target] = [
     .target(
         name: "CardGatewayTesting",
         dependencies: [
-            "CardGateway",
+            "CardGateway", "CardGatewayAsyncHTTPClient",
             "CardGatewaySimulation",
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
@@ -71,7 +100,10 @@ var targets: [Target] = [
     .testTarget(
         name: "CardGatewayTests",
         dependencies: [
-            "CardGateway", "CardGatewayTesting",
+            "CardGateway", "CardGatewayTesting", "CardGatewayAsyncHTTPClient", "SharedTestSupport",
+            .product(name: "MetricsTestKit", package: "swift-metrics"),
+            .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -94,7 +126,7 @@ var targets: [Target] = [
     .testTarget(
         name: "CardGatewaySimulationTests",
         dependencies: [
-            "CardGatewaySimulation", "CardGatewayTesting", "CardGateway",
+            "CardGatewaySimulation", "CardGatewayTesting", "CardGateway", "CardGatewayAsyncHTTPClient",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -116,7 +148,6 @@ for name in providers {
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ] + providerExtras[name, default: []],
             path: "Providers/\(name)/Adapter",
             swiftSettings: swiftSettings
@@ -131,9 +162,8 @@ for name in providers {
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
-            ] + providerExtras[name, default: []],
+            ] + providerExtras[name, default: []] + simulatorDependencyExtras[name, default: []],
             path: "Providers/\(name)/Simulator",
             exclude: simulatorExtras[name, default: []],
             swiftSettings: swiftSettings
@@ -144,14 +174,14 @@ for name in providers {
             name: "\(name)Tests",
             dependencies: [
                 .target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator"), "CardGateway", "CardGatewayTesting", "CardGatewaySimulation",
+                "CardGatewayAsyncHTTPClient",
                 "SharedTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-            ],
+            ] + testExtras[name, default: []],
             // Published examples and specs, read from the source tree by the tests (never bundled). Paysafe publishes
             // no wire examples (its seed is SDK code), so its room has none.
             exclude: name == "Paysafe" ? [] : ["Fixtures"],
@@ -165,7 +195,7 @@ targets += [
     .target(
         name: "ExampleSupport",
         dependencies: [
-            "CardGateway", "CardGatewaySimulation", "ProvisioningServerApp", "CardGatewayPostgres",
+            "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewaySimulation", "ProvisioningServerApp", "CardGatewayPostgres",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ]
@@ -206,7 +236,7 @@ targets += [
     .executableTarget(
         name: "provisioning-server",
         dependencies: [
-            "ProvisioningServerApp", "ExampleSupport", "CardGateway", "CardGatewaySimulation",
+            "ProvisioningServerApp", "ExampleSupport", "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewaySimulation",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -218,7 +248,7 @@ targets += [
     .testTarget(
         name: "ExamplesTests",
         dependencies: [
-            "CardGatewayCLI", "ProvisioningServerApp", "ExampleSupport", "CardGateway", "CardGatewayTesting", "CardGatewaySimulation",
+            "CardGatewayCLI", "ProvisioningServerApp", "ExampleSupport", "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewayTesting", "CardGatewaySimulation",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -250,7 +280,8 @@ targets += [
     .testTarget(
         name: "CardGatewayPostgresTests",
         dependencies: [
-            "CardGatewayPostgres", "CardGateway", "CardGatewayTesting", "CardGatewaySimulation", "ExampleSupport", "CardGatewayCLI",
+            "CardGatewayPostgres", "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewayTesting", "CardGatewaySimulation", "ExampleSupport",
+            "CardGatewayCLI",
             "CardGatewayTrustPayments", "TrustPaymentsSimulator", "CardGatewayPaysafe", "PaysafeSimulator",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -269,6 +300,7 @@ let package = Package(
         .executable(name: "cardgateway", targets: ["cardgateway"]),
         .executable(name: "provisioning-server", targets: ["provisioning-server"]),
         .library(name: "CardGateway", targets: ["CardGateway"]),
+        .library(name: "CardGatewayAsyncHTTPClient", targets: ["CardGatewayAsyncHTTPClient"]),
         .library(name: "CardGatewaySimulation", targets: ["CardGatewaySimulation"]),
         .library(name: "CardGatewayTesting", targets: ["CardGatewayTesting"]),
         .library(name: "CardGatewayPostgres", targets: ["CardGatewayPostgres"]),
@@ -288,6 +320,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],

@@ -47,6 +47,7 @@ let package = Package(
             "GatewayBenchmarks",
             dependencies: [
                 .product(name: "CardGateway", package: "CardGateway"),
+                .product(name: "CardGatewayAsyncHTTPClient", package: "CardGateway"),
                 .product(name: "CardGatewaySimulation", package: "CardGateway"),
                 .product(name: "CardGatewayStripe", package: "CardGateway"),
                 .product(name: "StripeSimulator", package: "CardGateway"),
@@ -60,6 +61,7 @@ let package = Package(
             dependencies: [
                 .product(name: "CardGateway", package: "CardGateway"),
                 .product(name: "CardGatewayPostgres", package: "CardGateway"),
+                .product(name: "CardGatewayAsyncHTTPClient", package: "CardGateway"),
             ]
         ),
     ]

@@ -263,37 +263,38 @@ struct DemoSteps {
         let via = RouteTarget.key(RouteKey(currency: "GBP"))
         let name = Instance.trustPayments
         let amount = Money(minorUnits: 1050, currency: "GBP")
-        var session: ClientSession?
-        var resultJWT: Secret?
-        var stored: StoredCredential?
+        // Each step's result is carried to the next in a locked box, never in a var captured by the async closures.
+        let session = Carried<ClientSession>()
+        let resultJWT = Carried<Secret>()
+        let stored = Carried<StoredCredential>()
 
         await recorder.step("credentials on file: session to store a card", name) {
             let request = ClientSessionRequest(intent: .store(consent: CardholderConsent(recordedAt: Date(), evidence: "demo: save-card checkbox, terms v1")), amount: amount)
             let minted = try await gateway.clientSession(request, via: via)
-            session = minted
+            session.value = minted
             return "session JWT for the mobile SDK" + (minted.expires.map { ", expires \(ISO8601DateFormatter().string(from: $0))" } ?? "")
         }
         await recorder.step("credentials on file: the mobile SDK pays (simulated)", name) {
-            guard let session else { throw DemoExpectationFailure(message: "no session from the previous step") }
+            guard let session = session.value else { throw DemoExpectationFailure(message: "no session from the previous step") }
             // What the Trust Payments mobile SDK does on the phone with the card the cardholder typed.
-            let jwt = try simulators.trustPayments.sdkPayment(sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
-            resultJWT = Secret(jwt)
+            let jwt = try await simulators.trustPayments.sdkPayment(sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
+            resultJWT.value = Secret(jwt)
             return "the SDK returned a signed response JWT"
         }
         await recorder.step("credentials on file: verify the SDK's result", name) {
-            guard let resultJWT else { throw DemoExpectationFailure(message: "no SDK result from the previous step") }
+            guard let resultJWT = resultJWT.value else { throw DemoExpectationFailure(message: "no SDK result from the previous step") }
             let credential = try await gateway.verifyResult(resultJWT, customer: "demo-customer-1", via: via)
-            stored = credential
+            stored.value = credential
             return "stored reference \(credential.reference): \(credential.brand ?? credential.scheme.rawValue) \(credential.maskedPAN)"
         }
         await recorder.step("credentials on file: merchant-initiated charge", name) {
-            guard let stored else { throw DemoExpectationFailure(message: "no stored credential from the previous step") }
+            guard let stored = stored.value else { throw DemoExpectationFailure(message: "no stored credential from the previous step") }
             let result = try await gateway.charge(ChargeRequest(reference: stored.reference, amount: amount, initiator: .merchant(.unscheduled)), via: via)
             try expect(result.status == .authorised || result.status == .settled, "the charge is \(result.status.rawValue)")
             return "\(result.status.rawValue) \(result.amount.minorUnits) \(result.amount.currency), transaction \(result.transactionReference)"
         }
         await recorder.step("credentials on file: session to pay with the stored card", name) {
-            guard let stored else { throw DemoExpectationFailure(message: "no stored credential from an earlier step") }
+            guard let stored = stored.value else { throw DemoExpectationFailure(message: "no stored credential from an earlier step") }
             let minted = try await gateway.clientSession(ClientSessionRequest(intent: .reuse(reference: stored.reference), amount: amount), via: via)
             return "session JWT for a cardholder-initiated payment" + (minted.securityCodeLength.map { " (security code of \($0) digits)" } ?? "")
         }
@@ -347,7 +348,7 @@ struct DemoSteps {
                 return "eligible by \(offer.flow?.rawValue ?? "an unnamed flow"), \(offer.network.rawValue) ending \(offer.lastFour ?? "?")"
             }
             let relayed = rounds.count - 1
-            let previous = LastResponse()
+            let previous = Carried<ProvisioningResponse>()
             for (index, planned) in rounds.enumerated() {
                 var input = planned
                 // An issuer SDK's output answers the input it was handed in the round before.
@@ -416,11 +417,12 @@ extension Wallet {
     }
 }
 
-/// The response of the round before, kept for the next round of a relay (an issuer SDK answers what it was handed).
-final class LastResponse: Sendable {
-    private let storage = Mutex<ProvisioningResponse?>(nil)
+/// What one demo step hands to the next (the session to pay with, the response of a relay's round before…), behind a
+/// lock: a var captured and assigned by the steps' async closures corrupted the heap intermittently.
+final class Carried<Value: Sendable>: Sendable {
+    private let storage = Mutex<Value?>(nil)
 
-    var value: ProvisioningResponse? {
+    var value: Value? {
         get { storage.withLock { $0 } }
         set { storage.withLock { $0 = newValue } }
     }

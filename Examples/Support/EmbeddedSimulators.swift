@@ -1,6 +1,7 @@
 import AdyenSimulator
 import BridgeSimulator
 import CardGateway
+import CardGatewayAsyncHTTPClient
 import CardGatewaySimulation
 import Foundation
 import Logging

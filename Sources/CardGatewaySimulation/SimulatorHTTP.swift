@@ -82,7 +82,7 @@ public enum SimulatorHTTP: Sendable {
                 output.append(UInt8(ascii: " "))
                 index += 1
             } else if byte == UInt8(ascii: "%"), index + 2 < input.count,
-                let high = SimulatorBytes.nibble(input[index + 1]), let low = SimulatorBytes.nibble(input[index + 2])
+                let high = ByteEncoding.nibble(input[index + 1]), let low = ByteEncoding.nibble(input[index + 2])
             {
                 output.append(high << 4 | low)
                 index += 3

@@ -166,19 +166,24 @@ public struct ContractFixtures: Sendable {
     /// One read-like call the error scenarios inject faults into. Defaults to looking up `lookup.existing`.
     public var probe: (@Sendable (any CardProvider, OperationContext) async throws -> Void)?
     public var extraErrorScenarios: [ErrorScenario]
-    /// Areas deliberately left untested, each with the reason: `lookup`, `cardService`, `provisioning`,
-    /// `provisioning.<wallet>` (e.g. `provisioning.googlePay`), `storedCredentials`, `webhooks`, `errors`. A
-    /// capability the descriptor declares but whose fixtures are missing fails the run unless it is waived here,
-    /// so an adapter cannot pass without being tested.
-    public var waived: [String: String]
+    /// Capabilities deliberately left untested, each with the reason. A capability the descriptor declares but
+    /// whose fixtures are missing fails the run unless it is waived here, so an adapter cannot pass without
+    /// being tested.
+    public var waived: [Capability: String]
+    /// Wallets the adapter provisions but whose provisioning inputs are deliberately not given, with the reason.
+    public var waivedWallets: [Wallet: String]
+    /// Why the error scenarios cannot run (no probe operation), when they deliberately do not.
+    public var waivedErrors: String?
 
     public init(
         lookup: Lookup? = nil, cardService: CardServiceFixtures? = nil, provisioning: Provisioning? = nil,
         storedCredentials: StoredCredentialFixtures? = nil, webhooks: Webhooks? = nil,
         probe: (@Sendable (any CardProvider, OperationContext) async throws -> Void)? = nil, extraErrorScenarios: [ErrorScenario] = [],
-        waived: [String: String] = [:]
+        waived: [Capability: String] = [:], waivedWallets: [Wallet: String] = [:], waivedErrors: String? = nil
     ) {
         self.waived = waived
+        self.waivedWallets = waivedWallets
+        self.waivedErrors = waivedErrors
         self.lookup = lookup
         self.cardService = cardService
         self.provisioning = provisioning

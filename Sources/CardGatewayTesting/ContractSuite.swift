@@ -1,4 +1,5 @@
 import CardGateway
+import CardGatewayAsyncHTTPClient
 import CardGatewaySimulation
 import Foundation
 import Logging
@@ -207,13 +208,36 @@ struct ContractRun {
     /// A declared capability without fixtures: skipped only when the subject waives it, with its reason;
     /// otherwise a failure, so that an adapter cannot pass a contract it was never run against.
     func missing(
-        _ area: String, _ name: String, _ what: String, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void
+        _ area: WaivedArea, _ name: String, _ what: String, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void
     ) async {
-        if let reason = subject.fixtures.waived[area] {
+        if let reason = area.reason(in: subject.fixtures) {
             await scenario(name, "waived: \(reason)") { _ in }
         } else {
             await scenario(name, nil) { checks in
-                checks.fail("\(what), though the descriptor declares it; give the fixtures or waive \"\(area)\" with a reason")
+                checks.fail("\(what), though the descriptor declares it; give the fixtures or waive \(area) with a reason")
+            }
+        }
+    }
+
+    /// What a waiver can name: a capability, one wallet's provisioning, or the error scenarios.
+    enum WaivedArea: CustomStringConvertible {
+        case capability(Capability)
+        case wallet(Wallet)
+        case errors
+
+        func reason(in fixtures: ContractFixtures) -> String? {
+            switch self {
+            case .capability(let capability): return fixtures.waived[capability]
+            case .wallet(let wallet): return fixtures.waivedWallets[wallet]
+            case .errors: return fixtures.waivedErrors
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .capability(let capability): return "waived[.\(capability.rawValue)]"
+            case .wallet(let wallet): return "waivedWallets[.\(wallet.rawValue)]"
+            case .errors: return "waivedErrors"
             }
         }
     }
@@ -224,7 +248,7 @@ struct ContractRun {
         let declared = descriptor.capabilities.contains(.cardLookup)
         guard declared, let lookup = provider as? any CardLookup else { return }
         guard let fixture = subject.fixtures.lookup else {
-            await missing("lookup", "lookup: existing card", "no lookup fixtures given", scenario)
+            await missing(.capability(.cardLookup), "lookup: existing card", "no lookup fixtures given", scenario)
             return
         }
         await scenario("lookup: existing card", nil) { checks in
@@ -249,7 +273,7 @@ struct ContractRun {
     func runCardService(_ provider: any CardProvider, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void) async {
         guard descriptor.capabilities.contains(.cardService), let service = provider as? any CardService else { return }
         guard let fixture = subject.fixtures.cardService else {
-            await missing("cardService", "cardService", "no card-service fixtures given", scenario)
+            await missing(.capability(.cardService), "cardService", "no card-service fixtures given", scenario)
             return
         }
         await scenario("cardService: list pages with limit and offset", nil) { checks in
@@ -320,7 +344,7 @@ struct ContractRun {
     func runProvisioning(_ provider: any CardProvider, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void) async {
         guard descriptor.capabilities.contains(.walletProvisioning), let wallets = provider as? any WalletProvisioning else { return }
         guard let fixture = subject.fixtures.provisioning else {
-            await missing("provisioning", "provisioning", "no provisioning fixtures given", scenario)
+            await missing(.capability(.walletProvisioning), "provisioning", "no provisioning fixtures given", scenario)
             return
         }
         for wallet in descriptor.wallets {
@@ -344,7 +368,7 @@ struct ContractRun {
                 }
             }
             guard let inputs = fixture.inputs[wallet], !inputs.isEmpty else {
-                await missing("provisioning.\(wallet.rawValue)", "provisioning: \(wallet) provision", "no inputs given for \(wallet)", scenario)
+                await missing(.wallet(wallet), "provisioning: \(wallet) provision", "no inputs given for \(wallet)", scenario)
                 continue
             }
             await scenario("provisioning: \(wallet) provision by \(flow)", nil) { checks in
@@ -396,7 +420,7 @@ struct ContractRun {
     func runStoredCredentials(_ provider: any CardProvider, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void) async {
         guard descriptor.capabilities.contains(.storedCredentials), let credentials = provider as? any StoredCredentials else { return }
         guard let fixture = subject.fixtures.storedCredentials else {
-            await missing("storedCredentials", "storedCredentials", "no stored-credential fixtures given", scenario)
+            await missing(.capability(.storedCredentials), "storedCredentials", "no stored-credential fixtures given", scenario)
             return
         }
         await scenario("storedCredentials: session, SDK result, verification, merchant-initiated charge", nil) { checks in
@@ -431,14 +455,14 @@ struct ContractRun {
     func runWebhooks(_ provider: any CardProvider, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void) async {
         guard descriptor.capabilities.contains(.webhooks), let verifier = provider as? any WebhookVerifying else { return }
         guard let fixture = subject.fixtures.webhooks else {
-            await missing("webhooks", "webhooks", "no webhook fixtures given", scenario)
+            await missing(.capability(.webhooks), "webhooks", "no webhook fixtures given", scenario)
             return
         }
         let now = Date()
         await scenario("webhooks: a valid delivery becomes events", nil) { checks in
             let events = try verifier.verify(try fixture.delivery(.valid, now), now: now)
             checks.expect(!events.isEmpty, "a valid delivery produced no events")
-            checks.expect(events.allSatisfy { $0.kind == descriptor.kind }, "events name another provider kind")
+            checks.expect(events.allSatisfy { $0.providerKind == descriptor.kind }, "events name another provider kind")
         }
         for variant in [ContractFixtures.WebhookVariant.tampered, .stale, .wrongSecret] {
             let skip = variant == .stale && !fixture.signsTimestamp ? "the provider signs no timestamp" : nil
@@ -461,7 +485,7 @@ struct ContractRun {
             probe = nil
         }
         guard let probe else {
-            await missing("errors", "errors", "no probe operation: give fixtures.probe or lookup fixtures", scenario)
+            await missing(.errors, "errors", "no probe operation: give fixtures.probe or lookup fixtures", scenario)
             return
         }
         // Find the path the probe sends, so faults hit it and not an auth-token request.

@@ -160,7 +160,7 @@ struct AdyenCardMappingTests {
         let missing = ScriptedTransport([.json(200, "{\"type\": \"card\", \"card\": {\"brand\": \"visa\"}}")])
         let missingError = await gatewayError { _ = try await Fixture.provider(missing).card(CardRef(id: "PI1"), context: OperationContext()) }
         #expect(missingError?.code == .invalidResponse)
-        #expect(missingError?.message.contains("missing id") == true)
+        #expect(missingError?.message.contains("id is missing") == true)
 
         let html = ScriptedTransport([.response(status: 200, headers: ["Content-Type": "text/html"], body: Data("<html>ok</html>".utf8))])
         let htmlError = await gatewayError { _ = try await Fixture.provider(html).card(CardRef(id: "PI1"), context: OperationContext()) }
@@ -171,7 +171,7 @@ struct AdyenCardMappingTests {
     func idValidation() async throws {
         let transport = ScriptedTransport([])
         let provider = try Fixture.provider(transport)
-        for bad in ["", "PI 1", "PI\n1"] {
+        for bad in ["", "PI 1", "PI\n1", "PI/../x?y", "..", "%2e%2e", "PI#1", String(repeating: "P", count: 129)] {
             let error = await gatewayError { _ = try await provider.card(CardRef(id: bad), context: OperationContext()) }
             #expect(error?.code == .invalidRequest)
             #expect(error?.fieldErrors.first?.field == "card.id")
@@ -179,7 +179,7 @@ struct AdyenCardMappingTests {
         #expect(transport.requestCount == 0)
 
         let escaped = ScriptedTransport([.json(200, Fixture.instrument())])
-        _ = try await Fixture.provider(escaped).card(CardRef(id: "PI/../x?y"), context: OperationContext())
-        #expect(escaped.requests.first?.path == "/bcl/v2/paymentInstruments/PI%2F..%2Fx%3Fy")
+        _ = try await Fixture.provider(escaped).card(CardRef(id: "PI:1[2]"), context: OperationContext())
+        #expect(escaped.requests.first?.path == "/bcl/v2/paymentInstruments/PI%3A1%5B2%5D")
     }
 }

@@ -1,5 +1,6 @@
 import AdyenSimulator
 import CardGateway
+import CardGatewayAsyncHTTPClient
 import CardGatewaySimulation
 import CardGatewayTesting
 import Foundation

@@ -16,7 +16,7 @@ struct AdyenWebhookTests {
         let events = try provider.verify(Fixture.delivery(body, headers: [("HmacSignature", Fixture.sign(body))]), now: now)
         #expect(events.count == 1)
         let event = try #require(events.first)
-        #expect(event.kind == .adyen)
+        #expect(event.providerKind == .adyen)
         #expect(event.providerType == "balancePlatform.networkToken.created")
         #expect(event.id == "NWTK00000000000000000000000001|balancePlatform.networkToken.created|2025-03-19T10:15:30+01:00")
         #expect(event.occurredAt == Date(timeIntervalSince1970: 1_742_375_730))

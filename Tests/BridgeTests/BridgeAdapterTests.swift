@@ -233,9 +233,19 @@ struct BridgeCardAccountTests {
     }
 
     @Test func idsArePathEscaped() async throws {
-        let transport = ScriptedTransport([.json(200, #"{"id":"a/b","status":"active"}"#)])
-        _ = try await BridgeFixtures.provider(transport).card(CardRef(id: "a/b", customer: "c d"), context: OperationContext())
-        #expect(transport.requests.first?.path == "/v0/customers/c%20d/card_accounts/a%2Fb")
+        let transport = ScriptedTransport([.json(200, #"{"id":"a:b","status":"active"}"#)])
+        _ = try await BridgeFixtures.provider(transport).card(CardRef(id: "a:b", customer: "c[1]"), context: OperationContext())
+        #expect(transport.requests.first?.path == "/v0/customers/c%5B1%5D/card_accounts/a%3Ab")
+    }
+
+    @Test func idsThatChangeThePathAreRefused() async throws {
+        let transport = ScriptedTransport([])
+        let error = await gatewayError {
+            _ = try await BridgeFixtures.provider(transport).card(CardRef(id: "a/b", customer: "c d"), context: OperationContext())
+        }
+        #expect(error?.code == .invalidRequest)
+        #expect(error?.fieldErrors.map(\.field) == ["card.customer", "card.id"])
+        #expect(transport.requestCount == 0)
     }
 }
 

@@ -1,5 +1,6 @@
 import BridgeSimulator
 import CardGateway
+import CardGatewayAsyncHTTPClient
 import CardGatewaySimulation
 import CardGatewayTesting
 import Crypto

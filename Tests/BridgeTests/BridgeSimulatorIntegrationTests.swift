@@ -1,5 +1,6 @@
 import BridgeSimulator
 import CardGateway
+import CardGatewayAsyncHTTPClient
 import CardGatewayBridge
 import CardGatewaySimulation
 import CardGatewayTesting

@@ -1,16 +1,17 @@
 import CardGateway
 import CardGatewayBridge
 import CardGatewayTesting
+import Crypto
 import Foundation
 import HTTPTypes
 import Testing
+import X509
 import _CryptoExtras
 
-/// Hand-built test inputs for Bridge tests.
+/// Test inputs for Bridge tests.
 ///
-/// The certificates are X.509-shaped DER: `SEQUENCE { SEQUENCE tbsCertificate, SEQUENCE algorithm,
-/// BIT STRING signature }`, with definite lengths (the leaf is longer than 127 bytes so it uses the long length
-/// form). They are not real certificates; Bridge's simulator checks only the outer DER structure.
+/// The certificates are real X.509 certificates in DER (swift-certificates: a fresh P-256 key each, self-issued,
+/// ECDSA-SHA256), as Bridge's simulator parses them; all are longer than 127 bytes, so they use the long length form.
 enum BridgeFixtures {
     static let apiKey = "sk-test-bridge-1f4e9c2a7b"
     static let baseURL = URL(string: "https://api.sandbox.bridge.xyz/v0")!
@@ -29,29 +30,28 @@ enum BridgeFixtures {
         return out + content
     }
 
-    /// An X.509-shaped certificate whose subject common name is `name`, with `padding` bytes of filler in the tbsCertificate.
-    static func certificate(name: String, padding: Int) -> Data {
-        let ecdsaWithSHA256 = der(0x30, der(0x06, [0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02]))
-        let commonName = der(0x31, der(0x30, der(0x06, [0x55, 0x04, 0x03]) + der(0x0c, Array(name.utf8))))
-        let tbs = der(0x30,
-            der(0xa0, der(0x02, [0x02]))            // version v3
-            + der(0x02, [0x01, 0x5b, 0x2c])         // serial number
-            + ecdsaWithSHA256
-            + der(0x30, commonName)                 // issuer
-            + der(0x30, der(0x17, Array("260101000000Z".utf8)) + der(0x17, Array("300101000000Z".utf8)))
-            + der(0x30, commonName)                 // subject
-            + der(0x04, (0..<padding).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
-        )
-        let signature = der(0x03, [0x00] + (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) })
-        return Data(der(0x30, tbs + ecdsaWithSHA256 + signature))
+    /// A self-issued X.509 certificate whose subject common name is `name`, for a fresh P-256 key.
+    static func certificate(name: String) -> Data {
+        let key = P256.Signing.PrivateKey()
+        do {
+            let certificate = try Certificate(
+                version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key.publicKey),
+                notValidBefore: Date(timeIntervalSince1970: 1_767_225_600), notValidAfter: Date(timeIntervalSince1970: 1_893_456_000),
+                issuer: try DistinguishedName { CommonName(name) }, subject: try DistinguishedName { CommonName(name) },
+                signatureAlgorithm: .ecdsaWithSHA256, extensions: Certificate.Extensions(), issuerPrivateKey: Certificate.PrivateKey(key)
+            )
+            return Data(try certificate.serializeAsPEM().derBytes)
+        } catch {
+            fatalError("the Bridge test certificate could not be made: \(error)")
+        }
     }
 
-    /// The leaf (Apple's per-device certificate): 300-odd bytes, long-form lengths.
-    static let leafCertificate = certificate(name: "Test Leaf", padding: 180)
-    /// The subordinate (Apple's intermediate): under 128 bytes of content in the inner parts.
-    static let subordinateCertificate = certificate(name: "Test Sub CA", padding: 8)
+    /// The leaf (Apple's per-device certificate).
+    static let leafCertificate = certificate(name: "Test Leaf")
+    /// The subordinate (Apple's intermediate).
+    static let subordinateCertificate = certificate(name: "Test Sub CA")
     /// A third certificate, for chains that are too long.
-    static let rootCertificate = certificate(name: "Test Root", padding: 20)
+    static let rootCertificate = certificate(name: "Test Root")
     static let nonce = Data([0xea, 0xa5, 0xa7, 0x3a, 0x10, 0x01, 0xfe, 0xed])
     static let nonceSignature = Data((0..<72).map { UInt8(truncatingIfNeeded: 0xb0 &+ $0 &* 3) })
 

@@ -101,7 +101,7 @@ struct BridgeWebhookTests {
         #expect(events.count == 1)
         let event = try #require(events.first)
         #expect(event.id == "wh_evt_1")
-        #expect(event.kind == .bridge)
+        #expect(event.providerKind == .bridge)
         #expect(event.providerType == "card_account.updated.status_transitioned")
         #expect(event.occurredAt == Self.now)
         guard case .cardStatusChanged(let change) = event.event else {

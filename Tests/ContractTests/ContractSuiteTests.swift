@@ -96,7 +96,7 @@ struct ContractSuiteTests {
         #expect(report.failures.contains { $0.hasPrefix("webhooks") }, "\(report)")
 
         var waived = bare
-        waived.fixtures.waived = ["cardService": "tested elsewhere", "webhooks": "no webhook endpoint in this deployment"]
+        waived.fixtures.waived = [.cardService: "tested elsewhere", .webhooks: "no webhook endpoint in this deployment"]
         let waivedReport = await ContractSuite.run(waived)
         #expect(waivedReport.passed, "\(waivedReport)")
         #expect(waivedReport.outcome(of: "webhooks") == .skipped("waived: no webhook endpoint in this deployment"))

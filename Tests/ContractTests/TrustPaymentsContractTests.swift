@@ -18,7 +18,7 @@ struct TrustPaymentsContractTests {
             intent: .store(consent: CardholderConsent(recordedAt: Date(), evidence: "contract terms v1")), amount: gbp
         )
         let storedCredentials = ContractFixtures.StoredCredentialFixtures(storeSession: storeSession, chargeAmount: gbp) { session, _ in
-            Secret(try simulator.sdkPayment(sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123"))
+            Secret(try await simulator.sdkPayment(sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123"))
         }
         // The only call that goes over the wire: a merchant-initiated charge on a seeded stored card.
         let probe: @Sendable (any CardProvider, OperationContext) async throws -> Void = { provider, context in

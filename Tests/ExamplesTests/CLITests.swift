@@ -55,8 +55,7 @@ struct CLITests {
         #expect(problems.contains("routes[0].when.currency"))
         #expect(!invalid.stdout.contains("sk_test_leakcheck"))
 
-        // A document that loads but that an adapter refuses: a Stripe live key in a sandbox instance, and a Trust
-        // Payments max age of 0. Both are reported, with their paths, and the file is not valid.
+        // A Stripe live key in a sandbox instance and a Trust Payments max age of 0: both refused, with their paths.
         try Data(#"""
             {"providers": {"us": {"kind": "stripe", "environment": "sandbox", "credentials": {"secretKey": "literal:sk_live_leakcheck00000000000"}},
                            "tp": {"kind": "trustpayments", "environment": "sandbox",
@@ -69,9 +68,20 @@ struct CLITests {
         let refusedReport = try refused.json()
         #expect(refusedReport["valid"] == .bool(false))
         let refusedPaths = refusedReport["problems"]?.arrayValue?.compactMap { $0["path"]?.stringValue } ?? []
-        #expect(refusedPaths.contains { $0.hasPrefix("providers.us") }, "\(refusedPaths)")
-        #expect(refusedPaths.contains { $0.hasPrefix("providers.tp") }, "\(refusedPaths)")
+        // The max age of 0 is refused when the options are decoded, at load, with the option's path.
+        #expect(refusedPaths.contains("providers.tp.options.jwtMaxAgeSeconds"), "\(refusedPaths)")
         #expect(!refused.stdout.contains("sk_live_leakcheck"))
+
+        // Once the document loads, what only the adapter can tell (a live key in a sandbox instance) is reported too.
+        try Data(#"""
+            {"providers": {"us": {"kind": "stripe", "environment": "sandbox", "credentials": {"secretKey": "literal:sk_live_leakcheck00000000000"}}},
+             "routes": []}
+            """#.utf8).write(to: broken)
+        let adapterRefused = await runCLI(["config", "check", "--config", broken.path])
+        #expect(adapterRefused.exitCode == 1)
+        let adapterPaths = try adapterRefused.json()["problems"]?.arrayValue?.compactMap { $0["path"]?.stringValue } ?? []
+        #expect(adapterPaths.contains { $0.hasPrefix("providers.us") }, "\(adapterPaths)")
+        #expect(!adapterRefused.stdout.contains("sk_live_leakcheck"))
     }
 
     @Test("route explain: the matched route and each earlier verdict; no match exits 1")
@@ -213,7 +223,7 @@ struct CLITests {
             let session = await runCLI(["credentials", "session", "--config", path, "--store", "--consent", "--amount", "1050", "--currency", "GBP"])
             #expect(session.exitCode == 0, "\(session.stderr)")
             let token = try #require(try session.json()["token"]?.stringValue)
-            let result = try running.simulators.trustPayments.sdkPayment(
+            let result = try await running.simulators.trustPayments.sdkPayment(
                 sessionJWT: token, pan: TrustPaymentsSimulator.Seed.Card.visa, expiryDate: TrustPaymentsSimulator.Seed.expiryDate, securityCode: "123"
             )
             let verified = await runCLI(["credentials", "verify", "--config", path, "--credential-store", storeFile.path, "-"], stdin: result + "\n")

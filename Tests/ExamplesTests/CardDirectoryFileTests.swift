@@ -1,4 +1,5 @@
 import CardGateway
+import CardGatewayAsyncHTTPClient
 import Foundation
 import ExampleSupport
 import ProvisioningServerApp

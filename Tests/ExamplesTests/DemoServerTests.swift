@@ -73,7 +73,7 @@ struct DemoServerTests {
             )
             #expect(session.status == 200, "\(session.text)")
             let token = try #require(try session.json()["token"]?.stringValue)
-            let result = try running.simulators.trustPayments.sdkPayment(
+            let result = try await running.simulators.trustPayments.sdkPayment(
                 sessionJWT: token, pan: TrustPaymentsSimulator.Seed.Card.visa, expiryDate: TrustPaymentsSimulator.Seed.expiryDate, securityCode: "123"
             )
             let stored = try await client.send(.post, "/v1/credentials/result", token: DemoUsers.aliceToken, json: #"{"jwt":"\#(result)"}"#)

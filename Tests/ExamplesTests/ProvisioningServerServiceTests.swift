@@ -1,4 +1,5 @@
 import CardGateway
+import CardGatewayAsyncHTTPClient
 import CardGatewayTesting
 import Foundation
 import HTTPTypes

@@ -126,8 +126,8 @@ struct FakeAdapter: CardLookup, WalletProvisioning, StoredCredentials, WebhookVe
 
     func verify(_ delivery: WebhookDelivery, now: Date) throws -> [GatewayEvent] {
         try backend.record("webhook")
-        guard let name = HTTPField.Name("X-Fake-Signature"), let given = delivery.headers[name],
-            ConstantTime.equals(Array(given.utf8), Array(FakeBackend.signature(delivery.body).utf8))
+        guard let name = HTTPField.Name("X-Fake-Signature"), let given = delivery.headers[name].flatMap(ByteEncoding.decodeHex),
+            MessageAuthentication.verifyHMACSHA256(signature: given, key: FakeBackend.webhookSecret, message: delivery.body)
         else {
             throw CardGatewayError.signatureInvalid("the X-Fake-Signature header does not match the body")
         }
@@ -136,7 +136,7 @@ struct FakeAdapter: CardLookup, WalletProvisioning, StoredCredentials, WebhookVe
             throw CardGatewayError.invalidRequest("the event lacks id, card or status")
         }
         let change = CardStatusChange(card: CardRef(id: cardID), oldStatus: nil, newStatus: CardStatus(rawValue: status) ?? .unknown, providerOldStatus: nil, providerNewStatus: status)
-        return [GatewayEvent(id: id, kind: descriptor.kind, occurredAt: nil, providerType: "card.updated", event: .cardStatusChanged(change))]
+        return [GatewayEvent(id: id, providerKind: descriptor.kind, occurredAt: nil, providerType: "card.updated", event: .cardStatusChanged(change))]
     }
 }
 

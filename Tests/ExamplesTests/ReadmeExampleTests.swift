@@ -1,4 +1,5 @@
 import CardGateway
+import CardGatewayAsyncHTTPClient
 import CardGatewaySimulation
 import CardGatewayStripe
 import CardGatewayTrustPayments

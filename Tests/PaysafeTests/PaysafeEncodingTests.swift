@@ -39,8 +39,18 @@ struct PaysafeEncodingTests {
     @Test("ids are escaped in paths")
     func escapedIDs() async throws {
         let harness = try Harness.scripted([.json(200, Fixture.cardJSON())])
-        _ = try await harness.provider.card(CardRef(id: "a/b?c", customer: "x y"), context: OperationContext())
-        #expect(harness.businessRequests.first?.pathWithoutQuery == "/digitalwallets/v1/customers/x%20y/prepaid/cards/a%2Fb%3Fc")
+        _ = try await harness.provider.card(CardRef(id: "a:b", customer: "x[1]"), context: OperationContext())
+        #expect(harness.businessRequests.first?.pathWithoutQuery == "/digitalwallets/v1/customers/x%5B1%5D/prepaid/cards/a%3Ab")
+    }
+
+    @Test("ids that would change the path are refused before anything is sent", arguments: [
+        ("a/b?c", "x y"), ("..", "cust-1"), ("card-1", "%2e%2e"), ("card\r\n1", "cust-1"), ("card-1", "cust/../other"),
+    ])
+    func refusedIDs(card: String, customer: String) async throws {
+        let harness = try Harness.scripted([.json(200, Fixture.cardJSON())])
+        let error = await gatewayError { _ = try await harness.provider.card(CardRef(id: card, customer: customer), context: OperationContext()) }
+        #expect(error?.code == .invalidRequest)
+        #expect(harness.businessRequests.isEmpty)
     }
 
     @Test("list: every query parameter")

@@ -1,4 +1,5 @@
 import CardGateway
+import CardGatewayAsyncHTTPClient
 import CardGatewayPaysafe
 import CardGatewaySimulation
 import CardGatewayTesting

@@ -33,7 +33,7 @@ struct PaysafeWebhookTests {
         #expect(events.count == 1)
         let event = try #require(events.first)
         #expect(event.id == "evt-100")
-        #expect(event.kind == .paysafe)
+        #expect(event.providerKind == .paysafe)
         #expect(event.occurredAt == nil)
         #expect(event.event == .cardStatusChanged(CardStatusChange(
             card: CardRef(id: Fixture.cardID, customer: Fixture.customer), oldStatus: .active, newStatus: .locked,

@@ -241,7 +241,7 @@ struct StripeAdapterSimulatorTests {
             for needle in [secret, StripeSimulator.Credentials.default.testSecretKey, "sk_test_wrongwrongwrong9876"] {
                 #expect(texts.allSatisfy { !$0.contains(needle) }, "leaked \(needle.prefix(8))…")
             }
-            #expect(capture.all.contains { $0.message == "provider request" })
+            #expect(capture.all.contains { $0.message == "provider attempt" })
         }
     }
 }

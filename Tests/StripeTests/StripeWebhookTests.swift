@@ -46,7 +46,7 @@ struct StripeWebhookTests {
         let event = try #require(events.first)
         #expect(events.count == 1)
         #expect(event.id == "evt_1Card")
-        #expect(event.kind == .stripe)
+        #expect(event.providerKind == .stripe)
         #expect(event.providerType == "issuing_card.updated")
         #expect(event.occurredAt == Date(timeIntervalSince1970: 1_699_999_990))
         #expect(event.event == .cardStatusChanged(CardStatusChange(

@@ -1,4 +1,5 @@
 import CardGateway
+import CardGatewayAsyncHTTPClient
 import CardGatewaySimulation
 import CardGatewayTesting
 import CardGatewayTrustPayments
@@ -47,7 +48,7 @@ struct AdapterSimulatorTests {
             let session = try await provider.clientSession(
                 ClientSessionRequest(intent: .store(consent: SimFixture.consent()), amount: Money(minorUnits: 0, currency: "GBP")), context: OperationContext()
             )
-            let result = try simulator.sdkPayment(sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
+            let result = try await simulator.sdkPayment(sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
             let credential = try await provider.verifyResult(Secret(result), context: OperationContext())
             #expect(isTransactionReference(credential.reference))
             #expect(credential.maskedPAN == "411111######1111")
@@ -98,7 +99,7 @@ struct AdapterSimulatorTests {
             let session = try await provider.clientSession(
                 ClientSessionRequest(intent: .store(consent: SimFixture.consent()), amount: Money(minorUnits: 0, currency: "GBP")), context: OperationContext()
             )
-            let result = try simulator.sdkPayment(sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
+            let result = try await simulator.sdkPayment(sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
             #expect((try IndependentJWT.decode(result).claims["aud"] != nil) == audience)
             let credential = try await provider.verifyResult(Secret(result), context: OperationContext())
             #expect(credential.maskedPAN == "411111######1111")
@@ -238,7 +239,7 @@ struct AdapterSimulatorTests {
             let provider = try SimFixture.provider(handle, store: store)
             let storeSession = try await provider.clientSession(ClientSessionRequest(intent: .store(consent: SimFixture.consent()), amount: money, authenticate: true, authorise: true), context: OperationContext())
             let stored = try await provider.verifyResult(
-                Secret(try simulator.sdkPayment(sessionJWT: storeSession.token.revealedValue, pan: Seed.Card.amex, expiryDate: Seed.expiryDate, securityCode: "1234")),
+                Secret(try await simulator.sdkPayment(sessionJWT: storeSession.token.revealedValue, pan: Seed.Card.amex, expiryDate: Seed.expiryDate, securityCode: "1234")),
                 context: OperationContext()
             )
             #expect(stored.scheme == .amex)
@@ -246,12 +247,12 @@ struct AdapterSimulatorTests {
             let reuse = try await provider.clientSession(ClientSessionRequest(intent: .reuse(reference: stored.reference), amount: money), context: OperationContext())
             #expect(reuse.securityCodeLength == 4)
             let paid = try await provider.verifyResult(
-                Secret(try simulator.sdkPayment(sessionJWT: reuse.token.revealedValue, pan: "", expiryDate: "", securityCode: "1234")), context: OperationContext()
+                Secret(try await simulator.sdkPayment(sessionJWT: reuse.token.revealedValue, pan: "", expiryDate: "", securityCode: "1234")), context: OperationContext()
             )
             #expect(paid.maskedPAN == "340000#####0611")
             #expect(paid.reference != stored.reference)
 
-            let wrongLength = try simulator.sdkPayment(sessionJWT: reuse.token.revealedValue, pan: "", expiryDate: "", securityCode: "123")
+            let wrongLength = try await simulator.sdkPayment(sessionJWT: reuse.token.revealedValue, pan: "", expiryDate: "", securityCode: "123")
             let error = await gatewayError { _ = try await provider.verifyResult(Secret(wrongLength), context: OperationContext()) }
             #expect(error?.code == .invalidRequest)
             #expect(error?.fieldErrors.map(\.field) == ["securitycode"])
@@ -265,7 +266,7 @@ struct AdapterSimulatorTests {
             let provider = try SimFixture.provider(handle)
             for (pan, code, authenticate) in [(Seed.Card.declined, "70000", false), (Seed.Card.unauthenticated, "60022", true)] {
                 let session = try await provider.clientSession(ClientSessionRequest(intent: .store(consent: SimFixture.consent()), amount: money, authenticate: authenticate, authorise: true), context: OperationContext())
-                let token = try simulator.sdkPayment(sessionJWT: session.token.revealedValue, pan: pan, expiryDate: Seed.expiryDate, securityCode: "123")
+                let token = try await simulator.sdkPayment(sessionJWT: session.token.revealedValue, pan: pan, expiryDate: Seed.expiryDate, securityCode: "123")
                 let error = await gatewayError { _ = try await provider.verifyResult(Secret(token), context: OperationContext()) }
                 #expect(error?.code == .declined)
                 #expect(error?.providerCode == code)
@@ -279,7 +280,7 @@ struct AdapterSimulatorTests {
         try await withSimulator(simulator) { handle in
             let provider = try SimFixture.provider(handle)
             let session = try await provider.clientSession(ClientSessionRequest(intent: .store(consent: SimFixture.consent()), amount: money), context: OperationContext())
-            let token = try simulator.sdkPayment(sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
+            let token = try await simulator.sdkPayment(sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
             simulator.clock?.advance(by: 901)
             #expect(await gatewayError { _ = try await provider.verifyResult(Secret(token), context: OperationContext()) }?.code == .signatureInvalid)
         }

@@ -47,7 +47,7 @@ struct TrustPaymentsPublishedExamplesTests {
     func simulatorCarriesThePublishedShape() async throws {
         let simulator = SimFixture.simulator()
         let session = try Raw.sessionJWT(payload: Raw.storePayload(types: ["ACCOUNTCHECK"]))
-        let result = try simulator.sdkPayment(sessionJWT: session, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
+        let result = try await simulator.sdkPayment(sessionJWT: session, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
         let segments = result.split(separator: ".")
         var claimsText = String(segments[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while claimsText.count % 4 != 0 { claimsText += "=" }

@@ -24,7 +24,7 @@ struct RedactionTests {
             let provider = try SimFixture.provider(handle, logger: logger)
             let session = try await provider.clientSession(ClientSessionRequest(intent: .store(consent: SimFixture.consent()), amount: Money(minorUnits: 1050, currency: "GBP"), authorise: true), context: context)
             needles.append(session.token.revealedValue)
-            let result = try simulator.sdkPayment(sessionJWT: session.token.revealedValue, pan: Seed.Card.amex, expiryDate: Seed.expiryDate, securityCode: "7391")
+            let result = try await simulator.sdkPayment(sessionJWT: session.token.revealedValue, pan: Seed.Card.amex, expiryDate: Seed.expiryDate, securityCode: "7391")
             needles.append(result)
             let credential = try await provider.verifyResult(Secret(result), context: context)
             _ = try await provider.charge(ChargeRequest(reference: credential.reference, amount: Money(minorUnits: 1050, currency: "GBP"), initiator: .merchant(.unscheduled)), context: context)
@@ -34,7 +34,7 @@ struct RedactionTests {
             needles.append(forged)
             if let error = await gatewayError({ _ = try await provider.verifyResult(Secret(forged), context: context) }) { errors.append(error) }
             let declinedSession = try await provider.clientSession(ClientSessionRequest(intent: .store(consent: SimFixture.consent()), amount: Money(minorUnits: 1050, currency: "GBP")), context: context)
-            let declined = try simulator.sdkPayment(sessionJWT: declinedSession.token.revealedValue, pan: Seed.Card.declined, expiryDate: Seed.expiryDate, securityCode: "123")
+            let declined = try await simulator.sdkPayment(sessionJWT: declinedSession.token.revealedValue, pan: Seed.Card.declined, expiryDate: Seed.expiryDate, securityCode: "123")
             needles.append(contentsOf: [declinedSession.token.revealedValue, declined])
             if let error = await gatewayError({ _ = try await provider.verifyResult(Secret(declined), context: context) }) { errors.append(error) }
             let wrong = try SimFixture.provider(handle, password: "wrong-password-xyz", logger: logger)

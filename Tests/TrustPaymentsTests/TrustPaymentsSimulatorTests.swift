@@ -1,5 +1,6 @@
 import CardGatewaySimulation
 import CardGatewayTesting
+import Crypto
 import Foundation
 import Testing
 import TrustPaymentsSimulator
@@ -195,7 +196,7 @@ struct SimulatorTests {
         credentials.audienceInResults = true
         let simulator = TrustPaymentsSimulator(clock: SimulationClock(fixed: SimFixture.now), credentials: credentials)
         let session = try Raw.sessionJWT(payload: Raw.storePayload(types: ["ACCOUNTCHECK"]))
-        let token = try simulator.sdkPayment(sessionJWT: session, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
+        let token = try await simulator.sdkPayment(sessionJWT: session, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
         let decoded = try IndependentJWT.decode(token)
         #expect(decoded.claims["aud"] as? String == Seed.jwtUsername)
         #expect(Set(decoded.claims.keys) == ["iat", "payload", "aud"])
@@ -260,7 +261,7 @@ struct SimulatorTests {
     }
 
     @Test("a session JWT used more than 15 minutes after its iat, or without one, is refused as a JWT field error")
-    func staleSession() throws {
+    func staleSession() async throws {
         func firstElement(_ token: String) throws -> [String: Any] {
             let claims = try IndependentJWT.decode(token).claims
             return try #require(((claims["payload"] as? [String: Any])?["response"] as? [[String: Any]])?.first)
@@ -269,20 +270,20 @@ struct SimulatorTests {
         let simulator = SimFixture.simulator()
         let clock = try #require(simulator.clock)
         clock.advance(by: 14 * 60)
-        #expect(try firstElement(simulator.sdkPayment(sessionJWT: session, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123"))["errorcode"] as? String == "0")
+        #expect(try await firstElement(simulator.sdkPayment(sessionJWT: session, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123"))["errorcode"] as? String == "0")
         clock.advance(by: 2 * 60)
-        let late = try firstElement(simulator.sdkPayment(sessionJWT: session, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123"))
+        let late = try await firstElement(simulator.sdkPayment(sessionJWT: session, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123"))
         #expect(late["errorcode"] as? String == "30000")
         #expect(late["errordata"] as? [String] == ["jwt"])
         let noIAT = try IndependentJWT.make(claims: ["iss": Seed.jwtUsername, "payload": Raw.storePayload()], secret: Seed.jwtSecret)
-        #expect(try firstElement(simulator.sdkPayment(sessionJWT: noIAT, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123"))["errorcode"] as? String == "30000")
+        #expect(try await firstElement(simulator.sdkPayment(sessionJWT: noIAT, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123"))["errorcode"] as? String == "30000")
     }
 
     @Test("sdkPayment answers exactly as /jwt/ does")
     func sdkHelperMatchesRoute() async throws {
         let session = try Raw.sessionJWT(payload: Raw.storePayload())
         let simulator = SimFixture.simulator()
-        let helperToken = try simulator.sdkPayment(sessionJWT: session, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
+        let helperToken = try await simulator.sdkPayment(sessionJWT: session, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
         await simulator.reset()
         try await withSimulator(simulator) { handle in
             let body: [String: Any] = [
@@ -292,9 +293,40 @@ struct SimulatorTests {
             let routeToken = try #require(try await Raw.post(handle, "/jwt/", body: try JSONText.data(body), basic: nil).json()["jwt"] as? String)
             #expect(routeToken == helperToken)
         }
-        #expect(throws: TrustPaymentsSimulator.SDKPaymentError.self) {
-            _ = try simulator.sdkPayment(sessionJWT: try Raw.sessionJWT(payload: Raw.storePayload(), iss: "stranger"), pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
+        await #expect(throws: TrustPaymentsSimulator.SDKPaymentError.self) {
+            _ = try await simulator.sdkPayment(sessionJWT: try Raw.sessionJWT(payload: Raw.storePayload(), iss: "stranger"), pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
         }
+    }
+
+    @Test("response JWTs are written as the simulator writes JSON: jwt-kit's sorted header, claims as JSONSerialization sorts them, slashes unescaped")
+    func responseJWTBytes() async throws {
+        let session = try Raw.sessionJWT(payload: Raw.storePayload())
+        let token = try await SimFixture.simulator().sdkPayment(sessionJWT: session, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
+        let decoded = try IndependentJWT.decode(token)
+        #expect(decoded.headerText == #"{"alg":"HS256","typ":"JWT"}"#)
+        let claimsText = try #require(IndependentJWT.base64URLDecode(decoded.rawParts[1]))
+        #expect(claimsText == (try JSONSerialization.data(withJSONObject: decoded.claims, options: [.sortedKeys, .withoutEscapingSlashes])))
+        #expect(decoded.signatureIsValid(secret: Seed.jwtSecret))
+    }
+
+    @Test("/jwt/ also accepts request JWTs signed with HS384 and HS512, and refuses their signature under another alg", arguments: ["HS384", "HS512"])
+    func longerHMACRequestJWTs(alg: String) async throws {
+        let claims: [String: Any] = ["iss": Seed.jwtUsername, "iat": Int(SimFixture.now.timeIntervalSince1970), "payload": Raw.storePayload()]
+        let body = IndependentJWT.base64URLEncode(try JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys]))
+        func header(_ name: String) -> String { IndependentJWT.base64URLEncode(Data(#"{"alg":"\#(name)","typ":"JWT"}"#.utf8)) }
+        let input = header(alg) + "." + body
+        let key = SymmetricKey(data: Data(Seed.jwtSecret.utf8))
+        let mac = alg == "HS384"
+            ? Data(HMAC<SHA384>.authenticationCode(for: Data(input.utf8), using: key)) : Data(HMAC<SHA512>.authenticationCode(for: Data(input.utf8), using: key))
+        let signature = IndependentJWT.base64URLEncode(mac)
+        func firstElement(_ token: String) async throws -> [String: Any] {
+            let result = try await SimFixture.simulator().sdkPayment(sessionJWT: token, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
+            return try #require((IndependentJWT.decode(result).payload["response"] as? [[String: Any]])?.first)
+        }
+        #expect(try await firstElement(input + "." + signature)["errorcode"] as? String == "0")
+        let relabelled = try await firstElement(header("HS256") + "." + body + "." + signature)
+        #expect(relabelled["errorcode"] as? String == "30000")
+        #expect(relabelled["errordata"] as? [String] == ["jwt"])
     }
 
     @Test("reset brings back the seed and the reference sequence")

@@ -1,5 +1,6 @@
 import Benchmark
 import CardGateway
+import CardGatewayAsyncHTTPClient
 import CardGatewaySimulation
 import CardGatewayStripe
 import Foundation

@@ -1,5 +1,6 @@
 import Benchmark
 import CardGateway
+import CardGatewayAsyncHTTPClient
 import CardGatewayPostgres
 import Foundation
 import Synchronization

@@ -151,7 +151,7 @@ struct GatewayEventJSON: Encodable {
     init(_ event: GatewayEvent) {
         id = event.id
         provider = event.provider
-        kind = event.kind.name
+        kind = event.providerKind.name
         providerType = event.providerType
         occurredAt = event.occurredAt
         switch event.event {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardGateway
+import CardGatewayAsyncHTTPClient
 import ExampleSupport
 import Foundation
 import Logging

@@ -20,6 +20,10 @@ enum AdyenAPI {
 
     // MARK: Paths (relative to the base URL)
 
+    /// The longest payment instrument or network token id accepted (Adyen's ids are 16–22 characters; the
+    /// OpenAPI document sets no bound, so this one leaves room and refuses absurd input).
+    static let idMaxLength = 128
+
     /// `GET /paymentInstruments/{id}` (operation `get-paymentInstruments-id`).
     static func paymentInstrument(_ id: String) -> String {
         "/paymentInstruments/\(URLEncoding.pathSegment(id))"

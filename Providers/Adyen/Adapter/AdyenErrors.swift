@@ -17,28 +17,17 @@ import Foundation
 /// | 429 | rateLimited | `Retry-After` kept |
 /// | 500–599 | providerUnavailable | retryable; may have been acted on |
 /// | other 4xx | invalidRequest | undocumented; status and raw code kept |
-/// | anything else (1xx, 3xx) | invalidResponse | |
+/// | anything else (1xx, 3xx) | invalidResponse | not retryable; may have been acted on |
 enum AdyenErrors {
-    /// The one status table.
+    /// Adyen's statuses mean what the core's default table says (``HTTPStatusTable``): the table above is that
+    /// table, as Adyen's "HTTP responses" page lists the statuses (docs.adyen.com/development-resources/response-handling).
     static func code(forStatus status: Int) -> CardGatewayError.Code {
-        switch status {
-        case 400: return .invalidRequest
-        case 401: return .authenticationFailed
-        case 403: return .permissionDenied
-        case 404: return .notFound
-        case 408: return .timeout
-        case 409: return .conflict
-        case 422: return .invalidRequest
-        case 429: return .rateLimited
-        case 500...599: return .providerUnavailable
-        case 400...499: return .invalidRequest
-        default: return .invalidResponse
-        }
+        HTTPStatusTable.rule(for: status).code
     }
 
     /// Whether a request that got this status may have been acted on by Adyen.
     static func mayHaveBeenActedOn(status: Int) -> Bool {
-        status == 408 || (500...599).contains(status)
+        HTTPStatusTable.rule(for: status).mayHaveBeenActedOn
     }
 
     /// The normalised error for a non-success response.

@@ -214,7 +214,7 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying {
             )
         }
         var problems = ValidationProblems()
-        problems.require(Self.isValidID(request.card.id), "card.id", "must be an Adyen payment instrument id (no spaces or control characters)")
+        ProviderIDs.check(request.card.id, field: "card.id", what: "an Adyen payment instrument id", maxLength: AdyenAPI.idMaxLength, into: &problems)
         if let output { problems.require(!output.isEmpty, "input.output", "the issuer SDK output must not be empty") }
         try problems.throwIfAny()
 
@@ -303,11 +303,10 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying {
     }
 
     private func decode<T: Decodable>(_ type: T.Type, from response: ProviderResponse, what: String) throws -> T {
-        do {
-            return try JSONDecoder().decode(type, from: response.body)
-        } catch {
-            throw invalidResponse("Adyen's \(what) response could not be read (\(Self.decodingProblem(error)))", response)
-        }
+        try response.decode(
+            type, provider: "Adyen", what: what, instance: http.instance, kind: .adyen,
+            requestID: response.header(AdyenAPI.pspReferenceHeader.rawName)
+        )
     }
 
     private func invalidResponse(_ message: String, _ response: ProviderResponse) -> CardGatewayError {
@@ -317,37 +316,17 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying {
         )
     }
 
-    /// A decoding error described by its field path only, never by the data.
-    static func decodingProblem(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "not JSON" }
-        func path(_ keys: [any CodingKey]) -> String {
-            let text = keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-            return text.isEmpty ? "the body" : text
-        }
-        switch error {
-        case .keyNotFound(let key, let context): return "missing \(path(context.codingPath + [key]))"
-        case .typeMismatch(_, let context): return "wrong type at \(path(context.codingPath))"
-        case .valueNotFound(_, let context): return "null at \(path(context.codingPath))"
-        case .dataCorrupted(let context): return context.codingPath.isEmpty ? "not JSON" : "bad value at \(path(context.codingPath))"
-        @unknown default: return "unreadable"
-        }
-    }
-
     // MARK: Validation
-
-    static func isValidID(_ id: String) -> Bool {
-        !id.isEmpty && !URLEncoding.isDotSegment(id) && id.count <= 128 && !id.unicodeScalars.contains { CharacterSet.whitespacesAndNewlines.contains($0) || CharacterSet.controlCharacters.contains($0) }
-    }
 
     private func validate(cardID: String) throws {
         var problems = ValidationProblems()
-        problems.require(Self.isValidID(cardID), "card.id", "must be an Adyen payment instrument id (no spaces or control characters)")
+        ProviderIDs.check(cardID, field: "card.id", what: "an Adyen payment instrument id", maxLength: AdyenAPI.idMaxLength, into: &problems)
         try problems.throwIfAny()
     }
 
     private func validate(tokenID: String) throws {
         var problems = ValidationProblems()
-        problems.require(Self.isValidID(tokenID), "networkToken.id", "must be an Adyen network token id (no spaces or control characters)")
+        ProviderIDs.check(tokenID, field: "networkToken.id", what: "an Adyen network token id", maxLength: AdyenAPI.idMaxLength, into: &problems)
         try problems.throwIfAny()
     }
 }

@@ -39,7 +39,7 @@ extension AdyenProvider {
         }
         let notification: AdyenWireNotification
         do { notification = try JSONDecoder().decode(AdyenWireNotification.self, from: delivery.body) } catch {
-            throw malformed("the \(type) notification could not be read (\(Self.decodingProblem(error)))")
+            throw malformed("the \(type) notification could not be read (\(DecodingProblem.describe(error)))")
         }
         guard let data = notification.data else { throw malformed("the \(type) notification has no data") }
         guard let tokenID = data.id, !tokenID.isEmpty else { throw malformed("the \(type) notification has no data.id") }
@@ -57,7 +57,7 @@ extension AdyenProvider {
         let eventID = [tokenID, type, notification.timestamp ?? ""].joined(separator: "|")
         return [
             GatewayEvent(
-                id: eventID, kind: .adyen, occurredAt: AdyenMapping.date(notification.timestamp), providerType: type,
+                id: eventID, providerKind: .adyen, occurredAt: AdyenMapping.date(notification.timestamp), providerType: type,
                 event: type == AdyenAPI.networkTokenCreated ? .walletTokenCreated(tokenEvent) : .walletTokenUpdated(tokenEvent)
             )
         ]

@@ -198,7 +198,7 @@ public struct AdyenSimulator: ProviderSimulator {
                 invalidFields: [("sdkOutput", "", "is required")]
             )
         }
-        guard let text = value as? String, let output = Self.decodeBase64Strictly(text), !output.isEmpty else {
+        guard let text = value as? String, let output = ByteEncoding.decodeBase64(text), !output.isEmpty else {
             throw failure(
                 422, AdyenSimulatorErrors.invalidSDKOutput, "Invalid sdkOutput", "The sdkOutput is not valid Base64 data from the provisioning SDK.",
                 invalidFields: [("sdkOutput", String(String(describing: value).prefix(40)), "must be standard Base64")]
@@ -267,10 +267,10 @@ public struct AdyenSimulator: ProviderSimulator {
     private func authorize(_ request: Request, role: Role) throws {
         let roles: Set<Role>
         if let key = request.headers[HTTPField.Name("X-API-Key")!] {
-            guard let found = credentials.apiKeys.first(where: { Self.constantTimeEquals($0.key, key) }) else { throw unauthorized() }
+            guard let found = credentials.apiKeys.first(where: { ConstantTime.equals($0.key.utf8, key.utf8) }) else { throw unauthorized() }
             roles = found.value
         } else if let basic = SimulatorHTTP.basicCredentials(request.headers[.authorization]) {
-            guard Self.constantTimeEquals(basic.user, credentials.webServiceUser), Self.constantTimeEquals(basic.password, credentials.webServicePassword) else {
+            guard ConstantTime.equals(basic.user.utf8, credentials.webServiceUser.utf8), ConstantTime.equals(basic.password.utf8, credentials.webServicePassword.utf8) else {
                 throw unauthorized()
             }
             roles = Set(Role.allCases)
@@ -369,21 +369,6 @@ public struct AdyenSimulator: ProviderSimulator {
         return bytes
     }
 
-    /// Standard Base64 with padding; nil for the URL-safe alphabet, whitespace or bad padding.
-    static func decodeBase64Strictly(_ text: String) -> Data? {
-        guard text.utf8.count % 4 == 0 else { return nil }
-        return Data(base64Encoded: text)
-    }
-
-    static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
-        let left = Array(lhs.utf8)
-        let right = Array(rhs.utf8)
-        var difference = UInt8(left.count == right.count ? 0 : 1)
-        for index in 0..<max(left.count, right.count) {
-            difference |= (index < left.count ? left[index] : 0) ^ (index < right.count ? right[index] : 0)
-        }
-        return difference == 0
-    }
 
     /// ISO 8601 with the Amsterdam winter offset, as Adyen's examples show (`2021-01-01T01:00:00+01:00`).
     static func timestamp(_ date: Date) -> String {

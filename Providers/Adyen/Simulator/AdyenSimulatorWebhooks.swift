@@ -45,7 +45,7 @@ extension AdyenSimulator {
 
     /// Base64(HMAC-SHA256(key: hex-decoded HMAC key, message: body)).
     public func hmacSignature(for body: Data) -> String {
-        let key = SymmetricKey(data: SimulatorBytes.decodeHex(credentials.hmacKeyHex) ?? Data())
+        let key = SymmetricKey(data: ByteEncoding.decodeHex(credentials.hmacKeyHex) ?? Data())
         return Data(HMAC<SHA256>.authenticationCode(for: body, using: key)).base64EncodedString()
     }
 }

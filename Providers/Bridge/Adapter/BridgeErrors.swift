@@ -88,20 +88,20 @@ enum BridgeErrorTable {
             summary: "Bridge had an unexpected error; the request may be repeated with the same Idempotency-Key"),
     ]
 
-    /// The row for a status: the table's own, else by class (other 5xx: unavailable; 408: timeout; other 4xx:
-    /// invalid request; anything else: invalid response).
+    /// The row for a status: the table's own (Bridge's documented statuses, with our words), else the core's
+    /// default table (``HTTPStatusTable``). The one difference from the default: 422, which Bridge documents
+    /// as an Idempotency-Key first used more than 24 hours ago (see the 422 row), is a conflict.
     static func row(for status: Int) -> Row {
         if let row = rows.first(where: { $0.status == status }) { return row }
-        switch status {
-        case 408:
-            return Row(status: status, code: .timeout, isRetryable: true, mayHaveReachedProvider: true, summary: "Bridge timed out waiting for the request")
-        case 500..<600:
-            return Row(status: status, code: .providerUnavailable, isRetryable: true, mayHaveReachedProvider: true, summary: "Bridge is unavailable")
-        case 400..<500:
-            return Row(status: status, code: .invalidRequest, isRetryable: false, mayHaveReachedProvider: false, summary: "Bridge refused the request")
-        default:
-            return Row(status: status, code: .invalidResponse, isRetryable: false, mayHaveReachedProvider: true, summary: "Bridge answered with an unexpected status")
+        let rule = HTTPStatusTable.rule(for: status)
+        let summary: String
+        switch rule.code {
+        case .timeout: summary = "Bridge timed out waiting for the request"
+        case .providerUnavailable: summary = "Bridge is unavailable"
+        case .invalidResponse: summary = "Bridge answered with an unexpected status"
+        default: summary = "Bridge refused the request"
         }
+        return Row(status: status, code: rule.code, isRetryable: rule.isRetryable, mayHaveReachedProvider: rule.mayHaveBeenActedOn, summary: summary)
     }
 
     /// The gateway error for a non-success response.

@@ -31,14 +31,39 @@ extension ProviderFactory {
                 CredentialSpec("apiKey", required: true, summary: "the Bridge API key, sent in the Api-Key header"),
                 CredentialSpec("webhookPublicKey", required: false, summary: "the webhook endpoint's public key (PEM) that verifies X-Webhook-Signature"),
             ],
-            options: [
-                OptionSpec(
-                    "certificateEncoding", type: .string, allowedValues: BridgeCertificateEncoding.allCases.map(\.rawValue),
-                    summary: "how Apple Pay certificates, nonce and nonce signature are encoded for Bridge (default base64)"
-                )
-            ],
-            make: { setup in try BridgeProvider(setup: setup) }
+            options: BridgeOptions.self,
+            make: { setup, options in try BridgeProvider(setup: setup, options: options) }
         )
+    }
+}
+
+/// A Bridge instance's `options`, decoded once when the configuration loads.
+public struct BridgeOptions: ProviderOptions, Equatable {
+    public var certificateEncoding: BridgeCertificateEncoding
+
+    enum CodingKeys: String, CodingKey { case certificateEncoding }
+
+    public static let specs: [OptionSpec] = [
+        OptionSpec(
+            CodingKeys.certificateEncoding, type: .string, allowedValues: BridgeCertificateEncoding.allCases.map(\.rawValue),
+            summary: "how Apple Pay certificates, nonce and nonce signature are encoded for Bridge (default base64)"
+        )
+    ]
+
+    public init(certificateEncoding: BridgeCertificateEncoding = .base64) {
+        self.certificateEncoding = certificateEncoding
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard let text = try container.decodeIfPresent(String.self, forKey: .certificateEncoding) else {
+            certificateEncoding = .base64
+            return
+        }
+        guard let encoding = BridgeCertificateEncoding(rawValue: text) else {
+            throw DecodingError.dataCorruptedError(forKey: .certificateEncoding, in: container, debugDescription: "must be hex or base64")
+        }
+        certificateEncoding = encoding
     }
 }
 
@@ -116,16 +141,14 @@ public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomString
 
     /// Builds the adapter from configuration (what ``ProviderFactory/bridge`` does).
     public init(setup: ProviderSetup) throws {
-        let encodingName = setup.stringOption("certificateEncoding") ?? BridgeCertificateEncoding.base64.rawValue
-        guard let encoding = BridgeCertificateEncoding(rawValue: encodingName) else {
-            throw CardGatewayError(
-                .invalidConfiguration, "providers.\(setup.instance).options.certificateEncoding must be hex or base64",
-                provider: setup.instance, providerKind: .bridge
-            )
-        }
+        try self.init(setup: setup, options: setup.options(BridgeOptions.self))
+    }
+
+    /// Builds the adapter from configuration with its options already decoded.
+    public init(setup: ProviderSetup, options: BridgeOptions) throws {
         try self.init(
             http: setup.http, apiKey: try setup.credential("apiKey"),
-            webhookPublicKey: setup.optionalCredential("webhookPublicKey"), certificateEncoding: encoding
+            webhookPublicKey: setup.optionalCredential("webhookPublicKey"), certificateEncoding: options.certificateEncoding
         )
     }
 
@@ -358,13 +381,7 @@ public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomString
     }
 
     private func decode<T: Decodable>(_ response: ProviderResponse, what: String) throws -> T {
-        do {
-            return try JSONDecoder().decode(T.self, from: response.body)
-        } catch {
-            throw CardGatewayError.invalidResponse(
-                "Bridge's \(what) is not the JSON object expected", httpStatus: response.status, requestID: BridgeErrorTable.requestID(response)
-            )
-        }
+        try response.decode(T.self, provider: "Bridge", what: what, instance: http.instance, kind: .bridge, requestID: BridgeErrorTable.requestID(response))
     }
 
     private func encodeBody(_ value: some Encodable) throws -> Data {
@@ -375,29 +392,15 @@ public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomString
 
     /// The customer and card ids, checked (both 1–42 characters, schema `Id`); problems go into `problems`.
     private func collect(_ ref: CardRef, into problems: inout ValidationProblems) -> (String?, String?) {
-        var customer: String? = nil
-        if let value = ref.customer, !value.isEmpty {
-            if URLEncoding.isDotSegment(value) {
-                problems.add("card.customer", "is not a Bridge id")
-            } else if value.count > BridgeAPI.idMaxLength {
-                problems.add("card.customer", "Bridge customer ids are at most \(BridgeAPI.idMaxLength) characters")
-            } else {
-                customer = value
-            }
-        } else {
+        guard let customer = ref.customer, !customer.isEmpty else {
             problems.add("card.customer", "is required: Bridge addresses card accounts under their customer")
+            ProviderIDs.check(ref.id, field: "card.id", what: "a Bridge card account id", maxLength: BridgeAPI.idMaxLength, into: &problems)
+            return (nil, nil)
         }
-        var id: String? = nil
-        if ref.id.isEmpty {
-            problems.add("card.id", "is required")
-        } else if URLEncoding.isDotSegment(ref.id) {
-            problems.add("card.id", "is not a Bridge id")
-        } else if ref.id.count > BridgeAPI.idMaxLength {
-            problems.add("card.id", "Bridge card account ids are at most \(BridgeAPI.idMaxLength) characters")
-        } else {
-            id = ref.id
-        }
-        return (customer, id)
+        let before = problems.errors.count
+        ProviderIDs.check(customer, field: "card.customer", what: "a Bridge customer id", maxLength: BridgeAPI.idMaxLength, into: &problems)
+        ProviderIDs.check(ref.id, field: "card.id", what: "a Bridge card account id", maxLength: BridgeAPI.idMaxLength, into: &problems)
+        return problems.errors.count == before ? (customer, ref.id) : (nil, nil)
     }
 
     private func validated(_ ref: CardRef) throws -> (customer: String, id: String) {

@@ -114,7 +114,7 @@ enum BridgeWebhooks {
         )
         return [
             GatewayEvent(
-                id: eventID, kind: .bridge, occurredAt: BridgeDates.parse(event.eventCreatedAt),
+                id: eventID, providerKind: .bridge, occurredAt: BridgeDates.parse(event.eventCreatedAt),
                 providerType: event.eventType ?? "", event: .cardStatusChanged(change)
             )
         ]

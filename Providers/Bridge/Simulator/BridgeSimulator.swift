@@ -18,7 +18,7 @@ import _CryptoExtras
 ///   refused with 4xx do not consume their key.
 /// - Unknown customer or card account → 404 `{"code":"Invalid","message":"Unknown … id"}` (NotFound example).
 /// - Provisioning: `wallet_provider` apple_pay|google_pay; Apple fields decoded per `encoding` (default `hex`,
-///   case-insensitive; or strict Base64); each certificate must be exactly one DER X.509-shaped SEQUENCE; only
+///   case-insensitive; or strict Base64); each certificate must be exactly one DER-encoded X.509 certificate (parsed with swift-certificates); only
 ///   active accounts are provisioned (others → 400 `card_account_not_active`, *choice*). Validation errors are 400
 ///   `{"code":"invalid_parameters","message":…,"source":{"location":"body","key":"a,b"}}`.
 /// - Server faults (5xx) use the 500 example's shape `{"errors":[{"code":"unexpected","message":…}]}`.
@@ -193,7 +193,7 @@ public struct BridgeSimulator: ProviderSimulator {
                     problems.add("apple_pay.\(name)", "\(name) is required")
                     return nil
                 }
-                guard let bytes = encoding == "hex" ? SimulatorBytes.decodeHex(text) : SimulatorEncoding.decodeBase64(text), !bytes.isEmpty else {
+                guard let bytes = encoding == "hex" ? ByteEncoding.decodeHex(text) : ByteEncoding.decodeBase64(text), !bytes.isEmpty else {
                     problems.add("apple_pay.\(name)", "\(name) is not valid \(encoding)")
                     return nil
                 }
@@ -203,10 +203,10 @@ public struct BridgeSimulator: ProviderSimulator {
             let subordinate = field("subordinate_cert")
             let nonce = field("nonce")
             let signature = field("nonce_signature")
-            if let leaf, !SimulatorDER.isCertificate(leaf) {
+            if let leaf, !SimulatorCertificates.isCertificate(leaf) {
                 problems.add("apple_pay.leaf_cert", "leaf_cert must be exactly one DER-encoded certificate")
             }
-            if let subordinate, !SimulatorDER.isCertificate(subordinate) {
+            if let subordinate, !SimulatorCertificates.isCertificate(subordinate) {
                 problems.add("apple_pay.subordinate_cert", "subordinate_cert must be exactly one DER-encoded certificate")
             }
             guard problems.isEmpty, let nonce, let signature else { return problems.response }

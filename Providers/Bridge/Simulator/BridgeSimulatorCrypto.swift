@@ -1,64 +1,58 @@
 import CardGatewaySimulation
 import Crypto
 import Foundation
+import X509
 import _CryptoExtras
 
-/// Just enough DER to be sure a certificate field holds one X.509-shaped certificate: an outer SEQUENCE with a
-/// definite, minimally encoded length that spans the whole input, whose content is exactly three TLVs —
-/// SEQUENCE (tbsCertificate), SEQUENCE (signatureAlgorithm), BIT STRING (signatureValue) — each well formed.
-enum SimulatorDER {
-    struct TLV {
-        var tag: UInt8
-        var content: Range<Int>
-        var end: Int
-    }
-
-    /// Reads one TLV at `offset`; nil when it is not DER (indefinite or non-minimal length, overrun, high tag).
-    static func readTLV(_ bytes: [UInt8], at offset: Int, limit: Int) -> TLV? {
-        guard offset + 2 <= limit else { return nil }
-        let tag = bytes[offset]
-        guard tag & 0x1f != 0x1f else { return nil }
-        let first = Int(bytes[offset + 1])
-        var length = 0
-        var start = offset + 2
-        if first < 0x80 {
-            length = first
-        } else {
-            let count = first & 0x7f
-            guard count >= 1, count <= 4, start + count <= limit, bytes[start] != 0 else { return nil }
-            for index in 0..<count { length = length << 8 | Int(bytes[start + index]) }
-            guard length >= 0x80 else { return nil }
-            start += count
-        }
-        guard start + length <= limit else { return nil }
-        return TLV(tag: tag, content: start..<(start + length), end: start + length)
-    }
-
+/// Certificates as the simulator makes and reads them, with swift-certificates.
+enum SimulatorCertificates {
+    /// True when `data` is exactly one DER-encoded X.509 certificate: nothing before or after it, definite and
+    /// minimal lengths, every field of the structure well formed. The chain is not validated: PassKit's certificates
+    /// are Apple's, and the simulator holds none of Apple's keys.
     static func isCertificate(_ data: Data) -> Bool {
-        let bytes = [UInt8](data)
-        guard let outer = readTLV(bytes, at: 0, limit: bytes.count), outer.tag == 0x30, outer.end == bytes.count else { return false }
-        var children: [UInt8] = []
-        var offset = outer.content.lowerBound
-        while offset < outer.content.upperBound {
-            guard let child = readTLV(bytes, at: offset, limit: outer.content.upperBound) else { return false }
-            children.append(child.tag)
-            offset = child.end
+        (try? Certificate(derEncoded: Array(data))) != nil
+    }
+
+    /// The seed's chain (``BridgeSimulator/TestInputs``): "Simulator Subordinate CA", issued by a "Simulator Root CA"
+    /// whose certificate is not published, and "Simulator Leaf", issued by the subordinate.
+    static let seedChain: (leaf: Data, subordinate: Data) = {
+        do {
+            let root = try key(0x31)
+            let subordinate = try key(0x42)
+            return (
+                leaf: try make(subject: "Simulator Leaf", key: try key(0x53), issuer: "Simulator Subordinate CA", issuerKey: subordinate, serial: [0x10, 0x2f], isCA: false),
+                subordinate: try make(subject: "Simulator Subordinate CA", key: subordinate, issuer: "Simulator Root CA", issuerKey: root, serial: [0x10, 0x2e], isCA: true)
+            )
+        } catch {
+            fatalError("the Bridge simulator could not make its seed certificates: \(error)")
         }
-        return children == [0x30, 0x30, 0x03]
-    }
-}
+    }()
 
-/// Byte encodings as Bridge reads and writes them.
-enum SimulatorEncoding {
-    /// Standard Base64 with padding, strictly.
-    static func decodeBase64(_ text: String) -> Data? {
-        guard text.utf8.count % 4 == 0 else { return nil }
-        return Data(base64Encoded: text)
+    /// A fixed P-256 key (test value, never a real key): 32 bytes from `seed`, well below the group order.
+    static func key(_ seed: UInt8) throws -> P256.Signing.PrivateKey {
+        try P256.Signing.PrivateKey(rawRepresentation: Data((0..<32).map { UInt8(truncatingIfNeeded: seed &+ $0 &* 13) }))
     }
 
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+    /// A certificate for `key`, issued to `subject` and signed (ECDSA with SHA-256) with `issuerKey` in `issuer`'s
+    /// name, valid from 2026 to 2036, in DER. A CA certificate says so in its basic constraints.
+    static func make(
+        subject: String, key: P256.Signing.PrivateKey, issuer: String, issuerKey: P256.Signing.PrivateKey, serial: [UInt8], isCA: Bool
+    ) throws -> Data {
+        let certificate = try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(bytes: serial),
+            publicKey: Certificate.PublicKey(key.publicKey),
+            notValidBefore: Date(timeIntervalSince1970: 1_767_225_600),  // 2026-01-01T00:00:00Z
+            notValidAfter: Date(timeIntervalSince1970: 2_082_758_400),  // 2036-01-01T00:00:00Z
+            issuer: try DistinguishedName { CommonName(issuer) },
+            subject: try DistinguishedName { CommonName(subject) },
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(isCA ? BasicConstraints.isCertificateAuthority(maxPathLength: 0) : BasicConstraints.notCertificateAuthority)
+            },
+            issuerPrivateKey: Certificate.PrivateKey(issuerKey)
+        )
+        return Data(try certificate.serializeAsPEM().derBytes)
     }
 }
 
@@ -87,7 +81,7 @@ enum SimulatorPayloads {
             withJSONObject: [
                 "primaryAccountNumber": account.pan, "expiration": account.expiry,
                 "name": [account.firstName, account.middleName, account.lastName].compactMap { $0 }.joined(separator: " "),
-                "nonce": SimulatorBytes.hex(nonce), "nonceSignature": SimulatorBytes.hex(nonceSignature),
+                "nonce": ByteEncoding.hex(nonce), "nonceSignature": ByteEncoding.hex(nonceSignature),
             ],
             options: [.sortedKeys]
         )
@@ -119,7 +113,7 @@ enum SimulatorPayloads {
             options: [.sortedKeys]
         )
         guard let combined = try AES.GCM.seal(plaintext, using: opcKey()).combined else { throw SimulatorCryptoError.sealFailed }
-        return SimulatorEncoding.base64URL(combined)
+        return ByteEncoding.base64URL(combined)
     }
 
     static func openGoogle(_ opaque: Data) throws -> Data {

@@ -170,35 +170,19 @@ extension BridgeSimulator {
 extension BridgeSimulator {
     /// Provisioning inputs the simulator accepts, for tests and example programs (not Apple's or Google's data).
     ///
-    /// The certificates are X.509-shaped DER built by hand: `SEQUENCE { SEQUENCE tbsCertificate (version,
-    /// serial, ecdsa-with-SHA256, issuer CN, validity, subject CN, padding), SEQUENCE ecdsa-with-SHA256,
-    /// BIT STRING signature }` with definite, minimal lengths. They are not signed by anyone.
+    /// The certificates are real X.509 certificates in DER, made with swift-certificates: "Simulator Leaf" issued by
+    /// "Simulator Subordinate CA", itself issued by a "Simulator Root CA" that is not published; fixed P-256 keys,
+    /// ECDSA-SHA256 signatures (randomised, so the bytes differ from one process to the next), valid 2026 to 2036.
+    /// They chain to no real authority.
     public enum TestInputs: Sendable {
         /// "Simulator Leaf" (PassKit `certificates[0]`).
-        public static let leafCertificate = certificate(commonName: "Simulator Leaf", padding: 160)
+        public static let leafCertificate = SimulatorCertificates.seedChain.leaf
         /// "Simulator Subordinate CA" (PassKit `certificates[1]`).
-        public static let subordinateCertificate = certificate(commonName: "Simulator Subordinate CA", padding: 24)
+        public static let subordinateCertificate = SimulatorCertificates.seedChain.subordinate
         public static let nonce = Data([0x5a, 0x1c, 0x0e, 0x77])
         public static let nonceSignature = Data((0..<64).map { UInt8(truncatingIfNeeded: 0x90 &+ $0 &* 5) })
         public static let googleWalletAccountID = "sim-wallet-account-1"
         public static let googleDeviceID = "sim-device-1"
 
-        static func certificate(commonName: String, padding: Int) -> Data {
-            func tlv(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
-                let count = content.count
-                if count < 0x80 { return [tag, UInt8(count)] + content }
-                if count <= 0xff { return [tag, 0x81, UInt8(count)] + content }
-                return [tag, 0x82, UInt8(count >> 8), UInt8(count & 0xff)] + content
-            }
-            let algorithm = tlv(0x30, tlv(0x06, [0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02]))
-            let name = tlv(0x30, tlv(0x31, tlv(0x30, tlv(0x06, [0x55, 0x04, 0x03]) + tlv(0x0c, Array(commonName.utf8)))))
-            let validity = tlv(0x30, tlv(0x17, Array("260101000000Z".utf8)) + tlv(0x17, Array("360101000000Z".utf8)))
-            let tbs = tlv(0x30,
-                tlv(0xa0, tlv(0x02, [0x02])) + tlv(0x02, [0x10, 0x2f]) + algorithm + name + validity + name
-                + tlv(0x04, (0..<padding).map { UInt8(truncatingIfNeeded: $0 &* 11 &+ 3) })
-            )
-            let signature = tlv(0x03, [0x00] + (0..<70).map { UInt8(truncatingIfNeeded: $0 &* 17 &+ 5) })
-            return Data(tlv(0x30, tbs + algorithm + signature))
-        }
     }
 }

@@ -17,6 +17,45 @@ public enum PaysafeRegion: String, Sendable, CaseIterable, CustomStringConvertib
     public var description: String { rawValue }
 }
 
+/// A Paysafe instance's `options`, decoded once when the configuration loads.
+public struct PaysafeOptions: ProviderOptions, Equatable {
+    /// The brand identity in the token path.
+    public var brand: String
+    public var region: PaysafeRegion
+    /// Sent as `userAgent` in create and activate bodies.
+    public var userAgent: String
+
+    enum CodingKeys: String, CodingKey { case brand, region, userAgent }
+
+    public static let specs: [OptionSpec] = [
+        OptionSpec(CodingKeys.brand, type: .string, required: true, summary: "the brand identity in the token path"),
+        OptionSpec(CodingKeys.region, type: .string, allowedValues: PaysafeRegion.allCases.map(\.rawValue), summary: "ROW (default) or US: US customers follow the US card rules"),
+        OptionSpec(CodingKeys.userAgent, type: .string, summary: "sent as userAgent when creating and activating cards (default CardGateway)"),
+    ]
+
+    public init(brand: String, region: PaysafeRegion = .row, userAgent: String = "CardGateway") {
+        self.brand = brand
+        self.region = region
+        self.userAgent = userAgent
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        brand = try container.decode(String.self, forKey: .brand)
+        if brand.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw DecodingError.dataCorruptedError(forKey: .brand, in: container, debugDescription: "is required (the Paysafe brand identity)")
+        }
+        region = .row
+        if let text = try container.decodeIfPresent(String.self, forKey: .region) {
+            guard let parsed = PaysafeRegion(rawValue: text.uppercased()) else {
+                throw DecodingError.dataCorruptedError(forKey: .region, in: container, debugDescription: "must be ROW or US")
+            }
+            region = parsed
+        }
+        userAgent = try container.decodeIfPresent(String.self, forKey: .userAgent).flatMap { $0.isEmpty ? nil : $0 } ?? "CardGateway"
+    }
+}
+
 /// What a Paysafe instance needs.
 public struct PaysafeConfiguration: Sendable, CustomStringConvertible {
     public var clientID: Secret
@@ -46,23 +85,14 @@ public struct PaysafeConfiguration: Sendable, CustomStringConvertible {
 
     /// Reads the instance's credentials and options. Throws `invalidConfiguration` naming what is missing.
     public init(setup: ProviderSetup) throws {
-        let instance = setup.instance
-        let clientID = try setup.credential("clientID")
-        let clientSecret = try setup.credential("clientSecret")
-        guard let brand = setup.stringOption("brand"), !brand.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw CardGatewayError(.invalidConfiguration, "providers.\(instance).options.brand is required (the Paysafe brand identity)", provider: instance, providerKind: .paysafe)
-        }
-        var region = PaysafeRegion.row
-        if let text = setup.stringOption("region") {
-            guard let parsed = PaysafeRegion(rawValue: text.uppercased()) else {
-                throw CardGatewayError(.invalidConfiguration, "providers.\(instance).options.region must be ROW or US", provider: instance, providerKind: .paysafe)
-            }
-            region = parsed
-        }
-        let userAgent = setup.stringOption("userAgent").flatMap { $0.isEmpty ? nil : $0 } ?? "CardGateway"
+        try self.init(setup: setup, options: setup.options(PaysafeOptions.self))
+    }
+
+    /// Reads the instance's credentials; the options come decoded.
+    public init(setup: ProviderSetup, options: PaysafeOptions) throws {
         self.init(
-            clientID: clientID, clientSecret: clientSecret, webhookSecret: setup.optionalCredential("webhookSecret"), brand: brand,
-            region: region, userAgent: userAgent
+            clientID: try setup.credential("clientID"), clientSecret: try setup.credential("clientSecret"),
+            webhookSecret: setup.optionalCredential("webhookSecret"), brand: options.brand, region: options.region, userAgent: options.userAgent
         )
     }
 
@@ -86,12 +116,8 @@ extension ProviderFactory {
                 CredentialSpec("clientSecret", summary: "OAuth client secret"),
                 CredentialSpec("webhookSecret", required: false, summary: "HMAC key of the card status webhook"),
             ],
-            options: [
-                OptionSpec("brand", type: .string, required: true, summary: "the brand identity in the token path"),
-                OptionSpec("region", type: .string, allowedValues: ["ROW", "US"], summary: "ROW (default) or US: US customers follow the US card rules"),
-                OptionSpec("userAgent", type: .string, summary: "sent as userAgent when creating and activating cards (default CardGateway)"),
-            ],
-            make: { setup in try PaysafeProvider(setup: setup) }
+            options: PaysafeOptions.self,
+            make: { setup, options in try PaysafeProvider(setup: setup, options: options) }
         )
     }
 }

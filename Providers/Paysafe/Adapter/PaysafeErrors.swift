@@ -49,21 +49,17 @@ public enum PaysafeErrorMapping: Sendable {
         CodeRule(providerCode: "DW-CARD-ALREADY-ACTIVATED", code: .invalidCardState, meaning: "the card is already activated"),
     ]
 
-    /// The normalised code for an HTTP status when no code row matched.
+    /// The normalised code for an HTTP status when no code row matched: the core's default table
+    /// (``HTTPStatusTable``) with one difference. The methods of Paysafe's card update and tokenization
+    /// completion are unconfirmed (`PATCH`, marked [U] in the provider facts; Paysafe may take `PUT`), so a 405
+    /// says this adapter's request is one Paysafe does not offer, which the caller cannot fix: `unsupported`.
     public static func code(forStatus status: Int) -> CardGatewayError.Code {
-        switch status {
-        case 400: return .invalidRequest
-        case 401: return .authenticationFailed
-        case 403: return .permissionDenied
-        case 404: return .notFound
-        case 405: return .unsupported
-        case 409: return .conflict
-        case 422: return .invalidRequest
-        case 429: return .rateLimited
-        case 500...599: return .providerUnavailable
-        default: return .invalidRequest
-        }
+        HTTPStatusTable.rule(for: status, overrides: statusOverrides).code
     }
+
+    static let statusOverrides: [Int: HTTPStatusRule] = [
+        405: HTTPStatusRule(.unsupported, retryable: false, mayHaveBeenActedOn: false),
+    ]
 
     /// The normalised code for a Paysafe error response.
     public static func code(status: Int, providerCode: String?) -> CardGatewayError.Code {

@@ -31,6 +31,11 @@ public struct PaysafeProvider: CardService, WalletProvisioning, WebhookVerifying
         try self.init(configuration: PaysafeConfiguration(setup: setup), http: setup.http, now: setup.now)
     }
 
+    /// Builds the adapter from configuration with its options already decoded.
+    public init(setup: ProviderSetup, options: PaysafeOptions) throws {
+        try self.init(configuration: PaysafeConfiguration(setup: setup, options: options), http: setup.http, now: setup.now)
+    }
+
     /// Builds the adapter from explicit settings.
     public init(configuration: PaysafeConfiguration, http: ProviderHTTPClient, now: @escaping @Sendable () -> Date = { Date() }) throws {
         guard !configuration.brand.trimmingCharacters(in: .whitespaces).isEmpty else {
@@ -181,159 +186,6 @@ public struct PaysafeProvider: CardService, WalletProvisioning, WebhookVerifying
         return try decode(PaysafeWirePrograms.self, from: response, what: "programs").programs.map(PaysafeMapping.program)
     }
 
-    // MARK: Wallet provisioning
-
-    /// Only ACTIVE and DIGITAL cards are offered: a DIGITAL card is a physical card already usable online while
-    /// it is being delivered, and Paysafe tokenizes it (it decides at tokenization). Existing tokenizations for
-    /// the wallet are listed; a COMPLETED one does not make the card ineligible (the app checks its own device
-    /// for the pass, Paysafe's tokenization may be on another device).
-    public func offer(for ref: CardRef, wallet: Wallet, context: OperationContext) async throws -> ProvisioningOffer {
-        let card = try await card(ref, context: context)
-        let existing = card.walletTokens.filter { $0.wallet == wallet }
-        guard let flow = descriptor.provisioningFlows[wallet] else {
-            return ProvisioningOffer(
-                card: card.ref, wallet: wallet, eligible: false, ineligibleReason: .walletNotSupported(wallet), flow: nil,
-                cardholderName: card.cardholderName, lastFour: card.lastFour, network: card.scheme, expiry: card.expiry, existingTokens: existing
-            )
-        }
-        let eligible = card.status == .active || card.status == .digital
-        return ProvisioningOffer(
-            card: card.ref, wallet: wallet, eligible: eligible,
-            ineligibleReason: eligible ? nil : IneligibilityReason(
-                code: "cardNotActive", message: "the card is \(SafeText.scrub(card.providerStatus, maxLength: 40)); only ACTIVE and DIGITAL Paysafe cards can be added to a wallet"
-            ),
-            flow: flow, cardholderName: card.cardholderName, lastFour: card.lastFour, network: card.scheme, expiry: card.expiry,
-            existingTokens: existing
-        )
-    }
-
-    /// Tokenizes the card for Apple Pay (certificates, nonce and signature, hex-encoded on the wire) or Google
-    /// Pay (device and wallet account ids; required for Visa cards, so the card is fetched when either is
-    /// missing) and returns the wallet payload.
-    public func provision(_ request: ProvisioningRequest, context: OperationContext) async throws -> ProvisioningResponse {
-        var problems = ValidationProblems()
-        PaysafeValidation.provision(request, into: &problems)
-        try problems.throwIfAny()
-        let customer = request.card.customer ?? ""
-
-        var wire = PaysafeWireTokenizationRequest(walletType: PaysafeMapping.walletType(request.wallet))
-        switch request.input {
-        case .applePay(let input):
-            wire.leafCertificate = ByteEncoding.hex(input.certificates[0].revealedBytes)
-            wire.subordinateCertificate = ByteEncoding.hex(input.certificates[1].revealedBytes)
-            wire.nonce = ByteEncoding.hex(input.nonce.revealedBytes)
-            wire.nonceSignature = ByteEncoding.hex(input.nonceSignature.revealedBytes)
-        case .googlePay(let input):
-            if PaysafeValidation.isBlank(input.clientDeviceID) || PaysafeValidation.isBlank(input.clientWalletAccountID) {
-                let card = try await fetchCard(request.card, context: context, primary: false)
-                PaysafeValidation.googleIDs(input, scheme: card.scheme, into: &problems)
-                try problems.throwIfAny()
-            }
-            wire.clientDeviceId = PaysafeValidation.isBlank(input.clientDeviceID) ? nil : input.clientDeviceID
-            wire.clientWalletAccountId = PaysafeValidation.isBlank(input.clientWalletAccountID) ? nil : input.clientWalletAccountID
-        case .issuerSDK, .issuerSDKKey:
-            throw CardGatewayError.invalidRequest("Paysafe provisions by encrypted payload, not by an issuer SDK", field: "input")
-        }
-
-        let response = try await perform(
-            PaysafeCall(.post, PaysafeAPI.tokenizations(customer: customer, card: request.card.id), body: try encode(wire), operation: "tokenize a card"),
-            context: context
-        )
-        let tokenization = try decode(PaysafeWireCardTokenization.self, from: response, what: "tokenization")
-        return try mapTokenization(tokenization, wallet: request.wallet, response: response)
-    }
-
-    /// Marks the card's tokenization for the wallet COMPLETED with the wallet's device account reference.
-    public func confirm(_ confirmation: ProvisioningConfirmation, context: OperationContext) async throws {
-        var problems = ValidationProblems()
-        PaysafeValidation.confirm(confirmation, into: &problems)
-        try problems.throwIfAny()
-        let wire = PaysafeWireTokenizationUpdate(
-            dpanRef: confirmation.deviceAccountReference, walletId: confirmation.walletID.flatMap { $0.isEmpty ? nil : $0 },
-            walletType: PaysafeMapping.walletType(confirmation.wallet), status: "COMPLETED"
-        )
-        _ = try await perform(
-            PaysafeCall(
-                PaysafeAPI.updateTokenizationMethod, PaysafeAPI.tokenizations(customer: confirmation.card.customer ?? "", card: confirmation.card.id),
-                body: try encode(wire), operation: "complete a tokenization"
-            ),
-            context: context
-        )
-    }
-
-    // MARK: Secure details and SCA
-
-    /// A short-lived link that shows the card's PAN, CVV and expiry to the cardholder in the app. The library
-    /// never returns card details in plain text; this link (a ``Secret``) is for the app's secure view only.
-    /// Paysafe may require SCA: the error then carries the challenge; repeat with `OperationContext.sca`.
-    public func secureDetailsAccess(for ref: CardRef, context: OperationContext) async throws -> PaysafeSecureDetailsAccess {
-        var problems = ValidationProblems()
-        PaysafeValidation.cardID(ref.id, field: "card.id", into: &problems)
-        PaysafeValidation.customer(ref.customer, field: "card.customer", into: &problems)
-        try problems.throwIfAny()
-        let requested = now()
-        let response = try await perform(
-            PaysafeCall(
-                .post, PaysafeAPI.secureDetails(customer: ref.customer ?? "", card: ref.id), body: try encode(PaysafeWireSecureDetailsRequest()),
-                operation: "get a secure-details link"
-            ),
-            context: context
-        )
-        let wire = try decode(PaysafeWireSecureDetails.self, from: response, what: "secure details")
-        guard let link = [wire.url, wire.secureDetailsUrl, wire.token].compactMap({ $0 }).first(where: { !$0.isEmpty }) else {
-            throw invalidResponse("Paysafe's secure-details answer has no URL", response: response)
-        }
-        var expires = [wire.expirationTime, wire.expiresAt, wire.expiryTime].compactMap { $0 }.lazy.compactMap(PaysafeMapping.date).first
-        if expires == nil, let seconds = wire.expiresIn?.value { expires = requested.addingTimeInterval(TimeInterval(seconds)) }
-        return PaysafeSecureDetailsAccess(card: ref, url: Secret(link), expires: expires)
-    }
-
-    /// Reports the outcome of an outsourced SCA challenge the partner ran itself (`POST /sca/events/{eventId}/attempts`),
-    /// so that the operation can be repeated with `OperationContext.sca`.
-    ///
-    /// - Parameters:
-    ///   - method: `PASSWORD`, `PIN`, `PASSKEYS`, `OTP`, `PUSH_NOTIFICATION` or `BIOMETRIC`.
-    ///   - channel: `SMS`, `EMAIL`, `AUTHENTICATOR`, `PUSH_NOTIFICATION`, `REDIRECT`, or nil.
-    ///   - status: the outcome the partner observed (`VERIFIED` by default).
-    ///   - path: the 1.0.0 path (default) or the 2.0.0 `/v2/sca/...` path.
-    public func submitSCAAttempt(
-        eventID: String, walletOperationID: String, method: String, channel: String?, status: PaysafeSCAAttemptStatus = .verified,
-        path: PaysafeSCAAttemptPath = .v1, context: OperationContext
-    ) async throws -> PaysafeSCAAttemptResult {
-        var problems = ValidationProblems()
-        problems.require(!PaysafeValidation.isBlank(eventID), "eventID", "is required")
-        problems.require(!PaysafeValidation.isBlank(walletOperationID), "walletOperationID", "is required")
-        problems.require(!PaysafeValidation.isBlank(method), "method", "is required (for example OTP)")
-        if let channel { problems.require(!PaysafeValidation.isBlank(channel), "channel", "must not be blank when given") }
-        try problems.throwIfAny()
-        let wire = PaysafeWireSCAAttemptRequest(
-            walletOperationId: walletOperationID, verification: .init(method: method.uppercased(), channel: channel?.uppercased()),
-            status: status == .verified ? nil : status.rawValue
-        )
-        let response = try await perform(
-            PaysafeCall(.post, PaysafeAPI.scaAttempts(eventID: eventID, version: path), body: try encode(wire), operation: "submit an SCA attempt", sendsSCA: false),
-            context: context
-        )
-        let attempt = try decode(PaysafeWireSCAAttempt.self, from: response, what: "SCA attempt")
-        return PaysafeSCAAttemptResult(
-            id: attempt.id?.value, eventID: attempt.eventId ?? eventID, walletOperationID: attempt.walletOperationId ?? walletOperationID,
-            status: attempt.status ?? status.rawValue, statusReason: attempt.statusReason,
-            allowableAttempts: attempt.allowableAttempts?.value, currentAttempts: attempt.currentAttempts?.value
-        )
-    }
-
-    // MARK: Webhooks
-
-    public func verify(_ delivery: WebhookDelivery, now: Date) throws -> [GatewayEvent] {
-        guard let secret = configuration.webhookSecret, !secret.isEmpty else {
-            throw CardGatewayError(
-                .invalidConfiguration, "providers.\(http.instance).credentials.webhookSecret is required to verify Paysafe webhooks",
-                provider: http.instance, providerKind: .paysafe
-            )
-        }
-        return try PaysafeWebhooks.verify(delivery, secret: secret, instance: http.instance)
-    }
-
     // MARK: Plumbing
 
     func fetchCard(_ ref: CardRef, context: OperationContext, primary: Bool) async throws -> Card {
@@ -346,7 +198,7 @@ public struct PaysafeProvider: CardService, WalletProvisioning, WebhookVerifying
     }
 
     /// The card in a write's answer, or the card fetched again when the answer has no body.
-    private func cardFromWriteResponse(_ response: ProviderResponse, ref: CardRef, what: String, context: OperationContext) async throws -> Card {
+    func cardFromWriteResponse(_ response: ProviderResponse, ref: CardRef, what: String, context: OperationContext) async throws -> Card {
         if response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             return try await fetchCard(ref, context: context, primary: false)
         }
@@ -412,7 +264,7 @@ public struct PaysafeProvider: CardService, WalletProvisioning, WebhookVerifying
         return PaysafeAccessToken(value: Secret(wire.accessToken), refreshAt: issuedAt.addingTimeInterval(lifetime - margin))
     }
 
-    private func encode(_ value: some Encodable) throws -> Data {
+    func encode(_ value: some Encodable) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do { return try encoder.encode(value) } catch {
@@ -420,66 +272,18 @@ public struct PaysafeProvider: CardService, WalletProvisioning, WebhookVerifying
         }
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, from response: ProviderResponse, what: String) throws -> T {
-        do {
-            return try JSONDecoder().decode(T.self, from: response.body)
-        } catch let error as DecodingError {
-            throw invalidResponse("Paysafe's \(what) answer could not be read: \(Self.summary(of: error))", response: response)
-        } catch {
-            throw invalidResponse("Paysafe's \(what) answer could not be read", response: response)
-        }
+    func decode<T: Decodable>(_ type: T.Type, from response: ProviderResponse, what: String) throws -> T {
+        try response.decode(
+            type, provider: "Paysafe", what: what, instance: http.instance, kind: .paysafe,
+            requestID: PaysafeErrorMapping.requestID(response.headers)
+        )
     }
 
-    private func invalidResponse(_ message: String, response: ProviderResponse) -> CardGatewayError {
+    func invalidResponse(_ message: String, response: ProviderResponse) -> CardGatewayError {
         CardGatewayError(
             .invalidResponse, message, provider: http.instance, providerKind: .paysafe, httpStatus: response.status,
             requestID: PaysafeErrorMapping.requestID(response.headers), mayHaveReachedProvider: true
         )
-    }
-
-    /// What went wrong in decoding, naming the field but never quoting a value.
-    static func summary(of error: DecodingError) -> String {
-        func path(_ codingPath: [any CodingKey]) -> String {
-            let text = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-            return text.isEmpty ? "the body" : text
-        }
-        switch error {
-        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is missing"
-        case .valueNotFound(_, let context): return "\(path(context.codingPath)) is null"
-        case .typeMismatch(_, let context): return "\(path(context.codingPath)) has the wrong type"
-        case .dataCorrupted(let context): return context.codingPath.isEmpty ? "it is not JSON" : "\(path(context.codingPath)) is not valid"
-        @unknown default: return "it does not match the documented shape"
-        }
-    }
-
-    private func mapTokenization(_ wire: PaysafeWireCardTokenization, wallet: Wallet, response: ProviderResponse) throws -> ProvisioningResponse {
-        let network = PaysafeMapping.network(wire.cardNetwork)
-        switch wallet {
-        case .applePay:
-            var missing: [String] = []
-            let activation = wire.activationData.flatMap(PaysafeMapping.base64)
-            let passData = wire.encryptedPassData.flatMap(PaysafeMapping.base64)
-            let ephemeral = wire.ephemeralPublicKey.flatMap(PaysafeMapping.base64)
-            if activation == nil { missing.append("activationData") }
-            if passData == nil { missing.append("encryptedPassData") }
-            if ephemeral == nil { missing.append("ephemeralPublicKey") }
-            guard let activation, let passData, let ephemeral else {
-                throw invalidResponse("Paysafe's Apple Pay tokenization lacks valid Base64 \(missing.joined(separator: ", "))", response: response)
-            }
-            return .applePay(ApplePayPayload(
-                activationData: SensitiveData(activation), encryptedPassData: SensitiveData(passData), ephemeralPublicKey: SensitiveData(ephemeral),
-                network: network, tokenProvider: wire.tokenProvider
-            ))
-        default:
-            // Google Pay and Samsung Pay (Paysafe's GOOGLE_PAY and SAMSUNG_PAY). Paysafe says to pass the opaque payment card as-is: it is kept as the string's UTF-8 bytes, which is
-            // what Google's push tokenize takes (as every adapter does), never decoded.
-            guard let opaque = wire.opaquePaymentCard, !opaque.isEmpty else {
-                throw invalidResponse("Paysafe's Google Pay tokenization lacks an opaquePaymentCard", response: response)
-            }
-            return .googlePay(GooglePayPayload(
-                opaquePaymentCard: SensitiveData(Data(opaque.utf8)), network: network, tokenProvider: wire.tokenProvider, lastFour: wire.cardLastDigits
-            ))
-        }
     }
 }
 
@@ -513,25 +317,5 @@ struct PaysafeCall: Sendable {
         if body != nil { headers[.contentType] = "application/json" }
         if let sca { headers[PaysafeAPI.scaAuthorizationHeader] = PaysafeSCA.authorizationHeaderValue(sca) }
         return ProviderRequest(method, path, query: query, headers: headers, body: body, repeatability: method == .get ? .safe : .never, operation: operation)
-    }
-}
-
-/// A short-lived link to Paysafe's secure view of the card's PAN, CVV, expiry and cardholder name. The link
-/// itself is a ``Secret``: its description never shows it, so it cannot end up in a log by accident.
-public struct PaysafeSecureDetailsAccess: Sendable, Equatable, CustomStringConvertible {
-    public var card: CardRef
-    /// The link (or token) to hand to the app's secure view; reveal it only to send it to the app.
-    public var url: Secret
-    /// When the link stops working, when Paysafe says.
-    public var expires: Date?
-
-    public init(card: CardRef, url: Secret, expires: Date?) {
-        self.card = card
-        self.url = url
-        self.expires = expires
-    }
-
-    public var description: String {
-        "PaysafeSecureDetailsAccess(card: \(card), url: <redacted>, expires: \(expires.map { "\($0)" } ?? "-"))"
     }
 }

@@ -55,12 +55,19 @@ enum PaysafeValidation {
 
     // MARK: Requests
 
+    /// Paysafe documents no length for its ids (UUIDs and numbers in its examples); 128 leaves room.
+    static let idMaxLength = 128
+
     static func customer(_ customer: String?, field: String, into problems: inout ValidationProblems) {
-        problems.require(!isBlank(customer), field, "is required: Paysafe addresses cards under their customer")
+        guard !isBlank(customer) else {
+            problems.add(field, "is required: Paysafe addresses cards under their customer")
+            return
+        }
+        ProviderIDs.check(customer, field: field, what: "a Paysafe customer id", maxLength: idMaxLength, into: &problems)
     }
 
     static func cardID(_ id: String, field: String, into problems: inout ValidationProblems) {
-        problems.require(!isBlank(id), field, "is required")
+        ProviderIDs.check(isBlank(id) ? nil : id, field: field, what: "a Paysafe card id", maxLength: idMaxLength, into: &problems)
     }
 
     static func query(_ query: CardQuery, into problems: inout ValidationProblems) {

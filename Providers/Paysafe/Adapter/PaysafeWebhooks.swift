@@ -31,7 +31,7 @@ enum PaysafeWebhooks {
             event = try JSONDecoder().decode(PaysafeWireStatusEvent.self, from: delivery.body)
         } catch let error as DecodingError {
             throw CardGatewayError(
-                .invalidResponse, "the signed Paysafe webhook could not be read: \(PaysafeProvider.summary(of: error))",
+                .invalidResponse, "the signed Paysafe webhook could not be read: \(DecodingProblem.describe(error))",
                 provider: instance, providerKind: .paysafe
             )
         }
@@ -42,7 +42,7 @@ enum PaysafeWebhooks {
             providerOldStatus: event.oldStatus,
             providerNewStatus: event.newStatus
         )
-        return [GatewayEvent(id: event.id.value, kind: .paysafe, occurredAt: nil, providerType: providerType, event: .cardStatusChanged(change))]
+        return [GatewayEvent(id: event.id.value, providerKind: .paysafe, occurredAt: nil, providerType: providerType, event: .cardStatusChanged(change))]
     }
 
     /// 32 bytes from 64 hex digits (either case) or 44 Base64 characters; nil for anything else.
@@ -54,5 +54,17 @@ enum PaysafeWebhooks {
 
     private static func signatureError(_ message: String, instance: String) -> CardGatewayError {
         CardGatewayError(.signatureInvalid, message, provider: instance, providerKind: .paysafe)
+    }
+}
+
+extension PaysafeProvider {
+    public func verify(_ delivery: WebhookDelivery, now: Date) throws -> [GatewayEvent] {
+        guard let secret = configuration.webhookSecret, !secret.isEmpty else {
+            throw CardGatewayError(
+                .invalidConfiguration, "providers.\(http.instance).credentials.webhookSecret is required to verify Paysafe webhooks",
+                provider: http.instance, providerKind: .paysafe
+            )
+        }
+        return try PaysafeWebhooks.verify(delivery, secret: secret, instance: http.instance)
     }
 }

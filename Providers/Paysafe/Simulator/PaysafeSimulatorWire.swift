@@ -34,12 +34,9 @@ enum PaysafeSimulatorWire {
         return formatter.string(from: date)
     }
 
-    static func hex(_ bytes: some Sequence<UInt8>) -> String { SimulatorBytes.hex(bytes) }
-
+    /// Non-empty hexadecimal in either case, an even number of digits.
     static func isHex(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.count % 2 == 0 && text.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66)
-        }
+        !text.isEmpty && ByteEncoding.decodeHex(text) != nil
     }
 
     static func isDigits(_ text: String, count: Int) -> Bool {
@@ -72,7 +69,7 @@ enum PaysafeSimulatorWire {
     }
 
     static func hmacHex(key: String, body: Data) -> String {
-        hex(Data(HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Data(key.utf8)))))
+        ByteEncoding.hex(Data(HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Data(key.utf8)))))
     }
 
     // MARK: Objects

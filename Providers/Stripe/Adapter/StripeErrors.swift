@@ -46,22 +46,18 @@ enum StripeErrors {
         default:
             break
         }
-        switch status {
-        case 400: return Rule(code: .invalidRequest, retryable: false, mayHaveActed: false)
-        case 401: return Rule(code: .authenticationFailed, retryable: false, mayHaveActed: false)
-        case 402: return Rule(code: .declined, retryable: false, mayHaveActed: false)
-        case 403: return Rule(code: .permissionDenied, retryable: false, mayHaveActed: false)
-        case 404: return Rule(code: .notFound, retryable: false, mayHaveActed: false)
-        case 408: return Rule(code: .timeout, retryable: true, mayHaveActed: true)
-        case 409: return Rule(code: .conflict, retryable: true, mayHaveActed: true)
-        case 429: return Rule(code: .rateLimited, retryable: true, mayHaveActed: false)
-        case 500...599: return Rule(code: .providerUnavailable, retryable: true, mayHaveActed: true)
-        case 400...499: return Rule(code: .invalidRequest, retryable: false, mayHaveActed: false)
-        default:
-            // 1xx or 3xx where a JSON answer was expected.
-            return Rule(code: .invalidResponse, retryable: false, mayHaveActed: true)
-        }
+        let statusRule = HTTPStatusTable.rule(for: status, overrides: statusOverrides)
+        return Rule(code: statusRule.code, retryable: statusRule.isRetryable, mayHaveActed: statusRule.mayHaveBeenActedOn)
     }
+
+    /// Where Stripe's documented statuses differ from the core's default table (stripe.com/docs/api/errors,
+    /// "HTTP status code summary"): 402 is "Request Failed — the parameters were valid but the request failed",
+    /// which Stripe uses for card errors; 409 is "the request conflicts with another request (perhaps due to
+    /// using the same idempotent key)", which Stripe's own clients repeat.
+    static let statusOverrides: [Int: HTTPStatusRule] = [
+        402: HTTPStatusRule(.declined, retryable: false, mayHaveBeenActedOn: false),
+        409: HTTPStatusRule(.conflict, retryable: true, mayHaveBeenActedOn: true),
+    ]
 
     /// The error for a non-2xx `response`.
     static func error(for response: ProviderResponse, instance: String) -> CardGatewayError {

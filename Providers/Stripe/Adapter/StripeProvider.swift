@@ -25,12 +25,29 @@ extension ProviderFactory {
                 CredentialSpec("webhookSecret", required: false, summary: "webhook endpoint signing secret whsec_…"),
                 CredentialSpec("previousWebhookSecret", required: false, summary: "the previous whsec_… while a secret is rolled"),
             ],
-            options: [
-                OptionSpec("stripeAccount", type: .string, summary: "connected account acct_… sent as Stripe-Account"),
-                OptionSpec("apiVersion", type: .string, summary: "Stripe-Version for ordinary calls (never for ephemeral keys)"),
-            ],
-            make: { setup in try StripeProvider(setup: setup) }
+            options: StripeOptions.self,
+            make: { setup, options in try StripeProvider(setup: setup, options: options) }
         )
+    }
+}
+
+/// A Stripe instance's `options`, decoded once when the configuration loads.
+public struct StripeOptions: ProviderOptions, Equatable {
+    /// The connected account (`acct_…`) sent as `Stripe-Account`, for Connect.
+    public var stripeAccount: String?
+    /// The `Stripe-Version` of ordinary calls (never of ephemeral keys, which take the SDK's).
+    public var apiVersion: String?
+
+    enum CodingKeys: String, CodingKey { case stripeAccount, apiVersion }
+
+    public static let specs: [OptionSpec] = [
+        OptionSpec(CodingKeys.stripeAccount, type: .string, summary: "connected account acct_… sent as Stripe-Account"),
+        OptionSpec(CodingKeys.apiVersion, type: .string, summary: "Stripe-Version for ordinary calls (never for ephemeral keys)"),
+    ]
+
+    public init(stripeAccount: String? = nil, apiVersion: String? = nil) {
+        self.stripeAccount = stripeAccount
+        self.apiVersion = apiVersion
     }
 }
 
@@ -60,12 +77,17 @@ public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
     /// Builds an instance from configuration (what ``ProviderFactory/stripe`` does). Throws
     /// `invalidConfiguration` naming every problem.
     public init(setup: ProviderSetup) throws {
+        try self.init(setup: setup, options: setup.options(StripeOptions.self))
+    }
+
+    /// Builds an instance from configuration with its options already decoded.
+    public init(setup: ProviderSetup, options: StripeOptions) throws {
         let configuration = StripeConfiguration(
             secretKey: try setup.credential("secretKey"),
             webhookSecret: setup.optionalCredential("webhookSecret"),
             previousWebhookSecret: setup.optionalCredential("previousWebhookSecret"),
-            stripeAccount: setup.stringOption("stripeAccount"),
-            apiVersion: setup.stringOption("apiVersion")
+            stripeAccount: options.stripeAccount,
+            apiVersion: options.apiVersion
         )
         try self.init(configuration: configuration, http: setup.http, environment: setup.configuration.environment, logger: setup.logger, now: setup.now)
     }
@@ -436,10 +458,10 @@ public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
         _ type: T.Type, _ response: ProviderResponse, object expected: String, _ objectField: KeyPath<T, String?>, what: String
     ) throws -> T {
         guard response.isSuccess else { throw StripeErrors.error(for: response, instance: http.instance) }
-        let value: T
-        do { value = try StripeJSON.decoder().decode(T.self, from: response.body) } catch {
-            throw invalidResponse("Stripe's answer is not a valid \(what)", response)
-        }
+        let value = try response.decode(
+            T.self, using: StripeJSON.decoder(), provider: "Stripe", what: what, instance: http.instance, kind: .stripe,
+            requestID: StripeErrors.requestID(response)
+        )
         if let object = value[keyPath: objectField], object != expected {
             throw invalidResponse("Stripe answered with an object of another type than \(what)", response)
         }
@@ -463,12 +485,8 @@ public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
         check(id: cardID, field: field, into: &problems)
     }
 
-    /// A Stripe id: non-empty, at most 255 characters, printable ASCII without spaces or slashes.
+    /// A Stripe id (at most 255 characters, Stripe's documented limit for ids and keys).
     static func check(id: String, field: String, into problems: inout ValidationProblems) {
-        if id.isEmpty {
-            problems.add(field, "is required")
-        } else if URLEncoding.isDotSegment(id) || id.utf8.count > 255 || !id.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7f && $0 != "/" }) {
-            problems.add(field, "is not a Stripe id")
-        }
+        ProviderIDs.check(id, field: field, what: "a Stripe id", maxLength: 255, into: &problems)
     }
 }

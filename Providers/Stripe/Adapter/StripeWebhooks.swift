@@ -48,6 +48,14 @@ struct StripeWebhookVerifier: Sendable {
         return ByteEncoding.hex(MessageAuthentication.hmacSHA256(key: secret, message: message))
     }
 
+    /// The bytes of a `v1` value written in lower-case hex; nil for anything else.
+    static func lowerCaseHex(_ text: String) -> Data? {
+        guard text.utf8.allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f")) }) else {
+            return nil
+        }
+        return ByteEncoding.decodeHex(text)
+    }
+
     /// Throws `signatureInvalid` unless the delivery carries a fresh signature by one of the secrets.
     func verify(_ delivery: WebhookDelivery, now: Date) throws {
         guard let header = delivery.headers[StripeAPI.signatureHeader] else {
@@ -62,10 +70,14 @@ struct StripeWebhookVerifier: Sendable {
         guard age <= tolerance else {
             throw CardGatewayError.signatureInvalid("the Stripe signature timestamp is older than \(Int(tolerance)) s")
         }
+        var message = Data("\(parsed.timestamp).".utf8)
+        message.append(delivery.body)
+        // Stripe's libraries compare the lower-case hex text, so only lower-case hex can match; every candidate is
+        // checked against every secret (no early exit).
+        let candidates = parsed.signatures.compactMap(Self.lowerCaseHex)
         var matched = false
         for secret in secrets {
-            let expected = Array(Self.signature(body: delivery.body, timestamp: parsed.timestamp, secret: secret).utf8)
-            for candidate in parsed.signatures where ConstantTime.equals(expected, Array(candidate.utf8)) {
+            for candidate in candidates where MessageAuthentication.verifyHMACSHA256(signature: candidate, key: secret, message: message) {
                 matched = true
             }
         }
@@ -96,7 +108,7 @@ enum StripeEvents {
                 card: CardRef(id: card.id), oldStatus: old.map(StripeMapping.cardStatus),
                 newStatus: StripeMapping.cardStatus(card.status), providerOldStatus: old, providerNewStatus: card.status
             )
-            return [GatewayEvent(id: event.id, kind: .stripe, occurredAt: occurred, providerType: event.type, event: .cardStatusChanged(change))]
+            return [GatewayEvent(id: event.id, providerKind: .stripe, occurredAt: occurred, providerType: event.type, event: .cardStatusChanged(change))]
         case "issuing_token.created", "issuing_token.updated":
             let event: StripeEventWire<StripeTokenWire>
             do { event = try decoder.decode(StripeEventWire<StripeTokenWire>.self, from: body) } catch {
@@ -105,7 +117,7 @@ enum StripeEvents {
             let token = event.data.object
             let tokenEvent = WalletTokenEvent(card: CardRef(id: token.card.id), token: StripeMapping.token(token))
             let kind: GatewayEvent.Kind = header.type == "issuing_token.created" ? .walletTokenCreated(tokenEvent) : .walletTokenUpdated(tokenEvent)
-            return [GatewayEvent(id: event.id, kind: .stripe, occurredAt: occurred, providerType: event.type, event: kind)]
+            return [GatewayEvent(id: event.id, providerKind: .stripe, occurredAt: occurred, providerType: event.type, event: kind)]
         default:
             return []
         }

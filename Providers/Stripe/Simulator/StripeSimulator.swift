@@ -172,7 +172,7 @@ public struct StripeSimulator: ProviderSimulator {
         var message = Data("\(t).".utf8)
         message.append(body)
         let key = SymmetricKey(data: Data((secret ?? credentials.webhookSecret).utf8))
-        let signature = HMAC<SHA256>.authenticationCode(for: message, using: key).map { String(format: "%02x", $0) }.joined()
+        let signature = ByteEncoding.hex(HMAC<SHA256>.authenticationCode(for: message, using: key))
         return (headers: [("Stripe-Signature", "t=\(t),v1=\(signature)"), ("Content-Type", "application/json; charset=utf-8")], body: body)
     }
 

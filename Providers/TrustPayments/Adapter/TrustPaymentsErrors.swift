@@ -120,35 +120,30 @@ public enum TrustPaymentsErrorTable: Sendable {
         )
     }
 
-    /// The error for a non-200 HTTP answer. 401 is the gateway refusing the Webservices credentials (the Python
-    /// client's code 6); other statuses map by their HTTP meaning, since the gateway documents no body for them.
+    /// The error for a non-200 HTTP answer. The code is the core's default table's (``HTTPStatusTable``): the
+    /// Webservices API documents no body for HTTP errors, so the status means what HTTP says (401 is the gateway
+    /// refusing the Webservices credentials, the Python client's code 6). The one difference is below: only a
+    /// 429 is retryable, and every status leaves the outcome open.
     static func httpError(status: Int, instance: String, retryAfter: Duration?) -> CardGatewayError {
-        let code: CardGatewayError.Code
+        let code = HTTPStatusTable.rule(for: status).code
         let message: String
-        switch status {
-        case 401:
-            code = .authenticationFailed
+        switch code {
+        case .authenticationFailed:
             message = "Trust Payments refused the Webservices username or password (HTTP 401)"
-        case 403:
-            code = .permissionDenied
+        case .permissionDenied:
             message = "Trust Payments refused access (HTTP 403)"
-        case 404:
+        case .notFound:
             // By its HTTP meaning; in practice the base URL points at something other than the Webservices API.
-            code = .notFound
             message = "Trust Payments answered not found (HTTP 404); check that the base URL is the Webservices host"
-        case 400, 411, 413, 415, 422:
-            code = .invalidRequest
-            message = "Trust Payments refused the request (HTTP \(status))"
-        case 429:
-            code = .rateLimited
+        case .rateLimited:
             message = "Trust Payments is limiting requests (HTTP 429)"
-        case 500...599:
-            // A charge is the only Webservices call, and a 5xx says nothing about whether it was processed.
-            code = .providerUnavailable
+        case .providerUnavailable, .timeout:
+            // A charge is the only Webservices call, and a 5xx or 408 says nothing about whether it was processed.
             message = "Trust Payments failed (HTTP \(status)); the payment may have been taken, so check the transaction in MyST before charging again"
-        default:
-            code = .invalidResponse
+        case .invalidResponse:
             message = "Trust Payments answered with an unexpected HTTP status \(status)"
+        default:
+            message = "Trust Payments refused the request (HTTP \(status))"
         }
         return CardGatewayError(
             code, message, provider: instance, providerKind: .trustpayments, providerCode: "http \(status)",

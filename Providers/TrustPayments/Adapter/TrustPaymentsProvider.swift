@@ -52,13 +52,10 @@ public struct TrustPaymentsProvider: StoredCredentials {
         if webservicesUsername.isEmpty { problems.append("credentials.webservicesUsername must not be empty") }
         if jwtUsername.isEmpty { problems.append("credentials.jwtUsername must not be empty") }
         if jwtSecret.isEmpty { problems.append("credentials.jwtSecret must not be empty") }
-        let site = setup.stringOption("siteReference") ?? ""
-        if site.isEmpty { problems.append("options.siteReference is required") }
-        let maxAge = setup.intOption("jwtMaxAgeSeconds") ?? 900
-        if setup.configuration.options["jwtMaxAgeSeconds"] != nil && setup.intOption("jwtMaxAgeSeconds") == nil {
-            problems.append("options.jwtMaxAgeSeconds must be a whole number of seconds")
+        var options: TrustPaymentsOptions?
+        do { options = try setup.options(TrustPaymentsOptions.self) } catch let error as CardGatewayError {
+            problems += error.fieldErrors.map { "\($0.field) \($0.message)" }
         }
-        if maxAge <= 0 { problems.append("options.jwtMaxAgeSeconds must be greater than 0") }
         if !problems.isEmpty {
             throw CardGatewayError(
                 .invalidConfiguration, "providers.\(setup.instance): " + problems.joined(separator: "; "),
@@ -66,8 +63,9 @@ public struct TrustPaymentsProvider: StoredCredentials {
             )
         }
         http = setup.http.authenticated(by: HeaderAuthentication.basic(username: webservicesUsername, password: webservicesPassword))
-        siteReference = site
-        jwtMaxAge = TimeInterval(maxAge)
+        guard let options else { throw CardGatewayError(.invalidConfiguration, "providers.\(setup.instance).options cannot be read", provider: setup.instance) }
+        siteReference = options.siteReference
+        jwtMaxAge = TimeInterval(options.jwtMaxAgeSeconds)
         makeRequestReference = requestReference
     }
 
@@ -445,6 +443,10 @@ public struct TrustPaymentsProvider: StoredCredentials {
     }
 
     private func validateReference(_ reference: String, field: String, into problems: inout ValidationProblems) {
+        // The shared id rules first (they name the problem); then the narrower shape of a transaction reference.
+        let before = problems.errors.count
+        ProviderIDs.check(reference, field: field, what: "a Trust Payments transaction reference", maxLength: TrustPaymentsAPI.transactionReferenceMaxLength, into: &problems)
+        guard problems.errors.count == before else { return }
         let allowed = reference.utf8.allSatisfy { byte in
             (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
                 || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) || byte == UInt8(ascii: "-")

@@ -101,7 +101,7 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
             )
         }
         router.post("/jwt/") { _, context -> SimulatedResponse in
-            self.handleJWT(body: context.requestBody)
+            await self.handleJWT(body: context.requestBody)
         }
     }
 
@@ -160,8 +160,8 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
 
     func handleWebservices(authorization: String?, requestReferenceHeader: String?, body: Data) -> SimulatedResponse {
         guard let basic = SimulatorHTTP.basicCredentials(authorization),
-            Self.constantTimeEquals(basic.user, credentials.webservicesUsername),
-            Self.constantTimeEquals(basic.password, credentials.webservicesPassword)
+            ConstantTime.equals(basic.user.utf8, credentials.webservicesUsername.utf8),
+            ConstantTime.equals(basic.password.utf8, credentials.webservicesPassword.utf8)
         else {
             return faultResponse(status: 401, message: "Authorization Required")
         }
@@ -194,27 +194,27 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
     // MARK: Mobile SDK JWT
 
     /// `/jwt/`: one code path for the HTTP route and ``sdkPayment(sessionJWT:pan:expiryDate:securityCode:)``.
-    func handleJWT(body: Data) -> SimulatedResponse {
+    func handleJWT(body: Data) async -> SimulatedResponse {
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
             return webservicesEnvelope(requestReference: nil, elements: [gateway.errorElement("10205", data: ["invalid json"])])
         }
-        guard let alias = object["alias"] as? String, Self.constantTimeEquals(alias, credentials.jwtUsername) else {
+        guard let alias = object["alias"] as? String, ConstantTime.equals(alias.utf8, credentials.jwtUsername.utf8) else {
             return faultResponse(status: 401, message: "Authorization Required")
         }
         guard object["version"] as? String == "1.00" else {
-            return signedResponse(alias: alias, elements: [gateway.errorElement("30007", data: ["version"])], requestJWT: nil)
+            return await signedResponse(alias: alias, elements: [gateway.errorElement("30007", data: ["version"])], requestJWT: nil)
         }
-        guard let token = object["jwt"] as? String, let claims = SimulatorJWT.verify(token, secret: credentials.jwtSecret),
+        guard let token = object["jwt"] as? String, let claims = await SimulatorJWT.verify(token, secret: credentials.jwtSecret),
             claims["iss"] as? String == alias, let payload = claims["payload"] as? [String: Any]
         else {
-            return signedResponse(alias: alias, elements: [gateway.errorElement("30000", data: ["jwt"])], requestJWT: nil)
+            return await signedResponse(alias: alias, elements: [gateway.errorElement("30000", data: ["jwt"])], requestJWT: nil)
         }
         // The payment must be made within 15 minutes of the session's iat (Trust Payments' legacy docs; the error
         // code for a late or iat-less token is not documented, so the JWT field error is used).
         let issuedAt = (claims["iat"] as? NSNumber)?.doubleValue
         let age = issuedAt.map { gateway.clock.now().timeIntervalSince1970 - $0 }
         guard let age, age <= Self.sessionLifetime, age >= -60 else {
-            return signedResponse(alias: alias, elements: [gateway.errorElement("30000", data: ["jwt"])], requestJWT: nil)
+            return await signedResponse(alias: alias, elements: [gateway.errorElement("30000", data: ["jwt"])], requestJWT: nil)
         }
         var fields = payload
         let cardFields = ((object["request"] as? [Any])?.first as? [String: Any]) ?? [:]
@@ -232,18 +232,18 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
             nextPayload["parenttransactionreference"] = last
         }
         let now = Int(gateway.clock.now().timeIntervalSince1970)
-        let resigned = SimulatorJWT.signHS256(claims: ["iss": alias, "iat": now, "payload": nextPayload], secret: credentials.jwtSecret)
-        return signedResponse(alias: alias, elements: elements, requestJWT: resigned)
+        let resigned = await SimulatorJWT.signHS256(claims: ["iss": alias, "iat": now, "payload": nextPayload], secret: credentials.jwtSecret)
+        return await signedResponse(alias: alias, elements: elements, requestJWT: resigned)
     }
 
-    private func signedResponse(alias: String, elements: [[String: Any]], requestJWT: String?) -> SimulatedResponse {
+    private func signedResponse(alias: String, elements: [[String: Any]], requestJWT: String?) async -> SimulatedResponse {
         var payload: [String: Any] = [
             "requestreference": gateway.gatewayRequestReference(), "version": "1.00", "response": elements, "secrand": gateway.secrand(),
         ]
         if let requestJWT { payload["jwt"] = requestJWT }
         var claims: [String: Any] = ["iat": Int(gateway.clock.now().timeIntervalSince1970), "payload": payload]
         if credentials.audienceInResults { claims["aud"] = alias }
-        guard let token = SimulatorJWT.signHS256(claims: claims, secret: credentials.jwtSecret) else {
+        guard let token = await SimulatorJWT.signHS256(claims: claims, secret: credentials.jwtSecret) else {
             return faultResponse(status: 500, message: "the simulator could not sign its response")
         }
         return .json(200, ["jwt": token])
@@ -252,7 +252,7 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
     /// Plays the mobile SDK in process, for the demo and tests: sends `sessionJWT` and the card fields through
     /// exactly the code `/jwt/` runs and returns the response JWT. An empty `pan` or `expiryDate` is left out (a
     /// reuse session inherits the card from its parent).
-    public func sdkPayment(sessionJWT: String, pan: String, expiryDate: String, securityCode: String) throws -> String {
+    public func sdkPayment(sessionJWT: String, pan: String, expiryDate: String, securityCode: String) async throws -> String {
         let claims = SimulatorJWT.claims(sessionJWT)
         let alias = claims?["iss"] as? String ?? ""
         var card: [String: Any] = [:]
@@ -264,7 +264,7 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
             "alias": alias, "jwt": sessionJWT, "version": "1.00", "versioninfo": "Swift::CardGateway::TrustPaymentsSimulator::SDK",
             "request": [card],
         ]
-        let response = handleJWT(body: (try? JSONSerialization.data(withJSONObject: body)) ?? Data())
+        let response = await handleJWT(body: (try? JSONSerialization.data(withJSONObject: body)) ?? Data())
         guard response.status == 200, let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any],
             let token = object["jwt"] as? String
         else {
@@ -276,15 +276,5 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
     /// Whether the transaction holds a card on file (usable as a `credentialsonfile` 2 parent); nil when unknown.
     public func transactionHoldsStoredCard(_ reference: String) -> Bool? {
         gateway.transactions.get(reference)?.holdsStoredCard
-    }
-
-    static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
-        let left = Array(lhs.utf8)
-        let right = Array(rhs.utf8)
-        var difference: UInt8 = left.count == right.count ? 0 : 1
-        for index in 0..<max(left.count, right.count) {
-            difference |= (index < left.count ? left[index] : 0) ^ (index < right.count ? right[index] : 0)
-        }
-        return difference == 0
     }
 }

@@ -12,7 +12,7 @@ struct ConfigurationLoader {
     }
 
     static let topLevelKeys: Set<String> = ["providers", "routes", "store", "description"]
-    static let instanceKeys: Set<String> = ["kind", "environment", "baseURL", "credentials", "options", "timeoutSeconds", "maxAttempts", "description"]
+    static let instanceKeys: Set<String> = ["kind", "environment", "baseURL", "credentials", "options", "timeoutSeconds", "maxAttempts", "middlewares", "circuitBreaker", "maxConcurrentRequests", "description"]
     static let routeKeys: Set<String> = ["when", "use", "description"]
     static let dimensionKeys: [String] = ["issuer", "program", "bin", "country", "currency", "tenant", "wallet", "operation"]
 
@@ -202,7 +202,11 @@ struct ConfigurationLoader {
         if let optionsValue = object["options"] {
             if let optionsObject = optionsValue.objectValue {
                 options = optionsObject
-                if !checkOptions(optionsObject, factory: factory, path: "\(path).options") { failed = true }
+                if !checkOptions(optionsObject, factory: factory, path: "\(path).options") {
+                    failed = true
+                } else if !decodeOptions(optionsObject, factory: factory, path: path) {
+                    failed = true
+                }
             } else {
                 problem("\(path).options", "must be an object, not \(optionsValue.typeName)")
                 failed = true
@@ -232,14 +236,145 @@ struct ConfigurationLoader {
             }
         }
 
+        var breaker = CircuitBreakerSettings.default
+        if let breakerValue = object["circuitBreaker"] {
+            if let loaded = loadBreaker(breakerValue, path: "\(path).circuitBreaker") { breaker = loaded } else { failed = true }
+        }
+        var maxConcurrent = Bulkhead.defaultLimit
+        if let limitValue = object["maxConcurrentRequests"] {
+            if let limit = limitValue.intValue, (1...1000).contains(limit) {
+                maxConcurrent = limit
+            } else {
+                problem("\(path).maxConcurrentRequests", "must be a whole number from 1 to 1000")
+                failed = true
+            }
+        }
+
+        var middlewares: [MiddlewareReference] = []
+        if let middlewaresValue = object["middlewares"] {
+            if let loaded = loadMiddlewares(middlewaresValue, path: "\(path).middlewares") {
+                middlewares = loaded
+            } else {
+                failed = true
+            }
+        }
+
         guard !failed, let baseURL else { return (kind, nil) }
         return (
             kind,
             ProviderInstanceConfiguration(
                 name: name, kind: kind, environment: environmentName, baseURL: baseURL, credentials: credentials,
-                options: options, timeout: timeout, retry: retry
+                options: options, timeout: timeout, retry: retry, middlewares: middlewares, circuitBreaker: breaker,
+                maxConcurrentRequests: maxConcurrent
             )
         )
+    }
+
+    /// Decodes the options as the adapter's typed options, reporting what its `init(from:)` refuses.
+    mutating func decodeOptions(_ options: [String: JSONValue], factory: ProviderFactory, path: String) -> Bool {
+        guard let check = factory.checkOptions else { return true }
+        do {
+            try check(options)
+            return true
+        } catch let error as CardGatewayError {
+            for fieldError in error.fieldErrors { problem("\(path).\(fieldError.field)", fieldError.message) }
+            if error.fieldErrors.isEmpty { problem("\(path).options", error.message) }
+            return false
+        } catch {
+            problem("\(path).options", "cannot be read by the \(factory.kind.name) adapter")
+            return false
+        }
+    }
+
+    static let breakerKeys: Set<String> = ["failureThreshold", "coolDownSeconds", "halfOpenProbes", "description"]
+
+    /// `"circuitBreaker"`: `false` turns it off; an object changes any of its settings.
+    mutating func loadBreaker(_ value: JSONValue, path: String) -> CircuitBreakerSettings? {
+        if value == .bool(false) { return .disabled }
+        guard let object = value.objectValue else {
+            problem(path, "must be false (no breaker) or an object with failureThreshold, coolDownSeconds and halfOpenProbes, not \(value.typeName)")
+            return nil
+        }
+        checkUnknownKeys(object, allowed: Self.breakerKeys, path: path)
+        var settings = CircuitBreakerSettings.default
+        var valid = object.keys.allSatisfy(Self.breakerKeys.contains)
+        if let threshold = object["failureThreshold"] {
+            if let count = threshold.intValue, (1...1000).contains(count) { settings.failureThreshold = count } else {
+                problem("\(path).failureThreshold", "must be a whole number from 1 to 1000")
+                valid = false
+            }
+        }
+        if let coolDown = object["coolDownSeconds"] {
+            if let seconds = coolDown.numberValue, seconds.isFinite, seconds >= 0.001, seconds <= 3600 {
+                settings.coolDown = .milliseconds(Int64((seconds * 1000).rounded()))
+            } else {
+                problem("\(path).coolDownSeconds", "must be a number of seconds from 0.001 to 3600")
+                valid = false
+            }
+        }
+        if let probes = object["halfOpenProbes"] {
+            if let count = probes.intValue, (1...100).contains(count) { settings.halfOpenProbes = count } else {
+                problem("\(path).halfOpenProbes", "must be a whole number from 1 to 100")
+                valid = false
+            }
+        }
+        return valid ? settings : nil
+    }
+
+    static let middlewareKeys: Set<String> = ["name", "options", "description"]
+
+    /// An instance's `middlewares` array: each entry names a registered middleware and gives its options, which
+    /// the middleware's factory checks now (it is built again, the same way, when the gateway is).
+    mutating func loadMiddlewares(_ value: JSONValue, path: String) -> [MiddlewareReference]? {
+        guard let entries = value.arrayValue else {
+            problem(path, "must be an array of {\"name\": …, \"options\": {…}} objects, not \(value.typeName)")
+            return nil
+        }
+        var references: [MiddlewareReference] = []
+        var valid = true
+        for (index, entry) in entries.enumerated() {
+            let entryPath = "\(path)[\(index)]"
+            guard let object = entry.objectValue else {
+                problem(entryPath, "must be an object with \"name\" and \"options\", not \(entry.typeName)")
+                valid = false
+                continue
+            }
+            checkUnknownKeys(object, allowed: Self.middlewareKeys, path: entryPath)
+            let known = registry.middlewareFactories.keys.sorted().joined(separator: ", ")
+            guard let name = object["name"]?.stringValue else {
+                problem("\(entryPath).name", "is required: the name of a registered middleware (\(known))")
+                valid = false
+                continue
+            }
+            guard let factory = registry.middlewareFactory(named: name) else {
+                problem("\(entryPath).name", "no middleware is registered as \"\(SafeText.scrub(name, maxLength: 60))\"; known: \(known)")
+                valid = false
+                continue
+            }
+            var options: [String: JSONValue] = [:]
+            if let optionsValue = object["options"] {
+                guard let optionsObject = optionsValue.objectValue else {
+                    problem("\(entryPath).options", "must be an object, not \(optionsValue.typeName)")
+                    valid = false
+                    continue
+                }
+                options = optionsObject
+            }
+            do {
+                _ = try factory.make(options)
+            } catch let error as CardGatewayError {
+                let field = error.fieldErrors.first?.field ?? ""
+                problem(field.isEmpty ? "\(entryPath).options" : "\(entryPath).options.\(field)", error.message)
+                valid = false
+                continue
+            } catch {
+                problem("\(entryPath).options", "the \(name) middleware cannot be built from these options (\(type(of: error)))")
+                valid = false
+                continue
+            }
+            references.append(MiddlewareReference(name: name, options: options))
+        }
+        return valid ? references : nil
     }
 
     mutating func checkOptions(_ options: [String: JSONValue], factory: ProviderFactory, path: String) -> Bool {

@@ -11,10 +11,18 @@ public struct ProviderInstanceConfiguration: Sendable {
     public var options: [String: JSONValue]
     public var timeout: Duration
     public var retry: RetryPolicy
+    /// The middlewares configuration names for this instance, in order, by their registered names.
+    public var middlewares: [MiddlewareReference]
+    /// The instance's circuit breaker (on by default).
+    public var circuitBreaker: CircuitBreakerSettings
+    /// The most requests the instance may have in flight at once (its bulkhead).
+    public var maxConcurrentRequests: Int
 
     public init(
         name: String, kind: ProviderKind, environment: String?, baseURL: URL, credentials: [String: Secret],
-        options: [String: JSONValue] = [:], timeout: Duration = .seconds(30), retry: RetryPolicy = .default
+        options: [String: JSONValue] = [:], timeout: Duration = .seconds(30), retry: RetryPolicy = .default,
+        middlewares: [MiddlewareReference] = [], circuitBreaker: CircuitBreakerSettings = .default,
+        maxConcurrentRequests: Int = Bulkhead.defaultLimit
     ) {
         self.name = name
         self.kind = kind
@@ -24,11 +32,14 @@ public struct ProviderInstanceConfiguration: Sendable {
         self.options = options
         self.timeout = timeout
         self.retry = retry
+        self.middlewares = middlewares
+        self.circuitBreaker = circuitBreaker
+        self.maxConcurrentRequests = maxConcurrentRequests
     }
 }
 
 /// One problem found while loading configuration: where (a JSON path) and what (a plain sentence).
-public struct ConfigurationProblem: Sendable, Equatable, Codable, CustomStringConvertible {
+public struct ConfigurationProblem: Error, Sendable, Equatable, Codable, CustomStringConvertible {
     public var path: String
     public var message: String
 

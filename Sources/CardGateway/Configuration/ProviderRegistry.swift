@@ -32,6 +32,31 @@ public struct OptionSpec: Sendable, Equatable {
         self.allowedValues = allowedValues
         self.summary = summary
     }
+
+    /// The option named by one of an options struct's coding keys, so the name is written once.
+    public init(_ key: some CodingKey, type: ValueType, required: Bool = false, allowedValues: [String] = [], summary: String = "") {
+        self.init(key.stringValue, type: type, required: required, allowedValues: allowedValues, summary: summary)
+    }
+}
+
+/// An adapter's options as one typed value: a `Decodable` struct whose coding keys are the option names. The
+/// configuration loader checks each option against ``specs`` (type, allowed values, unknown keys) and then
+/// decodes the struct, so a problem in either is reported at load with its JSON path; the adapter receives
+/// the decoded struct and reads no option by name.
+///
+/// Checks beyond the specs (a number's range, say) belong in `init(from:)`: throw
+/// `DecodingError.dataCorruptedError(forKey:in:debugDescription:)` and the description becomes the problem's
+/// message at that option's path.
+public protocol ProviderOptions: Decodable, Sendable {
+    /// Each option, for validation and documentation; build them from the coding keys
+    /// (``OptionSpec/init(_:type:required:allowedValues:summary:)-(CodingKey,_,_,_,_)``).
+    static var specs: [OptionSpec] { get }
+}
+
+/// For adapters that take no options.
+public struct NoProviderOptions: ProviderOptions, Equatable {
+    public static let specs: [OptionSpec] = []
+    public init() {}
 }
 
 /// What an adapter module registers: its kind, what it can do, its documented environments, the
@@ -45,6 +70,24 @@ public struct ProviderFactory: Sendable {
     public var options: [OptionSpec]
     public var defaultTimeout: Duration
     public var make: @Sendable (ProviderSetup) throws -> any CardProvider
+    /// Decodes the instance's options into the adapter's ``ProviderOptions`` type, for the loader's check;
+    /// nil for factories that declare options as specs only.
+    public var checkOptions: (@Sendable ([String: JSONValue]) throws -> Void)?
+
+    /// A factory whose options are a typed struct: `make` receives it decoded.
+    public init<Options: ProviderOptions>(
+        kind: ProviderKind, descriptor: ProviderDescriptor, environments: [String: URL], credentials: [CredentialSpec],
+        options: Options.Type, defaultTimeout: Duration = .seconds(30),
+        make: @escaping @Sendable (ProviderSetup, Options) throws -> any CardProvider
+    ) {
+        self.init(
+            kind: kind, descriptor: descriptor, environments: environments, credentials: credentials, options: Options.specs,
+            defaultTimeout: defaultTimeout
+        ) { setup in
+            try make(setup, try setup.options(Options.self))
+        }
+        self.checkOptions = { options in _ = try ProviderSetup.decode(Options.self, from: options, instance: nil) }
+    }
 
     public init(
         kind: ProviderKind, descriptor: ProviderDescriptor, environments: [String: URL], credentials: [CredentialSpec],
@@ -58,6 +101,7 @@ public struct ProviderFactory: Sendable {
         self.options = options
         self.defaultTimeout = defaultTimeout
         self.make = make
+        self.checkOptions = nil
     }
 }
 
@@ -94,19 +138,62 @@ public struct ProviderSetup: Sendable {
 
     public func optionalCredential(_ name: String) -> Secret? { configuration.credentials[name] }
 
+    /// The instance's options decoded as the adapter's type. Throws `invalidConfiguration` with the option's
+    /// path when they do not decode.
+    public func options<Options: ProviderOptions>(_ type: Options.Type) throws -> Options {
+        try Self.decode(type, from: configuration.options, instance: instance)
+    }
+
+    static func decode<Options: ProviderOptions>(_ type: Options.Type, from options: [String: JSONValue], instance: String?) throws -> Options {
+        do {
+            let data = try JSONEncoder().encode(JSONValue.object(options))
+            return try JSONDecoder().decode(type, from: data)
+        } catch let error as DecodingError {
+            let (key, message) = Self.describe(error)
+            let field = key.map { "options.\($0)" } ?? "options"
+            throw CardGatewayError(
+                .invalidConfiguration, instance.map { "providers.\($0).\(field): \(message)" } ?? "\(field): \(message)",
+                provider: instance, fieldErrors: [.init(field: field, message: message)]
+            )
+        }
+    }
+
+    /// The option a decoding error is about, and what is wrong, in the loader's words.
+    private static func describe(_ error: DecodingError) -> (key: String?, message: String) {
+        switch error {
+        case .keyNotFound(let key, _): return (key.stringValue, "is required")
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return (context.codingPath.first?.stringValue, "has the wrong type")
+        case .dataCorrupted(let context):
+            return (context.codingPath.first?.stringValue, context.debugDescription.isEmpty ? "is not valid" : context.debugDescription)
+        @unknown default: return (nil, "could not be read")
+        }
+    }
+
     public func stringOption(_ name: String) -> String? { configuration.options[name]?.stringValue }
     public func boolOption(_ name: String) -> Bool? { configuration.options[name]?.boolValue }
     public func intOption(_ name: String) -> Int? { configuration.options[name]?.intValue }
 }
 
-/// The provider kinds the gateway knows. Adapter modules add theirs (`registry.register(.stripe)`); the core
-/// knows none by itself.
+/// The provider kinds the gateway knows, and the middlewares configuration may name. Adapter modules add their
+/// kinds (`registry.register(.stripe)`); the core knows no kind by itself, and one middleware
+/// (``MiddlewareFactory/headers``).
 public struct ProviderRegistry: Sendable {
     public private(set) var factories: [ProviderKind: ProviderFactory] = [:]
+    public private(set) var middlewareFactories: [String: MiddlewareFactory] = [:]
 
     public init(_ factories: [ProviderFactory] = []) {
         for factory in factories { register(factory) }
+        register(middleware: .headers)
     }
+
+    /// Lets configuration name a middleware (`"middlewares": [{"name": …}]` in a provider instance). A later
+    /// registration under the same name replaces the earlier one.
+    public mutating func register(middleware factory: MiddlewareFactory) {
+        middlewareFactories[factory.name] = factory
+    }
+
+    public func middlewareFactory(named name: String) -> MiddlewareFactory? { middlewareFactories[name] }
 
     public mutating func register(_ factory: ProviderFactory) {
         factories[factory.kind] = factory

@@ -295,7 +295,7 @@ extension CardGateway {
                 let ref = try Self.ledgerDecoder.decode(CardRef.self, from: data)
                 var readContext = context
                 readContext.idempotencyKey = nil
-                return try await attributed(instance) { try await provider.card(ref, context: readContext) }
+                return try await attributed(instance, .card) { try await provider.card(ref, context: readContext) }
             },
             send: send
         )

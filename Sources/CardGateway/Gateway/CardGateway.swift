@@ -1,5 +1,7 @@
 import Foundation
+import CoreMetrics
 import Logging
+import Tracing
 
 /// How a call picks its provider instance: by routing a key, or by naming the instance.
 public enum RouteTarget: Sendable, Equatable, CustomStringConvertible {
@@ -19,6 +21,10 @@ public struct ProviderInstance: Sendable {
     public let name: String
     public let configuration: ProviderInstanceConfiguration
     public let provider: any CardProvider
+    /// The instance's circuit breaker: its ``CircuitBreaker/state`` says whether calls go through.
+    public let breaker: CircuitBreaker
+    /// The instance's limit on requests in flight.
+    public let bulkhead: Bulkhead
 
     public var kind: ProviderKind { configuration.kind }
     public var descriptor: ProviderDescriptor { provider.descriptor }
@@ -30,7 +36,7 @@ public struct ProviderInstance: Sendable {
 /// var registry = ProviderRegistry()
 /// registry.register(.stripe)
 /// let configuration = try GatewayConfiguration.load(contentsOf: url, registry: registry)
-/// let gateway = try CardGateway(configuration: configuration, registry: registry)
+/// let gateway = try CardGateway(configuration: configuration, registry: registry)   // CardGatewayAsyncHTTPClient's default transport
 /// let offer = try await gateway.provisioningOffer(for: CardRef(id: "ic_123"), wallet: .applePay,
 ///                                                 via: .key(RouteKey(issuer: "stripe-us")))
 /// ```
@@ -39,6 +45,8 @@ public struct CardGateway: Sendable {
     public let router: Router
     public let instances: [String: ProviderInstance]
     public let credentialStore: any CredentialReferenceStore
+    /// Where metrics and spans go.
+    public let observability: GatewayObservability
     private let logger: Logger
     /// Where writes with an idempotency key are recorded, so each reaches its provider at most once; in memory
     /// unless set with ``using(ledger:journal:ledgerPolicy:)``.
@@ -50,22 +58,30 @@ public struct CardGateway: Sendable {
     /// Builds one adapter per configured instance.
     ///
     /// - Parameters:
-    ///   - transport: how requests travel; AsyncHTTPClient on ``AsyncHTTPClientTransport/sharedClient`` (never follows redirects) by default.
+    ///   - transport: how requests travel. `CardGatewayAsyncHTTPClient` has the default one
+    ///     (`AsyncHTTPClientTransport`) and an initialiser without this parameter that uses it.
     ///   - logger: where the gateway logs (never secrets or card data); nothing by default.
     ///   - credentialStore: where stored-credential references are kept; in memory by default.
+    ///   - middlewares: middlewares this program adds to an instance in code, run after those its configuration
+    ///     names (see ``ProviderMiddleware`` for where each placement runs); none by default.
+    ///   - observability: where metrics and spans go; by default what the program bootstrapped.
     public init(
-        configuration: GatewayConfiguration, registry: ProviderRegistry, transport: any HTTPTransport = AsyncHTTPClientTransport(),
+        configuration: GatewayConfiguration, registry: ProviderRegistry, transport: any HTTPTransport,
         logger: Logger = OperationContext.noopLogger, credentialStore: any CredentialReferenceStore = InMemoryCredentialReferenceStore(),
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() },
+        middlewares: @Sendable (ProviderInstanceConfiguration) -> InstanceMiddlewares = { _ in .none },
+        observability: GatewayObservability = .bootstrapped
     ) throws {
         let built = Self.buildInstances(
-            configuration: configuration, registry: registry, transport: transport, logger: logger, credentialStore: credentialStore, now: now
+            configuration: configuration, registry: registry, transport: transport, logger: logger, credentialStore: credentialStore, now: now,
+            middlewares: middlewares, observability: observability
         )
         guard built.problems.isEmpty else { throw ConfigurationError(problems: built.problems).gatewayError }
         self.configuration = configuration
         self.router = Router(routes: configuration.routes)
         self.instances = built.instances
         self.credentialStore = credentialStore
+        self.observability = observability
         self.logger = logger
     }
 
@@ -75,14 +91,16 @@ public struct CardGateway: Sendable {
     public static func problems(in configuration: GatewayConfiguration, registry: ProviderRegistry) -> [ConfigurationProblem] {
         buildInstances(
             configuration: configuration, registry: registry, transport: RefusingTransport(), logger: OperationContext.noopLogger,
-            credentialStore: InMemoryCredentialReferenceStore(), now: { Date() }
+            credentialStore: InMemoryCredentialReferenceStore(), now: { Date() }, middlewares: { _ in .none },
+            observability: GatewayObservability(metrics: NOOPMetricsHandler.instance, tracer: NoOpTracer())
         ).problems
     }
 
     /// Builds every instance, collecting the problems of all of them rather than stopping at the first.
     private static func buildInstances(
         configuration: GatewayConfiguration, registry: ProviderRegistry, transport: any HTTPTransport, logger: Logger,
-        credentialStore: any CredentialReferenceStore, now: @escaping @Sendable () -> Date
+        credentialStore: any CredentialReferenceStore, now: @escaping @Sendable () -> Date,
+        middlewares: @Sendable (ProviderInstanceConfiguration) -> InstanceMiddlewares, observability: GatewayObservability
     ) -> (instances: [String: ProviderInstance], problems: [ConfigurationProblem]) {
         var instances: [String: ProviderInstance] = [:]
         var problems: [ConfigurationProblem] = []
@@ -93,12 +111,46 @@ public struct CardGateway: Sendable {
                 continue
             }
             var instanceLogger = logger
-            instanceLogger[metadataKey: "provider"] = .string(name)
+            instanceLogger[metadataKey: "cardgateway.provider"] = .string(name)
+            let configured: InstanceMiddlewares
+            do {
+                configured = try Self.configuredMiddlewares(instanceConfiguration.middlewares, registry: registry)
+            } catch let problem as ConfigurationProblem {
+                problems.append(ConfigurationProblem(path: "\(path).middlewares\(problem.path)", message: problem.message))
+                continue
+            } catch {
+                problems.append(ConfigurationProblem(path: path + ".middlewares", message: "a middleware could not be built"))
+                continue
+            }
+            let added = middlewares(instanceConfiguration)
+            // The gateway's own per-attempt steps come first: a breaker that is open refuses before the bulkhead
+            // is asked for a slot, and neither holds a slot for a call that will not be sent.
+            let dimensions = [
+                (GatewayObservability.Dimensions.kind, instanceConfiguration.kind.name), (GatewayObservability.Dimensions.instance, name),
+            ]
+            let metrics = observability.metrics
+            let breakerGauge = Gauge(label: GatewayObservability.Names.breakerState, dimensions: dimensions, factory: metrics)
+            breakerGauge.record(0)
+            let breaker = CircuitBreaker(instance: name, settings: instanceConfiguration.circuitBreaker, logger: instanceLogger, onStateChange: { _, to in
+                switch to {
+                case .closed: breakerGauge.record(0)
+                case .halfOpen: breakerGauge.record(1)
+                case .open: breakerGauge.record(2)
+                }
+                Counter(label: GatewayObservability.Names.breakerTransitions, dimensions: dimensions + [(GatewayObservability.Dimensions.to, to.name)], factory: metrics)
+                    .increment()
+            })
+            let inFlight = Gauge(label: GatewayObservability.Names.inFlight, dimensions: dimensions, factory: metrics)
+            let bulkhead = Bulkhead(instance: name, limit: instanceConfiguration.maxConcurrentRequests) { inFlight.record($0) }
+            let reliability: [any ProviderMiddleware] = [
+                CircuitBreakerMiddleware(breaker), BulkheadMiddleware(bulkhead), AttemptTelemetryMiddleware(observability: observability),
+            ]
             let http: ProviderHTTPClient
             do {
                 http = try ProviderHTTPClient(
                     instance: name, kind: instanceConfiguration.kind, baseURL: instanceConfiguration.baseURL, transport: transport,
-                    timeout: instanceConfiguration.timeout, retry: instanceConfiguration.retry, logger: instanceLogger
+                    timeout: instanceConfiguration.timeout, retry: instanceConfiguration.retry, logger: instanceLogger,
+                    requestMiddlewares: configured.request + added.request, attemptMiddlewares: reliability + configured.attempt + added.attempt
                 )
             } catch let error as CardGatewayError {
                 problems.append(ConfigurationProblem(path: path + ".baseURL", message: error.message))
@@ -110,7 +162,7 @@ public struct CardGateway: Sendable {
             do {
                 let setup = ProviderSetup(configuration: instanceConfiguration, http: http, logger: instanceLogger, credentialStore: credentialStore, now: now)
                 let provider = try factory.make(setup)
-                instances[name] = ProviderInstance(name: name, configuration: instanceConfiguration, provider: provider)
+                instances[name] = ProviderInstance(name: name, configuration: instanceConfiguration, provider: provider, breaker: breaker, bulkhead: bulkhead)
             } catch let error as CardGatewayError {
                 if error.fieldErrors.isEmpty {
                     problems.append(ConfigurationProblem(path: path, message: error.message))
@@ -122,6 +174,26 @@ public struct CardGateway: Sendable {
             }
         }
         return (instances, problems)
+    }
+
+    /// Builds the middlewares an instance's configuration names, split by placement. Throws a
+    /// ``ConfigurationProblem`` whose path is relative to the `middlewares` array (`[0].name`).
+    private static func configuredMiddlewares(_ references: [MiddlewareReference], registry: ProviderRegistry) throws -> InstanceMiddlewares {
+        var built = InstanceMiddlewares()
+        for (index, reference) in references.enumerated() {
+            guard let factory = registry.middlewareFactory(named: reference.name) else {
+                throw ConfigurationProblem(path: "[\(index)].name", message: "no middleware is registered as \"\(SafeText.scrub(reference.name, maxLength: 60))\"")
+            }
+            let middleware: any ProviderMiddleware
+            do { middleware = try factory.make(reference.options) } catch let error as CardGatewayError {
+                throw ConfigurationProblem(path: "[\(index)].options", message: error.message)
+            }
+            switch factory.placement {
+            case .attempt: built.attempt.append(middleware)
+            default: built.request.append(middleware)
+            }
+        }
+        return built
     }
 
     public func instance(named name: String) -> ProviderInstance? { instances[name] }
@@ -167,8 +239,51 @@ public struct CardGateway: Sendable {
         return (instance, provider)
     }
 
-    /// Runs `body` and names the instance in any error it throws.
-    func attributed<T>(_ instance: ProviderInstance, _ body: () async throws -> T) async throws -> T {
+    /// Runs `body` in the operation's span, records its duration and outcome, and names the instance in any
+    /// error it throws.
+    func attributed<T>(_ instance: ProviderInstance, _ operation: GatewayOperation, _ body: () async throws -> T) async throws -> T {
+        let started = ContinuousClock.now
+        var failure: (any Error)?
+        defer {
+            let dimensions = [
+                (GatewayObservability.Dimensions.kind, instance.kind.name), (GatewayObservability.Dimensions.instance, instance.name),
+                (GatewayObservability.Dimensions.operation, operation.rawValue),
+                (GatewayObservability.Dimensions.outcome, GatewayObservability.outcome(of: failure)),
+            ]
+            Timer(label: GatewayObservability.Names.operationDuration, dimensions: dimensions, factory: observability.metrics)
+                .recordNanoseconds(AttemptTelemetryMiddleware.nanoseconds(ContinuousClock.now - started))
+            Counter(label: GatewayObservability.Names.operations, dimensions: dimensions, factory: observability.metrics).increment()
+            if let failure {
+                logger.warning("gateway operation failed", metadata: [
+                    "cardgateway.provider": .string(instance.name), "cardgateway.operation": .string(operation.rawValue),
+                    "cardgateway.outcome": .string(GatewayObservability.outcome(of: failure)),
+                ])
+            }
+        }
+        do {
+            return try await observability.tracer.withSpan("cardgateway.\(operation.rawValue)", ofKind: .internal) { span in
+                span.attributes["cardgateway.provider.instance"] = instance.name
+                span.attributes["cardgateway.provider.kind"] = instance.kind.name
+                span.attributes["cardgateway.operation"] = operation.rawValue
+                do {
+                    let value = try await attributedBody(instance, body)
+                    span.attributes["cardgateway.outcome"] = "success"
+                    return value
+                } catch {
+                    span.attributes["cardgateway.outcome"] = GatewayObservability.outcome(of: error)
+                    if let gatewayError = error as? CardGatewayError, let requestID = gatewayError.requestID {
+                        span.attributes["cardgateway.provider.request_id"] = requestID
+                    }
+                    throw error
+                }
+            }
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    private func attributedBody<T>(_ instance: ProviderInstance, _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as CardGatewayError {
@@ -188,14 +303,14 @@ public struct CardGateway: Sendable {
 
     public func card(_ ref: CardRef, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
         let (instance, provider) = try capability((any CardLookup).self, target, .card)
-        var card = try await attributed(instance) { try await provider.card(ref, context: context) }
+        var card = try await attributed(instance, .card) { try await provider.card(ref, context: context) }
         card.provider = instance.name
         return card
     }
 
     public func listCards(_ query: CardQuery, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> CardPage {
         let (instance, provider) = try capability((any CardService).self, target, .listCards)
-        var page = try await attributed(instance) { try await provider.listCards(query, context: context) }
+        var page = try await attributed(instance, .listCards) { try await provider.listCards(query, context: context) }
         for index in page.cards.indices { page.cards[index].provider = instance.name }
         return page
     }
@@ -205,7 +320,7 @@ public struct CardGateway: Sendable {
         var card = try await ledgeredCard(
             .createCard, instance, provider: provider, fingerprint: LedgerFingerprint.createCard(request, instance: instance.name), context: context
         ) {
-            try await attributed(instance) { try await provider.createCard(request, context: context) }
+            try await attributed(instance, .createCard) { try await provider.createCard(request, context: context) }
         }
         card.provider = instance.name
         return card
@@ -216,7 +331,7 @@ public struct CardGateway: Sendable {
         var card = try await ledgeredCard(
             .activateCard, instance, provider: provider, fingerprint: LedgerFingerprint.activateCard(request, instance: instance.name), context: context
         ) {
-            try await attributed(instance) { try await provider.activateCard(request, context: context) }
+            try await attributed(instance, .activateCard) { try await provider.activateCard(request, context: context) }
         }
         card.provider = instance.name
         return card
@@ -227,7 +342,7 @@ public struct CardGateway: Sendable {
         var card = try await ledgeredCard(
             .updateCard, instance, provider: provider, fingerprint: LedgerFingerprint.updateCard(request, instance: instance.name), context: context
         ) {
-            try await attributed(instance) { try await provider.updateCard(request, context: context) }
+            try await attributed(instance, .updateCard) { try await provider.updateCard(request, context: context) }
         }
         card.provider = instance.name
         return card
@@ -235,7 +350,7 @@ public struct CardGateway: Sendable {
 
     public func programs(customer: String?, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> [CardProgram] {
         let (instance, provider) = try capability((any CardService).self, target, .programs)
-        return try await attributed(instance) { try await provider.programs(customer: customer, context: context) }
+        return try await attributed(instance, .programs) { try await provider.programs(customer: customer, context: context) }
     }
 
     // MARK: Wallet provisioning
@@ -251,14 +366,14 @@ public struct CardGateway: Sendable {
         for card: CardRef, wallet: Wallet, instance: ProviderInstance, provider: any WalletProvisioning, context: OperationContext
     ) async throws -> ProvisioningOffer {
         guard let flow = instance.descriptor.provisioningFlows[wallet] else {
-            let card = try await attributed(instance) { try await provider.card(card, context: context) }
+            let card = try await attributed(instance, .provisioningOffer) { try await provider.card(card, context: context) }
             return ProvisioningOffer(
                 card: card.ref, provider: instance.name, wallet: wallet, eligible: false, ineligibleReason: .walletNotSupported(wallet),
                 flow: nil, cardholderName: card.cardholderName, lastFour: card.lastFour, network: card.scheme, expiry: card.expiry,
                 existingTokens: card.walletTokens
             )
         }
-        var offer = try await attributed(instance) { try await provider.offer(for: card, wallet: wallet, context: context) }
+        var offer = try await attributed(instance, .provisioningOffer) { try await provider.offer(for: card, wallet: wallet, context: context) }
         offer.provider = instance.name
         if offer.flow == nil { offer.flow = flow }
         return offer
@@ -273,7 +388,7 @@ public struct CardGateway: Sendable {
             throw CardGatewayError.invalidRequest("\(instance.name) provisions \(request.wallet) by the \(flow) flow, but the request carries \(request.input.flow) input", field: "input")
         }
         return try await journaled(.provision, instance, card: request.card.id, wallet: request.wallet, context: context) {
-            try await attributed(instance) { try await provider.provision(request, context: context) }
+            try await attributed(instance, .provision) { try await provider.provision(request, context: context) }
         }
     }
 
@@ -283,7 +398,7 @@ public struct CardGateway: Sendable {
             try await ledgered(
                 .confirmProvisioning, instance, fingerprint: LedgerFingerprint.confirmProvisioning(confirmation, instance: instance.name), context: context,
                 encode: { Data("{}".utf8) }, replay: { _ in },
-                send: { try await attributed(instance) { try await provider.confirm(confirmation, context: context) } }
+                send: { try await attributed(instance, .confirmProvisioning) { try await provider.confirm(confirmation, context: context) } }
             )
         }
     }
@@ -300,7 +415,7 @@ public struct CardGateway: Sendable {
         let (instance, provider) = try capability((any StoredCredentials).self, target, .clientSession)
         let reference: String? = if case .reuse(let reference) = request.intent { reference } else { nil }
         return try await journaled(.clientSession, instance, card: reference, context: context) {
-            try await attributed(instance) { try await provider.clientSession(request, context: context) }
+            try await attributed(instance, .clientSession) { try await provider.clientSession(request, context: context) }
         }
     }
 
@@ -327,7 +442,7 @@ public struct CardGateway: Sendable {
         _ token: Secret, customer: String?, consent: CardholderConsent?, instance: ProviderInstance, provider: any StoredCredentials,
         context: OperationContext
     ) async throws -> StoredCredential {
-        var credential = try await attributed(instance) { try await provider.verifyResult(token, context: context) }
+        var credential = try await attributed(instance, .verifyResult) { try await provider.verifyResult(token, context: context) }
         credential.provider = instance.name
         if credential.customer == nil { credential.customer = customer }
         if let consent { credential.consentRecordedAt = consent.recordedAt }
@@ -353,7 +468,7 @@ public struct CardGateway: Sendable {
                 encode: { try Self.ledgerEncoder.encode($0) },
                 replay: { try Self.ledgerDecoder.decode(ChargeResult.self, from: $0) },
                 send: {
-                    let result = try await attributed(instance) { try await provider.charge(request, context: context) }
+                    let result = try await attributed(instance, .charge) { try await provider.charge(request, context: context) }
                     await markUsed(request.reference, instance: instance, context: context)
                     return result
                 }
@@ -369,6 +484,17 @@ public struct CardGateway: Sendable {
         guard let verifier = instance.provider as? any WebhookVerifying else {
             throw CardGatewayError(.unsupported, "\(name) does not verify webhooks", provider: name, providerKind: instance.kind)
         }
+        var outcome = "accepted"
+        defer {
+            Counter(
+                label: GatewayObservability.Names.webhooks,
+                dimensions: [
+                    (GatewayObservability.Dimensions.kind, instance.kind.name), (GatewayObservability.Dimensions.instance, name),
+                    (GatewayObservability.Dimensions.outcome, outcome),
+                ],
+                factory: observability.metrics
+            ).increment()
+        }
         do {
             return try verifier.verify(delivery, now: now).map { event in
                 var event = event
@@ -376,8 +502,10 @@ public struct CardGateway: Sendable {
                 return event
             }
         } catch let error as CardGatewayError {
+            outcome = error.code.rawValue
             throw error.attributed(to: name, kind: instance.kind)
         } catch {
+            outcome = CardGatewayError.Code.signatureInvalid.rawValue
             throw CardGatewayError(
                 .signatureInvalid, "the \(instance.kind) webhook could not be verified (\(type(of: error)))", provider: name, providerKind: instance.kind
             )

@@ -25,20 +25,29 @@ public struct GatewayEvent: Sendable, Equatable {
 
     /// The provider's event id.
     public var id: String
+    /// The provider instance that verified it, when the gateway did.
     public var provider: String?
-    public var kind: ProviderKind
+    /// Which provider's kind sent it (`.stripe`, `.adyen`…).
+    public var providerKind: ProviderKind
     public var occurredAt: Date?
     /// The provider's event type, verbatim.
     public var providerType: String
     public var event: Kind
 
-    public init(id: String, provider: String? = nil, kind: ProviderKind, occurredAt: Date?, providerType: String, event: Kind) {
+    public init(id: String, provider: String? = nil, providerKind: ProviderKind, occurredAt: Date?, providerType: String, event: Kind) {
         self.id = id
         self.provider = provider
-        self.kind = kind
+        self.providerKind = providerKind
         self.occurredAt = occurredAt
         self.providerType = providerType
         self.event = event
+    }
+
+    /// The old name of ``providerKind``.
+    @available(*, deprecated, renamed: "providerKind")
+    public var kind: ProviderKind {
+        get { providerKind }
+        set { providerKind = newValue }
     }
 }
 

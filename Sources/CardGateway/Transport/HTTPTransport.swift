@@ -13,7 +13,7 @@ public struct TransportResponse: Sendable {
 }
 
 /// Sends one HTTP request. Adapters never own sockets: they build requests and read responses, and a
-/// transport moves them. The default is ``AsyncHTTPClientTransport``; tests use scripted transports.
+/// transport moves them. The default, `AsyncHTTPClientTransport`, is in `CardGatewayAsyncHTTPClient`; tests use scripted transports.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` with `body` and returns the response, or throws ``TransportError``.
     func send(_ request: HTTPRequest, body: Data?, timeout: Duration) async throws -> TransportResponse

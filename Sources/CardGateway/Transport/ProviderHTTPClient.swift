@@ -147,9 +147,9 @@ public struct ProviderHTTPClient: Sendable {
     /// when no response came.
     public func send(_ request: ProviderRequest, context: OperationContext) async throws -> ProviderResponse {
         var logger = context.logger.label == OperationContext.noopLogger.label ? self.logger : context.logger
-        logger[metadataKey: "provider"] = .string(instance)
-        logger[metadataKey: "provider.kind"] = .string(kind.name)
-        logger[metadataKey: "operation"] = .string(request.operation)
+        logger[metadataKey: "cardgateway.provider"] = .string(instance)
+        logger[metadataKey: "cardgateway.provider.kind"] = .string(kind.name)
+        logger[metadataKey: "cardgateway.operation"] = .string(request.operation)
         if let requestID = context.requestID { logger[metadataKey: "request.id"] = .string(requestID) }
         let callContext = ProviderCallContext(
             instance: instance, kind: kind, baseURL: baseURL, operation: context, logger: logger, attemptTimeout: timeout
@@ -306,21 +306,27 @@ struct RetryStep: ProviderMiddleware {
     }
 }
 
-/// One debug line before and after each attempt: method, path (ids escaped, no query), status, duration.
+/// One debug line per attempt, once it ended: "provider attempt" with the method, the path (ids escaped, no
+/// query), the attempt number, the status or the transport failure's kind, and the duration. Never a body or a
+/// header value.
 struct AttemptLogStep: ProviderMiddleware {
     func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
         let logger = context.logger
         let started = ContinuousClock.now
-        logger.debug("provider request", metadata: ["http.method": .string(request.method.rawValue), "http.path": .string(request.path), "attempt": .stringConvertible(context.attempt)])
+        var metadata: Logger.Metadata = [
+            "http.request.method": .string(request.method.rawValue), "url.path": .string(request.path),
+            "attempt": .stringConvertible(context.attempt),
+        ]
         do {
             let response = try await next(request, context)
-            logger.debug("provider response", metadata: [
-                "http.status": .stringConvertible(response.status), "attempt": .stringConvertible(context.attempt),
-                "duration.ms": .stringConvertible((ContinuousClock.now - started).milliseconds),
-            ])
+            metadata["http.response.status_code"] = .stringConvertible(response.status)
+            metadata["duration.ms"] = .stringConvertible((ContinuousClock.now - started).milliseconds)
+            logger.debug("provider attempt", metadata: metadata)
             return response
         } catch let error as TransportError {
-            logger.debug("provider transport failure", metadata: ["error.kind": .string(error.kind.rawValue), "attempt": .stringConvertible(context.attempt)])
+            metadata["error.type"] = .string(error.kind.rawValue)
+            metadata["duration.ms"] = .stringConvertible((ContinuousClock.now - started).milliseconds)
+            logger.debug("provider attempt", metadata: metadata)
             throw error
         }
     }

@@ -50,13 +50,43 @@ public struct RetryPolicy: Sendable, Equatable {
             }
             return .seconds(min(seconds, retryAfterCeiling))
         }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: trimmed) else { return nil }
+        guard let date = HTTPDate.parse(trimmed) else { return nil }
         let interval = date.timeIntervalSince(now)
         guard interval.isFinite, interval > 0 else { return .zero }
         return .milliseconds(Int64(min(interval, Double(retryAfterCeiling)) * 1000))
+    }
+}
+
+/// RFC 9110's preferred HTTP date, IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), parsed by arithmetic: no
+/// formatter or calendar is built per call, and nothing is shared between threads.
+enum HTTPDate {
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private static let weekdays: Set<Substring> = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+    static func parse(_ text: String) -> Date? {
+        // "Sun, 06 Nov 1994 08:49:37 GMT": six space-separated parts.
+        let parts = text.split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 6, parts[0].count == 4, parts[0].last == ",", weekdays.contains(parts[0].dropLast()), parts[5] == "GMT",
+            parts[1].count == 2, let day = Int(parts[1]), (1...31).contains(day),
+            let monthIndex = months.firstIndex(where: { $0 == parts[2] }),
+            parts[3].count == 4, let year = Int(parts[3]), year >= 1970
+        else { return nil }
+        let clock = parts[4].split(separator: ":", omittingEmptySubsequences: false)
+        guard clock.count == 3, clock.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
+            let hour = Int(clock[0]), let minute = Int(clock[1]), let second = Int(clock[2]),
+            (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
+        else { return nil }
+        let days = daysSinceEpoch(year: year, month: monthIndex + 1, day: day)
+        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3_600 + minute * 60 + second))
+    }
+
+    /// Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
+    static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 }

@@ -178,7 +178,7 @@ struct ReferenceProvider: CardService, WalletProvisioning, WebhookVerifying {
         struct Event: Decodable { var id: String; var card: String; var customer: String; var status: String }
         let event = try decode(Event.self, delivery.body)
         let status: CardStatus = event.status == "LOCKED" ? .locked : event.status == "ACTIVE" ? .active : .unknown
-        return [GatewayEvent(id: event.id, kind: Self.kind, occurredAt: Date(timeIntervalSince1970: timestamp), providerType: "card.status",
+        return [GatewayEvent(id: event.id, providerKind: Self.kind, occurredAt: Date(timeIntervalSince1970: timestamp), providerType: "card.status",
                              event: .cardStatusChanged(CardStatusChange(card: CardRef(id: event.card, customer: event.customer), oldStatus: nil, newStatus: status, providerOldStatus: nil, providerNewStatus: event.status)))]
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Comparisons whose running time does not depend on where two byte strings differ.
+/// Comparisons whose running time does not depend on where two byte strings differ (the only implementation: core,
+/// adapters and simulators all call this one; compare strings through their `utf8` views).
 public enum ConstantTime: Sendable {
     /// True when both byte strings are equal. The time taken depends only on their lengths.
     public static func equals(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {

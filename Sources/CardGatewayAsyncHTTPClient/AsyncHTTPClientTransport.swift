@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import CardGateway
 import Foundation
 import HTTPTypes
 import NIOCore

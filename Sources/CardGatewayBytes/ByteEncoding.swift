@@ -1,6 +1,7 @@
 import Foundation
 
-/// Strict encoders and decoders for the byte encodings providers use on the wire.
+/// Strict encoders and decoders for the byte encodings providers use on the wire: the one implementation the core,
+/// the adapters, the simulation kit and the simulators share (`CardGateway` and `CardGatewaySimulation` re-export it).
 public enum ByteEncoding: Sendable {
     /// Lower-case hexadecimal.
     public static func hex(_ bytes: some Sequence<UInt8>) -> String {
@@ -58,7 +59,8 @@ public enum ByteEncoding: Sendable {
         return decodeBase64Lenient(text)
     }
 
-    private static func nibble(_ char: UInt8) -> UInt8? {
+    /// The value of one hexadecimal digit (either case); nil for any other byte.
+    public static func nibble(_ char: UInt8) -> UInt8? {
         switch char {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return char - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return char - UInt8(ascii: "a") + 10

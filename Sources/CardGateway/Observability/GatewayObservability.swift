@@ -1,0 +1,117 @@
+import CoreMetrics
+import Foundation
+import Tracing
+
+/// Where the gateway sends its metrics and spans. The library bootstraps nothing: by default it uses whatever
+/// the program bootstrapped (`MetricsSystem`, `InstrumentationSystem`), which is nothing at all until it does.
+/// Pass a factory or a tracer to keep one gateway's telemetry apart (tests do).
+///
+/// Every metric's dimensions are low-cardinality: provider kind, instance, operation, outcome code, status
+/// class. A card id, customer, amount or any value from a request never becomes a label or a span attribute.
+/// The names are listed in docs/OBSERVABILITY.md.
+public struct GatewayObservability: Sendable {
+    public var metrics: any MetricsFactory
+    public var tracer: any Tracer
+
+    public init(metrics: (any MetricsFactory)? = nil, tracer: (any Tracer)? = nil) {
+        self.metrics = metrics ?? MetricsSystem.factory
+        self.tracer = tracer ?? InstrumentationSystem.tracer
+    }
+
+    /// What the program bootstrapped (nothing, until it does).
+    public static var bootstrapped: GatewayObservability { GatewayObservability() }
+
+    // MARK: Names
+
+    /// Metric names, in one place.
+    public enum Names {
+        /// Timer: one gateway operation, routing to answer. Dimensions: kind, instance, operation, outcome.
+        public static let operationDuration = "cardgateway.operation.duration"
+        /// Counter: gateway operations. Dimensions: kind, instance, operation, outcome.
+        public static let operations = "cardgateway.operations"
+        /// Timer: one HTTP attempt to a provider. Dimensions: kind, instance, status class.
+        public static let attemptDuration = "cardgateway.provider.attempt.duration"
+        /// Counter: HTTP attempts to providers. Dimensions: kind, instance, status class.
+        public static let attempts = "cardgateway.provider.attempts"
+        /// Counter: attempts after the first of a request. Dimensions: kind, instance.
+        public static let retries = "cardgateway.provider.retries"
+        /// Gauge: 0 closed, 1 half-open, 2 open. Dimensions: kind, instance.
+        public static let breakerState = "cardgateway.breaker.state"
+        /// Counter: breaker changes of state. Dimensions: kind, instance, to.
+        public static let breakerTransitions = "cardgateway.breaker.transitions"
+        /// Gauge: requests in flight. Dimensions: kind, instance.
+        public static let inFlight = "cardgateway.provider.in_flight"
+        /// Counter: webhook verifications. Dimensions: kind, instance, outcome.
+        public static let webhooks = "cardgateway.webhook.verifications"
+    }
+
+    /// Dimension keys.
+    public enum Dimensions {
+        public static let kind = "provider.kind"
+        public static let instance = "provider.instance"
+        public static let operation = "operation"
+        public static let outcome = "outcome"
+        public static let statusClass = "http.status_class"
+        public static let to = "to"
+    }
+
+    /// `success`, or the error's normalised code.
+    static func outcome(of error: (any Error)?) -> String {
+        guard let error else { return "success" }
+        if error is CancellationError { return "cancelled" }
+        return (error as? CardGatewayError)?.code.rawValue ?? "error"
+    }
+
+    /// "2xx" … "5xx" for a status; the transport failure's kind otherwise.
+    static func statusClass(_ status: Int) -> String { "\(min(max(status / 100, 1), 5))xx" }
+}
+
+/// Per attempt: a client span in OpenTelemetry's HTTP conventions, and the attempt's timer and counters.
+struct AttemptTelemetryMiddleware: ProviderMiddleware {
+    let observability: GatewayObservability
+
+    func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
+        let base = [(GatewayObservability.Dimensions.kind, context.kind.name), (GatewayObservability.Dimensions.instance, context.instance)]
+        if context.attempt > 1 {
+            Counter(label: GatewayObservability.Names.retries, dimensions: base, factory: observability.metrics).increment()
+        }
+        let started = ContinuousClock.now
+        // The span's name is the method and the adapter's operation name, never the path: paths carry ids.
+        return try await observability.tracer.withSpan("\(request.method.rawValue) \(request.operation)", ofKind: .client) { span in
+            span.attributes["http.request.method"] = request.method.rawValue
+            span.attributes["server.address"] = context.baseURL.host ?? ""
+            if let port = context.baseURL.port { span.attributes["server.port"] = port }
+            span.attributes["http.request.resend_count"] = context.attempt - 1
+            span.attributes["cardgateway.provider.instance"] = context.instance
+            span.attributes["cardgateway.provider.kind"] = context.kind.name
+            var statusClass = "error"
+            defer {
+                let dimensions = base + [(GatewayObservability.Dimensions.statusClass, statusClass)]
+                Timer(label: GatewayObservability.Names.attemptDuration, dimensions: dimensions, factory: observability.metrics)
+                    .recordNanoseconds(Self.nanoseconds(ContinuousClock.now - started))
+                Counter(label: GatewayObservability.Names.attempts, dimensions: dimensions, factory: observability.metrics).increment()
+            }
+            do {
+                let response = try await next(request, context)
+                statusClass = GatewayObservability.statusClass(response.status)
+                span.attributes["http.response.status_code"] = response.status
+                if response.status >= 500 { span.setStatus(SpanStatus(code: .error)) }
+                return response
+            } catch let error as TransportError {
+                statusClass = error.kind.rawValue
+                span.attributes["error.type"] = error.kind.rawValue
+                span.setStatus(SpanStatus(code: .error))
+                throw error
+            } catch let error as CardGatewayError {
+                statusClass = error.code.rawValue
+                span.attributes["error.type"] = error.code.rawValue
+                span.setStatus(SpanStatus(code: .error))
+                throw error
+            }
+        }
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+    }
+}

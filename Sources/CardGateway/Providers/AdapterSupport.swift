@@ -1,0 +1,135 @@
+import Foundation
+
+/// What an HTTP status on a provider's error response means for the caller: the normalised code, whether the
+/// same request may simply be sent again, and whether the provider may have acted on it.
+public struct HTTPStatusRule: Sendable, Equatable, CustomStringConvertible {
+    public var code: CardGatewayError.Code
+    public var isRetryable: Bool
+    /// Whether the provider may have acted on the request (a 5xx may come after the work was done; a 4xx
+    /// says the request was turned away).
+    public var mayHaveBeenActedOn: Bool
+
+    public init(_ code: CardGatewayError.Code, retryable: Bool, mayHaveBeenActedOn: Bool) {
+        self.code = code
+        self.isRetryable = retryable
+        self.mayHaveBeenActedOn = mayHaveBeenActedOn
+    }
+
+    public var description: String { "\(code) (retryable: \(isRetryable), may have been acted on: \(mayHaveBeenActedOn))" }
+}
+
+/// The one default table from a provider's HTTP status to a normalised error, by the status's HTTP meaning
+/// (RFC 9110). Adapters use it for every status their provider documents nothing special for, and extend it
+/// only with what is provider-specific, each difference justified where the adapter declares it.
+///
+/// | status | code | retryable | may have been acted on |
+/// |---|---|---|---|
+/// | 400, 422 and other 4xx | invalidRequest | no | no |
+/// | 401 | authenticationFailed | no | no |
+/// | 403 | permissionDenied | no | no |
+/// | 404 | notFound | no | no |
+/// | 408 | timeout | yes | yes |
+/// | 409 | conflict | no | no |
+/// | 429 | rateLimited | yes | no |
+/// | 5xx | providerUnavailable | yes | yes |
+/// | anything else (1xx, 3xx where JSON was expected) | invalidResponse | no | yes |
+///
+/// "Retryable" is the status's own verdict; a write the provider cannot de-duplicate is still never repeated
+/// blindly (the adapters and the HTTP client see to that).
+public enum HTTPStatusTable: Sendable {
+    public static func rule(for status: Int) -> HTTPStatusRule {
+        switch status {
+        case 401: return HTTPStatusRule(.authenticationFailed, retryable: false, mayHaveBeenActedOn: false)
+        case 403: return HTTPStatusRule(.permissionDenied, retryable: false, mayHaveBeenActedOn: false)
+        case 404: return HTTPStatusRule(.notFound, retryable: false, mayHaveBeenActedOn: false)
+        case 408: return HTTPStatusRule(.timeout, retryable: true, mayHaveBeenActedOn: true)
+        case 409: return HTTPStatusRule(.conflict, retryable: false, mayHaveBeenActedOn: false)
+        case 429: return HTTPStatusRule(.rateLimited, retryable: true, mayHaveBeenActedOn: false)
+        case 400...499: return HTTPStatusRule(.invalidRequest, retryable: false, mayHaveBeenActedOn: false)
+        case 500...599: return HTTPStatusRule(.providerUnavailable, retryable: true, mayHaveBeenActedOn: true)
+        default: return HTTPStatusRule(.invalidResponse, retryable: false, mayHaveBeenActedOn: true)
+        }
+    }
+
+    /// The adapter's own rule for `status` when it has one, else the default.
+    public static func rule(for status: Int, overrides: [Int: HTTPStatusRule]) -> HTTPStatusRule {
+        overrides[status] ?? rule(for: status)
+    }
+}
+
+/// Checks on the ids callers pass, which adapters put into provider URL paths.
+public enum ProviderIDs: Sendable {
+    /// Characters that never appear in a provider's ids and that change what a URL means: path and query
+    /// delimiters, the escape character and the backslash some servers read as a slash.
+    private static let refused: Set<Unicode.Scalar> = ["/", "\\", "?", "#", "%"]
+
+    /// Adds a problem to `problems` unless `id` is a plausible provider id: 1 to `maxLength` UTF-8 bytes of
+    /// printable ASCII without spaces, `/`, `\`, `?`, `#` or `%`, and not a dot segment ("." or ".."). Every
+    /// provider's ids (Stripe's `ic_…`, Adyen's `PI…`, Bridge's and Paysafe's UUIDs, Trust Payments'
+    /// `2-9-4617572`) fit; anything else is refused before a request is built, so no id can walk to another
+    /// resource's path however a proxy normalises it.
+    ///
+    /// - Parameters:
+    ///   - what: how the message names the id ("a Stripe id"); the message never repeats the id itself.
+    public static func check(_ id: String?, field: String, what: String, maxLength: Int = 255, into problems: inout ValidationProblems) {
+        guard let id, !id.isEmpty else {
+            problems.add(field, "is required")
+            return
+        }
+        if id.utf8.count > maxLength {
+            problems.add(field, "is too long for \(what) (at most \(maxLength) characters)")
+        } else if URLEncoding.isDotSegment(id) || !id.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f && !refused.contains($0) }) {
+            problems.add(field, "is not \(what): printable ASCII without spaces, /, \\, ?, # or %, and not . or ..")
+        }
+    }
+
+    /// Whether `id` passes ``check(_:field:what:maxLength:into:)``.
+    public static func isValid(_ id: String, maxLength: Int = 255) -> Bool {
+        var problems = ValidationProblems()
+        check(id, field: "id", what: "an id", maxLength: maxLength, into: &problems)
+        return problems.errors.isEmpty
+    }
+}
+
+extension ProviderResponse {
+    /// Decodes the body as `T`, or throws `invalidResponse` — "Adyen's card answer could not be read: id is
+    /// missing" — carrying the status and the provider's request id, never the body (it may hold card data).
+    ///
+    /// - Parameters:
+    ///   - provider: the provider's name for the message ("Adyen").
+    ///   - what: what the body should be ("card", "ephemeral key").
+    ///   - requestID: the provider's id for this exchange, read from its header or body by the adapter.
+    public func decode<T: Decodable>(
+        _ type: T.Type, using decoder: JSONDecoder = JSONDecoder(), provider: String, what: String, instance: String, kind: ProviderKind,
+        requestID: String?
+    ) throws -> T {
+        do {
+            return try decoder.decode(type, from: body)
+        } catch {
+            throw CardGatewayError(
+                .invalidResponse, "\(provider)'s \(what) answer could not be read: \(DecodingProblem.describe(error))",
+                provider: instance, providerKind: kind, httpStatus: status, requestID: requestID, mayHaveReachedProvider: true
+            )
+        }
+    }
+}
+
+/// What went wrong decoding a provider's JSON, by field path only: a value is never quoted, since it may be
+/// card data.
+public enum DecodingProblem: Sendable {
+    /// "card.expiry is missing", "[0].status has the wrong type", "it is not JSON".
+    public static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "it is not JSON" }
+        func path(_ codingPath: [any CodingKey]) -> String {
+            let text = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            return text.isEmpty ? "the body" : SafeText.scrub(text, maxLength: 120)
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is missing"
+        case .valueNotFound(_, let context): return "\(path(context.codingPath)) is null"
+        case .typeMismatch(_, let context): return "\(path(context.codingPath)) has the wrong type"
+        case .dataCorrupted(let context): return context.codingPath.isEmpty ? "it is not JSON" : "\(path(context.codingPath)) is not valid"
+        @unknown default: return "it does not match the documented shape"
+        }
+    }
+}
