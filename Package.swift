@@ -287,7 +287,8 @@ targets += [
     .testTarget(
         name: "CardGatewayPostgresTests",
         dependencies: [
-            "CardGatewayPostgres", "CardGateway", "CardGatewayTesting", "CardGatewaySimulation", "ExampleSupport", "CardGatewayCLI",
+            "CardGatewayPostgres", "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewayTesting", "CardGatewaySimulation", "ExampleSupport",
+            "CardGatewayCLI",
             "CardGatewayTrustPayments", "TrustPaymentsSimulator", "CardGatewayPaysafe", "PaysafeSimulator",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "NIOCore", package: "swift-nio"),

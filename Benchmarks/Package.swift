@@ -54,5 +54,15 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // The operation ledger's cost per write: in memory, and on PostgreSQL on loopback when
+        // CARDGATEWAY_TEST_DATABASE_URL names a database (scripts/dev-postgres starts one).
+        benchmarkTarget(
+            "LedgerBenchmarks",
+            dependencies: [
+                .product(name: "CardGateway", package: "CardGateway"),
+                .product(name: "CardGatewayPostgres", package: "CardGateway"),
+                .product(name: "CardGatewayAsyncHTTPClient", package: "CardGateway"),
+            ]
+        ),
     ]
 )

@@ -1,4 +1,5 @@
 import CardGateway
+import CardGatewayAsyncHTTPClient
 import CardGatewayPostgres
 import CardGatewaySimulation
 import CardGatewayTesting

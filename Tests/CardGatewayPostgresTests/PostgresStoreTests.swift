@@ -42,30 +42,34 @@ struct PostgresStoreTests {
         var configuration = fresh
         configuration.ledgerRetention = .milliseconds(100)
         configuration.purgeInterval = .milliseconds(200)
-        let stores = PostgresStores(configuration: configuration)
-        let running = Task { try await stores.run() }
-        try await stores.migrate()
         let key = "purge-\(UUID().uuidString)"
-        guard case .claimed(let owner) = try await stores.operationLedger.claim(
-            LedgerIntent(key: key, operation: .charge, instance: "tp", fingerprint: "f", lease: .seconds(60))
-        ) else {
-            Issue.record("expected a claim")
-            return
-        }
-        try await stores.operationLedger.record(.succeeded(Data("{}".utf8)), key: key, owner: owner)
         // Rows, expired or not, as the table holds them (record(key:) already hides expired ones).
-        func rows() async throws -> Int {
+        @Sendable func rows(_ client: PostgresClient) async throws -> Int {
             var count = 0
-            for try await n in try await stores.client.query("SELECT count(*)::int8 FROM cardgateway_operation_ledger WHERE idempotency_key = \(key)").decode(Int.self) {
+            for try await n in try await client.query("SELECT count(*)::int8 FROM cardgateway_operation_ledger WHERE idempotency_key = \(key)").decode(Int.self) {
                 count = n
             }
             return count
         }
-        #expect(try await rows() == 1)
+        // A record written by an instance that does not purge: it stays, expired, until one that runs does.
+        try await PostgresStores.withStores(configuration) { writer in
+            guard case .claimed(let owner) = try await writer.operationLedger.claim(
+                LedgerIntent(key: key, operation: .charge, instance: "tp", fingerprint: "f", lease: .seconds(60))
+            ) else {
+                Issue.record("expected a claim")
+                return
+            }
+            try await writer.operationLedger.record(.succeeded(Data("{}".utf8)), key: key, owner: owner)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await rows(writer.client) == 1)
+            #expect(try await writer.operationLedger.record(key: key) == nil, "an expired record is not returned")
+        }
+        let stores = PostgresStores(configuration: configuration)
+        let running = Task { try await stores.run() }
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(20)
-        while try await rows() > 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
-        #expect(try await rows() == 0, "the purge loop deleted the expired record")
+        while try await rows(stores.client) > 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(try await rows(stores.client) == 0, "the purge loop deleted the expired record")
         running.cancel()
         try await running.value
     }

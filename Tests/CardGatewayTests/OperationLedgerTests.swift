@@ -5,14 +5,14 @@ import Synchronization
 import Testing
 
 /// A card service and stored-credential provider that counts what reaches it and answers as a test scripts it.
-final class ProbeProvider: CardService, StoredCredentials {
+final class LedgerProbe: CardService, StoredCredentials {
     enum Behaviour: Sendable {
         case succeed
         /// Fails with this error (after counting the call as one that reached the provider).
         case fail(CardGatewayError)
     }
 
-    let descriptor = ProviderDescriptor(kind: ProbeProvider.kind, capabilities: [.cardLookup, .cardService, .storedCredentials])
+    let descriptor = ProviderDescriptor(kind: LedgerProbe.kind, capabilities: [.cardLookup, .cardService, .storedCredentials])
     static let kind = ProviderKind("probe")
 
     private let state = Mutex<(charges: Int, creates: Int, lookups: Int, behaviour: Behaviour, delay: Duration)>((0, 0, 0, .succeed, .zero))
@@ -95,11 +95,11 @@ final class FaultyLedger: OperationLedger {
 
 enum LedgerFixture {
     static func gateway(
-        _ probe: ProbeProvider, ledger: any OperationLedger = InMemoryOperationLedger(), journal: any ProvisioningJournal = InMemoryProvisioningJournal(),
+        _ probe: LedgerProbe, ledger: any OperationLedger = InMemoryOperationLedger(), journal: any ProvisioningJournal = InMemoryProvisioningJournal(),
         policy: LedgerPolicy = .default
     ) throws -> CardGateway {
         let factory = ProviderFactory(
-            kind: ProbeProvider.kind, descriptor: probe.descriptor, environments: ["sandbox": URL(string: "https://probe.example")!], credentials: []
+            kind: LedgerProbe.kind, descriptor: probe.descriptor, environments: ["sandbox": URL(string: "https://probe.example")!], credentials: []
         ) { _ in probe }
         let registry = ProviderRegistry([factory])
         let configuration = try GatewayConfiguration.load(
@@ -166,7 +166,7 @@ struct InMemoryStoreChecks {
 struct GatewayLedgerTests {
     @Test("a repeat with the same key gets the recorded charge; the provider sees one")
     func replay() async throws {
-        let probe = ProbeProvider()
+        let probe = LedgerProbe()
         let gateway = try LedgerFixture.gateway(probe)
         let first = try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("k1"))
         let second = try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("k1"))
@@ -180,7 +180,7 @@ struct GatewayLedgerTests {
 
     @Test("without an idempotency key every call is sent")
     func noKey() async throws {
-        let probe = ProbeProvider()
+        let probe = LedgerProbe()
         let gateway = try LedgerFixture.gateway(probe)
         _ = try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"))
         _ = try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"))
@@ -189,7 +189,7 @@ struct GatewayLedgerTests {
 
     @Test("two gateways sharing a ledger race on one key: one charge, both see it")
     func race() async throws {
-        let probe = ProbeProvider()
+        let probe = LedgerProbe()
         probe.behave(.succeed, delay: .milliseconds(200))
         let ledger = InMemoryOperationLedger()
         let gateways = try [LedgerFixture.gateway(probe, ledger: ledger), LedgerFixture.gateway(probe, ledger: ledger)]
@@ -207,7 +207,7 @@ struct GatewayLedgerTests {
 
     @Test("the same key with other parameters is refused, nothing sent")
     func mismatch() async throws {
-        let probe = ProbeProvider()
+        let probe = LedgerProbe()
         let gateway = try LedgerFixture.gateway(probe)
         _ = try await gateway.charge(LedgerFixture.charge(1050), via: .instance("probe"), context: LedgerFixture.keyed("k"))
         let error = await #expect(throws: CardGatewayError.self) {
@@ -221,7 +221,7 @@ struct GatewayLedgerTests {
 
     @Test("an outcome that may have reached the provider stays unknown and is never sent again")
     func unknownStaysUnknown() async throws {
-        let probe = ProbeProvider()
+        let probe = LedgerProbe()
         let gateway = try LedgerFixture.gateway(probe)
         probe.behave(.fail(CardGatewayError(.timeout, "timed out", isRetryable: true, mayHaveReachedProvider: true)))
         await #expect(throws: CardGatewayError.self) {
@@ -247,7 +247,7 @@ struct GatewayLedgerTests {
 
     @Test("a request that provably never reached the provider may be sent again with the same key")
     func released() async throws {
-        let probe = ProbeProvider()
+        let probe = LedgerProbe()
         let gateway = try LedgerFixture.gateway(probe)
         probe.behave(.fail(CardGatewayError(.providerUnavailable, "connection refused", isRetryable: true, mayHaveReachedProvider: false)))
         await #expect(throws: CardGatewayError.self) {
@@ -261,7 +261,7 @@ struct GatewayLedgerTests {
 
     @Test("a decline is recorded and replayed, not sent again")
     func declineReplayed() async throws {
-        let probe = ProbeProvider()
+        let probe = LedgerProbe()
         let gateway = try LedgerFixture.gateway(probe)
         probe.behave(.fail(CardGatewayError(.declined, "the issuer declined", providerCode: "70000", isRetryable: false, mayHaveReachedProvider: true)))
         for _ in 0..<2 {
@@ -276,7 +276,7 @@ struct GatewayLedgerTests {
 
     @Test("a ledger that cannot be reached fails the call before anything is sent")
     func ledgerDown() async throws {
-        let probe = ProbeProvider()
+        let probe = LedgerProbe()
         let ledger = FaultyLedger(InMemoryOperationLedger())
         ledger.failClaims(true)
         let gateway = try LedgerFixture.gateway(probe, ledger: ledger)
@@ -291,7 +291,7 @@ struct GatewayLedgerTests {
 
     @Test("a crash between sending and recording leaves the charge unknown, and a retry elsewhere does not send it")
     func crashBetweenSentAndRecorded() async throws {
-        let probe = ProbeProvider()
+        let probe = LedgerProbe()
         let shared = InMemoryOperationLedger()
         let crashing = FaultyLedger(shared)
         crashing.failSettling(true)
@@ -313,7 +313,7 @@ struct GatewayLedgerTests {
 
     @Test("a repeat that waits too long for an attempt in flight gets a retryable conflict")
     func waitsThenGivesUp() async throws {
-        let probe = ProbeProvider()
+        let probe = LedgerProbe()
         // The first attempt stays in flight far longer than the repeat may wait (not a speed check: the margin is wide).
         probe.behave(.succeed, delay: .seconds(3))
         let gateway = try LedgerFixture.gateway(probe, policy: LedgerPolicy(maximumWait: .milliseconds(100)))
@@ -330,7 +330,7 @@ struct GatewayLedgerTests {
 
     @Test("a created card is kept by reference and read afresh on a repeat")
     func createCardReplay() async throws {
-        let probe = ProbeProvider()
+        let probe = LedgerProbe()
         let gateway = try LedgerFixture.gateway(probe)
         let request = CreateCardRequest(customer: "cust-1", type: .virtual, program: "P1", currency: "EUR", pin: Secret("1234"))
         let first = try await gateway.createCard(request, via: .instance("probe"), context: LedgerFixture.keyed("c"))
@@ -348,7 +348,7 @@ struct GatewayLedgerTests {
 
     @Test("a verified credential keeps the consent time given with it, and a charge notes its last use")
     func consentAndLastUse() async throws {
-        let probe = ProbeProvider()
+        let probe = LedgerProbe()
         let gateway = try LedgerFixture.gateway(probe)
         let consent = CardholderConsent(recordedAt: Date(timeIntervalSince1970: 1_730_000_000), evidence: "terms v3")
         let credential = try await gateway.verifyResult(Secret("result.jwt.token"), customer: "c-1", consent: consent, via: .instance("probe"))
@@ -361,7 +361,7 @@ struct GatewayLedgerTests {
 
     @Test("the journal records each operation with its outcome, never a secret")
     func journal() async throws {
-        let probe = ProbeProvider()
+        let probe = LedgerProbe()
         let journal = InMemoryProvisioningJournal()
         let gateway = try LedgerFixture.gateway(probe, journal: journal)
         _ = try await gateway.clientSession(

@@ -142,13 +142,13 @@ extension CardGateway {
     /// replays the recorded outcome to repeats. Without an idempotency key there is no logical operation to
     /// recognise, so `send` simply runs.
     func ledgered<T: Sendable>(
-        _ operation: GatewayOperation, _ instance: ProviderInstance, fingerprint: String, context: OperationContext,
+        _ operation: GatewayOperation, _ instance: ProviderInstance, fingerprint: @autoclosure () -> String, context: OperationContext,
         encode: (T) throws -> Data, replay: (Data) async throws -> T, send: () async throws -> T
     ) async throws -> T {
         guard let key = context.idempotencyKey, !key.isEmpty else { return try await send() }
         let configuration = instance.configuration
         let lease = ledgerPolicy.lease ?? max(.seconds(60), configuration.timeout * configuration.retry.maxAttempts + .seconds(10))
-        let intent = LedgerIntent(key: key, operation: operation, instance: instance.name, fingerprint: fingerprint, lease: lease)
+        let intent = LedgerIntent(key: key, operation: operation, instance: instance.name, fingerprint: fingerprint(), lease: lease)
         let clock = ContinuousClock()
         var waitUntil = clock.now + ledgerPolicy.maximumWait
         if let deadline = context.deadline, deadline < waitUntil { waitUntil = deadline }
@@ -285,17 +285,17 @@ extension CardGateway {
 
     /// A write whose outcome is a card: the ledger keeps its reference only, and a repeat reads the card afresh.
     func ledgeredCard(
-        _ operation: GatewayOperation, _ instance: ProviderInstance, provider: any CardLookup, fingerprint: String, context: OperationContext,
-        send: () async throws -> Card
+        _ operation: GatewayOperation, _ instance: ProviderInstance, provider: any CardLookup, fingerprint: @autoclosure () -> String,
+        context: OperationContext, send: () async throws -> Card
     ) async throws -> Card {
         try await ledgered(
-            operation, instance, fingerprint: fingerprint, context: context,
+            operation, instance, fingerprint: fingerprint(), context: context,
             encode: { try Self.ledgerEncoder.encode($0.ref) },
             replay: { data in
                 let ref = try Self.ledgerDecoder.decode(CardRef.self, from: data)
                 var readContext = context
                 readContext.idempotencyKey = nil
-                return try await attributed(instance, operation) { try await provider.card(ref, context: readContext) }
+                return try await attributed(instance, .card) { try await provider.card(ref, context: readContext) }
             },
             send: send
         )

@@ -317,8 +317,9 @@ public struct CardGateway: Sendable {
 
     public func createCard(_ request: CreateCardRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
         let (instance, provider) = try capability((any CardService).self, target, .createCard)
-        let fingerprint = LedgerFingerprint.createCard(request, instance: instance.name)
-        var card = try await ledgeredCard(.createCard, instance, provider: provider, fingerprint: fingerprint, context: context) {
+        var card = try await ledgeredCard(
+            .createCard, instance, provider: provider, fingerprint: LedgerFingerprint.createCard(request, instance: instance.name), context: context
+        ) {
             try await attributed(instance, .createCard) { try await provider.createCard(request, context: context) }
         }
         card.provider = instance.name
@@ -327,8 +328,9 @@ public struct CardGateway: Sendable {
 
     public func activateCard(_ request: ActivateCardRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
         let (instance, provider) = try capability((any CardService).self, target, .activateCard)
-        let fingerprint = LedgerFingerprint.activateCard(request, instance: instance.name)
-        var card = try await ledgeredCard(.activateCard, instance, provider: provider, fingerprint: fingerprint, context: context) {
+        var card = try await ledgeredCard(
+            .activateCard, instance, provider: provider, fingerprint: LedgerFingerprint.activateCard(request, instance: instance.name), context: context
+        ) {
             try await attributed(instance, .activateCard) { try await provider.activateCard(request, context: context) }
         }
         card.provider = instance.name
@@ -337,8 +339,9 @@ public struct CardGateway: Sendable {
 
     public func updateCard(_ request: UpdateCardRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
         let (instance, provider) = try capability((any CardService).self, target, .updateCard)
-        let fingerprint = LedgerFingerprint.updateCard(request, instance: instance.name)
-        var card = try await ledgeredCard(.updateCard, instance, provider: provider, fingerprint: fingerprint, context: context) {
+        var card = try await ledgeredCard(
+            .updateCard, instance, provider: provider, fingerprint: LedgerFingerprint.updateCard(request, instance: instance.name), context: context
+        ) {
             try await attributed(instance, .updateCard) { try await provider.updateCard(request, context: context) }
         }
         card.provider = instance.name
@@ -391,10 +394,10 @@ public struct CardGateway: Sendable {
 
     public func confirmProvisioning(_ confirmation: ProvisioningConfirmation, via target: RouteTarget, context: OperationContext = OperationContext()) async throws {
         let (instance, provider) = try capability((any WalletProvisioning).self, withWallet(target, confirmation.wallet), .confirmProvisioning)
-        let fingerprint = LedgerFingerprint.confirmProvisioning(confirmation, instance: instance.name)
         try await journaled(.confirmProvisioning, instance, card: confirmation.card.id, wallet: confirmation.wallet, context: context) {
             try await ledgered(
-                .confirmProvisioning, instance, fingerprint: fingerprint, context: context, encode: { Data("{}".utf8) }, replay: { _ in },
+                .confirmProvisioning, instance, fingerprint: LedgerFingerprint.confirmProvisioning(confirmation, instance: instance.name), context: context,
+                encode: { Data("{}".utf8) }, replay: { _ in },
                 send: { try await attributed(instance, .confirmProvisioning) { try await provider.confirm(confirmation, context: context) } }
             )
         }
@@ -459,10 +462,10 @@ public struct CardGateway: Sendable {
 
     public func charge(_ request: ChargeRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> ChargeResult {
         let (instance, provider) = try capability((any StoredCredentials).self, target, .charge)
-        let fingerprint = LedgerFingerprint.charge(request, instance: instance.name)
         return try await journaled(.charge, instance, card: request.reference, context: context) {
             try await ledgered(
-                .charge, instance, fingerprint: fingerprint, context: context, encode: { try Self.ledgerEncoder.encode($0) },
+                .charge, instance, fingerprint: LedgerFingerprint.charge(request, instance: instance.name), context: context,
+                encode: { try Self.ledgerEncoder.encode($0) },
                 replay: { try Self.ledgerDecoder.decode(ChargeResult.self, from: $0) },
                 send: {
                     let result = try await attributed(instance, .charge) { try await provider.charge(request, context: context) }
