@@ -115,7 +115,7 @@ public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
         client.idempotencyKeyMaxLength = StripeAPI.idempotencyKeyMaxLength
         client.retryAdvice = { response in StripeErrors.shouldRetry(response) }
         self.configuration = configuration
-        self.http = client.authenticated(by: HeaderAuthentication.bearer(configuration.secretKey))
+        self.http = client.authenticated(by: Self.authentication(configuration))
         self.logger = logger ?? http.logger
         self.now = now
     }
@@ -437,13 +437,23 @@ public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
         )
     }
 
+    /// Stripe's authentication as one middleware: the secret key as a bearer token, the configured
+    /// `Stripe-Version` (unless the request carries its own) and `Stripe-Account` for Connect.
+    static func authentication(_ configuration: StripeConfiguration) -> HeaderAuthentication {
+        var fields: [(name: HTTPField.Name, value: Secret)] = [(.authorization, Secret("Bearer " + configuration.secretKey.revealedValue))]
+        if let version = configuration.apiVersion { fields.append((StripeAPI.stripeVersionHeader, Secret(version))) }
+        if let account = configuration.stripeAccount { fields.append((StripeAPI.stripeAccountHeader, Secret(account))) }
+        return HeaderAuthentication(fields)
+    }
+
     private func send(
         _ method: HTTPRequest.Method, _ path: String, query: [(name: String, value: String)] = [], form: StripeForm? = nil,
         stripeVersion: String? = nil, repeatability: ProviderRequest.Repeatability? = nil, operation: String, context: OperationContext
     ) async throws -> ProviderResponse {
         var headers = HTTPFields()
-        if let version = stripeVersion ?? configuration.apiVersion { headers[StripeAPI.stripeVersionHeader] = version }
-        if let account = configuration.stripeAccount { headers[StripeAPI.stripeAccountHeader] = account }
+        // A request's own version (an ephemeral key's, the SDK's) wins; the authentication middleware adds the
+        // configured one to every other request.
+        if let stripeVersion { headers[StripeAPI.stripeVersionHeader] = stripeVersion }
         var body: Data?
         if let form {
             headers[.contentType] = "application/x-www-form-urlencoded"
