@@ -38,7 +38,7 @@ struct LedgerFingerprint {
     }
 
     var digest: String {
-        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        ByteEncoding.hex(SHA256.hash(data: Data(text.utf8)))
     }
 
     static func charge(_ request: ChargeRequest, instance: String) -> String {
