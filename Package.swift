@@ -251,7 +251,7 @@ targets += [
     .testTarget(
         name: "ExamplesTests",
         dependencies: [
-            "CardGatewayCLI", "ProvisioningServerApp", "ExampleSupport", "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewayTesting", "CardGatewaySimulation",
+            "CardGatewayCLI", "ProvisioningServerApp", "ExampleSupport", "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewayTesting", "CardGatewaySimulation", "SharedTestSupport",
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
             .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

@@ -15,11 +15,12 @@ extension CardGateway {
     public init(
         configuration: GatewayConfiguration, registry: ProviderRegistry, logger: Logger = OperationContext.noopLogger,
         credentialStore: any CredentialReferenceStore = InMemoryCredentialReferenceStore(), now: @escaping @Sendable () -> Date = { Date() },
-        middlewares: @Sendable (ProviderInstanceConfiguration) -> InstanceMiddlewares = { _ in .none }
+        middlewares: @Sendable (ProviderInstanceConfiguration) -> InstanceMiddlewares = { _ in .none },
+        observability: GatewayObservability = .bootstrapped
     ) throws {
         try self.init(
             configuration: configuration, registry: registry, transport: AsyncHTTPClientTransport(), logger: logger,
-            credentialStore: credentialStore, now: now, middlewares: middlewares
+            credentialStore: credentialStore, now: now, middlewares: middlewares, observability: observability
         )
     }
 }

@@ -24,7 +24,7 @@ struct ServiceTests {
         }
 
         func next() async throws -> [SimulatorHandle] {
-            try await withTimeout(seconds: 3) { [stream] in
+            try await withTimeout(seconds: 30) { [stream] in  // a bound, not a speed check: a loaded CI machine may start servers slowly
                 for await handles in stream { return handles }
                 throw TimeoutError()
             }
