@@ -8,6 +8,7 @@ import Foundation
 import PaysafeSimulator
 import StripeSimulator
 import Testing
+import TrustPaymentsSimulator
 
 /// Bounded concurrency on loopback: a few hundred operations at once across the four issuers' simulators, a
 /// share of them hit by faults, every one answered correctly, no write lost or sent twice.
@@ -18,9 +19,11 @@ struct ConcurrencyTests {
         case created(String)
         /// Paysafe's limit of cards per customer and program, reached by earlier creations of this run.
         case limitReached
+        /// A Trust Payments charge under an idempotency key, and the transaction it made.
+        case charged(key: String, transaction: String)
     }
 
-    @Test("300 operations at once: reads recover from injected 503s and dropped connections; 60 card creations are each sent once and answered (a card, or the program limit)")
+    @Test("340 operations at once: reads recover from injected 503s and dropped connections; 60 card creations are each sent once and answered (a card, or the program limit); 40 Trust Payments charges under 30 keys make 30 charges")
     func concurrentOperations() async throws {
         let simulators = EmbeddedSimulators()
         try await simulators.run { running in
@@ -36,6 +39,18 @@ struct ConcurrencyTests {
             running.handle("stripe")?.faults.inject(FaultRule(count: 8, method: "GET", action: .status(503, retryAfterSeconds: nil, message: "busy")))
             running.handle("adyen")?.faults.inject(FaultRule(count: 6, method: "GET", action: .dropConnection))
             let paysafeJournalBefore = running.handle("paysafe")?.journal.entries().count ?? 0
+
+            // A card kept on file at Trust Payments, to charge many times at once.
+            let tpRoute = RouteTarget.instance(EmbeddedSimulators.Instance.trustPayments)
+            let amount = Money(minorUnits: 1050, currency: "GBP")
+            let consent = CardholderConsent(recordedAt: Date(), evidence: "concurrency test")
+            let session = try await gateway.clientSession(ClientSessionRequest(intent: .store(consent: consent), amount: amount), via: tpRoute)
+            let sdkResult = try await running.simulators.trustPayments.sdkPayment(
+                sessionJWT: session.token.revealedValue, pan: TrustPaymentsSimulator.Seed.Card.visa, expiryDate: TrustPaymentsSimulator.Seed.expiryDate,
+                securityCode: "123"
+            )
+            let stored = try await gateway.verifyResult(Secret(sdkResult), customer: "concurrency-customer", via: tpRoute)
+            let tpJournalBefore = running.handle("trustpayments")?.journal.entries().count ?? 0
 
             let outcomes = try await withThrowingTaskGroup(of: Outcome.self) { group in
                 for index in 0..<80 {
@@ -70,12 +85,34 @@ struct ConcurrencyTests {
                         }
                     }
                 }
+                // 40 charges under 30 keys: keys 0–9 are each sent twice at once (a client retrying while the first
+                // is in flight); the ledger lets one of each pair reach Trust Payments.
+                for index in 0..<40 {
+                    let key = "concurrency-charge-\(index % 30)"
+                    group.addTask {
+                        let result = try await gateway.charge(
+                            ChargeRequest(reference: stored.reference, amount: amount, initiator: .merchant(.unscheduled)), via: tpRoute,
+                            context: OperationContext(idempotencyKey: key)
+                        )
+                        return .charged(key: key, transaction: result.transactionReference)
+                    }
+                }
                 var all: [Outcome] = []
                 for try await outcome in group { all.append(outcome) }
                 return all
             }
 
-            #expect(outcomes.count == 300, "every operation answered")
+            #expect(outcomes.count == 340, "every operation answered")
+            let charges = outcomes.compactMap { outcome -> (String, String)? in
+                if case .charged(let key, let transaction) = outcome { return (key, transaction) } else { return nil }
+            }
+            #expect(charges.count == 40)
+            let transactionsByKey = Dictionary(grouping: charges, by: \.0).mapValues { Set($0.map(\.1)) }
+            #expect(transactionsByKey.count == 30)
+            #expect(transactionsByKey.values.allSatisfy { $0.count == 1 }, "both callers of one key see the same transaction")
+            #expect(Set(charges.map(\.1)).count == 30, "30 transactions for 30 keys")
+            let tpPosts = (running.handle("trustpayments")?.journal.entries().dropFirst(tpJournalBefore) ?? []).filter { $0.method == "POST" }
+            #expect(tpPosts.count == 30, "\(tpPosts.count) charges reached Trust Payments for 30 keys")
             let reads = outcomes.compactMap { outcome -> String? in if case .read(let instance, _) = outcome { return instance } else { return nil } }
             #expect(Dictionary(grouping: reads, by: { $0 }).mapValues(\.count) == [
                 EmbeddedSimulators.Instance.stripe: 80, EmbeddedSimulators.Instance.adyen: 80, EmbeddedSimulators.Instance.bridge: 80,
