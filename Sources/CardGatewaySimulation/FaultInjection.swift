@@ -10,6 +10,8 @@ import Synchronization
 /// {"type":"dropConnection"}
 /// {"type":"malformedBody","status":200}
 /// {"type":"truncatedBody","status":200}
+/// {"type":"wrongContentType","status":200}
+/// {"type":"oversizedBody","status":200,"bytes":1048576}
 /// ```
 /// Decoding rejects statuses outside `200...599` and delays outside `0...120000` milliseconds.
 public enum FaultAction: Sendable, Codable, Hashable {
@@ -29,14 +31,22 @@ public enum FaultAction: Sendable, Codable, Hashable {
     /// bytes actually sent (the first half of the provider's error body), then close the connection. The route handler
     /// is not called.
     case truncatedBody(status: Int)
+    /// Answer with this status and an HTML page under `content-type: text/html` (what a proxy or a load balancer in
+    /// front of the provider sends), instead of the provider's JSON. The route handler is not called.
+    case wrongContentType(status: Int)
+    /// Answer with this status, `content-type: application/json` and a well-formed JSON body of `bytes` bytes (a
+    /// single padding string), larger than a client should accept. The route handler is not called.
+    case oversizedBody(status: Int, bytes: Int)
 
     /// Allowed statuses for status-carrying actions.
     public static let allowedStatuses = 200...599
     /// Allowed delay, in milliseconds.
     public static let allowedDelayMilliseconds = 0...120_000
+    /// Allowed size of an oversized body, in bytes.
+    public static let allowedOversizedBytes = 16...(64 * 1024 * 1024)
 
     private enum CodingKeys: String, CodingKey {
-        case type, status, retryAfterSeconds, message, milliseconds
+        case type, status, retryAfterSeconds, message, milliseconds, bytes
     }
 
     /// Decodes the JSON form described on the type.
@@ -81,11 +91,23 @@ public enum FaultAction: Sendable, Codable, Hashable {
             self = .malformedBody(status: try status())
         case "truncatedBody":
             self = .truncatedBody(status: try status())
+        case "wrongContentType":
+            self = .wrongContentType(status: try status())
+        case "oversizedBody":
+            let bytes = try container.decode(Int.self, forKey: .bytes)
+            guard Self.allowedOversizedBytes.contains(bytes) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .bytes,
+                    in: container,
+                    debugDescription: "bytes must be in \(Self.allowedOversizedBytes.lowerBound)...\(Self.allowedOversizedBytes.upperBound)"
+                )
+            }
+            self = .oversizedBody(status: try status(), bytes: bytes)
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .type,
                 in: container,
-                debugDescription: "unknown fault type \"\(type)\"; expected status, delay, dropConnection, malformedBody or truncatedBody"
+                debugDescription: "unknown fault type \"\(type)\"; expected status, delay, dropConnection, malformedBody, truncatedBody, wrongContentType or oversizedBody"
             )
         }
     }
@@ -110,6 +132,13 @@ public enum FaultAction: Sendable, Codable, Hashable {
         case .truncatedBody(let status):
             try container.encode("truncatedBody", forKey: .type)
             try container.encode(status, forKey: .status)
+        case .wrongContentType(let status):
+            try container.encode("wrongContentType", forKey: .type)
+            try container.encode(status, forKey: .status)
+        case .oversizedBody(let status, let bytes):
+            try container.encode("oversizedBody", forKey: .type)
+            try container.encode(status, forKey: .status)
+            try container.encode(bytes, forKey: .bytes)
         }
     }
 }

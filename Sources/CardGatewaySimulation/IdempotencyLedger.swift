@@ -74,6 +74,13 @@ public final class IdempotencyLedger: Sendable {
     ///   - scope: What the key is unique within, e.g. `"POST /v1/ephemeral_keys"` or an account id.
     ///   - fingerprint: Bytes identifying the request (method + path + body, or canonicalised parameters).
     public func begin(key: String, scope: String, fingerprint: Data) -> Outcome {
+        let outcome = self.check(key: key, scope: scope, fingerprint: fingerprint)
+        // The journal entry of this request says it was a replay, not a second execution.
+        if case .replay = outcome { JournalEntry.Marks.current?.markReplayed() }
+        return outcome
+    }
+
+    private func check(key: String, scope: String, fingerprint: Data) -> Outcome {
         let now = self.clock.now()
         let ledgerKey = LedgerKey(scope: scope, key: key)
         return self.entries.withLock { entries in

@@ -8,12 +8,36 @@ import Synchronization
 /// ```json
 /// {"method":"POST","path":"/v1/payment_intents","query":"expand=x","headers":{"authorization":"<masked>",
 ///  "content-type":"application/x-www-form-urlencoded"},"body":"YW1vdW50PTEwMDA=","bodyText":"amount=1000",
-///  "responseStatus":200,"timestamp":"2025-01-01T12:00:00.000Z"}
+///  "responseStatus":200,"timestamp":"2025-01-01T12:00:00.000Z","handling":"executed"}
 /// ```
 /// `body` is base64; `bodyText` is its UTF-8 view (ignored when decoding); `query` is omitted when the request had none;
 /// `timestamp` is ISO 8601 with fractional seconds. `responseStatus` is `0` when the connection was dropped without
-/// a response.
+/// a response. `handling` says whether the simulator did the work (see ``Handling``); it defaults to `executed` when
+/// decoding an entry without it.
 public struct JournalEntry: Sendable, Codable, Equatable {
+    /// What the simulator did with a request: whether its route ran, so a test can prove a write was executed at most
+    /// once whatever faults and retries surrounded it.
+    public enum Handling: String, Sendable, Codable, Equatable {
+        /// The route ran (after an injected delay, too): a write's effect happened, unless it answered an error.
+        case executed
+        /// The route answered with the response saved for the request's idempotency key (``IdempotencyLedger``):
+        /// nothing was done again.
+        case replayed
+        /// An injected fault answered (a status, a dropped connection, a malformed, truncated, mistyped or oversized
+        /// body); the route never ran.
+        case faulted
+        /// The kit refused the request before the route (a body over the size limit); the route never ran.
+        case rejected
+    }
+
+    /// Marks the kit sets while a route runs, so the ``IdempotencyLedger`` can say a response was a replay.
+    final class Marks: Sendable {
+        @TaskLocal static var current: Marks?
+        private let replayed = Mutex(false)
+        func markReplayed() { replayed.withLock { $0 = true } }
+        var handling: Handling { replayed.withLock { $0 } ? .replayed : .executed }
+    }
+
     /// The value that replaces sensitive header values.
     public static let maskedValue = "<masked>"
 
@@ -32,6 +56,12 @@ public struct JournalEntry: Sendable, Codable, Equatable {
     public var responseStatus: Int
     /// When the request arrived (the simulator's ``SimulationClock`` if it has one, otherwise system time).
     public var timestamp: Date
+    /// Whether the route ran, replayed a saved answer, or never ran.
+    public var handling: Handling
+
+    /// Whether this request made the simulator do its work and succeed: the route ran (not a replay, not a fault)
+    /// and answered 2xx.
+    public var executedSuccessfully: Bool { handling == .executed && (200..<300).contains(responseStatus) }
 
     /// Creates an entry.
     public init(
@@ -41,8 +71,10 @@ public struct JournalEntry: Sendable, Codable, Equatable {
         headers: [String: String],
         body: Data,
         responseStatus: Int,
-        timestamp: Date
+        timestamp: Date,
+        handling: Handling = .executed
     ) {
+        self.handling = handling
         self.method = method
         self.path = path
         self.query = query
@@ -64,7 +96,7 @@ public struct JournalEntry: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case method, path, query, headers, body, bodyText, responseStatus, timestamp
+        case method, path, query, headers, body, bodyText, responseStatus, timestamp, handling
     }
 
     private static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
@@ -91,6 +123,7 @@ public struct JournalEntry: Sendable, Codable, Equatable {
             throw DecodingError.dataCorruptedError(forKey: .timestamp, in: container, debugDescription: "timestamp is not ISO 8601")
         }
         self.timestamp = date
+        self.handling = try container.decodeIfPresent(Handling.self, forKey: .handling) ?? .executed
     }
 
     /// Encodes the JSON form described on the type.
@@ -104,6 +137,7 @@ public struct JournalEntry: Sendable, Codable, Equatable {
         try container.encode(self.bodyText, forKey: .bodyText)
         try container.encode(self.responseStatus, forKey: .responseStatus)
         try container.encode(Self.timestampStyle.format(self.timestamp), forKey: .timestamp)
+        try container.encode(self.handling, forKey: .handling)
     }
 }
 

@@ -51,21 +51,29 @@ struct SimulatorMiddleware: RouterMiddleware {
             context.requestBody = Data(buffer: try await request.collectBody(upTo: SimulatorContext.maximumBodySize))
         } catch is NIOTooManyBytesError {
             let response = self.simulator.faultResponse(status: 413, message: "request body is too large").hummingbirdResponse
-            self.record(request, body: Data(), status: 413, at: timestamp)
+            self.record(request, body: Data(), status: 413, handling: .rejected, at: timestamp)
             return response
         }
 
         let response: Response
+        let marks = JournalEntry.Marks()
+        var handling = JournalEntry.Handling.faulted
         switch self.faults.consume(method: request.method.rawValue, path: path) {
         case nil:
-            response = try await self.route(request, context: context, routeExists: routeExists, next: next)
+            response = try await JournalEntry.Marks.$current.withValue(marks) {
+                try await self.route(request, context: context, routeExists: routeExists, next: next)
+            }
+            handling = marks.handling
         case .delay(let milliseconds):
             do {
                 // A graceful shutdown ends the wait instead of holding the server up.
                 try await cancelWhenGracefulShutdown {
                     try await Task.sleep(for: .milliseconds(milliseconds))
                 }
-                response = try await self.route(request, context: context, routeExists: routeExists, next: next)
+                response = try await JournalEntry.Marks.$current.withValue(marks) {
+                    try await self.route(request, context: context, routeExists: routeExists, next: next)
+                }
+                handling = marks.handling
             } catch is CancellationError where Task.isShuttingDownGracefully && !Task.isCancelled {
                 var simulated = self.simulator.faultResponse(status: 503, message: "simulator is shutting down")
                 simulated.status = 503
@@ -86,12 +94,25 @@ struct SimulatorMiddleware: RouterMiddleware {
             ).hummingbirdResponse
         case .truncatedBody(let status):
             response = self.truncatedResponse(status: status)
+        case .wrongContentType(let status):
+            response = SimulatedResponse(
+                status: status,
+                headers: [("content-type", "text/html; charset=utf-8")],
+                body: Data("<html><head><title>Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>\n".utf8)
+            ).hummingbirdResponse
+        case .oversizedBody(let status, let bytes):
+            let wrapper = Data(#"{"padding":""}"#.utf8)
+            var body = Data(capacity: max(bytes, wrapper.count))
+            body.append(contentsOf: #"{"padding":""#.utf8)
+            body.append(Data(repeating: UInt8(ascii: "x"), count: max(0, bytes - wrapper.count)))
+            body.append(contentsOf: #""}"#.utf8)
+            response = SimulatedResponse(status: status, headers: [("content-type", "application/json")], body: body).hummingbirdResponse
         case .dropConnection:
-            self.record(request, body: context.requestBody, status: 0, at: timestamp)
+            self.record(request, body: context.requestBody, status: 0, handling: .faulted, at: timestamp)
             try? await context.channel.close()
             throw SimulatedConnectionFault.dropped
         }
-        self.record(request, body: context.requestBody, status: response.status.code, at: timestamp)
+        self.record(request, body: context.requestBody, status: response.status.code, handling: handling, at: timestamp)
         return response
     }
 
@@ -148,7 +169,7 @@ struct SimulatorMiddleware: RouterMiddleware {
         )
     }
 
-    private func record(_ request: Request, body: Data, status: Int, at timestamp: Date) {
+    private func record(_ request: Request, body: Data, status: Int, handling: JournalEntry.Handling, at timestamp: Date) {
         self.journal.record(
             JournalEntry(
                 method: request.method.rawValue,
@@ -157,7 +178,8 @@ struct SimulatorMiddleware: RouterMiddleware {
                 headers: RequestJournal.maskedHeaders(request.headers, sensitiveNames: self.sensitiveHeaderNames),
                 body: body,
                 responseStatus: status,
-                timestamp: timestamp
+                timestamp: timestamp,
+                handling: handling
             )
         )
     }

@@ -133,6 +133,7 @@ struct ContractRun {
         await runStoredCredentials(provider, scenario)
         await runWebhooks(provider, scenario)
         await runErrors(provider, scenario)
+        await runFaultMatrix(provider, scenario)
 
         await scenario("redaction: logs and error descriptions") { checks in
             let needles = (subject.credentials.values.map(\.revealedValue) + subject.sensitiveValues + derivedNeedles.withLock { $0 })

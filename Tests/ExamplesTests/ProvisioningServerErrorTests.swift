@@ -1,3 +1,4 @@
+import BridgeSimulator
 import CardGateway
 import CardGatewayTesting
 import Foundation
@@ -116,7 +117,9 @@ struct ProvisioningServerErrorTests {
     func redaction() async throws {
         let fixture = try Fixture()
         let nonce = Data("nonce-bytes-0123456789".utf8).base64
-        let certificate = Data((0..<40).map { UInt8($0 + 100) }).base64
+        // Real DER certificates (the simulators'), since the gateway refuses anything else before the backend.
+        let certificate = BridgeSimulator.TestInputs.leafCertificate.base64
+        let subordinate = BridgeSimulator.TestInputs.subordinateCertificate.base64
         let signature = Data("nonce-signature-bytes".utf8).base64
         let sdkOutput = Data("opaque-sdk-output-blob".utf8).base64
         fixture.backend.fail(
@@ -125,7 +128,7 @@ struct ProvisioningServerErrorTests {
         )
         try await fixture.withClient { client in
             var bodies: [String] = []
-            let apple = #"{"certificates":["\#(certificate)"],"nonce":"\#(nonce)","nonceSignature":"\#(signature)"}"#
+            let apple = #"{"certificates":["\#(certificate)","\#(subordinate)"],"nonce":"\#(nonce)","nonceSignature":"\#(signature)"}"#
             bodies.append(try await client.send(.post, "/v1/cards/\(Fixture.payloadCard)/provisioning/applePay", json: apple).text)
             bodies.append(try await client.send(.post, "/v1/cards/\(Fixture.relayCard)/provisioning/applePay", json: #"{"sdkOutput":"\#(sdkOutput)"}"#).text)
             bodies.append(try await client.send(.post, "/v1/cards/\(Fixture.keyCard)/provisioning/applePay", json: #"{"apiVersion":"2020-08-27"}"#).text)

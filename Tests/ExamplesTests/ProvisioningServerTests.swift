@@ -1,3 +1,4 @@
+import BridgeSimulator
 import CardGateway
 import CardGatewayTesting
 import Foundation
@@ -193,8 +194,9 @@ struct ProvisioningServerTests {
     @Test("Apple Pay by encrypted payload: Base64 certificates, nonce and signature in; activation data, pass data and key out")
     func applePayEncryptedPayload() async throws {
         let fixture = try Fixture()
-        let leaf = Data((0..<64).map { UInt8($0) })
-        let subCA = Data((0..<32).map { UInt8(255 - $0) })
+        // The gateway refuses a chain that is not two DER certificates, so these are real ones (the simulators').
+        let leaf = BridgeSimulator.TestInputs.leafCertificate
+        let subCA = BridgeSimulator.TestInputs.subordinateCertificate
         let nonce = Data([0xde, 0xad, 0xbe, 0xef])
         let signature = Data((0..<48).map { UInt8($0 * 3 & 0xff) })
         try await fixture.withClient { client in

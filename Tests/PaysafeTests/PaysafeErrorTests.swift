@@ -140,7 +140,7 @@ struct PaysafeErrorTests {
         #expect(harness.businessRequests.map(\.method) == ["GET", "POST"])
         #expect(harness.businessRequests[1].header("Idempotency-Key") == nil)
         #expect(error?.isRetryable == false, "a write that may have happened is looked up, not repeated")
-        #expect(error?.message.contains("check the card") == true)
+        #expect(error?.message.contains("check its outcome") == true)
 
         let read = try Harness.scripted([.json(503, Self.errorBody("X")), .json(503, Self.errorBody("X")), .json(503, Self.errorBody("X"))])
         let readError = await gatewayError { _ = try await read.provider.card(Fixture.ref, context: OperationContext()) }

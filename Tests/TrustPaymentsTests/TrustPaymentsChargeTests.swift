@@ -181,6 +181,7 @@ struct ChargeTests {
         #expect(transport.requestCount == 1)
         if status == 429 { #expect(error?.retryAfter == .seconds(3)) }
         #expect(error?.isRetryable == (status == 429), "only a rate limit says the charge was not processed")
+        #expect(error?.mayHaveReachedProvider == (status != 429), "a rate limit turned the charge away unprocessed; any other status leaves it open")
         if status >= 500 { #expect(error?.message.contains("check the transaction") == true) }
     }
 

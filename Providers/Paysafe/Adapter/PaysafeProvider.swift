@@ -210,19 +210,15 @@ public struct PaysafeProvider: CardService, WalletProvisioning, WebhookVerifying
     /// `scaRequired`.
     func perform(_ call: PaysafeCall, context: OperationContext) async throws -> ProviderResponse {
         let sca = call.sendsSCA ? context.sca : nil
-        let response = try await http.send(call.request(sca: sca), context: context)
+        let request = call.request(sca: sca)
+        let response = try await http.send(request, context: context)
         if response.status == 401, let challenge = try PaysafeSCA.challenge(in: response) ?? PaysafeSCA.challenge(inBody: response.body) {
             throw PaysafeSCA.error(challenge, status: response.status, headers: response.headers, instance: http.instance)
         }
         guard response.isSuccess else {
-            var error = PaysafeErrorMapping.error(for: response, operation: call.operation, instance: http.instance)
-            if error.mayHaveReachedProvider && call.method != .get {
-                // Paysafe writes carry no idempotency key: after a 5xx the write may have happened, so it must be
-                // looked up, not repeated.
-                error.isRetryable = false
-                error.message += "; the change may have been made, so check the card before repeating it"
-            }
-            throw error
+            // Paysafe writes carry no idempotency key (`.never`): after a 5xx the write may have happened, so it must
+            // be looked up, not repeated.
+            throw PaysafeErrorMapping.error(for: response, operation: call.operation, instance: http.instance).answering(request)
         }
         if response.body.range(of: Data("\"scaDetails\"".utf8)) != nil, let challenge = PaysafeSCA.challenge(inBody: response.body) {
             throw PaysafeSCA.error(challenge, status: response.status, headers: response.headers, instance: http.instance)

@@ -73,13 +73,18 @@ extension PaysafeProvider {
             dpanRef: confirmation.deviceAccountReference, walletId: confirmation.walletID.flatMap { $0.isEmpty ? nil : $0 },
             walletType: PaysafeMapping.walletType(confirmation.wallet), status: "COMPLETED"
         )
-        _ = try await perform(
+        let response = try await perform(
             PaysafeCall(
                 PaysafeAPI.updateTokenizationMethod, PaysafeAPI.tokenizations(customer: confirmation.card.customer ?? "", card: confirmation.card.id),
                 body: try encode(wire), operation: "complete a tokenization"
             ),
             context: context
         )
+        // The answer's fields are not documented, so none is read; but an answer that is not JSON (a proxy's HTML
+        // page, a cut-off body) did not come from Paysafe's API and cannot be taken as the update's success.
+        if !response.body.isEmpty {
+            _ = try decode(JSONValue.self, from: response, what: "tokenization update")
+        }
     }
 
     private func mapTokenization(_ wire: PaysafeWireCardTokenization, wallet: Wallet, response: ProviderResponse) throws -> ProvisioningResponse {

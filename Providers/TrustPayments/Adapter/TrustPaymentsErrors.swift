@@ -123,7 +123,7 @@ public enum TrustPaymentsErrorTable: Sendable {
     /// The error for a non-200 HTTP answer. The code is the core's default table's (``HTTPStatusTable``): the
     /// Webservices API documents no body for HTTP errors, so the status means what HTTP says (401 is the gateway
     /// refusing the Webservices credentials, the Python client's code 6). The one difference is below: only a
-    /// 429 is retryable, and every status leaves the outcome open.
+    /// 429 is retryable and says the request was not processed; every other status leaves the outcome open.
     static func httpError(status: Int, instance: String, retryAfter: Duration?) -> CardGatewayError {
         let code = HTTPStatusTable.rule(for: status).code
         let message: String
@@ -149,7 +149,7 @@ public enum TrustPaymentsErrorTable: Sendable {
             code, message, provider: instance, providerKind: .trustpayments, providerCode: "http \(status)",
             // Only a rate limit says the request was turned away unprocessed; anything else leaves the
             // charge's outcome open, and a charge must never be sent twice blindly.
-            httpStatus: status, isRetryable: status == 429, mayHaveReachedProvider: true, retryAfter: retryAfter
+            httpStatus: status, isRetryable: status == 429, mayHaveReachedProvider: status != 429, retryAfter: retryAfter
         )
     }
 }

@@ -62,7 +62,14 @@ public struct CardGatewayError: Error, Sendable, CustomStringConvertible, Custom
     public var isRetryable: Bool
     /// True when the request may have been acted on by the provider (so a blind repeat could act twice).
     public var mayHaveReachedProvider: Bool
-    public var retryAfter: Duration?
+    /// How long to wait before repeating, when the provider said (`Retry-After`) or the gateway knows (an open
+    /// breaker). Only a retryable error has one: on an error that must not be repeated it reads nil, whatever
+    /// was set, so a caller never sees advice to wait and then repeat what must not be repeated.
+    public var retryAfter: Duration? {
+        get { isRetryable ? suggestedRetryAfter : nil }
+        set { suggestedRetryAfter = newValue }
+    }
+    private var suggestedRetryAfter: Duration?
     public var scaChallenge: SCAChallenge?
     public var fieldErrors: [FieldError]
 
@@ -81,7 +88,7 @@ public struct CardGatewayError: Error, Sendable, CustomStringConvertible, Custom
         self.requestID = requestID.map { SafeText.scrub($0, maxLength: 128) }
         self.isRetryable = isRetryable ?? CardGatewayError.defaultRetryable(code)
         self.mayHaveReachedProvider = mayHaveReachedProvider
-        self.retryAfter = retryAfter
+        self.suggestedRetryAfter = retryAfter
         self.scaChallenge = scaChallenge
         self.fieldErrors = fieldErrors
     }

@@ -231,7 +231,9 @@ public struct CardGateway: Sendable {
         return instance
     }
 
-    func capability<P: Sendable>(_ type: P.Type, _ target: RouteTarget, _ operation: GatewayOperation) throws -> (ProviderInstance, P) {
+    func capability<P: Sendable>(_ type: P.Type, _ target: RouteTarget, _ operation: GatewayOperation, context: OperationContext) throws -> (ProviderInstance, P) {
+        // An idempotency key or request id with a line break or a NUL is refused before anything is routed or sent.
+        try context.problems().throwIfAny()
         let instance = try resolve(target, operation: operation)
         guard let provider = instance.provider as? P else {
             throw CardGatewayError(.unsupported, "\(instance.name) (\(instance.kind)) declares \(operation.capability) but does not implement it", provider: instance.name, providerKind: instance.kind)
@@ -302,21 +304,21 @@ public struct CardGateway: Sendable {
     // MARK: Cards
 
     public func card(_ ref: CardRef, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
-        let (instance, provider) = try capability((any CardLookup).self, target, .card)
+        let (instance, provider) = try capability((any CardLookup).self, target, .card, context: context)
         var card = try await attributed(instance, .card) { try await provider.card(ref, context: context) }
         card.provider = instance.name
         return card
     }
 
     public func listCards(_ query: CardQuery, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> CardPage {
-        let (instance, provider) = try capability((any CardService).self, target, .listCards)
+        let (instance, provider) = try capability((any CardService).self, target, .listCards, context: context)
         var page = try await attributed(instance, .listCards) { try await provider.listCards(query, context: context) }
         for index in page.cards.indices { page.cards[index].provider = instance.name }
         return page
     }
 
     public func createCard(_ request: CreateCardRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
-        let (instance, provider) = try capability((any CardService).self, target, .createCard)
+        let (instance, provider) = try capability((any CardService).self, target, .createCard, context: context)
         var card = try await ledgeredCard(
             .createCard, instance, provider: provider, fingerprint: LedgerFingerprint.createCard(request, instance: instance.name), context: context
         ) {
@@ -327,7 +329,7 @@ public struct CardGateway: Sendable {
     }
 
     public func activateCard(_ request: ActivateCardRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
-        let (instance, provider) = try capability((any CardService).self, target, .activateCard)
+        let (instance, provider) = try capability((any CardService).self, target, .activateCard, context: context)
         var card = try await ledgeredCard(
             .activateCard, instance, provider: provider, fingerprint: LedgerFingerprint.activateCard(request, instance: instance.name), context: context
         ) {
@@ -338,7 +340,7 @@ public struct CardGateway: Sendable {
     }
 
     public func updateCard(_ request: UpdateCardRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
-        let (instance, provider) = try capability((any CardService).self, target, .updateCard)
+        let (instance, provider) = try capability((any CardService).self, target, .updateCard, context: context)
         var card = try await ledgeredCard(
             .updateCard, instance, provider: provider, fingerprint: LedgerFingerprint.updateCard(request, instance: instance.name), context: context
         ) {
@@ -349,14 +351,14 @@ public struct CardGateway: Sendable {
     }
 
     public func programs(customer: String?, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> [CardProgram] {
-        let (instance, provider) = try capability((any CardService).self, target, .programs)
+        let (instance, provider) = try capability((any CardService).self, target, .programs, context: context)
         return try await attributed(instance, .programs) { try await provider.programs(customer: customer, context: context) }
     }
 
     // MARK: Wallet provisioning
 
     public func provisioningOffer(for card: CardRef, wallet: Wallet, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> ProvisioningOffer {
-        let (instance, provider) = try capability((any WalletProvisioning).self, withWallet(target, wallet), .provisioningOffer)
+        let (instance, provider) = try capability((any WalletProvisioning).self, withWallet(target, wallet), .provisioningOffer, context: context)
         return try await journaled(.provisioningOffer, instance, card: card.id, wallet: wallet, context: context) {
             try await offer(for: card, wallet: wallet, instance: instance, provider: provider, context: context)
         }
@@ -380,20 +382,22 @@ public struct CardGateway: Sendable {
     }
 
     public func provision(_ request: ProvisioningRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> ProvisioningResponse {
-        let (instance, provider) = try capability((any WalletProvisioning).self, withWallet(target, request.wallet), .provision)
+        let (instance, provider) = try capability((any WalletProvisioning).self, withWallet(target, request.wallet), .provision, context: context)
         guard let flow = instance.descriptor.provisioningFlows[request.wallet] else {
             throw CardGatewayError(.unsupported, "\(instance.name) (\(instance.kind)) does not provision cards to \(request.wallet)", provider: instance.name, providerKind: instance.kind)
         }
         guard flow == request.input.flow else {
             throw CardGatewayError.invalidRequest("\(instance.name) provisions \(request.wallet) by the \(flow) flow, but the request carries \(request.input.flow) input", field: "input")
         }
+        // A malformed chain, an empty nonce or an id with a control character is refused before any provider is asked.
+        try ProvisioningInputChecks.problems(in: request.input).throwIfAny()
         return try await journaled(.provision, instance, card: request.card.id, wallet: request.wallet, context: context) {
             try await attributed(instance, .provision) { try await provider.provision(request, context: context) }
         }
     }
 
     public func confirmProvisioning(_ confirmation: ProvisioningConfirmation, via target: RouteTarget, context: OperationContext = OperationContext()) async throws {
-        let (instance, provider) = try capability((any WalletProvisioning).self, withWallet(target, confirmation.wallet), .confirmProvisioning)
+        let (instance, provider) = try capability((any WalletProvisioning).self, withWallet(target, confirmation.wallet), .confirmProvisioning, context: context)
         try await journaled(.confirmProvisioning, instance, card: confirmation.card.id, wallet: confirmation.wallet, context: context) {
             try await ledgered(
                 .confirmProvisioning, instance, fingerprint: LedgerFingerprint.confirmProvisioning(confirmation, instance: instance.name), context: context,
@@ -412,7 +416,7 @@ public struct CardGateway: Sendable {
     // MARK: Stored credentials
 
     public func clientSession(_ request: ClientSessionRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> ClientSession {
-        let (instance, provider) = try capability((any StoredCredentials).self, target, .clientSession)
+        let (instance, provider) = try capability((any StoredCredentials).self, target, .clientSession, context: context)
         let reference: String? = if case .reuse(let reference) = request.intent { reference } else { nil }
         return try await journaled(.clientSession, instance, card: reference, context: context) {
             try await attributed(instance, .clientSession) { try await provider.clientSession(request, context: context) }
@@ -421,7 +425,7 @@ public struct CardGateway: Sendable {
 
     /// Verifies the SDK's result and keeps the reference in the credential store.
     public func verifyResult(_ token: Secret, customer: String? = nil, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> StoredCredential {
-        let (instance, provider) = try capability((any StoredCredentials).self, target, .verifyResult)
+        let (instance, provider) = try capability((any StoredCredentials).self, target, .verifyResult, context: context)
         return try await journaled(.verifyResult, instance, card: nil, context: context) {
             try await verifyAndKeep(token, customer: customer, consent: nil, instance: instance, provider: provider, context: context)
         }
@@ -432,7 +436,7 @@ public struct CardGateway: Sendable {
     public func verifyResult(
         _ token: Secret, customer: String? = nil, consent: CardholderConsent?, via target: RouteTarget, context: OperationContext = OperationContext()
     ) async throws -> StoredCredential {
-        let (instance, provider) = try capability((any StoredCredentials).self, target, .verifyResult)
+        let (instance, provider) = try capability((any StoredCredentials).self, target, .verifyResult, context: context)
         return try await journaled(.verifyResult, instance, card: nil, context: context) {
             try await verifyAndKeep(token, customer: customer, consent: consent, instance: instance, provider: provider, context: context)
         }
@@ -461,7 +465,7 @@ public struct CardGateway: Sendable {
     }
 
     public func charge(_ request: ChargeRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> ChargeResult {
-        let (instance, provider) = try capability((any StoredCredentials).self, target, .charge)
+        let (instance, provider) = try capability((any StoredCredentials).self, target, .charge, context: context)
         return try await journaled(.charge, instance, card: request.reference, context: context) {
             try await ledgered(
                 .charge, instance, fingerprint: LedgerFingerprint.charge(request, instance: instance.name), context: context,

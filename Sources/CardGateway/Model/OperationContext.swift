@@ -34,3 +34,22 @@ public struct OperationContext: Sendable {
         OperationContext(logger: logger, deadline: .now + timeout)
     }
 }
+
+extension OperationContext {
+    /// The longest idempotency key or request id accepted, in UTF-8 bytes.
+    public static let maxKeyLength = 255
+
+    /// Problems with the caller's idempotency key and request id: each, when given, is 1 to ``maxKeyLength``
+    /// printable ASCII characters (no space, line break or NUL), so neither can split a header, a log line or a
+    /// ledger key. The message never quotes the value.
+    public func problems() -> ValidationProblems {
+        var problems = ValidationProblems()
+        for (field, value) in [("idempotencyKey", idempotencyKey), ("requestID", requestID)] {
+            guard let value else { continue }
+            if value.isEmpty || value.utf8.count > Self.maxKeyLength || !value.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f }) {
+                problems.add(field, "must be 1 to \(Self.maxKeyLength) printable ASCII characters without spaces")
+            }
+        }
+        return problems
+    }
+}

@@ -57,6 +57,19 @@ public enum HTTPStatusTable: Sendable {
     }
 }
 
+extension CardGatewayError {
+    /// This error as the answer to `request`: when the request is a write the provider cannot de-duplicate
+    /// (``ProviderRequest/Repeatability/never``) and the provider may have acted on it, it is not retryable
+    /// whatever the status says, since the outcome is unknown and must be checked before the write is repeated.
+    public func answering(_ request: ProviderRequest) -> CardGatewayError {
+        guard request.repeatability == .never, mayHaveReachedProvider, isRetryable else { return self }
+        var error = self
+        error.isRetryable = false
+        error.message += "; the request may have been acted on, so check its outcome before repeating it"
+        return error
+    }
+}
+
 /// Checks on the ids callers pass, which adapters put into provider URL paths.
 public enum ProviderIDs: Sendable {
     /// Characters that never appear in a provider's ids and that change what a URL means: path and query

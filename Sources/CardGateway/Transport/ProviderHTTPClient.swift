@@ -211,7 +211,8 @@ public struct ProviderHTTPClient: Sendable {
     /// send it again: never for a write without an idempotency key that may have reached the provider,
     /// whose outcome must be checked first.
     fileprivate func gatewayError(for error: TransportError, request: ProviderRequest, mayHaveReached: Bool, attempts: Int) -> CardGatewayError {
-        let code: CardGatewayError.Code = error.kind == .timeout ? .timeout : .transport
+        // A body over the transport's limit is an answer the gateway refuses to read, not a broken connection.
+        let code: CardGatewayError.Code = error.kind == .timeout ? .timeout : error.kind == .responseTooLarge ? .invalidResponse : .transport
         let tries = attempts == 1 ? "1 attempt" : "\(attempts) attempts"
         let ambiguous = request.repeatability == .never && mayHaveReached
         let message = ambiguous

@@ -63,8 +63,9 @@ struct ReferenceProvider: CardService, WalletProvisioning, WebhookVerifying {
         }
         if defects.contains(.logsSecret) { context.logger.info("calling with key \(apiKey.revealedValue)") }
         context.logger.debug("reference call", metadata: ["path": .string(path)])
-        let response = try await http.send(ProviderRequest(method, path, query: query, headers: headers, body: body, operation: "reference"), context: context)
-        guard response.isSuccess else { throw mapError(response) }
+        let request = ProviderRequest(method, path, query: query, headers: headers, body: body, operation: "reference")
+        let response = try await http.send(request, context: context)
+        guard response.isSuccess else { throw mapError(response).answering(request) }
         return response.body
     }
 
@@ -84,7 +85,11 @@ struct ReferenceProvider: CardService, WalletProvisioning, WebhookVerifying {
         case (429, _): mapped = .rateLimited
         default: mapped = response.status >= 500 ? .providerUnavailable : .invalidResponse
         }
-        return CardGatewayError(mapped, message, providerCode: code, httpStatus: response.status, requestID: response.header("Request-Id"), mayHaveReachedProvider: true, retryAfter: mapped == .rateLimited ? response.retryAfter : nil)
+        let rule = HTTPStatusTable.rule(for: response.status)
+        return CardGatewayError(
+            mapped, message, providerCode: code, httpStatus: response.status, requestID: response.header("Request-Id"),
+            isRetryable: rule.isRetryable, mayHaveReachedProvider: rule.mayHaveBeenActedOn, retryAfter: response.retryAfter
+        )
     }
 
     func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
