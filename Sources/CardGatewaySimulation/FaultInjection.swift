@@ -53,17 +53,17 @@ public enum FaultAction: Sendable, Codable, Hashable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let type = try container.decode(String.self, forKey: .type)
-        func status() throws -> Int {
-            let status = try container.decode(Int.self, forKey: .status)
-            guard Self.allowedStatuses.contains(status) else {
+        /// The integer under `key`, refused unless it lies in `range`.
+        func integer(_ key: CodingKeys, in range: ClosedRange<Int>) throws -> Int {
+            let value = try container.decode(Int.self, forKey: key)
+            guard range.contains(value) else {
                 throw DecodingError.dataCorruptedError(
-                    forKey: .status,
-                    in: container,
-                    debugDescription: "status must be in \(Self.allowedStatuses.lowerBound)...\(Self.allowedStatuses.upperBound)"
+                    forKey: key, in: container, debugDescription: "\(key.stringValue) must be in \(range.lowerBound)...\(range.upperBound)"
                 )
             }
-            return status
+            return value
         }
+        func status() throws -> Int { try integer(.status, in: Self.allowedStatuses) }
         switch type {
         case "status":
             let retryAfter = try container.decodeIfPresent(Int.self, forKey: .retryAfterSeconds)
@@ -76,15 +76,7 @@ public enum FaultAction: Sendable, Codable, Hashable {
             }
             self = .status(try status(), retryAfterSeconds: retryAfter, message: try container.decodeIfPresent(String.self, forKey: .message))
         case "delay":
-            let milliseconds = try container.decode(Int.self, forKey: .milliseconds)
-            guard Self.allowedDelayMilliseconds.contains(milliseconds) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .milliseconds,
-                    in: container,
-                    debugDescription: "milliseconds must be in 0...\(Self.allowedDelayMilliseconds.upperBound)"
-                )
-            }
-            self = .delay(milliseconds: milliseconds)
+            self = .delay(milliseconds: try integer(.milliseconds, in: Self.allowedDelayMilliseconds))
         case "dropConnection":
             self = .dropConnection
         case "malformedBody":
@@ -94,15 +86,7 @@ public enum FaultAction: Sendable, Codable, Hashable {
         case "wrongContentType":
             self = .wrongContentType(status: try status())
         case "oversizedBody":
-            let bytes = try container.decode(Int.self, forKey: .bytes)
-            guard Self.allowedOversizedBytes.contains(bytes) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .bytes,
-                    in: container,
-                    debugDescription: "bytes must be in \(Self.allowedOversizedBytes.lowerBound)...\(Self.allowedOversizedBytes.upperBound)"
-                )
-            }
-            self = .oversizedBody(status: try status(), bytes: bytes)
+            self = .oversizedBody(status: try status(), bytes: try integer(.bytes, in: Self.allowedOversizedBytes))
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .type,
