@@ -51,8 +51,11 @@ enum TraceExport {
         return backend.service
     }
 
-    /// The collector the environment names, for the start-up log line.
+    /// The collector the environment names, for the start-up log line: scheme, host and port only (a URL's user
+    /// info or query could hold a credential).
     static func endpoint(in environment: [String: String]) -> String {
-        environment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] ?? environment["OTEL_EXPORTER_OTLP_ENDPOINT"] ?? "http://localhost:4318"
+        let named = environment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] ?? environment["OTEL_EXPORTER_OTLP_ENDPOINT"] ?? "http://localhost:4318"
+        guard let url = URLComponents(string: named), let scheme = url.scheme, let host = url.host else { return "(unparsed)" }
+        return "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "")
     }
 }
