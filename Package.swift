@@ -89,6 +89,9 @@ var targets: [Target] = [
             "CardGatewaySimulation",
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
+            // The contract suite's telemetry run records the adapter's attempt spans in memory.
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
+            .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
         ],
         swiftSettings: swiftSettings
     ),
@@ -120,6 +123,8 @@ var targets: [Target] = [
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
+            .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
         ] + providers.flatMap { name -> [Target.Dependency] in
             [.target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator")]
         },
@@ -246,6 +251,10 @@ targets += [
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
+            // OpenTelemetry tracing (W3C propagation, OTLP export), bootstrapped only when the OTLP environment
+            // variables ask for it; the executable only, never the library.
+            .product(name: "OTel", package: "swift-otel"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
         ],
         path: "Examples/ProvisioningServer/Main",
         swiftSettings: swiftSettings
@@ -336,6 +345,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // The provisioning server's OTLP trace export: OTLP/HTTP only (its gRPC exporter would add grpc-swift).
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: targets
 )

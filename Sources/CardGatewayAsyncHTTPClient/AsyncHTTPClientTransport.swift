@@ -24,12 +24,16 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     public static let sharedClient: HTTPClient = {
         var configuration = HTTPClient.Configuration.singletonConfiguration
         configuration.redirectConfiguration = .disallow
+        // No spans of AsyncHTTPClient's own: the gateway makes the attempt's client span, and AsyncHTTPClient's
+        // would carry the full URL (`url.full`, `url.path`), with the card ids and customers in its path.
+        configuration.tracing.tracer = nil
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
     /// - Parameters:
     ///   - client: the client to use; ``sharedClient`` by default (it needs no shutdown). A client you pass
-    ///     in should disallow redirects.
+    ///     in should disallow redirects, and set `configuration.tracing.tracer = nil` once a tracer is bootstrapped
+    ///     (AsyncHTTPClient's own spans carry the full URL, ids included).
     ///   - maxResponseBytes: responses larger than this fail with ``TransportError/Kind-swift.enum/responseTooLarge``.
     public init(client: HTTPClient = AsyncHTTPClientTransport.sharedClient, maxResponseBytes: Int = 8 * 1024 * 1024) {
         self.client = client

@@ -61,6 +61,8 @@ struct ContractRun {
     let subject: ContractSubject
     let handle: SimulatorHandle
     let timeout: Duration
+    /// Where the adapter's HTTP attempts send their spans and metrics (nil: none; see ContractSuite+Telemetry).
+    var observability: GatewayObservability? = nil
     let capture = LogCapture()
     let errorDescriptions = LockedStrings()
     let derivedNeedles = LockedStrings()
@@ -79,7 +81,8 @@ struct ContractRun {
         )
         let http = try ProviderHTTPClient(
             instance: configuration.name, kind: configuration.kind, baseURL: handle.baseURL, transport: AsyncHTTPClientTransport(),
-            timeout: timeout, retry: .none, logger: capture.logger(label: "contract.http")
+            timeout: timeout, retry: .none, logger: capture.logger(label: "contract.http"),
+            attemptMiddlewares: observability.map { [$0.attemptTelemetry()] } ?? []
         )
         let setup = ProviderSetup(configuration: configuration, http: http, logger: capture.logger(label: "contract.provider"), credentialStore: subject.credentialStore)
         return try subject.factory.make(setup)

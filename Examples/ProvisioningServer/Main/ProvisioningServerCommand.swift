@@ -47,6 +47,15 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
         let metrics = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(ProvisioningServer.prometheusFactory(registry: metrics))
         let serverConfiguration = ProvisioningServer.Configuration(storedCredentialRoute: route, metrics: metrics)
+        // Traces: only when the OpenTelemetry environment variables ask for OTLP export (see TraceExport), and before
+        // the gateway is built, so that its spans and Hummingbird's TracingMiddleware use the OpenTelemetry tracer.
+        let traceExport: (any Service)?
+        do {
+            traceExport = try TraceExport.bootstrapIfRequested(logger: logger)
+        } catch {
+            FileHandle.standardError.write(Data("cannot export traces over OTLP: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
 
         if let config, let directory {
             let configuration: GatewayConfiguration
@@ -58,7 +67,10 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
             }
             // The configuration's store section: in memory, or PostgreSQL shared by every instance of the server.
             try await ConfiguredStores.with(configuration, logger: logger) { stores in
-                try await serve(configuration: configuration, stores: stores, directory: directory, logger: logger, serverConfiguration: serverConfiguration)
+                try await serve(
+                    configuration: configuration, stores: stores, directory: directory, logger: logger, serverConfiguration: serverConfiguration,
+                    traceExport: traceExport
+                )
             }
         } else {
             try await EmbeddedSimulators().run { running in
@@ -68,14 +80,14 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
                 }
                 let server = try DemoServer.make(running: running, logger: logger, configuration: serverConfiguration)
                 logger.notice("demo users: alice and bob, with the bearer tokens listed in the README")
-                try await serve(server, logger: logger)
+                try await serve(server, logger: logger, traceExport: traceExport)
             }
         }
     }
 
     func serve(
         configuration: GatewayConfiguration, stores: ConfiguredStores, directory: String, logger: Logger,
-        serverConfiguration: ProvisioningServer.Configuration
+        serverConfiguration: ProvisioningServer.Configuration, traceExport: (any Service)?
     ) async throws {
         let server: ProvisioningServer
         do {
@@ -99,15 +111,17 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("\(ConfigurationError(problems: error.configurationProblems))\n".utf8))
             throw ExitCode(1)
         }
-        try await serve(server, logger: logger)
+        try await serve(server, logger: logger, traceExport: traceExport)
     }
 
-    func serve(_ server: ProvisioningServer, logger: Logger) async throws {
+    func serve(_ server: ProvisioningServer, logger: Logger, traceExport: (any Service)?) async throws {
         let host = self.host
         let service = ProvisioningServerService(server: server, host: host, port: port) { port in
             FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
         }
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [service], gracefulShutdownSignals: [.sigint, .sigterm], logger: logger))
+        // A group shuts its services down last to first: the trace exporter, first, flushes after the server stops.
+        let services: [any Service] = (traceExport.map { [$0] } ?? []) + [service]
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigint, .sigterm], logger: logger))
         try await group.run()
     }
 }
