@@ -37,9 +37,14 @@ struct MatrixTarget: Sendable {
     var requestClass: FaultMatrix.RequestClass
 }
 
-/// Records each logical request the adapter sends (a request middleware: once per request, before retries).
+/// Records each logical request the adapter sends (a request middleware: once per request, before retries), and
+/// marks it with the cell it belongs to, so that the journal tells a cell's requests from a late answer to an
+/// earlier scenario's delayed request on the same path.
 final class RequestRecorder: ProviderMiddleware, Sendable {
+    /// The header that carries the cell's mark; the simulators ignore it and journal it.
+    static let cellHeader = HTTPField.Name("X-Contract-Cell")!
     private let recorded = Mutex<[MatrixTarget]>([])
+    private let cell = Mutex<String?>(nil)
 
     func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
         // The path as the simulator sees it: the base URL's path, if any, before the request's.
@@ -47,8 +52,13 @@ final class RequestRecorder: ProviderMiddleware, Sendable {
         recorded.withLock {
             $0.append(MatrixTarget(method: request.method.rawValue, path: base + request.path, requestClass: FaultMatrix.RequestClass(request.repeatability)))
         }
+        var request = request
+        if let mark = cell.withLock({ $0 }) { request.headers[Self.cellHeader] = mark }
         return try await next(request, context)
     }
+
+    /// Marks every request sent from now on as `mark`'s.
+    func mark(_ mark: String) { cell.withLock { $0 = mark } }
 
     var last: MatrixTarget? { recorded.withLock { $0.last } }
     func clear() { recorded.withLock { $0.removeAll() } }
@@ -250,7 +260,9 @@ extension ContractRun {
 
     func runCell(_ operation: MatrixOperation, target: MatrixTarget, fault: FaultMatrix.Fault, refusedPort: Int, _ checks: ScenarioChecks) async throws {
         let expected = FaultMatrix.expectation(for: fault, on: target.requestClass)
-        let (provider, _, transport) = try makeMatrixProvider(deadPort: refusedPort)
+        let (provider, recorder, transport) = try makeMatrixProvider(deadPort: refusedPort)
+        let mark = UUID().uuidString
+        recorder.mark(mark)
         await subject.simulator.reset()
         handle.faults.clear()
         // One key for the operation, so a repeat after the fault is the same logical request.
@@ -288,7 +300,11 @@ extension ContractRun {
             // The simulator answers the delayed attempts late; let them land in the journal first.
             try await Task.sleep(for: Self.matrixDelay + Self.matrixTimeout * Self.matrixRetry.maxAttempts + .milliseconds(300))
         }
-        let faulted = newEntries(since: before).filter { $0.method == target.method && $0.path == target.path }
+        // This cell's requests only: a delayed request of an earlier scenario is journaled when it is answered.
+        func sent() -> [JournalEntry] {
+            newEntries(since: before).filter { $0.method == target.method && $0.path == target.path && $0.header(RequestRecorder.cellHeader.rawName) == mark }
+        }
+        let faulted = sent()
         if target.requestClass == .unkeyed && expected.mayHaveReachedProvider {
             checks.expect(faulted.count == 1, "\(cell): an unkeyed write whose outcome is unknown was sent \(faulted.count) times, expected once")
         }
@@ -308,7 +324,7 @@ extension ContractRun {
             }
         }
         if target.method != "GET" {
-            let executions = newEntries(since: before).filter { $0.method == target.method && $0.path == target.path && $0.executedSuccessfully }
+            let executions = sent().filter(\.executedSuccessfully)
             checks.expect(executions.count <= 1, "\(cell): the write was executed \(executions.count) times")
         }
     }
