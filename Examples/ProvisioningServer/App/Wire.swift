@@ -111,7 +111,8 @@ enum ProvisioningWire {
             throw APIProblem.unsupported("The server has no request shape for \(wallet) by the encrypted-payload flow.")
 
         case (.issuerSDKRelay, _, .RelayRequest(let request)):
-            let output = checks.base64(request.sdkOutput, "sdkOutput", maxBytes: 256 * 1024)
+            // 262,128 Base64 characters: the most that fits in a 256 KiB body beside `{"sdkOutput":""}`.
+            let output = checks.base64(request.sdkOutput, "sdkOutput", maxBytes: 196_596)
             try checks.finish()
             return .issuerSDK(output: output.map(SensitiveData.init))
 
