@@ -67,10 +67,10 @@ struct ProvisioningAPI: APIProtocol {
         let owned = try await server.ownedCard(input.path.cardId, of: try scope.authenticatedUser())
         let wallet = try WireModel.wallet(input.query.wallet)
         guard owned.wallets.contains(wallet) else {
-            return .ok(.init(body: .json(WireModel.notOffered(cardID: owned.id, wallet: wallet))))
+            return .ok(.init(body: .json(WireModel.notOffered(cardID: owned.id, requested: input.query.wallet))))
         }
         let offer = try await gateway.provisioningOffer(for: owned.ref, wallet: wallet, via: owned.route, context: try scope.operationContext())
-        return .ok(.init(body: .json(WireModel.offer(cardID: owned.id, offer: offer))))
+        return .ok(.init(body: .json(WireModel.offer(cardID: owned.id, requested: input.query.wallet, offer: offer))))
     }
 
     func provision(_ input: Operations.Provision.Input) async throws -> Operations.Provision.Output {

@@ -20,10 +20,12 @@ struct WalletExtensionEntry: Sendable {
     /// The card at its provider, to drop the bundle when a webhook says the card changed. Not sent.
     var cardRef: CardRef
 
-    /// The entry as the app gets it.
-    var wire: Components.Schemas.WalletExtensionEntry {
-        .init(
-            cardId: cardId, displayName: displayName, wallet: WireModel.wallet(wallet) ?? .applePay, provider: provider, eligible: eligible,
+    /// The entry as the app gets it; nil for a wallet the document does not name (a directory may list wallets a
+    /// newer library knows).
+    var wire: Components.Schemas.WalletExtensionEntry? {
+        guard let wallet = WireModel.wallet(wallet) else { return nil }
+        return .init(
+            cardId: cardId, displayName: displayName, wallet: wallet, provider: provider, eligible: eligible,
             ineligibleReason: WireModel.reason(ineligibleReason), flow: WireModel.flow(flow), cardholderName: cardholderName,
             lastFour: lastFour, network: WireModel.network(network), primaryAccountIdentifier: primaryAccountIdentifier,
             sdkInput: sdkInput.map(WireModel.base64), error: WireModel.itemError(error)
@@ -140,7 +142,7 @@ extension ProvisioningServer {
             try await self.buildWalletExtension(for: user, context: buildContext)
         }
         return .init(
-            entries: snapshot.entries.map(\.wire), status: snapshot.status(requiresAuthentication: configuration.walletExtensionRequiresAuthentication),
+            entries: snapshot.entries.compactMap(\.wire), status: snapshot.status(requiresAuthentication: configuration.walletExtensionRequiresAuthentication),
             generatedAt: snapshot.generatedAt, expiresAt: await walletExtensionCache.expiry(of: snapshot), cached: cached
         )
     }

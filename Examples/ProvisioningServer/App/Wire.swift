@@ -50,9 +50,10 @@ enum WireModel {
         .init(id: owned.id, displayName: owned.displayName, provider: provider, wallets: owned.wallets.compactMap(wallet), error: itemError(error))
     }
 
-    static func offer(cardID: String, offer: ProvisioningOffer) -> Components.Schemas.Offer {
+    /// The offer for `requested`, the wallet the app asked about (one the document names).
+    static func offer(cardID: String, requested: Components.Schemas.Wallet, offer: ProvisioningOffer) -> Components.Schemas.Offer {
         .init(
-            cardId: cardID, wallet: wallet(offer.wallet) ?? .applePay, provider: offer.provider, eligible: offer.eligible,
+            cardId: cardID, wallet: requested, provider: offer.provider, eligible: offer.eligible,
             ineligibleReason: reason(offer.ineligibleReason), flow: flow(offer.flow), cardholderName: offer.cardholderName,
             lastFour: offer.lastFour, network: network(offer.network), primaryAccountIdentifier: offer.primaryAccountIdentifier,
             expiry: expiry(offer.expiry), existingTokens: offer.existingTokens.map(walletToken)
@@ -60,10 +61,10 @@ enum WireModel {
     }
 
     /// The answer for a wallet the app does not offer for this card (no provider is asked).
-    static func notOffered(cardID: String, wallet: Wallet) -> Components.Schemas.Offer {
+    static func notOffered(cardID: String, requested: Components.Schemas.Wallet) -> Components.Schemas.Offer {
         .init(
-            cardId: cardID, wallet: self.wallet(wallet) ?? .applePay, eligible: false,
-            ineligibleReason: .init(code: "walletNotOffered", message: "the app does not offer this card in \(wallet)"), existingTokens: []
+            cardId: cardID, wallet: requested, eligible: false,
+            ineligibleReason: .init(code: "walletNotOffered", message: "the app does not offer this card in \(requested.rawValue)"), existingTokens: []
         )
     }
 
