@@ -123,7 +123,7 @@ struct APIProblem: Error, Sendable {
         switch error {
         case .typeMismatch(_, let context):
             path = context.codingPath
-            message = "has the wrong type"
+            message = context.codingPath.isEmpty ? "holds a parameter or body value of the wrong type" : "has the wrong type"
         case .valueNotFound(_, let context):
             path = context.codingPath
             message = context.codingPath.isEmpty ? "matches none of the shapes this operation accepts" : "is required"
@@ -143,13 +143,14 @@ struct APIProblem: Error, Sendable {
             } else if context.debugDescription == RFC3339DateTranscoder.refusal {
                 message = "holds a date-time that is not RFC 3339 (such as 2025-01-31T12:00:00Z)"
             } else {
-                message = "is not valid here"
+                message = context.codingPath.isEmpty ? "holds a parameter or body value that openapi.yaml does not allow" : "is not valid here"
             }
         @unknown default:
             path = []
-            message = "is not valid here"
+            message = "holds a parameter or body value that openapi.yaml does not allow"
         }
-        let field = Self.fieldName(path)
+        // Without a path the decoder does not say which parameter or body field it refused.
+        let field = path.isEmpty && !(message == "matches none of the shapes this operation accepts") ? "request" : Self.fieldName(path)
         return invalidRequest("\(field) \(message).", errors: [FieldProblem(field: field, message: message)])
     }
 
