@@ -237,9 +237,16 @@ targets += [
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+            .product(name: "Yams", package: "Yams"),
         ],
         path: "Examples/ProvisioningServer/App",
-        swiftSettings: swiftSettings
+        // openapi.yaml is the source of the server's types and routing (generated at build time by the plugin, as
+        // openapi-generator-config.yaml says) and is also served, byte for byte, at GET /openapi.yaml.
+        resources: [.copy("openapi.yaml")],
+        swiftSettings: swiftSettings,
+        plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
     ),
     .executableTarget(
         name: "provisioning-server",
@@ -347,6 +354,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // The provisioning server's OTLP trace export: OTLP/HTTP only (its gRPC exporter would add grpc-swift).
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
+        // The provisioning server is generated from its OpenAPI document at build time.
+        .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: targets
 )

@@ -53,8 +53,10 @@ struct DemoServerTests {
             let bridgeCall = try #require(running.handle("bridge")?.journal.entries(method: "POST", pathContains: "/card_accounts/").last)
             #expect(bridgeCall.path.contains(BridgeSimulator.Seed.customerID))
 
-            // Wallet names are taken in either spelling (applePay, apple-pay).
-            let key = try await client.send(.post, "/v1/cards/business/provisioning/apple-pay", token: DemoUsers.aliceToken, json: #"{"apiVersion":"2020-08-27"}"#)
+            // Wallet names are the document's: applePay, not apple-pay.
+            let misspelt = try await client.send(.post, "/v1/cards/business/provisioning/apple-pay", token: DemoUsers.aliceToken, json: #"{"apiVersion":"2020-08-27"}"#)
+            #expect(misspelt.status == 400)
+            let key = try await client.send(.post, "/v1/cards/business/provisioning/applePay", token: DemoUsers.aliceToken, json: #"{"apiVersion":"2020-08-27"}"#)
             #expect(key.status == 200, "\(key.text)")
             #expect(running.handle("stripe")?.journal.entries(method: "POST", pathContains: "/v1/ephemeral_keys").count == 1)
 

@@ -68,10 +68,10 @@ struct ProvisioningServerCredentialsTests {
         try await fixture.withClient { client in
             let cases: [(String, String)] = [
                 (#"{"intent":"store","amount":{"minorUnits":100,"currency":"GBP"}}"#, "consent"),
-                (#"{"intent":"store","consent":{"recordedAt":"yesterday","evidence":"x"},"amount":{"minorUnits":100,"currency":"GBP"}}"#, "consent.recordedAt"),
+                (#"{"intent":"store","consent":{"recordedAt":"yesterday","evidence":"x"},"amount":{"minorUnits":100,"currency":"GBP"}}"#, "request"),
                 (#"{"intent":"store","consent":{"recordedAt":"2025-01-31T12:00:00Z","evidence":"x"},"amount":{"minorUnits":0,"currency":"GBP"}}"#, "amount.minorUnits"),
                 (#"{"intent":"store","consent":{"recordedAt":"2025-01-31T12:00:00Z","evidence":"x"},"amount":{"minorUnits":100,"currency":"gbp"}}"#, "amount.currency"),
-                (#"{"intent":"store","consent":{"recordedAt":"2025-01-31T12:00:00Z","evidence":"x"},"amount":{"minorUnits":1.5,"currency":"GBP"}}"#, "amount.minorUnits"),
+                (#"{"intent":"store","consent":{"recordedAt":"2025-01-31T12:00:00Z","evidence":"x"},"amount":{"minorUnits":1.5,"currency":"GBP"}}"#, "request"),
                 (#"{"intent":"store","consent":{"recordedAt":"2025-01-31T12:00:00Z","evidence":"x"},"reference":"r","amount":{"minorUnits":1,"currency":"GBP"}}"#, "reference"),
                 (#"{"intent":"reuse","amount":{"minorUnits":100,"currency":"GBP"}}"#, "reference"),
                 (#"{"intent":"keep","amount":{"minorUnits":100,"currency":"GBP"}}"#, "intent"),

@@ -28,12 +28,12 @@ struct ProvisioningServerTests {
         try await fixture.withClient { client in
             let reply = try await client.send(.get, "/openapi.json", token: nil)
             #expect(reply.status == 200)
-            #expect(reply.contentType == "application/json")
+            #expect(reply.contentType == "application/json; charset=utf-8")
             let document = try reply.json()
             #expect(document["openapi"]?.stringValue?.hasPrefix("3.1") == true)
             let paths = try #require(document["paths"]?.objectValue)
             let endpoints = fixture.server.endpoints
-            #expect(endpoints.count == 14)
+            #expect(endpoints.count == 15)
             for endpoint in endpoints {
                 let operation = paths[endpoint.path]?[endpoint.method.lowercased()]
                 #expect(operation != nil, "\(endpoint) is not in the OpenAPI document")
@@ -253,35 +253,35 @@ struct ProvisioningServerTests {
         try await fixture.withClient { client in
             let reply = try await client.send(.post, "/v1/cards/\(Fixture.keyCard)/provisioning/applePay", json: #"{"apiVersion":"2020-08-27"}"#)
             #expect(reply.status == 200)
-            #expect(reply.contentType == "application/json")
+            #expect(reply.contentType == "application/json; charset=utf-8")
             #expect(reply.body == Data(FakeBackend.ephemeralKeyJSON.utf8))
             #expect(reply.header("Cache-Control") == "no-store")
         }
         #expect(fixture.backend.lastInput == .issuerSDKKey(apiVersion: "2020-08-27"))
     }
 
-    @Test("bodies that do not match the flow, bad Base64, bad JSON and unknown wallets get 400 before any provider call")
+    @Test("bad Base64, bad JSON, unknown wallets and bodies outside the document get 400; another flow's body gets 409; all before any provider call")
     func malformedProvisioningBodies() async throws {
         let fixture = try Fixture()
         try await fixture.withClient { client in
             let applePay = "/v1/cards/\(Fixture.payloadCard)/provisioning/applePay"
+            // 400: the body breaks the document (field named where the decoder or the checks can name it).
             let cases: [(uri: String, body: String, field: String?)] = [
                 (applePay, #"{"certificates":["AQID"],"nonce":"not base64!","nonceSignature":"AQID"}"#, "nonce"),
                 (applePay, #"{"certificates":["AQID","%%%"],"nonce":"AQID","nonceSignature":"AQID"}"#, "certificates[1]"),
+                (applePay, #"{"certificates":["AQID"],"nonce":"AQJ=","nonceSignature":"AQID"}"#, "nonce"),
                 (applePay, #"{"certificates":[],"nonce":"AQID","nonceSignature":"AQID"}"#, "certificates"),
-                (applePay, #"{"certificates":"AQID","nonce":"AQID","nonceSignature":"AQID"}"#, "certificates"),
+                (applePay, #"{"certificates":"AQID","nonce":"AQID","nonceSignature":"AQID"}"#, "body"),
                 (applePay, #"{"certificates":["AQID"],"nonce":"AQI","nonceSignature":"AQID"}"#, "nonce"),
-                (applePay, #"{"certificates":["AQID"],"nonce":"AQID"}"#, "nonceSignature"),
-                (applePay, #"{"clientDeviceId":"d","clientWalletAccountId":"w"}"#, "clientDeviceId"),
-                (applePay, #"{"sdkOutput":"AQID"}"#, "sdkOutput"),
+                (applePay, #"{"certificates":["AQID"],"nonce":"AQID"}"#, "body"),
                 (applePay, #"{"certificates":["AQID"],"nonce":"AQID","nonceSignature":"AQID""#, nil),
                 (applePay, #"["AQID"]"#, nil),
-                ("/v1/cards/\(Fixture.payloadCard)/provisioning/googlePay", #"{"clientDeviceId":42,"clientWalletAccountId":"w"}"#, "clientDeviceId"),
+                ("/v1/cards/\(Fixture.payloadCard)/provisioning/googlePay", #"{"clientDeviceId":42,"clientWalletAccountId":"w"}"#, "body"),
+                ("/v1/cards/\(Fixture.payloadCard)/provisioning/googlePay", #"{"clientDeviceId":"","clientWalletAccountId":"w"}"#, "clientDeviceId"),
                 ("/v1/cards/\(Fixture.relayCard)/provisioning/applePay", #"{"sdkOutput":"A-B_"}"#, "sdkOutput"),
-                ("/v1/cards/\(Fixture.relayCard)/provisioning/googlePay", #"{"certificates":["AQID"]}"#, "certificates"),
-                ("/v1/cards/\(Fixture.keyCard)/provisioning/applePay", #"{}"#, "apiVersion"),
                 ("/v1/cards/\(Fixture.keyCard)/provisioning/applePay", #"{"apiVersion":"2020-08-27; drop"}"#, "apiVersion"),
-                ("/v1/cards/\(Fixture.payloadCard)/provisioning/bitcoinPay", #"{}"#, "wallet"),
+                ("/v1/cards/\(Fixture.keyCard)/provisioning/applePay", #"{"apiVersion":""}"#, "apiVersion"),
+                ("/v1/cards/\(Fixture.payloadCard)/provisioning/bitcoinPay", #"{}"#, nil),
             ]
             for (uri, body, field) in cases {
                 let reply = try await client.send(.post, uri, json: body)
@@ -293,10 +293,19 @@ struct ProvisioningServerTests {
                     #expect(fields.contains(field), "\(body): \(fields)")
                 }
             }
-            // A declared non-JSON body is refused as such.
-            let xml = try await client.send(.post, applePay, json: "{}", headers: ["Content-Type": "application/xml"])
-            #expect(xml.status == 400)
-            #expect(try xml.problem()["errors"]?.arrayValue?.first?["field"] == .string("Content-Type"))
+            // 409: a body the document accepts, of another flow than the card's provider uses; its fields are named.
+            let otherFlow: [(uri: String, body: String, field: String)] = [
+                (applePay, #"{"clientDeviceId":"d","clientWalletAccountId":"w"}"#, "clientDeviceId"),
+                (applePay, #"{"sdkOutput":"AQID"}"#, "sdkOutput"),
+                ("/v1/cards/\(Fixture.relayCard)/provisioning/googlePay", #"{"certificates":["AQID"],"nonce":"AQID","nonceSignature":"AQID"}"#, "certificates"),
+                ("/v1/cards/\(Fixture.keyCard)/provisioning/applePay", #"{}"#, "body"),
+            ]
+            for (uri, body, field) in otherFlow {
+                let reply = try await client.send(.post, uri, json: body)
+                #expect(reply.status == 409, "\(uri) \(body)")
+                let fields = try reply.problem()["errors"]?.arrayValue?.compactMap { $0["field"]?.stringValue } ?? []
+                #expect(fields.contains(field), "\(body): \(fields)")
+            }
             // A wallet the app does not offer for the card is refused before any provider call.
             let notOffered = try await client.send(.post, "/v1/cards/\(Fixture.keyCard)/provisioning/googlePay", json: "{}")
             #expect(notOffered.status == 409)

@@ -2,6 +2,7 @@ import CardGateway
 import Foundation
 import HTTPTypes
 import Hummingbird
+import OpenAPIRuntime
 
 /// How one ``CardGatewayError`` code is answered over HTTP.
 public struct ErrorStatus: Sendable, Equatable {
@@ -96,9 +97,75 @@ struct APIProblem: Error, Sendable {
         )
     }
 
-    /// A body declared as something other than JSON is a malformed request: 400, naming the header.
-    static func notJSON() -> APIProblem {
-        invalidRequest("Send the body as application/json.", errors: [FieldProblem(field: "Content-Type", message: "must be application/json")])
+    /// A body declared as something other than JSON: 415, naming the header.
+    static func unsupportedMediaType() -> APIProblem {
+        APIProblem(
+            status: .unsupportedMediaType, type: "unsupportedMediaType", title: "Unsupported media type",
+            detail: "Send the body as application/json.", code: .invalidRequest,
+            errors: [FieldProblem(field: "Content-Type", message: "must be application/json")]
+        )
+    }
+
+    /// A method the path does not serve: 405, with the methods it does serve in `Allow`.
+    static func methodNotAllowed(allowed: [String]) -> APIProblem {
+        let list = allowed.joined(separator: ", ")
+        return APIProblem(
+            status: .methodNotAllowed, type: "methodNotAllowed", title: "Method not allowed",
+            detail: "This path serves \(list) only.", code: .invalidRequest, headers: [.allow: list]
+        )
+    }
+
+    /// A body or parameter the generated code could not decode: 400, naming the field by its JSON path (never the
+    /// value; the decoder's own description can quote it, so it is not used).
+    static func decoding(_ error: DecodingError) -> APIProblem {
+        let path: [any CodingKey]
+        let message: String
+        switch error {
+        case .typeMismatch(_, let context):
+            path = context.codingPath
+            message = context.codingPath.isEmpty ? "holds a parameter or body value of the wrong type" : "has the wrong type"
+        case .valueNotFound(_, let context):
+            path = context.codingPath
+            message = context.codingPath.isEmpty ? "matches none of the shapes this operation accepts" : "is required"
+        case .keyNotFound(let key, let context):
+            if context.debugDescription.contains("discriminator") {
+                // The runtime puts the refused value last in the path; the field is the discriminator's key.
+                path = context.codingPath.dropLast() + [key]
+                message = "has a value this operation does not accept"
+            } else {
+                path = context.codingPath + [key]
+                message = "is required"
+            }
+        case .dataCorrupted(let context):
+            path = context.codingPath
+            if context.debugDescription.hasPrefix("Additional properties") {
+                message = "is not a field of this request"
+            } else if context.debugDescription == RFC3339DateTranscoder.refusal {
+                message = "holds a date-time that is not RFC 3339 (such as 2025-01-31T12:00:00Z)"
+            } else {
+                message = context.codingPath.isEmpty ? "holds a parameter or body value that openapi.yaml does not allow" : "is not valid here"
+            }
+        @unknown default:
+            path = []
+            message = "holds a parameter or body value that openapi.yaml does not allow"
+        }
+        // Without a path the decoder does not say which parameter or body field it refused.
+        let field = path.isEmpty && !(message == "matches none of the shapes this operation accepts") ? "request" : Self.fieldName(path)
+        return invalidRequest("\(field) \(message).", errors: [FieldProblem(field: field, message: message)])
+    }
+
+    /// `consent.recordedAt`, `certificates[1]`; `body` for the whole body.
+    static func fieldName(_ path: [any CodingKey]) -> String {
+        var name = ""
+        for key in path {
+            if let index = key.intValue {
+                name += "[\(index)]"
+            } else {
+                let safe = SafeText.scrub(key.stringValue, maxLength: 64)
+                name += name.isEmpty ? safe : ".\(safe)"
+            }
+        }
+        return name.isEmpty ? "body" : name
     }
 
     static func unsupported(_ detail: String) -> APIProblem {
@@ -178,9 +245,11 @@ struct ProblemRendering: Sendable {
         switch error {
         case let problem as APIProblem:
             status = problem.status
+            // The server's own refusals: nothing reached a provider, and the same request will be refused again.
             body = ProblemBody(
                 type: ProblemBody.typeURI(problem.type), title: problem.title, status: problem.status.code, detail: problem.detail,
-                code: problem.code?.rawValue, errors: problem.errors.isEmpty ? nil : problem.errors, requestId: requestID
+                code: problem.code?.rawValue ?? problem.type, retryable: false, mayHaveReachedProvider: false,
+                errors: problem.errors.isEmpty ? nil : problem.errors, requestId: requestID
             )
             headers = problem.headers
             logCode = problem.code?.rawValue ?? problem.type
@@ -215,18 +284,25 @@ struct ProblemRendering: Sendable {
                 type: ProblemBody.typeURI(tooLarge ? "contentTooLarge" : "http\(httpError.status.code)"),
                 title: httpError.status.reasonPhrase, status: httpError.status.code,
                 detail: tooLarge ? "The request body is larger than the server accepts." : "The request cannot be served.",
-                code: httpError.status == .notFound ? CardGatewayError.Code.notFound.rawValue : (httpError.status.code < 500 ? CardGatewayError.Code.invalidRequest.rawValue : nil),
-                requestId: requestID
+                code: httpError.status == .notFound ? CardGatewayError.Code.notFound.rawValue : (httpError.status.code < 500 ? CardGatewayError.Code.invalidRequest.rawValue : "internal"),
+                retryable: false, mayHaveReachedProvider: false, requestId: requestID
             )
             logCode = "http\(httpError.status.code)"
         case is CancellationError:
             status = .serviceUnavailable
-            body = ProblemBody(type: ProblemBody.typeURI("cancelled"), title: "Cancelled", status: 503, detail: "The request was cancelled.", requestId: requestID)
+            body = ProblemBody(
+                type: ProblemBody.typeURI("cancelled"), title: "Cancelled", status: 503, detail: "The request was cancelled.", code: "cancelled",
+                retryable: false, mayHaveReachedProvider: true, requestId: requestID
+            )
             logCode = "cancelled"
         default:
             let row = ErrorStatusTable.unknown
             status = HTTPResponse.Status(code: row.status)
-            body = ProblemBody(type: ProblemBody.typeURI("internal"), title: row.title, status: row.status, detail: row.detail, requestId: requestID)
+            // Whether a provider was reached is unknown: say it may have been, so that the app checks before repeating.
+            body = ProblemBody(
+                type: ProblemBody.typeURI("internal"), title: row.title, status: row.status, detail: row.detail, code: "internal",
+                retryable: false, mayHaveReachedProvider: true, requestId: requestID
+            )
             logCode = "internal(\(type(of: error)))"
         }
         self.headers = headers
@@ -247,5 +323,13 @@ struct ProblemRendering: Sendable {
         var response = JSONOutput.response(body, status: status, contentType: "application/problem+json")
         response.headers.append(contentsOf: headers)
         return response
+    }
+
+    /// The same answer for the generated routing.
+    func openAPIResponse() -> (HTTPResponse, HTTPBody?) {
+        var fields = headers
+        fields[.contentType] = "application/problem+json"
+        let data = (try? JSONOutput.encoder().encode(body)) ?? Data()
+        return (HTTPResponse(status: status, headerFields: fields), HTTPBody(data))
     }
 }

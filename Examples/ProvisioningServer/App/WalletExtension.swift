@@ -1,9 +1,8 @@
 import CardGateway
 import Foundation
-import Hummingbird
 
 /// One card in one wallet, as Apple's issuer wallet extension needs it for `passEntries()`.
-struct WalletExtensionEntry: Sendable, Encodable {
+struct WalletExtensionEntry: Sendable {
     var cardId: String
     var displayName: String
     var wallet: Wallet
@@ -21,26 +20,16 @@ struct WalletExtensionEntry: Sendable, Encodable {
     /// The card at its provider, to drop the bundle when a webhook says the card changed. Not sent.
     var cardRef: CardRef
 
-    enum CodingKeys: String, CodingKey {
-        case cardId, displayName, wallet, provider, eligible, ineligibleReason, flow, cardholderName, lastFour, network
-        case primaryAccountIdentifier, sdkInput, error
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(cardId, forKey: .cardId)
-        try container.encode(displayName, forKey: .displayName)
-        try container.encode(wallet, forKey: .wallet)
-        try container.encodeIfPresent(provider, forKey: .provider)
-        try container.encode(eligible, forKey: .eligible)
-        try container.encodeIfPresent(ineligibleReason, forKey: .ineligibleReason)
-        try container.encodeIfPresent(flow, forKey: .flow)
-        try container.encodeIfPresent(cardholderName, forKey: .cardholderName)
-        try container.encodeIfPresent(lastFour, forKey: .lastFour)
-        try container.encodeIfPresent(network, forKey: .network)
-        try container.encodeIfPresent(primaryAccountIdentifier, forKey: .primaryAccountIdentifier)
-        try container.encodeIfPresent(sdkInput.map(ProvisioningWire.base64), forKey: .sdkInput)
-        try container.encodeIfPresent(error, forKey: .error)
+    /// The entry as the app gets it; nil for a wallet the document does not name (a directory may list wallets a
+    /// newer library knows).
+    var wire: Components.Schemas.WalletExtensionEntry? {
+        guard let wallet = WireModel.wallet(wallet) else { return nil }
+        return .init(
+            cardId: cardId, displayName: displayName, wallet: wallet, provider: provider, eligible: eligible,
+            ineligibleReason: WireModel.reason(ineligibleReason), flow: WireModel.flow(flow), cardholderName: cardholderName,
+            lastFour: lastFour, network: WireModel.network(network), primaryAccountIdentifier: primaryAccountIdentifier,
+            sdkInput: sdkInput.map(WireModel.base64), error: WireModel.itemError(error)
+        )
     }
 }
 
@@ -53,30 +42,13 @@ struct WalletExtensionSnapshot: Sendable {
 
     /// Apple's `status()`: whether `passEntries()` / `remotePassEntries()` would have anything to add. The
     /// server cannot tell the phone from a paired watch; the extension filters with `PKPassLibrary`.
-    func status(requiresAuthentication: Bool) -> WalletExtensionStatusView {
+    func status(requiresAuthentication: Bool) -> Components.Schemas.WalletExtensionStatus {
         let available = entries.contains { $0.wallet == .applePay && $0.eligible && $0.error == nil }
-        return WalletExtensionStatusView(
+        return .init(
             passEntriesAvailable: available, remotePassEntriesAvailable: available, requiresAuthentication: requiresAuthentication,
             generatedAt: generatedAt
         )
     }
-}
-
-struct WalletExtensionStatusView: Encodable, Sendable {
-    var passEntriesAvailable: Bool
-    var remotePassEntriesAvailable: Bool
-    var requiresAuthentication: Bool
-    /// When the cached bundle behind this answer was built; absent when there is none.
-    var generatedAt: Date?
-}
-
-struct WalletExtensionBundleView: Encodable, Sendable {
-    var entries: [WalletExtensionEntry]
-    var status: WalletExtensionStatusView
-    var generatedAt: Date
-    var expiresAt: Date
-    /// True when served from the cache.
-    var cached: Bool
 }
 
 /// Per-user wallet-extension bundles with a lifetime. Concurrent requests for the same user share one build,
@@ -162,35 +134,26 @@ actor WalletExtensionCache {
 
 extension ProvisioningServer {
     /// `GET /v1/wallet-extension[?refresh=true]`: every card and wallet the app offers, in one call.
-    func walletExtension(_ scope: RequestScope, _ user: AppUser) async throws -> Response {
-        let refresh: Bool
-        switch scope.query("refresh") {
-        case nil, "false": refresh = false
-        case "true": refresh = true
-        default: throw APIProblem.invalidRequest("refresh must be true or false.", errors: [FieldProblem(field: "refresh", message: "must be true or false")])
-        }
-        var context = try scope.operationContext(user: user)
+    func walletExtensionBundle(for user: AppUser, refresh: Bool, context: OperationContext) async throws -> Components.Schemas.WalletExtensionBundle {
+        var context = context
         context.deadline = .now + configuration.walletExtensionDeadline
         let buildContext = context
         let (snapshot, cached) = try await walletExtensionCache.snapshot(userID: user.id, refresh: refresh, now: now()) {
             try await self.buildWalletExtension(for: user, context: buildContext)
         }
-        let view = WalletExtensionBundleView(
-            entries: snapshot.entries, status: snapshot.status(requiresAuthentication: configuration.walletExtensionRequiresAuthentication),
+        return .init(
+            entries: snapshot.entries.compactMap(\.wire), status: snapshot.status(requiresAuthentication: configuration.walletExtensionRequiresAuthentication),
             generatedAt: snapshot.generatedAt, expiresAt: await walletExtensionCache.expiry(of: snapshot), cached: cached
         )
-        return JSONOutput.response(view)
     }
 
     /// `GET /v1/wallet-extension/status`: answered from the cache only, never from a provider.
-    func walletExtensionStatus(_ scope: RequestScope, _ user: AppUser) async throws -> Response {
+    func walletExtensionStatus(for user: AppUser) async -> Components.Schemas.WalletExtensionStatus {
         let requiresAuthentication = configuration.walletExtensionRequiresAuthentication
         guard let snapshot = await walletExtensionCache.cached(userID: user.id) else {
-            return JSONOutput.response(WalletExtensionStatusView(
-                passEntriesAvailable: false, remotePassEntriesAvailable: false, requiresAuthentication: requiresAuthentication
-            ))
+            return .init(passEntriesAvailable: false, remotePassEntriesAvailable: false, requiresAuthentication: requiresAuthentication)
         }
-        return JSONOutput.response(snapshot.status(requiresAuthentication: requiresAuthentication))
+        return snapshot.status(requiresAuthentication: requiresAuthentication)
     }
 
     /// Builds a user's bundle: cards fetched a few at a time, each card's wallets in turn.

@@ -1,0 +1,338 @@
+import CardGateway
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import OpenAPIRuntime
+import Synchronization
+
+/// What the generated handlers need beyond their typed input: the request's headers (for webhooks, idempotency keys
+/// and SCA), its id and logger, and the authenticated user. Bound by ``RequestScopeMiddleware`` for the duration of
+/// one operation.
+struct RequestScope: Sendable {
+    var request: HTTPRequest
+    var operation: OpenAPISpec.Operation
+    var requestID: String
+    var logger: Logger
+    var user: AppUser?
+    var operationTimeout: Duration
+    /// Bytes to send instead of the serialised output (the provider's ephemeral key, byte for byte).
+    let verbatimBody: VerbatimBody
+
+    @TaskLocal static var current: RequestScope?
+
+    /// The scope of the running operation; only ``RequestScopeMiddleware`` runs handlers, so its absence is a bug.
+    static func required() throws -> RequestScope {
+        guard let scope = current else { throw ScopeMissing() }
+        return scope
+    }
+
+    /// The authenticated user; ``AuthenticationMiddleware`` refuses every operation that needs one before its
+    /// handler runs.
+    func authenticatedUser() throws -> AppUser {
+        guard let user else { throw APIProblem.unauthenticated(invalidToken: false) }
+        return user
+    }
+
+    struct ScopeMissing: Error {}
+
+    /// The context for the gateway: this request's logger, id and deadline, the caller's idempotency key (scoped to
+    /// the user, so two users' keys never collide at a provider) and a solved SCA challenge.
+    func operationContext() throws -> OperationContext {
+        var context = OperationContext(logger: logger, deadline: .now + operationTimeout, requestID: requestID)
+        if let key = request.headerFields[.idempotencyKey] {
+            guard Self.isSafeToken(key, maxLength: 255) else {
+                throw APIProblem.invalidRequest(
+                    "Idempotency-Key must be 1 to 255 characters of letters, digits and -_.:",
+                    errors: [FieldProblem(field: "Idempotency-Key", message: "must match ^[A-Za-z0-9_.:-]{1,255}$")]
+                )
+            }
+            let scoped = MessageAuthentication.sha256(Data("\(user?.id ?? "")\n\(key)".utf8))
+            context.idempotencyKey = String(ByteEncoding.hex(scoped).prefix(40))
+        }
+        let eventID = request.headerFields[.scaEventID]
+        let operationID = request.headerFields[.scaWalletOperationID]
+        switch (eventID, operationID) {
+        case (nil, nil):
+            break
+        case (let eventID?, let operationID?) where Self.isSafeToken(eventID, maxLength: 128) && Self.isSafeToken(operationID, maxLength: 128):
+            context.sca = SCAAuthorization(eventID: eventID, walletOperationID: operationID)
+        default:
+            throw APIProblem.invalidRequest("Send both X-SCA-Event-Id and X-SCA-Wallet-Operation-Id, as the challenge gave them.")
+        }
+        return context
+    }
+
+    /// The caller's `X-Request-ID` when it is a short plain token, else a new one.
+    static func requestID(from fields: HTTPFields) -> String {
+        if let given = fields[.requestID], isSafeToken(given, maxLength: 64) { return given }
+        return UUID().uuidString.lowercased()
+    }
+
+    /// 1 to `maxLength` characters of letters, digits and `-_.:`.
+    static func isSafeToken(_ text: String, maxLength: Int) -> Bool {
+        !text.isEmpty && text.utf8.count <= maxLength
+            && text.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: ":")
+            }
+    }
+}
+
+/// A per-request slot for a body that must go out exactly as it was made (a provider's JSON, byte for byte), and
+/// for a media type with parameters that the document's `content` key does not carry (Prometheus' text version).
+final class VerbatimBody: Sendable {
+    private let state = Mutex<(bytes: Data?, contentType: String?)>((nil, nil))
+
+    func set(_ data: Data) { state.withLock { $0.bytes = data } }
+    func set(contentType: String) { state.withLock { $0.contentType = contentType } }
+    var value: Data? { state.withLock { $0.bytes } }
+    var contentType: String? { state.withLock { $0.contentType } }
+}
+
+extension HTTPField.Name {
+    static let requestID = HTTPField.Name("X-Request-ID")!
+    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+    static let scaEventID = HTTPField.Name("X-SCA-Event-Id")!
+    static let scaWalletOperationID = HTTPField.Name("X-SCA-Wallet-Operation-Id")!
+    static let allow = HTTPField.Name("Allow")!
+}
+
+/// The outermost middleware of every generated operation: binds the ``RequestScope``, turns every error (a problem
+/// the server raised, a gateway error, a request the generated code could not decode) into an
+/// `application/problem+json` answer, sets `X-Request-ID` and `Cache-Control`, and writes one access-log line
+/// (method, route template, status, duration, user id, error code; never a body, token or card data).
+struct RequestScopeMiddleware: ServerMiddleware {
+    let spec: OpenAPISpec
+    let logger: Logger
+    let operationTimeout: Duration
+
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let started = ContinuousClock.now
+        let requestID = RequestScope.requestID(from: request.headerFields)
+        var requestLogger = logger
+        requestLogger[metadataKey: "request.id"] = .string(requestID)
+        let operation = spec.operation(id: operationID)
+            ?? OpenAPISpec.Operation(id: operationID, method: request.method.rawValue, path: request.path ?? "", requiresAuthentication: true)
+        let scope = RequestScope(
+            request: request, operation: operation, requestID: requestID, logger: requestLogger, user: nil,
+            operationTimeout: operationTimeout, verbatimBody: VerbatimBody()
+        )
+        var response: HTTPResponse
+        var responseBody: HTTPBody?
+        var failure: ProblemRendering?
+        let user = UserSlot()
+        do {
+            (response, responseBody) = try await UserSlot.$current.withValue(user) {
+                try await RequestScope.$current.withValue(scope) {
+                    try await next(request, body, metadata)
+                }
+            }
+            if let verbatim = scope.verbatimBody.value { responseBody = HTTPBody(verbatim) }
+            if let contentType = scope.verbatimBody.contentType { response.headerFields[.contentType] = contentType }
+        } catch {
+            let rendering = ProblemRendering(Self.cause(of: error), requestID: requestID)
+            failure = rendering
+            (response, responseBody) = rendering.openAPIResponse()
+        }
+        response.headerFields[.requestID] = requestID
+        if operation.requiresAuthentication {
+            // Payloads, keys and tokens must not be kept by intermediaries or the app's URL cache.
+            response.headerFields[.cacheControl] = "no-store"
+        }
+        var metadata: Logger.Metadata = [
+            "http.method": .string(operation.method),
+            "http.route": .string(operation.path),
+            "http.status": .stringConvertible(response.status.code),
+            "duration_ms": .stringConvertible(Self.milliseconds(ContinuousClock.now - started)),
+        ]
+        if let userID = user.value { metadata["user.id"] = .string(userID) }
+        if let failure {
+            metadata["error.code"] = .string(failure.logCode)
+            if let provider = failure.provider { metadata["provider"] = .string(provider) }
+        }
+        requestLogger.log(level: response.status.code >= 500 ? .warning : .info, "request", metadata: metadata)
+        return (response, responseBody)
+    }
+
+    /// The error a handler or middleware raised, or what the generated code could not decode, without the runtime's
+    /// wrapper (whose description carries the request and must never reach a log or a client).
+    static func cause(of error: any Error) -> any Error {
+        guard let serverError = error as? ServerError else { return error }
+        let underlying = serverError.underlyingError
+        switch underlying {
+        case is APIProblem, is CardGatewayError, is CancellationError, is any HTTPResponseError:
+            return underlying
+        case let decoding as DecodingError:
+            return APIProblem.decoding(decoding)
+        default:
+            switch serverError.httpStatus {
+            case .unsupportedMediaType: return APIProblem.unsupportedMediaType()
+            case .badRequest: return APIProblem.invalidRequest("The request's parameters or body do not match the API description.")
+            default: return underlying
+            }
+        }
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}
+
+/// Where ``AuthenticationMiddleware`` leaves the user id for the access log of ``RequestScopeMiddleware``.
+final class UserSlot: Sendable {
+    private let id = Mutex<String?>(nil)
+    @TaskLocal static var current: UserSlot?
+
+    func set(_ value: String) { id.withLock { $0 = value } }
+    var value: String? { id.withLock { $0 } }
+}
+
+/// `Authorization: Bearer <token>` for every operation the document does not mark `security: []`: the directory
+/// turns the token into a user (401 when missing, malformed or unknown), bound into the ``RequestScope`` for the
+/// handler. Runs before the request body is read.
+struct AuthenticationMiddleware: ServerMiddleware {
+    let directory: any CardDirectory
+
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        guard var scope = RequestScope.current else { throw RequestScope.ScopeMissing() }
+        guard scope.operation.requiresAuthentication else { return try await next(request, body, metadata) }
+        let user = try await authenticate(request.headerFields)
+        scope.user = user
+        UserSlot.current?.set(user.id)
+        return try await RequestScope.$current.withValue(scope) { try await next(request, body, metadata) }
+    }
+
+    func authenticate(_ fields: HTTPFields) async throws -> AppUser {
+        guard let header = fields[.authorization] else { throw APIProblem.unauthenticated(invalidToken: false) }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw APIProblem.unauthenticated(invalidToken: false) }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        guard !token.isEmpty, token.utf8.count <= 4096, let user = try await directory.user(forToken: token) else {
+            throw APIProblem.unauthenticated(invalidToken: true)
+        }
+        return user
+    }
+}
+
+/// The outermost Hummingbird middleware: bounds every request body (413 past the limit, read before any handler),
+/// and answers what the generated routing does not: 405 with `Allow` for a method a known path does not serve,
+/// 404 for an unknown path, both as problems.
+struct RoutingProblemMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let spec: OpenAPISpec
+    let logger: Logger
+    let maxRequestBodyBytes: Int
+    let maxWebhookBodyBytes: Int
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var request = request
+        do {
+            let limit = request.uri.path.hasPrefix("/webhooks/") ? maxWebhookBodyBytes : maxRequestBodyBytes
+            _ = try await request.collectBody(upTo: limit)
+            return try await next(request, context)
+        } catch {
+            var cause: any Error = error
+            if let httpError = error as? HTTPError, httpError.status == .notFound,
+                let allowed = spec.allowedMethods(forPath: request.uri.path), !allowed.contains(request.method.rawValue)
+            {
+                cause = APIProblem.methodNotAllowed(allowed: allowed)
+            }
+            let requestID = RequestScope.requestID(from: request.headers)
+            let rendering = ProblemRendering(cause, requestID: requestID)
+            var response = rendering.response()
+            response.headers[.requestID] = requestID
+            logger.info("request", metadata: [
+                "http.method": .string(request.method.rawValue), "http.route": "unmatched",
+                "http.status": .stringConvertible(response.status.code), "request.id": .string(requestID),
+                "error.code": .string(rendering.logCode),
+            ])
+            return response
+        }
+    }
+}
+
+/// RFC 3339 date-times as the document's `format: date-time` allows them (either case of `T` and `Z`, offsets,
+/// any number of fractional digits) in; whole seconds in UTC (`2025-01-31T12:00:00Z`) out.
+struct RFC3339DateTranscoder: DateTranscoder {
+    static let refusal = "not an RFC 3339 date-time"
+
+    func encode(_ date: Date) throws -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    func decode(_ text: String) throws -> Date {
+        guard let date = Self.parse(text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: Self.refusal))
+        }
+        return date
+    }
+
+    static func parse(_ text: String) -> Date? {
+        var normalised = text.uppercased()
+        // ISO8601DateFormatter reads at most millisecond fractions; finer digits are dropped (not rounded).
+        if let dot = normalised.firstIndex(of: "."), let end = normalised[dot...].dropFirst().firstIndex(where: { !$0.isNumber }) {
+            let digits = normalised[normalised.index(after: dot)..<end]
+            guard !digits.isEmpty else { return nil }
+            normalised.replaceSubrange(normalised.index(after: dot)..<end, with: String(digits.prefix(3)))
+        }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        if let date = formatter.date(from: normalised) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: normalised)
+    }
+}
+
+/// Runs after authentication, before the generated decoding. No schema in the document allows `null`, but the
+/// generated decoding reads a `null` optional field as absent: a JSON body holding `null` anywhere is refused here
+/// with 400, naming the field. The body was bounded by ``RoutingProblemMiddleware`` before it got here.
+struct NullFieldMiddleware: ServerMiddleware {
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        guard let operation = RequestScope.current?.operation else { throw RequestScope.ScopeMissing() }
+        return try await next(request, try await refusingNulls(body, of: operation), metadata)
+    }
+
+    /// `body`, read whole, unless it holds a `null`.
+    func refusingNulls(_ body: HTTPBody?, of operation: OpenAPISpec.Operation) async throws -> HTTPBody? {
+        guard operation.hasJSONBody, let body else { return body }
+        let data = try await Data(collecting: body, upTo: .max)
+        if let value = try? JSONValue.parse(data), let path = Self.nullPath(in: value) {
+            throw APIProblem.invalidRequest("\(path) must not be null; leave it out instead.", errors: [FieldProblem(field: path, message: "must not be null")])
+        }
+        return HTTPBody(data)
+    }
+
+    /// The JSON path of the first `null` in `value`, if any.
+    static func nullPath(in value: JSONValue, path: String = "") -> String? {
+        switch value {
+        case .null:
+            return path.isEmpty ? "body" : path
+        case .object(let members):
+            for (key, member) in members.sorted(by: { $0.key < $1.key }) {
+                let name = SafeText.scrub(key, maxLength: 64)
+                if let found = Self.nullPath(in: member, path: path.isEmpty ? name : "\(path).\(name)") { return found }
+            }
+            return nil
+        case .array(let items):
+            for (index, item) in items.enumerated() {
+                if let found = Self.nullPath(in: item, path: "\(path)[\(index)]") { return found }
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+}
