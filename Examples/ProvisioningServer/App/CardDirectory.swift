@@ -22,8 +22,23 @@ public struct AppUser: Sendable, Hashable, Codable, CustomStringConvertible {
 
 /// A card an app user owns: how the app names it and how the gateway reaches it.
 public struct OwnedCard: Sendable, Equatable {
-    /// The public id the app uses in URLs (`/v1/cards/{cardId}`). Never the provider's id.
+    /// The public id the app uses in URLs (`/v1/cards/{cardId}`). Never the provider's id. It matches
+    /// ``idPattern``: the directory file refuses any other, and the server answers 400 for any other in a path.
     public var id: String
+
+    /// The rule for public card ids, as openapi.yaml states it: 1 to 64 of letters, digits, `.`, `_`, `~` and `-`,
+    /// not starting with a dot (so never a dot segment).
+    public static let idPattern = "^[A-Za-z0-9_~-][A-Za-z0-9._~-]{0,63}$"
+
+    /// Whether `id` matches ``idPattern``.
+    public static func isValidID(_ id: String) -> Bool {
+        let bytes = Array(id.utf8)
+        guard (1...64).contains(bytes.count), bytes[0] != UInt8(ascii: ".") else { return false }
+        return bytes.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~") || byte == UInt8(ascii: "-")
+        }
+    }
     /// The card at its provider.
     public var ref: CardRef
     /// How the gateway picks the provider instance: usually `.key(RouteKey(issuer:program:bin:))` or `.instance(name)`.

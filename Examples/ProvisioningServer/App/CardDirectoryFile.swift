@@ -163,6 +163,9 @@ public enum CardDirectoryFile: Sendable {
                 problems.append(ConfigurationProblem(path: "\(cardPath).\(key)", message: "unknown key; expected \(known.joined(separator: ", "))"))
             }
             let id = requiredString(card, "id", cardPath, &problems)
+            if let id, !OwnedCard.isValidID(id) {
+                problems.append(ConfigurationProblem(path: "\(cardPath).id", message: "must match \(OwnedCard.idPattern) (it is the card's id in URLs)"))
+            }
             if let id, !ids.insert(id).inserted {
                 problems.append(ConfigurationProblem(path: "\(cardPath).id", message: "card \(id) is listed twice for this user"))
             }

@@ -233,7 +233,14 @@ public struct ProvisioningServer: Sendable {
 
     /// The user's card with this public id; the same 404 for unknown and foreign cards.
     func ownedCard(_ id: String, of user: AppUser) async throws -> OwnedCard {
-        guard !id.isEmpty, let card = try await directory.card(id, of: user) else {
+        // An id no directory can hold (a traversal, a control character, an oversized one) is the caller's mistake,
+        // not an unknown card: 400, before any lookup.
+        guard OwnedCard.isValidID(id) else {
+            throw APIProblem.invalidRequest(
+                "The card id is not valid.", errors: [FieldProblem(field: "cardId", message: "must match \(OwnedCard.idPattern)")]
+            )
+        }
+        guard let card = try await directory.card(id, of: user) else {
             throw APIProblem.cardNotFound
         }
         return card
