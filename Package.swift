@@ -197,6 +197,31 @@ for name in providers {
     )
 }
 
+// Fuzzing (docs/RELIABILITY.md, "Fuzzing"): one harness per target, each a function of the input bytes that
+// runs real adapter, webhook and configuration code and never traps by itself. The libFuzzer executable is in
+// the separate package Fuzz/ (built with -sanitize=fuzzer); the regression tests run every corpus and
+// regression file through the same harnesses in `swift test`. No NIO here.
+targets += [
+    .target(
+        name: "CardGatewayFuzzHarnesses",
+        dependencies: [
+            "CardGateway",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ] + providers.map { .target(name: "CardGateway\($0)") },
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(
+        name: "FuzzRegressionTests",
+        dependencies: [
+            "CardGatewayFuzzHarnesses", "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewaySimulation", "CardGatewayTesting",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ] + providers.flatMap { name -> [Target.Dependency] in [.target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator")] },
+        swiftSettings: swiftSettings
+    ),
+]
+
 // The example programs: the `cardgateway` CLI, the provisioning server, and what they share.
 targets += [
     .target(
@@ -329,6 +354,8 @@ let package = Package(
         .library(name: "CardGatewaySimulation", targets: ["CardGatewaySimulation"]),
         .library(name: "CardGatewayTesting", targets: ["CardGatewayTesting"]),
         .library(name: "CardGatewayPostgres", targets: ["CardGatewayPostgres"]),
+        // For the fuzz package (Fuzz/) only: not part of the library's API.
+        .library(name: "CardGatewayFuzzHarnesses", targets: ["CardGatewayFuzzHarnesses"]),
     ] + providers.flatMap { name in
         [
             .library(name: "CardGateway\(name)", targets: ["CardGateway\(name)"]),

@@ -211,10 +211,10 @@ public struct TrustPaymentsProvider: StoredCredentials {
         }
         let age = now.timeIntervalSince1970 - issuedAt
         if age > jwtMaxAge {
-            throw signatureInvalid("the token was issued \(Int(age)) s ago, more than the \(Int(jwtMaxAge)) s accepted")
+            throw signatureInvalid("the token was issued \(Self.wholeSeconds(age)) s ago, more than the \(Int(jwtMaxAge)) s accepted")
         }
         if -age > TrustPaymentsAPI.allowedFutureSkew {
-            throw signatureInvalid("the token's iat is \(Int(-age)) s in the future")
+            throw signatureInvalid("the token's iat is \(Self.wholeSeconds(-age)) s in the future")
         }
         if let expiry = claims["exp"]?.numberValue, now.timeIntervalSince1970 >= expiry {
             throw signatureInvalid("the token has expired")
@@ -281,6 +281,12 @@ public struct TrustPaymentsProvider: StoredCredentials {
             "requesttype": .string(types[index] ?? ""),
         ])
         return credential
+    }
+
+    /// Seconds for a message, clamped so that any finite `iat` formats: `Int(_:)` traps past `Int.max`, and a
+    /// token's `iat` is the sender's number (found by fuzzing: `{"iat":1e300}` crashed the process).
+    static func wholeSeconds(_ seconds: Double) -> Int {
+        Int(max(min(seconds, 1e15), -1e15))
     }
 
     private func audienceMatches(_ value: JSONValue) -> Bool {

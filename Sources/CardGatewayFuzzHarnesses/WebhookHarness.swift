@@ -1,0 +1,158 @@
+import CardGateway
+import CardGatewayAdyen
+import CardGatewayBridge
+import CardGatewayPaysafe
+import CardGatewayStripe
+import CardGatewayTrustPayments
+import Crypto
+import Foundation
+import HTTPTypes
+import _CryptoExtras
+
+/// Fuzzes one provider's webhook verification and parsing.
+///
+/// Input layout: byte 0 picks the mode. Even: the rest is the body, signed correctly with the harness's secret
+/// at ``FuzzClock/now``, so the parser behind the signature check is reached. Odd: the rest is
+/// `<signature header value>\n<body>`, delivered as it is (the header parser and the refusal paths).
+public struct WebhookHarness: Sendable {
+    public let name: String
+    let headerName: HTTPField.Name
+    let sign: @Sendable (Data) -> String
+    let makeVerifier: @Sendable () throws -> any WebhookVerifying
+
+    /// The verifier is built once per process (building Bridge's parses a PEM key).
+    private let verifier: LazyVerifier
+
+    init(name: String, headerName: String, sign: @escaping @Sendable (Data) -> String, makeVerifier: @escaping @Sendable () throws -> any WebhookVerifying) {
+        self.name = name
+        self.headerName = HTTPField.Name(headerName)!
+        self.sign = sign
+        self.makeVerifier = makeVerifier
+        self.verifier = LazyVerifier(make: makeVerifier)
+    }
+
+    /// The delivery an input stands for.
+    func delivery(_ data: Data) -> WebhookDelivery? {
+        guard let mode = data.first else { return nil }
+        let rest = Data(data.dropFirst())
+        var headers = HTTPFields()
+        if mode & 1 == 0 {
+            headers[headerName] = sign(rest)
+            return WebhookDelivery(headers: headers, body: rest)
+        }
+        let newline = rest.firstIndex(of: 0x0a) ?? rest.endIndex
+        let header = String(decoding: rest[rest.startIndex..<newline], as: UTF8.self)
+        headers[headerName] = header
+        let body = newline < rest.endIndex ? Data(rest[rest.index(after: newline)...]) : Data()
+        return WebhookDelivery(headers: headers, body: body)
+    }
+
+    public func run(_ data: Data) {
+        guard let delivery = delivery(data), let verifier = verifier.value else { return }
+        _ = try? verifier.verify(delivery, now: FuzzClock.now)
+    }
+
+    /// The seed-corpus file for a real webhook body (signed mode).
+    public static func seed(body: Data) -> Data { Data([0]) + body }
+
+    /// The seed-corpus file for a delivery as it arrived, header and all (raw mode).
+    public static func rawSeed(header: String, body: Data) -> Data { Data([1]) + Data(header.utf8) + Data([0x0a]) + body }
+}
+
+/// Builds a verifier on first use and keeps it.
+final class LazyVerifier: Sendable {
+    let value: (any WebhookVerifying)?
+    init(make: @Sendable () throws -> any WebhookVerifying) { value = try? make() }
+}
+
+/// HMAC-SHA256 of `message` under `key`.
+private func hmacSHA256(key: some DataProtocol, message: Data) -> Data {
+    Data(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: Data(key))))
+}
+
+private func hex(_ bytes: Data) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+private func hexBytes(_ text: String) -> Data {
+    var bytes = Data()
+    var index = text.startIndex
+    while index < text.endIndex, let next = text.index(index, offsetBy: 2, limitedBy: text.endIndex) {
+        bytes.append(UInt8(text[index..<next], radix: 16) ?? 0)
+        index = next
+    }
+    return bytes
+}
+
+/// A webhook-verifying adapter from a response harness, over a transport that refuses to send.
+private func webhookVerifier(_ harness: ResponseHarness) throws -> any WebhookVerifying {
+    let transport = FuzzTransport(status: 500, contentType: nil, body: Data())
+    guard let provider = try harness.makeProvider(transport: transport) as? any WebhookVerifying else {
+        throw CardGatewayError(.unsupported, "\(harness.name) verifies no webhooks")
+    }
+    return provider
+}
+
+extension WebhookHarness {
+    /// `Stripe-Signature: t=<seconds>,v1=<hex HMAC-SHA256("t.body", whsec_…)>`.
+    public static let stripe = WebhookHarness(name: "stripe", headerName: "Stripe-Signature", sign: { body in
+        let timestamp = Int64(FuzzClock.now.timeIntervalSince1970)
+        let mac = hmacSHA256(key: Data(FuzzSeeds.Stripe.webhookSecret.utf8), message: Data("\(timestamp).".utf8) + body)
+        return "t=\(timestamp),v1=\(hex(mac))"
+    }, makeVerifier: { try webhookVerifier(.stripe) })
+
+    /// `HmacSignature: Base64(HMAC-SHA256(body, hex-decoded key))`.
+    public static let adyen = WebhookHarness(name: "adyen", headerName: "HmacSignature", sign: { body in
+        hmacSHA256(key: hexBytes(FuzzSeeds.Adyen.hmacKeyHex), message: body).base64EncodedString()
+    }, makeVerifier: { try webhookVerifier(.adyen) })
+
+    /// `Signature: hex(HMAC-SHA256(body, secret))`.
+    public static let paysafe = WebhookHarness(name: "paysafe", headerName: "Signature", sign: { body in
+        hex(hmacSHA256(key: Data(FuzzSeeds.Paysafe.webhookSecret.utf8), message: body))
+    }, makeVerifier: { try webhookVerifier(.paysafe) })
+
+    /// `X-Webhook-Signature: t=<milliseconds>,v0=<Base64 RSA PKCS#1 v1.5 SHA-256 signature of SHA-256("t.body")>`.
+    public static let bridge = WebhookHarness(name: "bridge", headerName: "X-Webhook-Signature", sign: { body in
+        let milliseconds = Int64(FuzzClock.now.timeIntervalSince1970 * 1000)
+        let digest = Data(SHA256.hash(data: Data("\(milliseconds).".utf8) + body))
+        guard let signature = try? FuzzKeys.bridgeWebhookPrivateKey.signature(for: digest, padding: .insecurePKCS1v1_5) else { return "" }
+        return "t=\(milliseconds),v0=\(signature.rawRepresentation.base64EncodedString())"
+    }, makeVerifier: { try webhookVerifier(.bridge) })
+
+    public static let all: [WebhookHarness] = [.paysafe, .adyen, .stripe, .bridge]
+}
+
+/// Fuzzes Trust Payments' response JWT verification (`verifyResult`): Trust Payments has no webhooks; the
+/// signed result the mobile SDK hands back is its inbound, signed message.
+///
+/// Input layout: byte 0 even: the rest is the JWT's claims (JSON), signed HS256 with the harness's JWT secret;
+/// odd: the rest is the token as it arrived.
+public enum TrustPaymentsResultHarness {
+    /// A fresh instance per input: `verifyResult` saves into the instance's credential store.
+    static func provider() -> TrustPaymentsProvider? {
+        let transport = FuzzTransport(status: 500, contentType: nil, body: Data())
+        return try? ResponseHarness.trustPayments.makeProvider(transport: transport) as? TrustPaymentsProvider
+    }
+
+    static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// An HS256 JWT whose payload segment is `claims` exactly.
+    static func sign(claims: Data) -> String {
+        let header = base64URL(Data(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
+        let signingInput = header + "." + base64URL(claims)
+        let mac = hmacSHA256(key: Data(FuzzSeeds.TrustPayments.jwtSecret.utf8), message: Data(signingInput.utf8))
+        return signingInput + "." + base64URL(mac)
+    }
+
+    public static func run(_ data: Data) {
+        guard let mode = data.first, let provider = provider() else { return }
+        let rest = Data(data.dropFirst())
+        let token = mode & 1 == 0 ? sign(claims: rest) : String(decoding: rest, as: UTF8.self)
+        runBlocking {
+            _ = try? await provider.verifyResult(Secret(token), context: OperationContext())
+        }
+    }
+
+    /// The seed-corpus file for a result's claims (signed mode).
+    public static func seed(claims: Data) -> Data { Data([0]) + claims }
+}
