@@ -52,7 +52,7 @@ struct ProvisioningServerErrorTests {
             let given = try await client.send(.get, "/v1/cards/\(Fixture.payloadCard)")
             #expect(given.status == 429)
             #expect(given.header("Retry-After") == "7")
-            #expect(try given.problem()["retryAfter"] == .number(7))
+            #expect(try given.problem()["retryAfterSeconds"] == .number(7))
             #expect(try given.problem()["retryable"] == .bool(true))
             let defaulted = try await client.send(.get, "/v1/cards/\(Fixture.relayCard)")
             #expect(defaulted.status == 429)
@@ -78,12 +78,12 @@ struct ProvisioningServerErrorTests {
             #expect(problem["mayHaveReachedProvider"] == .bool(true))
             #expect(problem["providerRequestId"] == .string("req_provider_42"))
             #expect(problem["provider"] == .string("tp-1"))
-            #expect(problem["retryAfter"] == nil)
+            #expect(problem["retryAfterSeconds"] == nil)
             #expect(unknown.header("Retry-After") == nil)
 
             let down = try await client.send(.get, "/v1/cards/\(Fixture.relayCard)")
             #expect(down.header("Retry-After") == "2")
-            #expect(try down.problem()["retryAfter"] == .number(2))
+            #expect(try down.problem()["retryAfterSeconds"] == .number(2))
             #expect(try down.problem()["retryable"] == .bool(true))
             #expect(try down.problem()["mayHaveReachedProvider"] == .bool(false))
         }

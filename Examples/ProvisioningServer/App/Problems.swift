@@ -212,7 +212,7 @@ struct ProblemBody: Encodable, Sendable {
     /// (e.g. read the card) before repeating it.
     var mayHaveReachedProvider: Bool?
     /// Seconds to wait before repeating, as in `Retry-After`; only on retryable problems.
-    var retryAfter: Int?
+    var retryAfterSeconds: Int?
     /// The provider's own id of its answer (its request-id header), for the provider's support.
     var providerRequestId: String?
     var errors: [FieldProblem]?
@@ -272,7 +272,7 @@ struct ProblemRendering: Sendable {
             if gatewayError.isRetryable, gatewayError.code == .rateLimited || (gatewayError.code == .providerUnavailable && gatewayError.retryAfter != nil) {
                 let seconds = Self.seconds(gatewayError.retryAfter ?? .seconds(1))
                 headers[.retryAfter] = String(seconds)
-                body.retryAfter = seconds
+                body.retryAfterSeconds = seconds
             }
             self.body = body
             logCode = gatewayError.code.rawValue
