@@ -78,6 +78,17 @@ struct DemoServerTests {
             let result = try await running.simulators.trustPayments.sdkPayment(
                 sessionJWT: token, pan: TrustPaymentsSimulator.Seed.Card.visa, expiryDate: TrustPaymentsSimulator.Seed.expiryDate, securityCode: "123"
             )
+            // A result whose signature was tampered with is named as a bad result token, not as a webhook's signature.
+            let tampered = String(result.dropLast(4)) + (result.hasSuffix("AAAA") ? "BBBB" : "AAAA")
+            let refused = try await client.send(.post, "/v1/credentials/result", token: DemoUsers.aliceToken, json: #"{"jwt":"\#(tampered)"}"#)
+            #expect(refused.status == 400)
+            let problem = try refused.problem()
+            #expect(problem["code"]?.stringValue == "signatureInvalid")
+            #expect(problem["title"]?.stringValue == "Invalid result token")
+            #expect(problem["detail"]?.stringValue?.contains("result JWT") == true)
+            #expect(!refused.text.lowercased().contains("webhook"), "\(refused.text)")
+            #expect(problem["errors"]?.arrayValue?.first?["field"]?.stringValue == "jwt")
+
             let stored = try await client.send(.post, "/v1/credentials/result", token: DemoUsers.aliceToken, json: #"{"jwt":"\#(result)"}"#)
             #expect(stored.status == 200, "\(stored.text)")
             #expect(!stored.text.contains(TrustPaymentsSimulator.Seed.Card.visa))

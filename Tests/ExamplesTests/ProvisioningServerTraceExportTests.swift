@@ -22,11 +22,7 @@ struct ProvisioningServerTraceExportTests {
     func exportsSpansInTheCallersTrace() async throws {
         let executable = try Self.executable()
         try await FakeCollector.run { collector in
-            let server = try ServerProcess(executable: executable, environment: [
-                "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(collector.port)",
-                "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json",
-                "OTEL_BSP_SCHEDULE_DELAY": "100",
-            ])
+            let server = try ServerProcess(executable: executable, environment: Self.exporting(to: collector))
             defer { server.kill() }
             let port = try await server.waitForPort()
             let status = try await Self.getCard(port: port, traceparent: "00-\(Self.traceID)-\(Self.callerSpanID)-01")
@@ -80,12 +76,7 @@ struct ProvisioningServerTraceExportTests {
     func exportsNothingWhenSwitchedOff() async throws {
         let executable = try Self.executable()
         try await FakeCollector.run { collector in
-            let server = try ServerProcess(executable: executable, environment: [
-                "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(collector.port)",
-                "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json",
-                "OTEL_BSP_SCHEDULE_DELAY": "100",
-                "OTEL_TRACES_EXPORTER": "none",
-            ])
+            let server = try ServerProcess(executable: executable, environment: Self.exporting(to: collector).merging(["OTEL_TRACES_EXPORTER": "none"]) { $1 })
             defer { server.kill() }
             let port = try await server.waitForPort()
             #expect(try await Self.getCard(port: port, traceparent: "00-\(Self.traceID)-\(Self.callerSpanID)-01") == 200)
@@ -106,6 +97,11 @@ struct ProvisioningServerTraceExportTests {
     }
 
     /// The `provisioning-server` that `swift build` put beside this test bundle.
+    /// The environment that points the server's OTLP export at `collector`, in JSON, flushing every 100 ms.
+    static func exporting(to collector: FakeCollector) -> [String: String] {
+        ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(collector.port)", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json", "OTEL_BSP_SCHEDULE_DELAY": "100"]
+    }
+
     static func executable() throws -> URL {
         var directories = [Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
         if let executableURL = Bundle.main.executableURL { directories.append(executableURL.deletingLastPathComponent()) }

@@ -175,7 +175,17 @@ struct ProvisioningAPI: APIProtocol {
         let jwt = checks.text(body.jwt, "jwt", maxLength: 16 * 1024)
         try checks.finish()
         guard let jwt else { throw APIProblem.invalidRequest("jwt is required.") }
-        let credential = try await gateway.verifyResult(Secret(jwt), customer: user.id, via: route, context: try scope.operationContext())
+        let credential: StoredCredential
+        do {
+            credential = try await gateway.verifyResult(Secret(jwt), customer: user.id, via: route, context: try scope.operationContext())
+        } catch let error as CardGatewayError where error.code == .signatureInvalid {
+            // The SDK's result JWT, not a webhook: the problem names it as such.
+            throw APIProblem(
+                status: .badRequest, type: "signatureInvalid", title: "Invalid result token",
+                detail: "The result JWT's signature is missing or wrong, or the token is stale or was not issued for this site.",
+                code: .signatureInvalid, errors: [FieldProblem(field: "jwt", message: "does not verify")]
+            )
+        }
         try await directory.recordCredential(credential, for: user)
         return .ok(.init(body: .json(WireModel.storedCredential(credential))))
     }
