@@ -51,6 +51,8 @@ struct ProvisioningServerBadInputTests {
             ("Google device id with CRLF", .post, google, Data(#"{"clientDeviceId":"dev\r\nX: y","clientWalletAccountId":"account-1"}"#.utf8), 400),
             ("Google wallet account id with NUL", .post, google, Data(#"{"clientDeviceId":"device-1","clientWalletAccountId":"acc\u0000ount"}"#.utf8), 400),
             ("Google ids of the wrong type", .post, google, Data(#"{"clientDeviceId":7,"clientWalletAccountId":["a"]}"#.utf8), 400),
+            ("a key given twice", .post, google, Data(#"{"clientDeviceId":"device-1","clientWalletAccountId":"account-1","clientDeviceId":"device-2"}"#.utf8), 400),
+            ("a key given twice, once escaped", .post, google, Data(#"{"clientDeviceId":"device-1","clientWalletAccountId":"account-1","client\u0044eviceId":"device-2"}"#.utf8), 400),
         ]
     }
 

@@ -295,7 +295,8 @@ struct RFC3339DateTranscoder: DateTranscoder {
 
 /// Runs after authentication, before the generated decoding. No schema in the document allows `null`, but the
 /// generated decoding reads a `null` optional field as absent: a JSON body holding `null` anywhere is refused here
-/// with 400, naming the field. The body was bounded by ``RoutingProblemMiddleware`` before it got here.
+/// with 400, naming the field. So is a body that gives one key twice in an object (the decoding would keep the
+/// last). The body was bounded by ``RoutingProblemMiddleware`` before it got here.
 struct NullFieldMiddleware: ServerMiddleware {
     func intercept(
         _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
@@ -309,6 +310,12 @@ struct NullFieldMiddleware: ServerMiddleware {
     func refusingNulls(_ body: HTTPBody?, of operation: OpenAPISpec.Operation) async throws -> HTTPBody? {
         guard operation.hasJSONBody, let body else { return body }
         let data = try await Data(collecting: body, upTo: .max)
+        // A key given twice would be read as its last value; which one the app meant is not known, so refuse it.
+        if let key = DuplicateKeys.first(in: data) {
+            throw APIProblem.invalidRequest(
+                "The body gives the key \(key) more than once.", errors: [FieldProblem(field: key, message: "is given more than once")]
+            )
+        }
         if let value = try? JSONValue.parse(data), let path = Self.nullPath(in: value) {
             throw APIProblem.invalidRequest("\(path) must not be null; leave it out instead.", errors: [FieldProblem(field: path, message: "must not be null")])
         }
@@ -334,5 +341,49 @@ struct NullFieldMiddleware: ServerMiddleware {
         default:
             return nil
         }
+    }
+}
+
+/// Finds a key given twice in one JSON object, which Foundation's decoding accepts (the last one wins).
+enum DuplicateKeys {
+    /// The first key that an object of `data` repeats, scrubbed for a message; nil when there is none or when `data`
+    /// is not JSON (the decoding reports that).
+    static func first(in data: Data) -> String? {
+        enum Frame { case object(keys: Set<String>, expectingKey: Bool), array }
+        var stack: [Frame] = []
+        let bytes = [UInt8](data)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "{"):
+                guard stack.count < 512 else { return nil }
+                stack.append(.object(keys: [], expectingKey: true))
+            case UInt8(ascii: "["):
+                guard stack.count < 512 else { return nil }
+                stack.append(.array)
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                guard !stack.isEmpty else { return nil }
+                stack.removeLast()
+            case UInt8(ascii: ","):
+                if case .object(let keys, _)? = stack.last { stack[stack.count - 1] = .object(keys: keys, expectingKey: true) }
+            case UInt8(ascii: "\""):
+                // The string's end: the next quote not escaped by a backslash.
+                var end = index + 1
+                while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
+                guard end < bytes.count else { return nil }
+                if case .object(var keys, true)? = stack.last {
+                    // Compare keys as decoded, so that "a" and "\u0061" are the same key.
+                    guard let key = try? JSONDecoder().decode(String.self, from: Data(bytes[index...end])) else { return nil }
+                    if !keys.insert(key).inserted { return SafeText.scrub(key, maxLength: 64) }
+                    stack[stack.count - 1] = .object(keys: keys, expectingKey: false)
+                }
+                index = end
+            default:
+                break
+            }
+            index += 1
+        }
+        return nil
     }
 }
