@@ -61,26 +61,52 @@ public struct ContractFixtures: Sendable {
         }
     }
 
-    public struct CardServiceFixtures: Sendable {
-        /// The customer whose cards are listed (must have at least two).
+    /// Seeded cards for the card-management capabilities. Give what the adapter declares: the customer for
+    /// ``Capability/cardListing`` and ``Capability/cardPrograms``, a create for ``Capability/cardIssuance``, and
+    /// so on; a declared capability without its fixture fails the run unless it is waived.
+    public struct CardManagement: Sendable {
+        /// The customer whose cards are listed (must have at least two) and whose programs are read.
         public var customer: String
-        /// A status some but not all of the customer's cards have.
-        public var filterStatus: CardStatus
-        public var createVirtual: CreateCardRequest
+        /// A status some but not all of the customer's cards have, to filter on.
+        public var filterStatus: CardStatus?
+        public var createVirtual: CreateCardRequest?
         /// An activation that succeeds (a card in an activatable state and its printed data).
-        public var activation: ActivateCardRequest
-        /// An active card to lock and unlock.
-        public var lockable: CardRef
-        /// A status change the provider refuses because of the card's state.
-        public var invalidTransition: UpdateCardRequest
+        public var activation: ActivateCardRequest?
+        /// An active card to lock and unlock (left active).
+        public var lockable: CardRef?
+        /// An active card to cancel (left cancelled).
+        public var cancellable: CardRef?
+        /// A PIN change that succeeds.
+        public var pinChange: SetCardPINRequest?
 
-        public init(customer: String, filterStatus: CardStatus, createVirtual: CreateCardRequest, activation: ActivateCardRequest, lockable: CardRef, invalidTransition: UpdateCardRequest) {
+        public init(
+            customer: String, filterStatus: CardStatus? = nil, createVirtual: CreateCardRequest? = nil, activation: ActivateCardRequest? = nil,
+            lockable: CardRef? = nil, cancellable: CardRef? = nil, pinChange: SetCardPINRequest? = nil
+        ) {
             self.customer = customer
             self.filterStatus = filterStatus
             self.createVirtual = createVirtual
             self.activation = activation
             self.lockable = lockable
-            self.invalidTransition = invalidTransition
+            self.cancellable = cancellable
+            self.pinChange = pinChange
+        }
+    }
+
+    /// Seeded wallet tokens for ``Capability/walletTokenListing`` and ``Capability/walletTokenControl``.
+    public struct WalletTokenFixtures: Sendable {
+        /// A card with the tokens below.
+        public var card: CardRef
+        /// An active token the listing must show; with ``Capability/walletTokenControl``, suspended and resumed
+        /// (left active).
+        public var token: String
+        /// Another active token, deleted (left deleted); required with ``Capability/walletTokenControl``.
+        public var deletable: String?
+
+        public init(card: CardRef, token: String, deletable: String? = nil) {
+            self.card = card
+            self.token = token
+            self.deletable = deletable
         }
     }
 
@@ -159,7 +185,8 @@ public struct ContractFixtures: Sendable {
     }
 
     public var lookup: Lookup?
-    public var cardService: CardServiceFixtures?
+    public var cards: CardManagement?
+    public var walletTokens: WalletTokenFixtures?
     public var provisioning: Provisioning?
     public var storedCredentials: StoredCredentialFixtures?
     public var webhooks: Webhooks?
@@ -176,7 +203,7 @@ public struct ContractFixtures: Sendable {
     public var waivedErrors: String?
 
     public init(
-        lookup: Lookup? = nil, cardService: CardServiceFixtures? = nil, provisioning: Provisioning? = nil,
+        lookup: Lookup? = nil, cards: CardManagement? = nil, walletTokens: WalletTokenFixtures? = nil, provisioning: Provisioning? = nil,
         storedCredentials: StoredCredentialFixtures? = nil, webhooks: Webhooks? = nil,
         probe: (@Sendable (any CardProvider, OperationContext) async throws -> Void)? = nil, extraErrorScenarios: [ErrorScenario] = [],
         waived: [Capability: String] = [:], waivedWallets: [Wallet: String] = [:], waivedErrors: String? = nil
@@ -185,7 +212,8 @@ public struct ContractFixtures: Sendable {
         self.waivedWallets = waivedWallets
         self.waivedErrors = waivedErrors
         self.lookup = lookup
-        self.cardService = cardService
+        self.cards = cards
+        self.walletTokens = walletTokens
         self.provisioning = provisioning
         self.storedCredentials = storedCredentials
         self.webhooks = webhooks

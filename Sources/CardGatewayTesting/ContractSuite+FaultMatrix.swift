@@ -138,17 +138,44 @@ extension ContractRun {
         if descriptor.capabilities.contains(.cardLookup), provider is any CardLookup, let lookup = fixtures.lookup {
             operations.append(MatrixOperation("card lookup") { provider, context in _ = try await (provider as! any CardLookup).card(lookup.existing, context: context) })
         }
-        if descriptor.capabilities.contains(.cardService), provider is any CardService, let service = fixtures.cardService {
-            @Sendable func card(_ provider: any CardProvider) -> any CardService { provider as! any CardService }
-            operations += [
-                MatrixOperation("list cards") { provider, context in _ = try await card(provider).listCards(CardQuery(customer: service.customer, limit: 2), context: context) },
-                MatrixOperation("programs") { provider, context in _ = try await card(provider).programs(customer: service.customer, context: context) },
-                MatrixOperation("create card") { provider, context in _ = try await card(provider).createCard(service.createVirtual, context: context) },
-                MatrixOperation("activate card") { provider, context in _ = try await card(provider).activateCard(service.activation, context: context) },
-                MatrixOperation("lock card") { provider, context in
-                    _ = try await card(provider).updateCard(UpdateCardRequest(card: service.lockable, change: .status(.locked, reason: "fault matrix")), context: context)
-                },
-            ]
+        let capabilities = descriptor.capabilities
+        if let cards = fixtures.cards {
+            if capabilities.contains(.cardListing), provider is any CardListing {
+                operations.append(MatrixOperation("list cards") { provider, context in
+                    _ = try await (provider as! any CardListing).listCards(CardQuery(customer: cards.customer, limit: 2), context: context)
+                })
+            }
+            if capabilities.contains(.cardPrograms), provider is any CardPrograms {
+                operations.append(MatrixOperation("programs") { provider, context in _ = try await (provider as! any CardPrograms).programs(customer: cards.customer, context: context) })
+            }
+            if capabilities.contains(.cardIssuance), provider is any CardIssuance, let create = cards.createVirtual {
+                operations.append(MatrixOperation("create card") { provider, context in _ = try await (provider as! any CardIssuance).createCard(create, context: context) })
+            }
+            if capabilities.contains(.cardActivation), provider is any CardActivation, let activation = cards.activation {
+                operations.append(MatrixOperation("activate card") { provider, context in _ = try await (provider as! any CardActivation).activateCard(activation, context: context) })
+            }
+            if capabilities.contains(.cardLocking), provider is any CardStatusControl, let lockable = cards.lockable {
+                operations.append(MatrixOperation("lock card") { provider, context in
+                    _ = try await (provider as! any CardStatusControl).changeStatus(CardStatusRequest(card: lockable, intent: .lock), context: context)
+                })
+            }
+            if capabilities.contains(.cardPIN), provider is any CardPINManagement, let pin = cards.pinChange {
+                operations.append(MatrixOperation("set PIN") { provider, context in _ = try await (provider as! any CardPINManagement).setPIN(pin, context: context) })
+            }
+        }
+        if let tokens = fixtures.walletTokens {
+            if capabilities.contains(.walletTokenListing), provider is any WalletTokenListing {
+                operations.append(MatrixOperation("list wallet tokens") { provider, context in
+                    _ = try await (provider as! any WalletTokenListing).walletTokens(of: tokens.card, context: context)
+                })
+            }
+            if capabilities.contains(.walletTokenControl), provider is any WalletTokenControl {
+                operations.append(MatrixOperation("suspend wallet token") { provider, context in
+                    _ = try await (provider as! any WalletTokenControl).changeWalletToken(
+                        WalletTokenRequest(card: tokens.card, token: tokens.token, intent: .suspend), context: context
+                    )
+                })
+            }
         }
         if descriptor.capabilities.contains(.walletProvisioning), provider is any WalletProvisioning, let provisioning = fixtures.provisioning {
             @Sendable func wallets(_ provider: any CardProvider) -> any WalletProvisioning { provider as! any WalletProvisioning }

@@ -140,9 +140,13 @@ extension ContractRun {
         let fixtures = subject.fixtures
         var cards: [CardRef] = []
         if let lookup = fixtures.lookup { cards += [lookup.existing, lookup.missing] }
-        if let service = fixtures.cardService {
-            cards += [service.activation.card, service.lockable, service.invalidTransition.card]
-            needles.append(service.customer)
+        if let management = fixtures.cards {
+            cards += [management.activation?.card, management.lockable, management.cancellable, management.pinChange?.card].compactMap { $0 }
+            needles.append(management.customer)
+        }
+        if let tokens = fixtures.walletTokens {
+            cards.append(tokens.card)
+            needles += [tokens.token] + (tokens.deletable.map { [$0] } ?? [])
         }
         if let provisioning = fixtures.provisioning { cards += [provisioning.eligible] + (provisioning.ineligible.map { [$0] } ?? []) }
         for card in cards {

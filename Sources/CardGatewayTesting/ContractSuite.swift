@@ -120,18 +120,25 @@ struct ContractRun {
         await scenario("descriptor") { checks in
             checks.expect(provider.descriptor == descriptor, "the instance's descriptor differs from the factory's")
             let implements: [(Capability, Bool)] = [
-                (.cardLookup, provider is any CardLookup), (.cardService, provider is any CardService),
+                (.cardLookup, provider is any CardLookup), (.cardListing, provider is any CardListing), (.cardIssuance, provider is any CardIssuance),
+                (.cardActivation, provider is any CardActivation), (.cardPIN, provider is any CardPINManagement),
+                (.cardPrograms, provider is any CardPrograms), (.walletTokenListing, provider is any WalletTokenListing),
+                (.walletTokenControl, provider is any WalletTokenControl),
                 (.walletProvisioning, provider is any WalletProvisioning), (.storedCredentials, provider is any StoredCredentials),
                 (.webhooks, provider is any WebhookVerifying),
             ]
             for (capability, conforms) in implements {
                 checks.expect(descriptor.capabilities.contains(capability) == conforms, "capability \(capability) declared: \(descriptor.capabilities.contains(capability)), implemented: \(conforms)")
             }
+            // Locking and cancellation share one protocol: declaring either needs it, implementing it needs one of them.
+            let statusDeclared = descriptor.capabilities.contains(.cardLocking) || descriptor.capabilities.contains(.cardCancellation)
+            checks.expect(statusDeclared == (provider is any CardStatusControl), "cardLocking or cardCancellation declared: \(statusDeclared), CardStatusControl implemented: \(provider is any CardStatusControl)")
             checks.expect(descriptor.capabilities.contains(.walletProvisioning) == !descriptor.provisioningFlows.isEmpty, "provisioning flows must be declared exactly when walletProvisioning is")
         }
 
         await runLookup(provider, scenario)
-        await runCardService(provider, scenario)
+        await runCardManagement(provider, scenario)
+        await runWalletTokens(provider, scenario)
         await runProvisioning(provider, scenario)
         await runStoredCredentials(provider, scenario)
         await runWebhooks(provider, scenario)
@@ -269,77 +276,6 @@ struct ContractRun {
         }
         await scenario("lookup: missing card is notFound", nil) { checks in
             _ = await expectError(.notFound, checks) { _ = try await lookup.card(fixture.missing, context: context) }
-        }
-    }
-
-    // MARK: Card service
-
-    func runCardService(_ provider: any CardProvider, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void) async {
-        guard descriptor.capabilities.contains(.cardService), let service = provider as? any CardService else { return }
-        guard let fixture = subject.fixtures.cardService else {
-            await missing(.capability(.cardService), "cardService", "no card-service fixtures given", scenario)
-            return
-        }
-        await scenario("cardService: list pages with limit and offset", nil) { checks in
-            let before = handle.journal.entries().count
-            let first = try await service.listCards(CardQuery(customer: fixture.customer, limit: 1, offset: 0), context: context)
-            let second = try await service.listCards(CardQuery(customer: fixture.customer, limit: 1, offset: 1), context: context)
-            checks.expect(first.cards.count == 1 && second.cards.count == 1, "each page should hold one card (got \(first.cards.count), \(second.cards.count))")
-            checks.expect(first.cards.first?.id != second.cards.first?.id, "the two pages returned the same card")
-            checks.expect(first.hasMore, "the first page of several should say more follow")
-            let queries = newEntries(since: before).filter { $0.method == "GET" }.compactMap(\.query)
-            checks.expect(queries.contains { $0.contains("limit=1") }, "no request carried limit=1: \(queries)")
-        }
-        await scenario("cardService: list filtered by status", nil) { checks in
-            let page = try await service.listCards(CardQuery(customer: fixture.customer, statuses: [fixture.filterStatus]), context: context)
-            checks.expect(!page.cards.isEmpty, "no \(fixture.filterStatus) card came back")
-            checks.expect(page.cards.allSatisfy { $0.status == fixture.filterStatus }, "the filter let through \(Set(page.cards.map(\.status)))")
-        }
-        await scenario("cardService: create a virtual card", nil) { checks in
-            let before = handle.journal.entries().count
-            let card = try await service.createCard(fixture.createVirtual, context: context)
-            checks.expect(card.type == .virtual, "the new card's type is \(card.type)")
-            checks.expect(card.program == nil || card.program == fixture.createVirtual.program, "the program is \(card.program ?? "nil")")
-            checks.expect(newEntries(since: before).contains { $0.method == "POST" }, "no POST went over the wire")
-        }
-        await scenario("cardService: an invalid create is refused before sending", nil) { checks in
-            var invalid = fixture.createVirtual
-            invalid.program = ""
-            invalid.currency = "euro"
-            let before = handle.journal.entries().count
-            let error = await expectError(.invalidRequest, checks) { _ = try await service.createCard(invalid, context: context) }
-            checks.expect(handle.journal.entries().count == before, "the invalid request reached the provider")
-            checks.expect((error?.fieldErrors.count ?? 0) >= 2, "every problem should be named (got \(error?.fieldErrors.map(\.field) ?? []))")
-        }
-        await scenario("cardService: activate", nil) { checks in
-            // A CVV is too short to search for bare (a 3-digit run is everywhere); it is looked for next to its name.
-            labelledNeedles.withLock { $0.append((label: "cvv", value: fixture.activation.cvv.revealedValue)) }
-            let before = handle.journal.entries().count
-            let card = try await service.activateCard(fixture.activation, context: context)
-            checks.expect(card.status == .active, "the activated card is \(card.status)")
-            checks.expect(
-                newEntries(since: before).contains { $0.method != "GET" && $0.path.contains(fixture.activation.card.id) },
-                "no write naming the card id went over the wire"
-            )
-        }
-        await scenario("cardService: lock and unlock", nil) { checks in
-            let before = handle.journal.entries().count
-            let locked = try await service.updateCard(UpdateCardRequest(card: fixture.lockable, change: .status(.locked, reason: "contract lock")), context: context)
-            checks.expect(locked.status == .locked, "the locked card is \(locked.status)")
-            let unlocked = try await service.updateCard(UpdateCardRequest(card: fixture.lockable, change: .status(.active, reason: "contract unlock")), context: context)
-            checks.expect(unlocked.status == .active, "the unlocked card is \(unlocked.status)")
-            let writes = newEntries(since: before).filter { $0.method != "GET" && $0.path.contains(fixture.lockable.id) }
-            checks.expect(writes.count == 2, "lock and unlock should each send one write naming the card (saw \(writes.count))")
-        }
-        await scenario("cardService: an impossible transition is invalidCardState", nil) { checks in
-            _ = await expectError(.invalidCardState, checks) { _ = try await service.updateCard(fixture.invalidTransition, context: context) }
-        }
-        await scenario("cardService: programs", nil) { checks in
-            let before = handle.journal.entries().count
-            let programs = try await service.programs(customer: fixture.customer, context: context)
-            checks.expect(newEntries(since: before).contains { $0.method == "GET" }, "the programs were not read from the provider")
-            checks.expect(!programs.isEmpty, "no programs")
-            checks.expect(programs.allSatisfy { !$0.name.isEmpty && $0.allowableCards >= 0 }, "a program has no name or a negative allowance")
         }
     }
 

@@ -12,7 +12,7 @@ final class LedgerProbe: CardService, StoredCredentials {
         case fail(CardGatewayError)
     }
 
-    let descriptor = ProviderDescriptor(kind: LedgerProbe.kind, capabilities: [.cardLookup, .cardService, .storedCredentials])
+    let descriptor = ProviderDescriptor(kind: LedgerProbe.kind, capabilities: Capability.cardService.union([.cardLookup, .storedCredentials]))
     static let kind = ProviderKind("probe")
 
     private let state = Mutex<(charges: Int, creates: Int, lookups: Int, behaviour: Behaviour, delay: Duration)>((0, 0, 0, .succeed, .zero))
@@ -44,7 +44,8 @@ final class LedgerProbe: CardService, StoredCredentials {
     }
 
     func activateCard(_ request: ActivateCardRequest, context: OperationContext) async throws -> Card { try await card(request.card, context: context) }
-    func updateCard(_ request: UpdateCardRequest, context: OperationContext) async throws -> Card { try await card(request.card, context: context) }
+    func changeStatus(_ change: CardStatusRequest, context: OperationContext) async throws -> Card { try await card(change.card, context: context) }
+    func setPIN(_ request: SetCardPINRequest, context: OperationContext) async throws -> Card { try await card(request.card, context: context) }
     func programs(customer: String?, context: OperationContext) async throws -> [CardProgram] { [] }
 
     func clientSession(_ request: ClientSessionRequest, context: OperationContext) async throws -> ClientSession {

@@ -83,7 +83,9 @@ struct BridgeContractTests {
     func contract(encoding: String) async {
         let report = await ContractSuite.run(BridgeContract.subject(encoding: encoding))
         #expect(report.passed, "\(report)")
-        #expect(!report.description.contains("skipped:"), "every scenario applies to Bridge: \(report)")
+        let skipped = report.scenarios.filter { if case .skipped = $0.outcome { return true } else { return false } }.map(\.name)
+            .filter { !$0.hasPrefix("card") && !$0.hasPrefix("walletToken") }
+        #expect(skipped.isEmpty, "every other scenario applies to Bridge: \(report)")
         #expect(report.passedCount >= 20, "\(report)")
         #expect(report.outcome(of: "webhooks: stale delivery is refused") == .passed)
         #expect(report.outcome(of: "provisioning: applePay provision by encryptedPayload") == .passed)

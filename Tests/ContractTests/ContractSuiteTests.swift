@@ -12,12 +12,11 @@ struct ContractSuiteTests {
     static func subject(defects: ReferenceProvider.Defects = []) -> ContractSubject {
         let fixtures = ContractFixtures(
             lookup: .init(existing: CardRef(id: ReferenceSimulator.activeCard), expectedStatus: .active, expectedLastFour: "4242", missing: CardRef(id: "card-nope")),
-            cardService: .init(
+            cards: .init(
                 customer: ReferenceSimulator.customer, filterStatus: .locked,
                 createVirtual: CreateCardRequest(customer: ReferenceSimulator.customer, type: .virtual, program: "REF-VIRTUAL-EUR", currency: "EUR"),
                 activation: ActivateCardRequest(card: CardRef(id: ReferenceSimulator.issuedCard), lastFour: "5151", cvv: Secret(ReferenceSimulator.issuedCVV)),
-                lockable: CardRef(id: ReferenceSimulator.activeCard),
-                invalidTransition: UpdateCardRequest(card: CardRef(id: ReferenceSimulator.cancelledCard), change: .status(.active, reason: nil))
+                lockable: CardRef(id: ReferenceSimulator.activeCard), cancellable: CardRef(id: ReferenceSimulator.spareCard)
             ),
             provisioning: .init(
                 eligible: CardRef(id: ReferenceSimulator.activeCard), ineligible: CardRef(id: ReferenceSimulator.lockedCard),
@@ -69,7 +68,7 @@ struct ContractSuiteTests {
         #expect(!report.passed)
         #expect(report.failures.contains { $0.contains("401 is authenticationFailed") }, "\(failed)")
         #expect(report.failures.contains { $0.contains("missing card is notFound") })
-        #expect(report.failures.contains { $0.contains("impossible transition") })
+        #expect(report.failures.contains { $0.contains("cancel is final") })
     }
 
     @Test("an adapter that trusts any webhook fails the signature scenarios")
@@ -88,15 +87,17 @@ struct ContractSuiteTests {
     @Test("a declared capability without fixtures fails the run unless it is waived with a reason")
     func missingFixturesFail() async {
         var bare = Self.subject()
-        bare.fixtures.cardService = nil
+        bare.fixtures.cards = nil
         bare.fixtures.webhooks = nil
         let report = await ContractSuite.run(bare)
         #expect(!report.passed, "an adapter must not pass scenarios it never ran")
-        #expect(report.failures.contains { $0.hasPrefix("cardService") }, "\(report)")
+        #expect(report.failures.contains { $0.hasPrefix("cardLocking") }, "\(report)")
+        #expect(report.failures.contains { $0.hasPrefix("cardListing") }, "\(report)")
         #expect(report.failures.contains { $0.hasPrefix("webhooks") }, "\(report)")
 
         var waived = bare
-        waived.fixtures.waived = [.cardService: "tested elsewhere", .webhooks: "no webhook endpoint in this deployment"]
+        waived.fixtures.waived = Dictionary(uniqueKeysWithValues: Capability.cardService.map { ($0, "tested elsewhere") })
+        waived.fixtures.waived[.webhooks] = "no webhook endpoint in this deployment"
         let waivedReport = await ContractSuite.run(waived)
         #expect(waivedReport.passed, "\(waivedReport)")
         #expect(waivedReport.outcome(of: "webhooks") == .skipped("waived: no webhook endpoint in this deployment"))

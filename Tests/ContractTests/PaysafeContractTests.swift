@@ -21,13 +21,14 @@ enum PaysafeContract {
         )
         let fixtures = ContractFixtures(
             lookup: .init(existing: CardRef(id: Seed.activeCardID, customer: eu), expectedStatus: .active, expectedLastFour: "7009", missing: CardRef(id: "no-such-card", customer: eu)),
-            cardService: .init(
+            cards: .init(
                 customer: eu, filterStatus: .locked,
                 createVirtual: CreateCardRequest(customer: eu, type: .virtual, program: Seed.virtualMCProgram, currency: "EUR", pin: Secret("8246")),
                 activation: ActivateCardRequest(card: CardRef(id: Seed.issuedCardID, customer: eu), lastFour: Seed.issuedCardLastFour, cvv: Secret(Seed.issuedCardCVV)),
-                lockable: CardRef(id: Seed.activeVisaCardID, customer: eu),
-                invalidTransition: UpdateCardRequest(card: CardRef(id: Seed.cancelledCardID, customer: eu), change: .status(.active, reason: nil))
+                lockable: CardRef(id: Seed.activeVisaCardID, customer: eu), cancellable: CardRef(id: Seed.digitalCardID, customer: eu),
+                pinChange: SetCardPINRequest(card: CardRef(id: Seed.activeVisaCardID, customer: eu), pin: Secret("5081"))
             ),
+            walletTokens: .init(card: CardRef(id: Seed.tokenizedCardID, customer: eu), token: Seed.tokenizedDPANRef),
             provisioning: .init(
                 eligible: CardRef(id: Seed.activeCardID, customer: eu), ineligible: CardRef(id: Seed.lockedCardID, customer: eu),
                 inputs: [

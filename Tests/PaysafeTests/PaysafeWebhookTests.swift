@@ -110,7 +110,7 @@ struct PaysafeWebhookTests {
         #expect(factory.credentials.map(\.required) == [true, true, false])
         #expect(factory.options.map(\.name) == ["brand", "region", "userAgent"])
         #expect(factory.options.first { $0.name == "region" }?.allowedValues == ["ROW", "US"])
-        #expect(factory.descriptor.capabilities == [.cardLookup, .cardService, .walletProvisioning, .webhooks])
+        #expect(factory.descriptor.capabilities == Capability.cardService.union([.cardLookup, .walletTokenListing, .walletProvisioning, .webhooks]))
         #expect(factory.descriptor.provisioningFlows == [.applePay: .encryptedPayload, .googlePay: .encryptedPayload])
     }
 

@@ -11,11 +11,11 @@ import Logging
 /// before it expires; concurrent callers share one token request, and a plain 401 (not an SCA challenge)
 /// replaces the token once. Writes carry no idempotency key (Paysafe documents none), so they are never
 /// repeated once they may have reached Paysafe; reads are retried as the instance's policy allows.
-public struct PaysafeProvider: CardService, WalletProvisioning, WebhookVerifying {
+public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioning, WebhookVerifying {
     /// What every Paysafe instance can do.
     public static let providerDescriptor = ProviderDescriptor(
         kind: .paysafe,
-        capabilities: [.cardLookup, .cardService, .walletProvisioning, .webhooks],
+        capabilities: Capability.cardService.union([.cardLookup, .walletTokenListing, .walletProvisioning, .webhooks]),
         provisioningFlows: [.applePay: .encryptedPayload, .googlePay: .encryptedPayload]
     )
 
@@ -174,6 +174,29 @@ public struct PaysafeProvider: CardService, WalletProvisioning, WebhookVerifying
             context: context
         )
         return try await cardFromWriteResponse(response, ref: request.card, what: "updated card", context: context)
+    }
+
+    /// Lock (LOCKED), unlock (ACTIVE) and cancel (CANCELLED) through the update call, checked against
+    /// ``PaysafeCardTransitions``. The comment, or else the reason's name, is sent as `statusReason`.
+    public func changeStatus(_ change: CardStatusRequest, context: OperationContext) async throws -> Card {
+        let status: CardStatus = switch change.intent {
+        case .lock: .locked
+        case .unlock: .active
+        default: .cancelled
+        }
+        return try await updateCard(
+            UpdateCardRequest(card: change.card, change: .status(status, reason: change.comment ?? change.reason?.rawValue)), context: context
+        )
+    }
+
+    /// Sets the PIN through the update call (4 digits).
+    public func setPIN(_ request: SetCardPINRequest, context: OperationContext) async throws -> Card {
+        try await updateCard(UpdateCardRequest(card: request.card, change: .pin(request.pin)), context: context)
+    }
+
+    /// The card's tokenizations, as the card read with `include=TOKENIZATIONS` gives them.
+    public func walletTokens(of card: CardRef, context: OperationContext) async throws -> [WalletToken] {
+        try await self.card(card, context: context).walletTokens
     }
 
     public func programs(customer: String?, context: OperationContext) async throws -> [CardProgram] {

@@ -76,6 +76,7 @@ enum PaysafeValidation {
         if query.statuses.contains(.unknown) { problems.add("statuses", "cannot filter on the unknown status") }
         if let limit = query.limit { problems.require(limit > 0, "limit", "must be positive") }
         problems.require(query.offset >= 0, "offset", "must not be negative")
+        problems.require(query.cursor == nil, "cursor", "Paysafe pages by offset; give offset instead")
     }
 
     /// `CardRequest` rules. [C]

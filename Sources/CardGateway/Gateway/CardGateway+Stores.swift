@@ -85,17 +85,29 @@ struct LedgerFingerprint {
         return print.digest
     }
 
-    static func updateCard(_ request: UpdateCardRequest, instance: String) -> String {
-        var print = LedgerFingerprint(.updateCard, instance: instance)
+    static func statusChange(_ change: CardStatusRequest, instance: String) -> String {
+        var print = LedgerFingerprint(change.intent.operation, instance: instance)
+        print.add("card", change.card.id)
+        print.add("customer", change.card.customer)
+        print.add("reason", change.reason?.rawValue)
+        print.add("comment", change.comment)
+        return print.digest
+    }
+
+    static func setPIN(_ request: SetCardPINRequest, instance: String) -> String {
+        var print = LedgerFingerprint(.setCardPIN, instance: instance)
         print.add("card", request.card.id)
         print.add("customer", request.card.customer)
-        switch request.change {
-        case .status(let status, let reason):
-            print.add("status", status.rawValue)
-            print.add("reason", reason)
-        case .pin:
-            print.add("pin", "changed")
-        }
+        // The PIN itself never reaches the ledger, not even hashed: four digits are guessed from any digest.
+        return print.digest
+    }
+
+    static func walletTokenChange(_ change: WalletTokenRequest, instance: String) -> String {
+        var print = LedgerFingerprint(change.intent.operation, instance: instance)
+        print.add("card", change.card.id)
+        print.add("customer", change.card.customer)
+        print.add("token", change.token)
+        print.add("reason", change.reason?.rawValue)
         return print.digest
     }
 

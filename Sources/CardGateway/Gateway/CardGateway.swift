@@ -311,14 +311,30 @@ public struct CardGateway: Sendable {
     }
 
     public func listCards(_ query: CardQuery, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> CardPage {
-        let (instance, provider) = try capability((any CardService).self, target, .listCards, context: context)
+        let (instance, provider) = try capability((any CardListing).self, target, .listCards, context: context)
+        try CardGateway.check(query).throwIfAny()
         var page = try await attributed(instance, .listCards) { try await provider.listCards(query, context: context) }
         for index in page.cards.indices { page.cards[index].provider = instance.name }
         return page
     }
 
+    /// The largest page ``listCards(_:via:context:)`` asks for; providers cap it lower where they must.
+    public static let listLimitRange = 1...100
+
+    static func check(_ query: CardQuery) -> ValidationProblems {
+        var problems = ValidationProblems()
+        if let limit = query.limit { problems.require(listLimitRange.contains(limit), "limit", "must be from \(listLimitRange.lowerBound) to \(listLimitRange.upperBound)") }
+        problems.require(query.offset >= 0, "offset", "must not be negative")
+        if let cursor = query.cursor { problems.require(Self.isPlainToken(cursor), "cursor", "must be 1 to 255 printable ASCII characters") }
+        return problems
+    }
+
+    static func isPlainToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 255 && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+    }
+
     public func createCard(_ request: CreateCardRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
-        let (instance, provider) = try capability((any CardService).self, target, .createCard, context: context)
+        let (instance, provider) = try capability((any CardIssuance).self, target, .createCard, context: context)
         var card = try await ledgeredCard(
             .createCard, instance, provider: provider, fingerprint: LedgerFingerprint.createCard(request, instance: instance.name), context: context
         ) {
@@ -329,7 +345,7 @@ public struct CardGateway: Sendable {
     }
 
     public func activateCard(_ request: ActivateCardRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
-        let (instance, provider) = try capability((any CardService).self, target, .activateCard, context: context)
+        let (instance, provider) = try capability((any CardActivation).self, target, .activateCard, context: context)
         var card = try await ledgeredCard(
             .activateCard, instance, provider: provider, fingerprint: LedgerFingerprint.activateCard(request, instance: instance.name), context: context
         ) {
@@ -339,20 +355,87 @@ public struct CardGateway: Sendable {
         return card
     }
 
-    public func updateCard(_ request: UpdateCardRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
-        let (instance, provider) = try capability((any CardService).self, target, .updateCard, context: context)
+    /// Locks, unlocks or cancels a card, routed as ``GatewayOperation/lockCard``, ``GatewayOperation/unlockCard`` or
+    /// ``GatewayOperation/cancelCard``. A change the card's state does not allow is `invalidCardState` for every
+    /// provider; see docs/LIFECYCLE.md for what each provider sends and the status that results.
+    public func changeCardStatus(_ change: CardStatusRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
+        let operation = change.intent.operation
+        let (instance, provider) = try capability((any CardStatusControl).self, target, operation, context: context)
         var card = try await ledgeredCard(
-            .updateCard, instance, provider: provider, fingerprint: LedgerFingerprint.updateCard(request, instance: instance.name), context: context
+            operation, instance, provider: provider, fingerprint: LedgerFingerprint.statusChange(change, instance: instance.name), context: context
         ) {
-            try await attributed(instance, .updateCard) { try await provider.updateCard(request, context: context) }
+            try await attributed(instance, operation) { try await provider.changeStatus(change, context: context) }
         }
         card.provider = instance.name
         return card
     }
 
+    public func lockCard(_ card: CardRef, reason: CardStatusReason? = nil, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
+        try await changeCardStatus(CardStatusRequest(card: card, intent: .lock, reason: reason), via: target, context: context)
+    }
+
+    public func unlockCard(_ card: CardRef, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
+        try await changeCardStatus(CardStatusRequest(card: card, intent: .unlock), via: target, context: context)
+    }
+
+    public func cancelCard(_ card: CardRef, reason: CardStatusReason? = nil, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
+        try await changeCardStatus(CardStatusRequest(card: card, intent: .cancel, reason: reason), via: target, context: context)
+    }
+
+    public func setCardPIN(_ request: SetCardPINRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
+        let (instance, provider) = try capability((any CardPINManagement).self, target, .setCardPIN, context: context)
+        var card = try await ledgeredCard(
+            .setCardPIN, instance, provider: provider, fingerprint: LedgerFingerprint.setPIN(request, instance: instance.name), context: context
+        ) {
+            try await attributed(instance, .setCardPIN) { try await provider.setPIN(request, context: context) }
+        }
+        card.provider = instance.name
+        return card
+    }
+
+    /// A status or PIN change in the shape of Paysafe's update call: `.status(.locked)` locks, `.status(.active)`
+    /// unlocks, `.status(.cancelled)` cancels and `.pin` sets the PIN. Other statuses cannot be requested.
+    public func updateCard(_ request: UpdateCardRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> Card {
+        switch request.change {
+        case .pin(let pin):
+            return try await setCardPIN(SetCardPINRequest(card: request.card, pin: pin), via: target, context: context)
+        case .status(let status, let comment):
+            let intent: CardStatusIntent
+            switch status {
+            case .locked: intent = .lock
+            case .active: intent = .unlock
+            case .cancelled: intent = .cancel
+            default:
+                throw CardGatewayError.invalidRequest("a card can be changed to locked, active or cancelled, not \(status)", field: "status")
+            }
+            return try await changeCardStatus(CardStatusRequest(card: request.card, intent: intent, comment: comment), via: target, context: context)
+        }
+    }
+
     public func programs(customer: String?, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> [CardProgram] {
-        let (instance, provider) = try capability((any CardService).self, target, .programs, context: context)
+        let (instance, provider) = try capability((any CardPrograms).self, target, .programs, context: context)
         return try await attributed(instance, .programs) { try await provider.programs(customer: customer, context: context) }
+    }
+
+    // MARK: Wallet tokens
+
+    /// Every token the card's provider holds for it in mobile wallets.
+    public func walletTokens(of card: CardRef, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> [WalletToken] {
+        let (instance, provider) = try capability((any WalletTokenListing).self, target, .listWalletTokens, context: context)
+        return try await attributed(instance, .listWalletTokens) { try await provider.walletTokens(of: card, context: context) }
+    }
+
+    /// Suspends, resumes or deletes one wallet token, routed as ``GatewayOperation/suspendWalletToken``,
+    /// ``GatewayOperation/resumeWalletToken`` or ``GatewayOperation/deleteWalletToken``.
+    public func changeWalletToken(_ change: WalletTokenRequest, via target: RouteTarget, context: OperationContext = OperationContext()) async throws -> WalletToken {
+        let operation = change.intent.operation
+        let (instance, provider) = try capability((any WalletTokenControl).self, target, operation, context: context)
+        return try await ledgered(
+            operation, instance, fingerprint: LedgerFingerprint.walletTokenChange(change, instance: instance.name), context: context,
+            encode: { try Self.ledgerEncoder.encode($0) }, replay: { try Self.ledgerDecoder.decode(WalletToken.self, from: $0) }
+        ) {
+            try await attributed(instance, operation) { try await provider.changeWalletToken(change, context: context) }
+        }
     }
 
     // MARK: Wallet provisioning

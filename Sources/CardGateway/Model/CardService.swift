@@ -7,15 +7,19 @@ public struct CardQuery: Sendable, Equatable {
     public var statuses: [CardStatus]
     /// Page size; nil lets the provider choose.
     public var limit: Int?
-    /// Index of the first record (0 = first).
+    /// Index of the first record (0 = first), for providers that page by offset.
     public var offset: Int
+    /// The provider's cursor for the page after the one it came from (``CardPage/nextCursor``), for providers that
+    /// page by cursor. Nil asks for the first page.
+    public var cursor: String?
     public var includeWalletTokens: Bool
     public var includeAvailableActions: Bool
 
     public init(
         customer: String? = nil, types: [CardType] = [], statuses: [CardStatus] = [], limit: Int? = nil,
-        offset: Int = 0, includeWalletTokens: Bool = false, includeAvailableActions: Bool = false
+        offset: Int = 0, cursor: String? = nil, includeWalletTokens: Bool = false, includeAvailableActions: Bool = false
     ) {
+        self.cursor = cursor
         self.customer = customer
         self.types = types
         self.statuses = statuses
@@ -23,6 +27,19 @@ public struct CardQuery: Sendable, Equatable {
         self.offset = offset
         self.includeWalletTokens = includeWalletTokens
         self.includeAvailableActions = includeAvailableActions
+    }
+
+    /// The query for the page after `page`, or nil when `page` is the last: the provider's cursor when it pages by
+    /// cursor, otherwise the offset after the records seen. Following it from the first page visits every card once.
+    public func next(after page: CardPage) -> CardQuery? {
+        guard page.hasMore, !page.cards.isEmpty else { return nil }
+        var next = self
+        if let cursor = page.nextCursor {
+            next.cursor = cursor
+        } else {
+            next.offset = page.offset + page.cards.count
+        }
+        return next
     }
 }
 
@@ -35,8 +52,12 @@ public struct CardPage: Sendable, Codable, Equatable {
     public var offset: Int
     /// The provider's page number, when it has one.
     public var page: Int?
+    /// The cursor that asks for the next page (``CardQuery/cursor``), for providers that page by cursor; nil on
+    /// the last page.
+    public var nextCursor: String?
 
-    public init(cards: [Card], total: Int?, limit: Int?, offset: Int, page: Int? = nil) {
+    public init(cards: [Card], total: Int?, limit: Int?, offset: Int, page: Int? = nil, nextCursor: String? = nil) {
+        self.nextCursor = nextCursor
         self.cards = cards
         self.total = total
         self.limit = limit
@@ -46,6 +67,7 @@ public struct CardPage: Sendable, Codable, Equatable {
 
     /// True when another page follows, as far as the provider's paging data tells.
     public var hasMore: Bool {
+        if nextCursor != nil { return true }
         if let total { return offset + cards.count < total }
         if let limit { return cards.count >= limit && limit > 0 }
         return false
@@ -125,7 +147,148 @@ public struct ActivateCardRequest: Sendable, CustomStringConvertible {
     public var description: String { "ActivateCardRequest(card: \(card))" }
 }
 
-/// A change to a card: its status (lock, unlock, cancel…) or its PIN.
+/// What a support desk asks of a card's status. Each provider maps the intent onto its own states (see
+/// docs/LIFECYCLE.md): lock and unlock are reversible, cancel is final.
+public struct CardStatusIntent: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    public let rawValue: String
+    private init(_ rawValue: String) { self.rawValue = rawValue }
+    /// An intent this version knows; nil for any other name.
+    public init?(rawValue: String) {
+        guard let known = CardStatusIntent.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = known
+    }
+    public var description: String { rawValue }
+
+    /// Stop the card being used until it is unlocked.
+    public static let lock = CardStatusIntent("lock")
+    /// Make a locked card usable again.
+    public static let unlock = CardStatusIntent("unlock")
+    /// Close the card for good.
+    public static let cancel = CardStatusIntent("cancel")
+
+    public static let allCases: [CardStatusIntent] = [.lock, .unlock, .cancel]
+
+    /// The operation (and so the capability) the intent needs.
+    public var operation: GatewayOperation {
+        switch rawValue {
+        case "lock": return .lockCard
+        case "unlock": return .unlockCard
+        default: return .cancelCard
+        }
+    }
+}
+
+/// Why a card or wallet token changes status, in the words most issuers share. A provider with no place for a
+/// reason ignores it; one with a closed list refuses the reasons it does not have, before anything is sent.
+public struct CardStatusReason: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    public let rawValue: String
+    private init(_ rawValue: String) { self.rawValue = rawValue }
+    /// A reason this version knows; nil for any other name.
+    public init?(rawValue: String) {
+        guard let known = CardStatusReason.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = known
+    }
+    public var description: String { rawValue }
+
+    public static let lost = CardStatusReason("lost")
+    public static let stolen = CardStatusReason("stolen")
+    public static let damaged = CardStatusReason("damaged")
+    public static let suspectedFraud = CardStatusReason("suspectedFraud")
+    /// The cardholder asked for it (a temporary lock, a card no longer wanted).
+    public static let cardholderRequest = CardStatusReason("cardholderRequest")
+    public static let other = CardStatusReason("other")
+
+    public static let allCases: [CardStatusReason] = [.lost, .stolen, .damaged, .suspectedFraud, .cardholderRequest, .other]
+}
+
+/// A lock, unlock or cancellation of one card.
+public struct CardStatusRequest: Sendable, Equatable, CustomStringConvertible {
+    public var card: CardRef
+    public var intent: CardStatusIntent
+    public var reason: CardStatusReason?
+    /// Free text for the provider's record (Adyen `statusComment`, Paysafe `statusReason`), when it has a place.
+    public var comment: String?
+
+    public init(card: CardRef, intent: CardStatusIntent, reason: CardStatusReason? = nil, comment: String? = nil) {
+        self.card = card
+        self.intent = intent
+        self.reason = reason
+        self.comment = comment
+    }
+
+    public var description: String { "CardStatusRequest(card: \(card), intent: \(intent), reason: \(reason?.rawValue ?? "none"))" }
+}
+
+/// A new PIN for a card.
+public struct SetCardPINRequest: Sendable, CustomStringConvertible {
+    public var card: CardRef
+    public var pin: Secret
+
+    public init(card: CardRef, pin: Secret) {
+        self.card = card
+        self.pin = pin
+    }
+
+    public var description: String { "SetCardPINRequest(card: \(card), pin: <redacted>)" }
+}
+
+/// What a support desk asks of a wallet token: suspend and resume are reversible, delete is final.
+public struct WalletTokenIntent: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    public let rawValue: String
+    private init(_ rawValue: String) { self.rawValue = rawValue }
+    /// An intent this version knows; nil for any other name.
+    public init?(rawValue: String) {
+        guard let known = WalletTokenIntent.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = known
+    }
+    public var description: String { rawValue }
+
+    public static let suspend = WalletTokenIntent("suspend")
+    public static let resume = WalletTokenIntent("resume")
+    public static let delete = WalletTokenIntent("delete")
+
+    public static let allCases: [WalletTokenIntent] = [.suspend, .resume, .delete]
+
+    /// The operation the intent is routed and recorded as.
+    public var operation: GatewayOperation {
+        switch rawValue {
+        case "suspend": return .suspendWalletToken
+        case "resume": return .resumeWalletToken
+        default: return .deleteWalletToken
+        }
+    }
+
+    /// The status the token has once the intent is done.
+    public var resultingStatus: WalletTokenStatus {
+        switch rawValue {
+        case "suspend": return .suspended
+        case "resume": return .active
+        default: return .deleted
+        }
+    }
+}
+
+/// A suspension, resumption or deletion of one wallet token of one card.
+public struct WalletTokenRequest: Sendable, Equatable, CustomStringConvertible {
+    /// The card the token belongs to (checked: a token of another card is `notFound`).
+    public var card: CardRef
+    /// The token's id, as ``WalletToken/id`` gives it.
+    public var token: String
+    public var intent: WalletTokenIntent
+    public var reason: CardStatusReason?
+
+    public init(card: CardRef, token: String, intent: WalletTokenIntent, reason: CardStatusReason? = nil) {
+        self.card = card
+        self.token = token
+        self.intent = intent
+        self.reason = reason
+    }
+
+    public var description: String { "WalletTokenRequest(card: \(card), token: \(token), intent: \(intent))" }
+}
+
+/// A change to a card: its status (lock, unlock, cancel…) or its PIN. ``CardGateway/updateCard(_:via:context:)``
+/// turns it into the matching intent (``CardStatusRequest``) or a ``SetCardPINRequest``.
 public struct UpdateCardRequest: Sendable, CustomStringConvertible {
     public enum Change: Sendable {
         case status(CardStatus, reason: String?)

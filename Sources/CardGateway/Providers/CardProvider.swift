@@ -10,14 +10,52 @@ public protocol CardLookup: CardProvider {
     func card(_ ref: CardRef, context: OperationContext) async throws -> Card
 }
 
-/// A Paysafe-style card service.
-public protocol CardService: CardLookup {
+/// Lists a customer's cards, page by page (``CardQuery/next(after:)`` gives the next page's query).
+public protocol CardListing: CardProvider {
     func listCards(_ query: CardQuery, context: OperationContext) async throws -> CardPage
+}
+
+/// Issues a new card.
+public protocol CardIssuance: CardLookup {
     func createCard(_ request: CreateCardRequest, context: OperationContext) async throws -> Card
+}
+
+/// Activates a physical card with the data printed on it.
+public protocol CardActivation: CardLookup {
     func activateCard(_ request: ActivateCardRequest, context: OperationContext) async throws -> Card
-    func updateCard(_ request: UpdateCardRequest, context: OperationContext) async throws -> Card
+}
+
+/// Locks, unlocks and cancels cards. The descriptor says which intents the provider has: ``Capability/cardLocking``
+/// (lock and unlock) and ``Capability/cardCancellation`` (cancel). A change the card's current state does not
+/// allow throws ``CardGatewayError/Code/invalidCardState`` whatever the provider's own answer.
+public protocol CardStatusControl: CardLookup {
+    func changeStatus(_ change: CardStatusRequest, context: OperationContext) async throws -> Card
+}
+
+/// Sets a card's PIN.
+public protocol CardPINManagement: CardLookup {
+    func setPIN(_ request: SetCardPINRequest, context: OperationContext) async throws -> Card
+}
+
+/// The card programs a customer may get a card on.
+public protocol CardPrograms: CardProvider {
     /// Programs the customer may get a card on.
     func programs(customer: String?, context: OperationContext) async throws -> [CardProgram]
+}
+
+/// A Paysafe-style card service: every card-management capability but lookup's.
+public typealias CardService = CardListing & CardIssuance & CardActivation & CardStatusControl & CardPINManagement & CardPrograms
+
+/// Lists a card's tokens in mobile wallets.
+public protocol WalletTokenListing: CardLookup {
+    /// Every token the provider holds for the card, deleted ones included, oldest first where the provider says.
+    func walletTokens(of card: CardRef, context: OperationContext) async throws -> [WalletToken]
+}
+
+/// Suspends, resumes and deletes wallet tokens. A change the token's state does not allow (resuming a
+/// deleted token) throws ``CardGatewayError/Code/invalidCardState``.
+public protocol WalletTokenControl: CardLookup {
+    func changeWalletToken(_ change: WalletTokenRequest, context: OperationContext) async throws -> WalletToken
 }
 
 /// Adds cards to mobile wallets.

@@ -22,11 +22,18 @@ public struct GatewayOperation: RawRepresentable, Hashable, Sendable, Codable, C
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
     public static let card = GatewayOperation("card", .cardLookup)
-    public static let listCards = GatewayOperation("listCards", .cardService)
-    public static let createCard = GatewayOperation("createCard", .cardService)
-    public static let activateCard = GatewayOperation("activateCard", .cardService)
-    public static let updateCard = GatewayOperation("updateCard", .cardService)
-    public static let programs = GatewayOperation("programs", .cardService)
+    public static let listCards = GatewayOperation("listCards", .cardListing)
+    public static let createCard = GatewayOperation("createCard", .cardIssuance)
+    public static let activateCard = GatewayOperation("activateCard", .cardActivation)
+    public static let lockCard = GatewayOperation("lockCard", .cardLocking)
+    public static let unlockCard = GatewayOperation("unlockCard", .cardLocking)
+    public static let cancelCard = GatewayOperation("cancelCard", .cardCancellation)
+    public static let setCardPIN = GatewayOperation("setCardPIN", .cardPIN)
+    public static let programs = GatewayOperation("programs", .cardPrograms)
+    public static let listWalletTokens = GatewayOperation("listWalletTokens", .walletTokenListing)
+    public static let suspendWalletToken = GatewayOperation("suspendWalletToken", .walletTokenControl)
+    public static let resumeWalletToken = GatewayOperation("resumeWalletToken", .walletTokenControl)
+    public static let deleteWalletToken = GatewayOperation("deleteWalletToken", .walletTokenControl)
     public static let provisioningOffer = GatewayOperation("provisioningOffer", .walletProvisioning)
     public static let provision = GatewayOperation("provision", .walletProvisioning)
     public static let confirmProvisioning = GatewayOperation("confirmProvisioning", .walletProvisioning)
@@ -36,7 +43,8 @@ public struct GatewayOperation: RawRepresentable, Hashable, Sendable, Codable, C
     public static let webhook = GatewayOperation("webhook", .webhooks)
 
     public static let allCases: [GatewayOperation] = [
-        .card, .listCards, .createCard, .activateCard, .updateCard, .programs, .provisioningOffer, .provision,
+        .card, .listCards, .createCard, .activateCard, .lockCard, .unlockCard, .cancelCard, .setCardPIN, .programs,
+        .listWalletTokens, .suspendWalletToken, .resumeWalletToken, .deleteWalletToken, .provisioningOffer, .provision,
         .confirmProvisioning, .clientSession, .verifyResult, .charge, .webhook,
     ]
 

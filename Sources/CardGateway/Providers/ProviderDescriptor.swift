@@ -33,8 +33,24 @@ public struct Capability: RawRepresentable, Hashable, Sendable, Codable, CaseIte
 
     /// ``CardLookup``: `card(_:)`. Every issuer adapter has it.
     public static let cardLookup = Capability("cardLookup")
-    /// ``CardService``: list, create, activate, update, programs (Paysafe-style).
-    public static let cardService = Capability("cardService")
+    /// ``CardListing``: a customer's cards, page by page.
+    public static let cardListing = Capability("cardListing")
+    /// ``CardIssuance``: a new card.
+    public static let cardIssuance = Capability("cardIssuance")
+    /// ``CardActivation``: activation of a physical card with data printed on it.
+    public static let cardActivation = Capability("cardActivation")
+    /// ``CardStatusControl`` for the reversible intents: lock and unlock.
+    public static let cardLocking = Capability("cardLocking")
+    /// ``CardStatusControl`` for the final intent: cancel.
+    public static let cardCancellation = Capability("cardCancellation")
+    /// ``CardPINManagement``: set a card's PIN.
+    public static let cardPIN = Capability("cardPIN")
+    /// ``CardPrograms``: the programs a customer may get a card on.
+    public static let cardPrograms = Capability("cardPrograms")
+    /// ``WalletTokenListing``: a card's tokens in mobile wallets.
+    public static let walletTokenListing = Capability("walletTokenListing")
+    /// ``WalletTokenControl``: suspend, resume and delete a wallet token.
+    public static let walletTokenControl = Capability("walletTokenControl")
     /// ``WalletProvisioning``: offer, provision, confirm.
     public static let walletProvisioning = Capability("walletProvisioning")
     /// ``StoredCredentials``: client session, result verification, charge.
@@ -42,7 +58,15 @@ public struct Capability: RawRepresentable, Hashable, Sendable, Codable, CaseIte
     /// ``WebhookVerifying``: signature checks into normalised events.
     public static let webhooks = Capability("webhooks")
 
-    public static let allCases: [Capability] = [.cardLookup, .cardService, .walletProvisioning, .storedCredentials, .webhooks]
+    /// The capabilities of a Paysafe-style card service (``CardService``).
+    public static let cardService: Set<Capability> = [
+        .cardListing, .cardIssuance, .cardActivation, .cardLocking, .cardCancellation, .cardPIN, .cardPrograms,
+    ]
+
+    public static let allCases: [Capability] = [
+        .cardLookup, .cardListing, .cardIssuance, .cardActivation, .cardLocking, .cardCancellation, .cardPIN, .cardPrograms,
+        .walletTokenListing, .walletTokenControl, .walletProvisioning, .storedCredentials, .webhooks,
+    ]
 }
 
 /// A mobile wallet a card can be added to. A struct with static members, so that a new wallet breaks no

@@ -5,7 +5,7 @@ import Logging
 
 /// A small adapter for the contract suite's own tests: a made-up issuer with a JSON API, so the suite is
 /// proven on an adapter whose every line is known, and broken on purpose to show the suite notices.
-struct ReferenceProvider: CardService, WalletProvisioning, WebhookVerifying {
+struct ReferenceProvider: CardListing, CardIssuance, CardActivation, CardStatusControl, CardPrograms, WalletProvisioning, WebhookVerifying {
     /// Ways to break the adapter on purpose.
     struct Defects: Sendable, OptionSet {
         let rawValue: Int
@@ -23,7 +23,7 @@ struct ReferenceProvider: CardService, WalletProvisioning, WebhookVerifying {
 
     static let kind = ProviderKind("reference")
     static let descriptor = ProviderDescriptor(
-        kind: kind, capabilities: [.cardLookup, .cardService, .walletProvisioning, .webhooks],
+        kind: kind, capabilities: [.cardLookup, .cardListing, .cardIssuance, .cardActivation, .cardLocking, .cardCancellation, .cardPrograms, .walletProvisioning, .webhooks],
         provisioningFlows: [.applePay: .issuerSDKRelay, .googlePay: .issuerSDKRelay]
     )
 
@@ -110,6 +110,7 @@ struct ReferenceProvider: CardService, WalletProvisioning, WebhookVerifying {
 
     func listCards(_ query: CardQuery, context: OperationContext) async throws -> CardPage {
         struct Page: Decodable { var cards: [WireCard]; var total: Int }
+        if let limit = query.limit, !(1...100).contains(limit) { throw CardGatewayError.invalidRequest("limit must be from 1 to 100", field: "limit") }
         var items: [(name: String, value: String)] = [("offset", String(query.offset))]
         if let limit = query.limit { items.append(("limit", String(limit))) }
         if !query.statuses.isEmpty { items.append(("status", query.statuses.map { $0 == .active ? "ACTIVE" : $0 == .locked ? "LOCKED" : $0 == .inactive ? "ISSUED" : "CANCELLED" }.joined(separator: ","))) }
@@ -120,6 +121,7 @@ struct ReferenceProvider: CardService, WalletProvisioning, WebhookVerifying {
     func createCard(_ request: CreateCardRequest, context: OperationContext) async throws -> Card {
         if !defects.contains(.skipsValidation) {
             var problems = ValidationProblems()
+            problems.require(!request.customer.isEmpty, "customer", "is required")
             problems.require(!request.program.isEmpty, "program", "is required")
             problems.require(Money.isCurrencyCode(request.currency), "currency", "must be ISO 4217 alpha-3")
             try problems.throwIfAny()
@@ -134,10 +136,9 @@ struct ReferenceProvider: CardService, WalletProvisioning, WebhookVerifying {
         return card(from: try decode(WireCard.self, try await send(.post, "/cards/\(URLEncoding.pathSegment(request.card.id))/activate", json: body, context: context)))
     }
 
-    func updateCard(_ request: UpdateCardRequest, context: OperationContext) async throws -> Card {
-        guard case .status(let status, _) = request.change else { throw CardGatewayError.unsupported("the reference issuer has no PINs") }
-        let wire = ["active": "ACTIVE", "locked": "LOCKED", "cancelled": "CANCELLED"][status.rawValue] ?? status.rawValue.uppercased()
-        return card(from: try decode(WireCard.self, try await send(.post, "/cards/\(URLEncoding.pathSegment(request.card.id))/status", json: ["status": wire], context: context)))
+    func changeStatus(_ change: CardStatusRequest, context: OperationContext) async throws -> Card {
+        let wire = ["lock": "LOCKED", "unlock": "ACTIVE", "cancel": "CANCELLED"][change.intent.rawValue] ?? "ACTIVE"
+        return card(from: try decode(WireCard.self, try await send(.post, "/cards/\(URLEncoding.pathSegment(change.card.id))/status", json: ["status": wire], context: context)))
     }
 
     func programs(customer: String?, context: OperationContext) async throws -> [CardProgram] {

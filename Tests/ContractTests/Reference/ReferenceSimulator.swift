@@ -12,6 +12,8 @@ struct ReferenceSimulator: ProviderSimulator {
     static let issuedCard = "card-issued"
     static let lockedCard = "card-locked"
     static let cancelledCard = "card-cancelled"
+    /// An active card the contract suite cancels.
+    static let spareCard = "card-spare"
     static let issuedCVV = "321"
 
     struct StoredCard: Sendable {
@@ -38,6 +40,7 @@ struct ReferenceSimulator: ProviderSimulator {
             (issuedCard, StoredCard(id: issuedCard, customer: customer, status: "ISSUED", type: "PHYSICAL", last4: "5151", cvv: issuedCVV)),
             (lockedCard, StoredCard(id: lockedCard, customer: customer, status: "LOCKED", type: "VIRTUAL", last4: "6161", cvv: "222")),
             (cancelledCard, StoredCard(id: cancelledCard, customer: customer, status: "CANCELLED", type: "VIRTUAL", last4: "7171", cvv: "333")),
+            (spareCard, StoredCard(id: spareCard, customer: customer, status: "ACTIVE", type: "VIRTUAL", last4: "8181", cvv: "444")),
         ]
     }
 
