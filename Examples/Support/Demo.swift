@@ -194,17 +194,10 @@ struct DemoSteps {
             try expect(card.status == .active, "the card is \(card.status.rawValue) after activation")
             return "\(card.ref.id) is active"
         }
-        let lockable = CardRef(id: Seed.activeVisaCardID, customer: customer)
-        await recorder.step("card service: lock a card", name) {
-            let card = try await gateway.updateCard(UpdateCardRequest(card: lockable, change: .status(.locked, reason: "cardholder misplaced it")), via: via)
-            try expect(card.status == .locked, "the card is \(card.status.rawValue)")
-            return "\(card.ref.id) is locked"
-        }
-        await recorder.step("card service: unlock it", name) {
-            let card = try await gateway.updateCard(UpdateCardRequest(card: lockable, change: .status(.active, reason: nil)), via: via)
-            try expect(card.status == .active, "the card is \(card.status.rawValue)")
-            return "\(card.ref.id) is active again"
-        }
+        await lifecycle(
+            &recorder, name: name, via: via, lockable: CardRef(id: Seed.activeVisaCardID, customer: customer),
+            token: (card: CardRef(id: Seed.tokenizedCardID, customer: customer), id: Seed.tokenizedDPANRef)
+        )
         let eligible = CardRef(id: Seed.activeCardID, customer: customer)
         await offerAndProvision(&recorder, name: name, via: via, card: eligible, inputs: [
             .applePay: [.applePay(SampleInputs.applePay)], .googlePay: [.googlePay(SampleInputs.googlePay)],
@@ -330,6 +323,52 @@ struct DemoSteps {
     }
 
     // MARK: Shared steps
+
+    /// A lock/unlock round trip and a wallet token's suspend/resume, for what the instance declares; a step it
+    /// cannot do is shown as skipped with the reason.
+    func lifecycle(_ recorder: inout DemoRecorder, name: String, via: RouteTarget, lockable: CardRef?, token: (card: CardRef, id: String)?) async {
+        let descriptor = gateway.instance(named: name)?.descriptor
+        let capabilities = descriptor?.capabilities ?? []
+        let kind = descriptor?.kind.name ?? name
+        if let lockable, capabilities.contains(.cardLocking) {
+            await recorder.step("lifecycle: lock a card", name) {
+                let card = try await gateway.lockCard(lockable, reason: .cardholderRequest, via: via)
+                try expect([.locked, .suspended, .inactive].contains(card.status), "the card is \(card.status.rawValue) after the lock")
+                return "\(card.ref.id) is \(card.status.rawValue) (\(kind): \(card.providerStatus))"
+            }
+            await recorder.step("lifecycle: unlock it", name) {
+                let card = try await gateway.unlockCard(lockable, via: via)
+                try expect(card.status == .active, "the card is \(card.status.rawValue) after the unlock")
+                return "\(card.ref.id) is active again (\(kind): \(card.providerStatus))"
+            }
+        } else {
+            recorder.skip("lifecycle: lock and unlock", name, because: "\(kind) declares no card lock")
+        }
+        guard let token, capabilities.contains(.walletTokenListing) else {
+            recorder.skip("lifecycle: wallet tokens", name, because: "\(kind) does not list wallet tokens")
+            return
+        }
+        await recorder.step("lifecycle: list a card's wallet tokens", name) {
+            let tokens = try await gateway.walletTokens(of: token.card, via: via)
+            try expect(tokens.contains { $0.id == token.id }, "token \(token.id) is not among the card's tokens")
+            let summary = tokens.map { "\($0.wallet?.rawValue ?? "wallet?") \($0.status.rawValue)" }
+            return "\(tokens.count) token(s) on \(token.card.id): \(summary.joined(separator: ", "))"
+        }
+        guard capabilities.contains(.walletTokenControl) else {
+            recorder.skip("lifecycle: suspend and resume a wallet token", name, because: "\(kind) has no wallet-token control in its API")
+            return
+        }
+        await recorder.step("lifecycle: suspend a wallet token", name) {
+            let suspended = try await gateway.changeWalletToken(WalletTokenRequest(card: token.card, token: token.id, intent: .suspend, reason: .lost), via: via)
+            try expect(suspended.status == .suspended, "the token is \(suspended.status.rawValue) after the suspension")
+            return "\(suspended.id) is suspended (\(kind): \(suspended.providerStatus))"
+        }
+        await recorder.step("lifecycle: resume it", name) {
+            let resumed = try await gateway.changeWalletToken(WalletTokenRequest(card: token.card, token: token.id, intent: .resume), via: via)
+            try expect(resumed.status == .active, "the token is \(resumed.status.rawValue) after the resumption")
+            return "\(resumed.id) is active again (\(kind): \(resumed.providerStatus))"
+        }
+    }
 
     func lookup(_ recorder: inout DemoRecorder, name: String, via: RouteTarget, card: CardRef) async {
         await recorder.step("card: look up", name) {

@@ -154,6 +154,61 @@ struct CLITests {
         }
     }
 
+    @Test("card lock, unlock and cancel, list --all and token list go through the router; a cancelled card cannot be unlocked")
+    func lifecycle() async throws {
+        try await withSimulatorConfiguration { path, running in
+            let journal = try #require(running.handle("paysafe")).journal
+            let base = ["--config", path, "--issuer", "paysafe-eu", "--customer", Paysafe.euCustomer]
+
+            journal.clear()
+            let locked = await runCLI(["card", "lock"] + base + ["--reason", "lost", Paysafe.activeVisaCardID])
+            #expect(locked.exitCode == 0, "\(locked.stderr)")
+            #expect(try locked.json()["status"]?.stringValue == "locked")
+            let write = try #require(journal.entries().first { $0.method != "GET" && $0.path.hasSuffix(Paysafe.activeVisaCardID) })
+            #expect(write.bodyText.contains("\"LOCKED\""), "\(write.bodyText)")
+            #expect(write.bodyText.contains("\"lost\""), "the reason goes over as statusReason: \(write.bodyText)")
+            let unlocked = await runCLI(["card", "unlock"] + base + [Paysafe.activeVisaCardID])
+            #expect(try unlocked.json()["status"]?.stringValue == "active")
+
+            let cancelled = await runCLI(["card", "cancel"] + base + ["--reason", "stolen", Paysafe.digitalCardID])
+            #expect(try cancelled.json()["status"]?.stringValue == "cancelled", "\(cancelled.stderr)")
+            let reopened = await runCLI(["card", "unlock"] + base + [Paysafe.digitalCardID])
+            #expect(reopened.exitCode == 2)
+            #expect(try reopened.error()?["code"]?.stringValue == "invalidCardState")
+
+            let badReason = await runCLI(["card", "lock"] + base + ["--reason", "bored", Paysafe.activeVisaCardID])
+            #expect(badReason.exitCode == 64)
+
+            // --all follows every page: with one card a page, each card exactly once.
+            journal.clear()
+            let all = await runCLI(["card", "list"] + base + ["--limit", "1", "--all"])
+            #expect(all.exitCode == 0, "\(all.stderr)")
+            let ids = try all.json().arrayValue?.compactMap { $0["ref"]?["id"]?.stringValue } ?? []
+            #expect(ids.count > 2 && Set(ids).count == ids.count, "\(ids)")
+            #expect(journal.entries(method: "GET", pathContains: "/prepaid/cards").count == ids.count)
+            let outOfRange = await runCLI(["card", "list"] + base + ["--limit", "1000"])
+            #expect(outOfRange.exitCode == 64)
+
+            let tokens = await runCLI(["token", "list"] + base + ["--card", Paysafe.tokenizedCardID])
+            #expect(tokens.exitCode == 0, "\(tokens.stderr)")
+            #expect(try tokens.json().arrayValue?.compactMap { $0["id"]?.stringValue } == [Paysafe.tokenizedDPANRef])
+            // Paysafe's API has no wallet-token suspension: refused before anything is sent.
+            journal.clear()
+            let suspend = await runCLI(["token", "suspend"] + base + ["--card", Paysafe.tokenizedCardID, Paysafe.tokenizedDPANRef])
+            #expect(suspend.exitCode == 2)
+            #expect(try suspend.error()?["code"]?.stringValue == "unsupported")
+            #expect(journal.entries().isEmpty)
+
+            let manifest = await runCLI(["config", "capabilities", "--config", path])
+            #expect(manifest.exitCode == 0, "\(manifest.stderr)")
+            let entries = try manifest.json().arrayValue ?? []
+            let paysafe = try #require(entries.first { $0["kind"]?.stringValue == "paysafe" })
+            let operations = paysafe["operations"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            #expect(operations.contains("lockCard") && operations.contains("listWalletTokens") && !operations.contains("suspendWalletToken"))
+            #expect(entries.allSatisfy { ($0["operations"]?.arrayValue?.count ?? 0) > 0 })
+        }
+    }
+
     @Test("provision: offers and every flow, with the bytes as Base64 and the right request on the wire")
     func provisioning() async throws {
         try await withSimulatorConfiguration { path, running in

@@ -4,8 +4,8 @@ import Foundation
 
 struct CardCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "card", abstract: "Card service operations.",
-        subcommands: [Get.self, List.self, Create.self, Activate.self, Update.self, Programs.self]
+        commandName: "card", abstract: "Card management for any configured provider, through the router.",
+        subcommands: [Get.self, List.self, Create.self, Activate.self, Lock.self, Unlock.self, Cancel.self, SetPIN.self, Update.self, Programs.self]
     )
 
     struct Get: AsyncParsableCommand {
@@ -29,9 +29,13 @@ struct CardCommand: AsyncParsableCommand {
         @Option var customer: String?
         @Option(help: "Only cards in these statuses (comma-separated: active, locked, …).") var status: String?
         @Option(help: "Only cards of this type (physical, virtual).") var type: String?
-        @Option var limit: Int?
-        @Option var offset: Int = 0
+        @Option(help: "Cards per page, \(CardGateway.listLimitRange.lowerBound) to \(CardGateway.listLimitRange.upperBound).") var limit: Int?
+        @Option(help: "The first record (providers that page by offset).") var offset: Int = 0
+        @Option(help: "The page cursor a previous page gave as nextCursor (providers that page by cursor).") var cursor: String?
+        @Flag(help: "Follow every page and print all the cards (at most \(List.maxPages) pages).") var all: Bool = false
         @Flag(help: "Include wallet tokens and available actions.") var include: Bool = false
+
+        static let maxPages = 1_000
 
         func run() async throws {
             try await reportingErrors {
@@ -45,10 +49,32 @@ struct CardCommand: AsyncParsableCommand {
                     guard let parsed = CardType(rawValue: type) else { throw CLIUsageError(message: "unknown card type \"\(type)\"; expected physical or virtual") }
                     types = [parsed]
                 }
-                if let limit, limit < 1 { throw CLIUsageError(message: "--limit must be at least 1") }
+                if let limit, !CardGateway.listLimitRange.contains(limit) {
+                    throw CLIUsageError(message: "--limit must be from \(CardGateway.listLimitRange.lowerBound) to \(CardGateway.listLimitRange.upperBound)")
+                }
                 if offset < 0 { throw CLIUsageError(message: "--offset must not be negative") }
-                let query = CardQuery(customer: customer, types: types, statuses: statuses, limit: limit, offset: offset, includeWalletTokens: include, includeAvailableActions: include)
-                try CLIOutput.json(try await config.withGateway() { gateway in try await gateway.listCards(query, via: target.target) })
+                let query = CardQuery(
+                    customer: customer, types: types, statuses: statuses, limit: limit, offset: offset, cursor: cursor, includeWalletTokens: include,
+                    includeAvailableActions: include
+                )
+                if !all {
+                    try CLIOutput.json(try await config.withGateway() { gateway in try await gateway.listCards(query, via: target.target) })
+                    return
+                }
+                let cards = try await config.withGateway() { gateway in
+                    var cards: [Card] = []
+                    var next: CardQuery? = query
+                    var pages = 0
+                    while let current = next {
+                        guard pages < List.maxPages else { throw CLIUsageError(message: "the listing did not end within \(List.maxPages) pages") }
+                        let page = try await gateway.listCards(current, via: target.target)
+                        cards += page.cards
+                        next = current.next(after: page)
+                        pages += 1
+                    }
+                    return cards
+                }
+                try CLIOutput.json(cards)
             }
         }
     }
@@ -105,8 +131,65 @@ struct CardCommand: AsyncParsableCommand {
         }
     }
 
+    struct StatusOptions: ParsableArguments {
+        @OptionGroup var config: ConfigOptions
+        @OptionGroup var target: TargetOptions
+        @Option(help: "The customer the card belongs to (Paysafe, Bridge).") var customer: String?
+        @Option(help: "Why: \(CardStatusReason.allCases.map(\.rawValue).joined(separator: ", ")).") var reason: String?
+        @Option(help: "Free text for the provider's record, where it has a place for one.") var comment: String?
+        @Argument(help: "The card id at its provider.") var cardID: String
+
+        func run(_ intent: CardStatusIntent) async throws {
+            try await reportingErrors {
+                var parsedReason: CardStatusReason?
+                if let reason {
+                    guard let parsed = CardStatusReason(rawValue: reason) else {
+                        throw CLIUsageError(message: "unknown reason \"\(reason)\"; expected one of \(CardStatusReason.allCases.map(\.rawValue).joined(separator: ", "))")
+                    }
+                    parsedReason = parsed
+                }
+                let request = CardStatusRequest(card: CardRef(id: cardID, customer: customer), intent: intent, reason: parsedReason, comment: comment)
+                try CLIOutput.json(try await config.withGateway() { gateway in try await gateway.changeCardStatus(request, via: target.target) })
+            }
+        }
+    }
+
+    struct Lock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Lock a card (reversible with unlock).")
+        @OptionGroup var options: StatusOptions
+        func run() async throws { try await options.run(.lock) }
+    }
+
+    struct Unlock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Unlock a locked card.")
+        @OptionGroup var options: StatusOptions
+        func run() async throws { try await options.run(.unlock) }
+    }
+
+    struct Cancel: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Cancel a card for good (no provider lets it be reopened).")
+        @OptionGroup var options: StatusOptions
+        func run() async throws { try await options.run(.cancel) }
+    }
+
+    struct SetPIN: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "set-pin", abstract: "Set a card's PIN, read from stdin.")
+        @OptionGroup var config: ConfigOptions
+        @OptionGroup var target: TargetOptions
+        @Option var customer: String?
+        @Argument var cardID: String
+
+        func run() async throws {
+            try await reportingErrors {
+                guard let value = CLIStreams.firstInputLine(), !value.isEmpty else { throw CLIUsageError(message: "pass the PIN on stdin (never as an argument, so it stays out of shell history)") }
+                let request = SetCardPINRequest(card: CardRef(id: cardID, customer: customer), pin: Secret(value))
+                try CLIOutput.json(try await config.withGateway() { gateway in try await gateway.setCardPIN(request, via: target.target) })
+            }
+        }
+    }
+
     struct Update: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change a card's status (lock, unlock, cancel), or its PIN (read from stdin with --pin).")
+        static let configuration = CommandConfiguration(abstract: "Change a card's status (active, locked, cancelled) or its PIN (read from stdin with --pin), in the shape of Paysafe's update call.")
         @OptionGroup var config: ConfigOptions
         @OptionGroup var target: TargetOptions
         @Option var customer: String?
@@ -144,5 +227,67 @@ struct CardCommand: AsyncParsableCommand {
                 try CLIOutput.json(try await config.withGateway() { gateway in try await gateway.programs(customer: customer, via: target.target) })
             }
         }
+    }
+}
+
+struct TokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token", abstract: "A card's wallet tokens (Apple Pay, Google Pay…), for any configured provider, through the router.",
+        subcommands: [List.self, Suspend.self, Resume.self, Delete.self]
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List a card's wallet tokens.")
+        @OptionGroup var config: ConfigOptions
+        @OptionGroup var target: TargetOptions
+        @Option(help: "The customer the card belongs to (Paysafe, Bridge).") var customer: String?
+        @Option(help: "The card id at its provider.") var card: String
+
+        func run() async throws {
+            try await reportingErrors {
+                try CLIOutput.json(try await config.withGateway() { gateway in try await gateway.walletTokens(of: CardRef(id: card, customer: customer), via: target.target) })
+            }
+        }
+    }
+
+    struct ChangeOptions: ParsableArguments {
+        @OptionGroup var config: ConfigOptions
+        @OptionGroup var target: TargetOptions
+        @Option(help: "The customer the card belongs to (Paysafe, Bridge).") var customer: String?
+        @Option(help: "The card the token belongs to.") var card: String
+        @Option(help: "Why: \(CardStatusReason.allCases.map(\.rawValue).joined(separator: ", ")).") var reason: String?
+        @Argument(help: "The token id, as token list gives it.") var tokenID: String
+
+        func run(_ intent: WalletTokenIntent) async throws {
+            try await reportingErrors {
+                var parsedReason: CardStatusReason?
+                if let reason {
+                    guard let parsed = CardStatusReason(rawValue: reason) else {
+                        throw CLIUsageError(message: "unknown reason \"\(reason)\"; expected one of \(CardStatusReason.allCases.map(\.rawValue).joined(separator: ", "))")
+                    }
+                    parsedReason = parsed
+                }
+                let request = WalletTokenRequest(card: CardRef(id: card, customer: customer), token: tokenID, intent: intent, reason: parsedReason)
+                try CLIOutput.json(try await config.withGateway() { gateway in try await gateway.changeWalletToken(request, via: target.target) })
+            }
+        }
+    }
+
+    struct Suspend: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Suspend a wallet token (reversible with resume).")
+        @OptionGroup var options: ChangeOptions
+        func run() async throws { try await options.run(.suspend) }
+    }
+
+    struct Resume: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Resume a suspended wallet token.")
+        @OptionGroup var options: ChangeOptions
+        func run() async throws { try await options.run(.resume) }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a wallet token for good.")
+        @OptionGroup var options: ChangeOptions
+        func run() async throws { try await options.run(.delete) }
     }
 }

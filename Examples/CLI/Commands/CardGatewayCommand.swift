@@ -17,7 +17,7 @@ public struct CardGatewayCommand: AsyncParsableCommand {
             stdout; on failure they print a JSON error on stderr and exit 2 (64 for a usage error).
             """,
         subcommands: [
-            DemoCommand.self, SimulateCommand.self, ConfigCommand.self, RouteCommand.self, CardCommand.self,
+            DemoCommand.self, SimulateCommand.self, ConfigCommand.self, RouteCommand.self, CardCommand.self, TokenCommand.self,
             ProvisionCommand.self, CredentialsCommand.self, WebhookCommand.self,
         ]
     )

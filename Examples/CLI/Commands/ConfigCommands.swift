@@ -4,7 +4,42 @@ import ExampleSupport
 import Foundation
 
 struct ConfigCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "config", abstract: "Check a configuration file.", subcommands: [Check.self])
+    static let configuration = CommandConfiguration(commandName: "config", abstract: "Check a configuration file.", subcommands: [Check.self, Capabilities.self])
+
+    struct Capabilities: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "For each configured instance: its kind, what it can do, the operations it serves and the wallets it provisions."
+        )
+        @OptionGroup var config: ConfigOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let configuration = try config.loadConfiguration()
+                try CLIOutput.json(Manifest.entries(configuration, registry: ExampleRegistry.all))
+            }
+        }
+    }
+
+    /// One instance's capability manifest, as `config capabilities` prints it.
+    struct Manifest: Encodable {
+        var instance: String
+        var kind: String
+        var capabilities: [String]
+        var operations: [String]
+        var wallets: [String: String]
+
+        static func entries(_ configuration: GatewayConfiguration, registry: ProviderRegistry) -> [Manifest] {
+            configuration.providers.keys.sorted().compactMap { name in
+                guard let instance = configuration.providers[name], let descriptor = registry.factory(for: instance.kind)?.descriptor else { return nil }
+                return Manifest(
+                    instance: name, kind: instance.kind.name,
+                    capabilities: Capability.allCases.filter(descriptor.capabilities.contains).map(\.rawValue),
+                    operations: GatewayOperation.allCases.filter(descriptor.supports).map(\.rawValue),
+                    wallets: Dictionary(uniqueKeysWithValues: descriptor.provisioningFlows.map { ($0.key.rawValue, $0.value.rawValue) })
+                )
+            }
+        }
+    }
 
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Report every problem in the file, each with its JSON path; exit 0 only if it is valid.")
