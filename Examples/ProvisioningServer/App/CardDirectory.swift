@@ -31,9 +31,15 @@ public struct OwnedCard: Sendable, Equatable {
     public static let idPattern = "^[A-Za-z0-9_~-][A-Za-z0-9._~-]{0,63}$"
 
     /// Whether `id` matches ``idPattern``.
-    public static func isValidID(_ id: String) -> Bool {
+    public static func isValidID(_ id: String) -> Bool { isPathSafe(id, maxLength: 64) }
+
+    /// A wallet token id the server accepts in a path: `^[A-Za-z0-9_~-][A-Za-z0-9._~-]{0,127}$`.
+    public static let tokenIDPattern = "^[A-Za-z0-9_~-][A-Za-z0-9._~-]{0,127}$"
+
+    /// Letters, digits and `._~-`, not starting with a dot, 1 to `maxLength` bytes.
+    static func isPathSafe(_ id: String, maxLength: Int) -> Bool {
         let bytes = Array(id.utf8)
-        guard (1...64).contains(bytes.count), bytes[0] != UInt8(ascii: ".") else { return false }
+        guard (1...maxLength).contains(bytes.count), bytes[0] != UInt8(ascii: ".") else { return false }
         return bytes.allSatisfy { byte in
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
                 || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~") || byte == UInt8(ascii: "-")

@@ -86,6 +86,7 @@ struct APIProblem: Error, Sendable {
 
     /// The same answer for an unknown card and for another user's card.
     static let cardNotFound = APIProblem.notFound("No card with this id belongs to the authenticated user.")
+    static let tokenNotFound = APIProblem.notFound("The card has no wallet token with this id.")
 
     static func unauthenticated(invalidToken: Bool) -> APIProblem {
         var challenge = "Bearer realm=\"provisioning-server\""
@@ -166,6 +167,15 @@ struct APIProblem: Error, Sendable {
             }
         }
         return name.isEmpty ? "body" : name
+    }
+
+    /// The card's provider does not offer the operation at all: a fact about this card, answered 409 (the client
+    /// can do nothing to make it work), before anything is sent.
+    static func notOfferedForCard(_ operation: GatewayOperation) -> APIProblem {
+        APIProblem(
+            status: .conflict, type: "unsupported", title: "Not available for this card",
+            detail: "The card's provider does not offer \(operation.rawValue).", code: .unsupported
+        )
     }
 
     static func unsupported(_ detail: String) -> APIProblem {

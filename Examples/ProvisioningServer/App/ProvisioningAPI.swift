@@ -62,6 +62,66 @@ struct ProvisioningAPI: APIProtocol {
         return .ok(.init(body: .json(WireModel.card(owned: owned, card: card))))
     }
 
+    func changeCardStatus(_ input: Operations.ChangeCardStatus.Input) async throws -> Operations.ChangeCardStatus.Output {
+        let scope = try RequestScope.required()
+        let owned = try await server.ownedCard(input.path.cardId, of: try scope.authenticatedUser())
+        guard case .json(let body) = input.body else { throw APIProblem.unsupportedMediaType() }
+        guard let intent = CardStatusIntent(rawValue: body.intent.rawValue) else {
+            throw APIProblem.invalidRequest("The intent is not known.", errors: [FieldProblem(field: "intent", message: "must be lock, unlock or cancel")])
+        }
+        try requireOffered(intent.operation, for: owned)
+        let reason = body.reason.flatMap { CardStatusReason(rawValue: $0.rawValue) }
+        let card = try await gateway.changeCardStatus(
+            CardStatusRequest(card: owned.ref, intent: intent, reason: reason), via: owned.route, context: try scope.operationContext()
+        )
+        return .ok(.init(body: .json(WireModel.card(owned: owned, card: card))))
+    }
+
+    func listWalletTokens(_ input: Operations.ListWalletTokens.Input) async throws -> Operations.ListWalletTokens.Output {
+        let scope = try RequestScope.required()
+        let owned = try await server.ownedCard(input.path.cardId, of: try scope.authenticatedUser())
+        try requireOffered(.listWalletTokens, for: owned)
+        let tokens = try await gateway.walletTokens(of: owned.ref, via: owned.route, context: try scope.operationContext())
+        return .ok(.init(body: .json(.init(cardId: owned.id, tokens: tokens.map(WireModel.walletToken)))))
+    }
+
+    func changeWalletTokenStatus(_ input: Operations.ChangeWalletTokenStatus.Input) async throws -> Operations.ChangeWalletTokenStatus.Output {
+        let scope = try RequestScope.required()
+        let owned = try await server.ownedCard(input.path.cardId, of: try scope.authenticatedUser())
+        guard case .json(let body) = input.body else { throw APIProblem.unsupportedMediaType() }
+        guard let intent = WalletTokenIntent(rawValue: body.intent.rawValue) else {
+            throw APIProblem.invalidRequest("The intent is not known.", errors: [FieldProblem(field: "intent", message: "must be suspend, resume or delete")])
+        }
+        guard OwnedCard.isPathSafe(input.path.tokenId, maxLength: 128) else {
+            throw APIProblem.invalidRequest(
+                "The token id is not valid.", errors: [FieldProblem(field: "tokenId", message: "must match \(OwnedCard.tokenIDPattern)")]
+            )
+        }
+        try requireOffered(.listWalletTokens, for: owned)
+        try requireOffered(intent.operation, for: owned)
+        let context = try scope.operationContext()
+        // The token must be one of this card's, whatever the adapter checks: a user never reaches another card's
+        // token by guessing its id.
+        var listingContext = context
+        listingContext.idempotencyKey = nil
+        let tokens = try await gateway.walletTokens(of: owned.ref, via: owned.route, context: listingContext)
+        guard tokens.contains(where: { $0.id == input.path.tokenId }) else { throw APIProblem.tokenNotFound }
+        let reason = body.reason.flatMap { CardStatusReason(rawValue: $0.rawValue) }
+        let token = try await gateway.changeWalletToken(
+            WalletTokenRequest(card: owned.ref, token: input.path.tokenId, intent: intent, reason: reason), via: owned.route, context: context
+        )
+        return .ok(.init(body: .json(WireModel.walletToken(token))))
+    }
+
+    /// Refuses, before anything is sent, an operation the card's provider instance does not offer.
+    func requireOffered(_ operation: GatewayOperation, for card: OwnedCard) throws {
+        do {
+            _ = try gateway.resolve(card.route, operation: operation)
+        } catch let error as CardGatewayError where error.code == .unsupported {
+            throw APIProblem.notOfferedForCard(operation)
+        }
+    }
+
     func provisioningOffer(_ input: Operations.ProvisioningOffer.Input) async throws -> Operations.ProvisioningOffer.Output {
         let scope = try RequestScope.required()
         let owned = try await server.ownedCard(input.path.cardId, of: try scope.authenticatedUser())
