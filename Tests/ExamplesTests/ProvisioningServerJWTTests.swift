@@ -175,6 +175,32 @@ struct ProvisioningServerJWTTests {
         }
     }
 
+    @Test("while the JWKS cannot be fetched the answer is 503, retryable, never a 401 that would log the user out")
+    func jwksUnavailable() async throws {
+        struct IdentityProviderDown: Error {}
+        let provider = IdentityProvider(kids: ["k1"])
+        let configuration = JWTBearerAuthenticator.Configuration(
+            issuer: Self.issuer, audience: Self.audience, jwksURL: URL(string: "https://id.example.test/jwks")!
+        )
+        let fixture = try Fixture(
+            configuration: ProvisioningServer.Configuration(storedCredentialRoute: .instance("cof"), rateLimitPerUser: 0, rateLimitPerAddress: 0),
+            authenticator: { directory in
+                try JWTBearerAuthenticator(configuration: configuration, directory: directory, fetch: { _ in throw IdentityProviderDown() })
+            }
+        )
+        try await fixture.withClient { client in
+            for _ in 0..<2 {
+                let reply = try await client.send(.get, "/v1/cards", token: try await provider.token(kid: "k1"))
+                #expect(reply.status == 503)
+                let problem = try reply.problem()
+                #expect(problem["retryable"] == .bool(true))
+                #expect(problem["mayHaveReachedProvider"] == .bool(false))
+                #expect(reply.header("Retry-After") == problem["retryAfterSeconds"]?.intValue.map(String.init))
+            }
+        }
+        #expect(fixture.backend.totalCalls == 0)
+    }
+
     @Test("the user claim is configurable")
     func userClaim() async throws {
         let provider = IdentityProvider(kids: ["k1"])

@@ -261,6 +261,10 @@ actor JWKSCache {
     let logger: Logger
     private var keys: [String: Key] = [:]
     private var lastFetch: ContinuousClock.Instant?
+    /// Whether the last fetch failed: until one succeeds, an unknown `kid` is "cannot tell now" (503), not 401.
+    private var lastFetchFailed = false
+    /// The fetch under way, which concurrent requests with an unknown `kid` wait for instead of starting another.
+    private var inFlight: Task<Void, any Error>?
     private(set) var fetchCount = 0
 
     init(url: URL, fetch: @escaping JWTBearerAuthenticator.Fetch, minimumRefreshInterval: Duration, logger: Logger) {
@@ -273,9 +277,25 @@ actor JWKSCache {
     /// The key named `kid`, fetching the JWKS again when it is unknown and the last fetch is old enough.
     func key(kid: String) async throws -> Key? {
         if let key = keys[kid] { return key }
-        if let lastFetch, ContinuousClock.now - lastFetch < minimumRefreshInterval { return nil }
+        if let inFlight {
+            try await inFlight.value
+            return keys[kid]
+        }
+        if let lastFetch, ContinuousClock.now - lastFetch < minimumRefreshInterval {
+            if lastFetchFailed { throw APIProblem.authenticationUnavailable }
+            return nil
+        }
         lastFetch = .now
-        try await refresh()
+        let task = Task { try await self.refresh() }
+        inFlight = task
+        defer { inFlight = nil }
+        do {
+            try await task.value
+            lastFetchFailed = false
+        } catch {
+            lastFetchFailed = true
+            throw error
+        }
         return keys[kid]
     }
 

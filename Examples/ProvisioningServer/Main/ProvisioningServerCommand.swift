@@ -74,7 +74,7 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
         if (tlsCertificate == nil) != (tlsKey == nil) { throw ValidationError("give --tls-certificate and --tls-key together") }
         if jwksURL != nil {
             if jwtIssuer == nil || jwtAudience == nil { throw ValidationError("--jwks-url needs --jwt-issuer and --jwt-audience") }
-            if let problems = try? jwtConfiguration()?.problems, !problems.isEmpty { throw ValidationError(problems.joined(separator: "; ")) }
+            if let problems = try jwtConfiguration()?.problems, !problems.isEmpty { throw ValidationError(problems.joined(separator: "; ")) }
         } else if jwtIssuer != nil || jwtAudience != nil {
             throw ValidationError("--jwt-issuer and --jwt-audience need --jwks-url")
         }
