@@ -1,5 +1,7 @@
 import CardGateway
 import Foundation
+import Hummingbird
+import HummingbirdTesting
 import JWTKit
 import ProvisioningServerApp
 import Synchronization
@@ -199,6 +201,31 @@ struct ProvisioningServerJWTTests {
             }
         }
         #expect(fixture.backend.totalCalls == 0)
+    }
+
+    @Test("the JWKS is fetched over HTTP from a server on 127.0.0.1; an error status is not taken for keys")
+    func fetchesOverHTTP() async throws {
+        let provider = IdentityProvider(kids: ["k1"])
+        provider.publish(["k1"])
+        let router = Router()
+        router.get("/jwks.json") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(data: try provider.jwks())))
+        }
+        router.get("/broken.json") { _, _ in Response(status: .internalServerError) }
+        let app = Application(router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let directory = InMemoryCardDirectory(accounts: [InMemoryCardDirectory.Account(user: AppUser(id: "user-alice"), token: Secret("unused-token-000000"))])
+            func authenticator(_ path: String) throws -> JWTBearerAuthenticator {
+                try JWTBearerAuthenticator(
+                    configuration: .init(issuer: Self.issuer, audience: Self.audience, jwksURL: URL(string: "http://127.0.0.1:\(port)\(path)")!),
+                    directory: directory, fetch: JWTBearerAuthenticator.httpFetch()
+                )
+            }
+            let token = try await provider.token(kid: "k1")
+            #expect(try await authenticator("/jwks.json").user(forBearerToken: token)?.id == "user-alice")
+            await #expect(throws: (any Error).self) { _ = try await authenticator("/broken.json").user(forBearerToken: token) }
+        }
     }
 
     @Test("the user claim is configurable")
