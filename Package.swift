@@ -265,6 +265,14 @@ targets += [
             .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
             .product(name: "Yams", package: "Yams"),
+            // Connection limits, read deadlines and TLS on the server's channel; bearer JWTs verified against a JWKS.
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ],
         path: "Examples/ProvisioningServer/App",
         // openapi.yaml is the source of the server's types and routing (generated at build time by the plugin, as
@@ -307,6 +315,14 @@ targets += [
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
+            // The hostile-client, JWT and TLS tests: raw sockets, keys and a self-signed certificate made in the test.
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ] + providers.flatMap { name -> [Target.Dependency] in [.target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator")] },
         swiftSettings: swiftSettings
     ),
@@ -379,6 +395,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // NIOHTTPTypes: the HTTP parts the provisioning server's read-deadline handler sees.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // The provisioning server's OTLP trace export: OTLP/HTTP only (its gRPC exporter would add grpc-swift).
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
         // The provisioning server is generated from its OpenAPI document at build time.

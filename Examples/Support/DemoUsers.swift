@@ -55,11 +55,13 @@ public enum DemoUsers: Sendable {
 public enum DemoServer: Sendable {
     public static func make(
         running: RunningSimulators, logger: Logger = OperationContext.noopLogger,
-        configuration: ProvisioningServer.Configuration = ProvisioningServer.Configuration(storedCredentialRoute: .key(RouteKey()))
+        configuration: ProvisioningServer.Configuration = ProvisioningServer.Configuration(storedCredentialRoute: .key(RouteKey())),
+        authenticator: (any CardDirectory) throws -> (any Authenticator)? = { _ in nil }
     ) throws -> ProvisioningServer {
-        ProvisioningServer(
-            gateway: try running.gateway(logger: logger), directory: InMemoryCardDirectory(accounts: DemoUsers.accounts),
-            configuration: configuration, logger: logger
+        let directory = InMemoryCardDirectory(accounts: DemoUsers.accounts)
+        return ProvisioningServer(
+            gateway: try running.gateway(logger: logger), directory: directory, configuration: configuration,
+            authenticator: try authenticator(directory), logger: logger
         )
     }
 }

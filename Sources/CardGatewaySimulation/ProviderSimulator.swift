@@ -38,6 +38,10 @@ public protocol ProviderSimulator: Sendable {
     /// ``RequestJournal/defaultSensitiveHeaderNames``. Default: none.
     var sensitiveHeaderNames: Set<String> { get }
 
+    /// Extra request body field names whose values the journal must mask, beyond
+    /// ``RequestJournal/defaultSensitiveBodyFields`` (card numbers, security codes, PINs). Default: none.
+    var sensitiveBodyFields: Set<String> { get }
+
     /// The settable clock the simulator uses for expiry logic, if any. When present, `POST /__simulator/clock`
     /// advances or sets it and journal timestamps are taken from it. Default: `nil`.
     var clock: SimulationClock? { get }
@@ -49,6 +53,9 @@ public protocol ProviderSimulator: Sendable {
 extension ProviderSimulator {
     /// No extra sensitive headers.
     public var sensitiveHeaderNames: Set<String> { [] }
+
+    /// No extra sensitive body fields.
+    public var sensitiveBodyFields: Set<String> { [] }
 
     /// No settable clock.
     public var clock: SimulationClock? { nil }

@@ -50,7 +50,8 @@ public struct JournalEntry: Sendable, Codable, Equatable {
     /// Request headers keyed by lower-cased name (repeated headers joined with `", "`); sensitive values are replaced
     /// by ``maskedValue``.
     public var headers: [String: String]
-    /// Request body bytes.
+    /// Request body bytes, with the values of card-data fields (card numbers, security codes, PINs: see
+    /// ``RequestJournal/defaultSensitiveBodyFields``) replaced by ``maskedValue`` when the kit recorded it.
     public var body: Data
     /// Status of the response sent (`0`: the connection was dropped without a response).
     public var responseStatus: Int
@@ -153,6 +154,15 @@ public final class RequestJournal: Sendable {
         "stripe-signature", "x-webhook-signature", "hmacsignature", "signature", "sca-authorization",
     ]
 
+    /// Body field names whose values are always masked: card numbers, security codes and PINs, and their encrypted
+    /// forms. Compared with the body's field names lower-cased with everything but letters and digits removed, so
+    /// `cardPin`, `card_pin` and a form's `card[pin]` are all `cardpin`.
+    public static let defaultSensitiveBodyFields: Set<String> = [
+        "pan", "cardnumber", "primaryaccountnumber", "cvv", "cvv2", "cvc", "cvc2", "cvn", "securitycode", "cardsecuritycode",
+        "cardcvc", "cardcvv", "pin", "cardpin", "newpin", "pinblock", "encryptedcardnumber", "encryptedsecuritycode",
+        "encryptedpin",
+    ]
+
     /// Maximum number of entries kept.
     public let capacity: Int
 
@@ -210,6 +220,96 @@ public final class RequestJournal: Sendable {
                 entries.removeFirst(entries.count - self.capacity)
             }
         }
+    }
+
+    /// The body with the values of `sensitiveFields` masked, the rest byte for byte: in JSON, a string or number
+    /// member with a sensitive name becomes `"<masked>"` at any depth; in a form (`a=1&b=2`), the value becomes
+    /// `%3Cmasked%3E`. Other bodies are kept as they are.
+    /// - Parameters:
+    ///   - body: The request body.
+    ///   - sensitiveFields: Normalised names (lower-case letters and digits) to mask.
+    public static func maskedBody(_ body: Data, sensitiveFields: Set<String> = defaultSensitiveBodyFields) -> Data {
+        let bytes = [UInt8](body)
+        guard let first = bytes.first(where: { !Self.isSpace($0) }) else { return body }
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+            return Data(Self.maskedJSON(bytes, sensitiveFields: sensitiveFields))
+        }
+        guard bytes.contains(UInt8(ascii: "=")), let text = String(bytes: bytes, encoding: .utf8) else { return body }
+        let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+            let key = pair[..<equals]
+            let decoded = key.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(key)
+            return sensitiveFields.contains(Self.normalised(decoded)) ? "\(key)=%3Cmasked%3E" : String(pair)
+        }
+        return Data(pairs.joined(separator: "&").utf8)
+    }
+
+    /// A field name lower-cased, letters and digits only.
+    static func normalised(_ name: String) -> String {
+        String(name.lowercased().unicodeScalars.filter { ($0.value >= 0x61 && $0.value <= 0x7a) || ($0.value >= 0x30 && $0.value <= 0x39) }.map(Character.init))
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0a || byte == 0x0d
+    }
+
+    /// The end (exclusive) of the JSON string starting at `start` (its opening quote); nil when it never ends.
+    private static func stringEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+        var index = start + 1
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "\\") {
+                index += 2
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "\"") { return index + 1 }
+            index += 1
+        }
+        return nil
+    }
+
+    private static func maskedJSON(_ bytes: [UInt8], sensitiveFields: Set<String>) -> [UInt8] {
+        let masked = Array("\"\(JournalEntry.maskedValue)\"".utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "\""), let end = stringEnd(bytes, from: index) else {
+                output.append(bytes[index])
+                index += 1
+                continue
+            }
+            output.append(contentsOf: bytes[index..<end])
+            // A string followed by a colon is a member name.
+            var colon = end
+            while colon < bytes.count, isSpace(bytes[colon]) { colon += 1 }
+            guard colon < bytes.count, bytes[colon] == UInt8(ascii: ":"),
+                let name = String(bytes: bytes[(index + 1)..<(end - 1)], encoding: .utf8),
+                sensitiveFields.contains(normalised((try? JSONDecoder().decode(String.self, from: Data(bytes[index..<end]))) ?? name))
+            else {
+                index = end
+                continue
+            }
+            var valueStart = colon + 1
+            while valueStart < bytes.count, isSpace(bytes[valueStart]) { valueStart += 1 }
+            output.append(contentsOf: bytes[end..<valueStart])
+            guard valueStart < bytes.count else {
+                index = valueStart
+                continue
+            }
+            let first = bytes[valueStart]
+            if first == UInt8(ascii: "\""), let valueEnd = stringEnd(bytes, from: valueStart) {
+                output.append(contentsOf: masked)
+                index = valueEnd
+            } else if first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39) {
+                var valueEnd = valueStart
+                while valueEnd < bytes.count, "0123456789+-.eE".utf8.contains(bytes[valueEnd]) { valueEnd += 1 }
+                output.append(contentsOf: masked)
+                index = valueEnd
+            } else {
+                index = valueStart
+            }
+        }
+        return output
     }
 
     /// Converts request header fields to the journal's form: lower-cased names, repeated fields joined with `", "`,

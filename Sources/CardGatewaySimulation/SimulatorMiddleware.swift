@@ -21,6 +21,22 @@ struct SimulatorMiddleware: RouterMiddleware {
     let journal: RequestJournal
     let faults: FaultInjector
     let sensitiveHeaderNames: Set<String>
+    let sensitiveBodyFields: Set<String>
+    /// Whether clients off loopback may use the control path: `CARDGATEWAY_SIMULATOR_REMOTE_CONTROL=1`.
+    let allowsRemoteControl: Bool
+
+    /// The environment variable that opens the control path to clients off loopback.
+    static let remoteControlVariable = "CARDGATEWAY_SIMULATOR_REMOTE_CONTROL"
+
+    /// Whether `address` is 127.0.0.0/8, ::1 or a Unix socket (nil: no network peer, as in router tests).
+    static func isLoopback(_ address: SocketAddress?) -> Bool {
+        guard let address else { return true }
+        switch address {
+        case .unixDomainSocket: return true
+        case .v4: return address.ipAddress?.hasPrefix("127.") ?? false
+        case .v6: return address.ipAddress == "::1" || (address.ipAddress?.hasPrefix("::ffff:127.") ?? false)
+        }
+    }
 
     init(simulator: any ProviderSimulator, journal: RequestJournal, faults: FaultInjector) {
         self.simulator = simulator
@@ -29,6 +45,8 @@ struct SimulatorMiddleware: RouterMiddleware {
         self.sensitiveHeaderNames = RequestJournal.defaultSensitiveHeaderNames.union(
             simulator.sensitiveHeaderNames.map { $0.lowercased() }
         )
+        self.allowsRemoteControl = ProcessInfo.processInfo.environment[Self.remoteControlVariable] == "1"
+        self.sensitiveBodyFields = RequestJournal.defaultSensitiveBodyFields.union(simulator.sensitiveBodyFields.map(RequestJournal.normalised))
     }
 
     func handle(
@@ -38,6 +56,14 @@ struct SimulatorMiddleware: RouterMiddleware {
     ) async throws -> Response {
         let path = request.uri.path
         if SimulatorControlPath.contains(path) {
+            // The control path rewrites state and reads the journal: loopback clients only, unless the environment
+            // says otherwise (a simulator bound to another address for a test network).
+            guard self.allowsRemoteControl || Self.isLoopback(context.channel.remoteAddress) else {
+                return Response(
+                    status: .forbidden, headers: [.contentType: "application/json"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"error":"the control path answers loopback clients only"}"#))
+                )
+            }
             return try await ControlPlane(simulator: self.simulator, journal: self.journal, faults: self.faults)
                 .respond(to: request)
         }
@@ -176,7 +202,7 @@ struct SimulatorMiddleware: RouterMiddleware {
                 path: request.uri.path,
                 query: request.uri.query,
                 headers: RequestJournal.maskedHeaders(request.headers, sensitiveNames: self.sensitiveHeaderNames),
-                body: body,
+                body: RequestJournal.maskedBody(body, sensitiveFields: self.sensitiveBodyFields),
                 responseStatus: status,
                 timestamp: timestamp,
                 handling: handling

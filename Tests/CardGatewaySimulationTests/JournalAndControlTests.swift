@@ -24,7 +24,7 @@ struct JournalAndControlTests {
                         ("X-Multi", "one"),
                         ("X-Multi", "two"),
                     ],
-                    body: "card[number]=4242424242424242"
+                    body: "card[number]=4242424242424242&card[cvc]=123&amount=1000"
                 )
                 #expect(response.status == 200)
                 _ = try await send(client, .GET, sim.at("/items/item_seed"))
@@ -35,8 +35,9 @@ struct JournalAndControlTests {
             #expect(entry.method == "POST")
             #expect(entry.path == "/echo/v1/echo")
             #expect(entry.query == "expand=a&b=1")
-            #expect(entry.bodyText == "card[number]=4242424242424242")
-            #expect(entry.body == Data("card[number]=4242424242424242".utf8))
+            // Card data is masked as the library's logs mask it; the other fields stay byte for byte.
+            #expect(entry.bodyText == "card[number]=%3Cmasked%3E&card[cvc]=%3Cmasked%3E&amount=1000")
+            #expect(!entry.bodyText.contains("4242"))
             #expect(entry.responseStatus == 200)
             #expect(entry.timestamp == EchoSimulator.epoch, "timestamps come from the simulator's clock")
             for name in ["authorization", "x-api-key", "cookie", "stripe-signature", "x-echo-secret"] {
@@ -53,6 +54,23 @@ struct JournalAndControlTests {
             #expect(sim.journal.entries().isEmpty)
             #expect(sim.journal.last == nil)
         }
+    }
+
+    @Test("journal bodies mask card numbers, security codes and PINs at any depth, and keep everything else")
+    func journalMasksCardData() throws {
+        let json = #"{"lastFourDigits":"7009","cvv":"567","card":{"pan":4111111111111111,"expirydate":"12/30","cardPin" : "1234"},"#
+            + #""request":[{"securitycode":"123","Security_Code":"9876","note":"pin"}],"encryptedCardNumber":"adyenjs_0_1_25$abc\"def"}"#
+        let masked = String(decoding: RequestJournal.maskedBody(Data(json.utf8)), as: UTF8.self)
+        #expect(
+            masked
+                == #"{"lastFourDigits":"7009","cvv":"<masked>","card":{"pan":"<masked>","expirydate":"12/30","cardPin" : "<masked>"},"#
+                + #""request":[{"securitycode":"<masked>","Security_Code":"<masked>","note":"pin"}],"encryptedCardNumber":"<masked>"}"#
+        )
+        let parsed = try JSONSerialization.jsonObject(with: Data(masked.utf8)) as? [String: Any]
+        #expect(parsed?["lastFourDigits"] as? String == "7009", "the masked body is still JSON")
+        #expect(String(decoding: RequestJournal.maskedBody(Data("pin=1234&status=ACTIVE".utf8)), as: UTF8.self) == "pin=%3Cmasked%3E&status=ACTIVE")
+        #expect(RequestJournal.maskedBody(Data("not a form or JSON".utf8)) == Data("not a form or JSON".utf8))
+        #expect(RequestJournal.maskedBody(Data()) == Data())
     }
 
     @Test("journal keeps at most its capacity, dropping the oldest")

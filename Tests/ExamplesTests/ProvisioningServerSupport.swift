@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import ProvisioningServerApp
 import Synchronization
+import ServiceLifecycle
 import Testing
 
 /// The in-memory provider behind every fake instance: it counts calls per operation, remembers the last
@@ -183,7 +184,8 @@ struct Fixture: Sendable {
 
     init(
         configuration: ProvisioningServer.Configuration = ProvisioningServer.Configuration(storedCredentialRoute: .instance("cof")),
-        observability: GatewayObservability = .bootstrapped
+        observability: GatewayObservability = .bootstrapped,
+        authenticator: (@Sendable (InMemoryCardDirectory) throws -> any Authenticator)? = nil
     ) throws {
         let backend = self.backend
         func kind(_ name: String, _ capabilities: Set<Capability>, _ flows: [Wallet: ProvisioningFlow]) -> ProviderFactory {
@@ -231,9 +233,34 @@ struct Fixture: Sendable {
         let events = self.events
         let clock = self.clock
         server = ProvisioningServer(
-            gateway: gateway, directory: directory, configuration: configuration, logger: logger, now: { clock.now() },
+            gateway: gateway, directory: directory, configuration: configuration, authenticator: try authenticator?(directory), logger: logger,
+            now: { clock.now() },
             onEvent: { event in events.append(event) }
         )
+    }
+
+    /// Runs `body` with the server listening on 127.0.0.1 (a free port), over the network; stops it afterwards.
+    func withLiveServer(_ body: @Sendable (_ port: Int) async throws -> Void) async throws {
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let service = ProvisioningServerService(server: server, host: "127.0.0.1", port: 0) { port in continuation.yield(port) }
+        let group = ServiceGroup(services: [service], logger: logs.logger(label: "service-group", level: .info))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask {
+                defer { continuation.finish() }
+                try await group.run()
+            }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { throw CancellationError() }
+            do {
+                try await body(port)
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
     }
 
     /// Runs `body` against the router, without a network.

@@ -123,6 +123,16 @@ struct PaysafeIntegrationTests {
             let unlocked = try await sim.provider.updateCard(UpdateCardRequest(card: Self.ref(physical.id), change: .status(.active, reason: nil)), context: OperationContext())
             #expect(unlocked.status == .active)
             _ = try await sim.provider.updateCard(UpdateCardRequest(card: Self.ref(physical.id), change: .pin(Secret("9876"))), context: OperationContext())
+
+            // The journal masks the CVV and the PIN as the library's logs do; the other wire fields stay as sent.
+            let activation = try #require(sim.journal.entries(method: "POST", pathContains: "/activate").last)
+            let activationBody = try #require(try JSONSerialization.jsonObject(with: activation.body) as? [String: String])
+            #expect(activationBody["cvv"] == JournalEntry.maskedValue)
+            #expect(activationBody["lastFourDigits"] == physical.lastFour)
+            #expect(activationBody["userAgent"] != nil)
+            #expect(!activation.bodyText.contains(Seed.createdCardCVV))
+            let pinChange = try #require(sim.businessEntries.last)
+            #expect(pinChange.bodyText == #"{"pin":"<masked>"}"#)
         }
     }
 

@@ -78,6 +78,16 @@ struct SimulatorTests {
                 #expect(element["errorcode"] as? String == "30000")
                 #expect(element["errordata"] as? [String] == fields)
             }
+            // The journal masks the card number and the security code the way the library's logs do; the other wire
+            // fields stay as sent.
+            for entry in handle.journal.entries() {
+                let sent = try #require(try JSONText.object(entry.body)["request"] as? [[String: Any]]).first
+                #expect(sent?["pan"] as? String == JournalEntry.maskedValue)
+                #expect(sent?["securitycode"] as? String == JournalEntry.maskedValue)
+                #expect(sent?["sitereference"] as? String == Seed.siteReference)
+                #expect(sent?["requesttypedescriptions"] != nil)
+                #expect(!entry.bodyText.contains(Seed.Card.visa) && !entry.bodyText.contains(Seed.Card.amex))
+            }
         }
     }
 

@@ -77,6 +77,9 @@ public struct OwnedCard: Sendable, Equatable {
 public protocol CardDirectory: Sendable {
     /// The user a bearer token belongs to, or nil. Compare tokens in constant time (``Secret`` `==` does).
     func user(forToken token: String) async throws -> AppUser?
+    /// The user with this id, or nil; what ``JWTBearerAuthenticator`` maps a token's user claim to. The default
+    /// knows no user, so that a directory that does not implement it refuses every JWT.
+    func user(id: String) async throws -> AppUser?
     /// Every card the user owns.
     func cards(of user: AppUser) async throws -> [OwnedCard]
     /// One of the user's cards by its public id; nil when the card is unknown or belongs to someone else.
@@ -91,6 +94,9 @@ public protocol CardDirectory: Sendable {
 }
 
 extension CardDirectory {
+    /// No user: implement it to use bearer JWTs.
+    public func user(id: String) async throws -> AppUser? { nil }
+
     /// Looks the reference up among ``credentials(of:)``; override it when the store can look it up directly.
     public func credential(reference: String, of user: AppUser) async throws -> StoredCredential? {
         try await credentials(of: user).first { $0.reference == reference }
@@ -147,6 +153,10 @@ public final class InMemoryCardDirectory: CardDirectory {
             }
             return found
         }
+    }
+
+    public func user(id: String) async throws -> AppUser? {
+        state.withLock { state in state.accounts.first { $0.user.id == id }?.user }
     }
 
     public func cards(of user: AppUser) async throws -> [OwnedCard] {

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOCore
 import OpenAPIRuntime
 import Synchronization
 
@@ -192,11 +193,26 @@ final class UserSlot: Sendable {
     var value: String? { id.withLock { $0 } }
 }
 
-/// `Authorization: Bearer <token>` for every operation the document does not mark `security: []`: the directory
-/// turns the token into a user (401 when missing, malformed or unknown), bound into the ``RequestScope`` for the
-/// handler. Runs before the request body is read.
+/// The request context of the server's routes: Hummingbird's, with the client's address (for the per-address rate
+/// limit; nil in router tests without a connection).
+public struct ProvisioningRequestContext: RequestContext, RemoteAddressRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The address the connection came from (a proxy's, behind a reverse proxy).
+    public let remoteAddress: SocketAddress?
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.remoteAddress = source.channel.remoteAddress
+    }
+}
+
+/// `Authorization: Bearer <token>` for every operation the document does not mark `security: []`: the
+/// ``Authenticator`` turns the token into a user (401 when missing, malformed or unknown), bound into the
+/// ``RequestScope`` for the handler; then the user's rate limit is spent (429 past it). Runs before the request body
+/// is decoded.
 struct AuthenticationMiddleware: ServerMiddleware {
-    let directory: any CardDirectory
+    let authenticator: any Authenticator
+    let userRateLimiter: RateLimiter?
 
     func intercept(
         _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
@@ -207,6 +223,9 @@ struct AuthenticationMiddleware: ServerMiddleware {
         let user = try await authenticate(request.headerFields)
         scope.user = user
         UserSlot.current?.set(user.id)
+        if let userRateLimiter, let wait = userRateLimiter.spend(user.id, cost: Self.cost(of: operationID, path: request.path)) {
+            throw APIProblem.rateLimited(retryAfter: wait, scope: "user")
+        }
         return try await RequestScope.$current.withValue(scope) { try await next(request, body, metadata) }
     }
 
@@ -215,10 +234,24 @@ struct AuthenticationMiddleware: ServerMiddleware {
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw APIProblem.unauthenticated(invalidToken: false) }
         let token = parts[1].trimmingCharacters(in: .whitespaces)
-        guard !token.isEmpty, token.utf8.count <= 4096, let user = try await directory.user(forToken: token) else {
+        guard !token.isEmpty, token.utf8.count <= 4096, let user = try await authenticator.user(forBearerToken: token) else {
             throw APIProblem.unauthenticated(invalidToken: true)
         }
         return user
+    }
+
+    /// What one call spends of the user's bucket: a quarter for reads served without a provider call (the cached
+    /// wallet-extension bundle, its status, the credential list), one for everything that calls a provider.
+    static func cost(of operationID: String, path: String?) -> Double {
+        switch operationID {
+        case "walletExtension":
+            let refresh = path.flatMap { URLComponents(string: $0)?.queryItems }?.contains { $0.name == "refresh" && $0.value == "true" } ?? false
+            return refresh ? 1 : 0.25
+        case "walletExtensionStatus", "listCredentials":
+            return 0.25
+        default:
+            return 1
+        }
     }
 }
 
@@ -226,16 +259,28 @@ struct AuthenticationMiddleware: ServerMiddleware {
 /// and answers what the generated routing does not: 405 with `Allow` for a method a known path does not serve,
 /// 404 for an unknown path, both as problems.
 struct RoutingProblemMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = ProvisioningRequestContext
     let spec: OpenAPISpec
     let logger: Logger
     let maxRequestBodyBytes: Int
     let maxWebhookBodyBytes: Int
+    /// Requests a minute to `/v1` per client address; nil: no limit.
+    let addressRateLimiter: RateLimiter?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var request = request
         do {
+            // The client address's allowance first, before the body is read or the token checked.
+            if let addressRateLimiter, request.uri.path.hasPrefix("/v1/"), let address = context.remoteAddress?.ipAddress,
+                let wait = addressRateLimiter.spend(address)
+            {
+                throw APIProblem.rateLimited(retryAfter: wait, scope: "client address")
+            }
             let limit = request.uri.path.hasPrefix("/webhooks/") ? maxWebhookBodyBytes : maxRequestBodyBytes
+            // A declared length past the limit is refused before a byte of the body is read.
+            if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit {
+                throw HTTPError(.contentTooLarge)
+            }
             _ = try await request.collectBody(upTo: limit)
             return try await next(request, context)
         } catch {

@@ -75,6 +75,26 @@ struct APIProblem: Error, Sendable {
     var code: CardGatewayError.Code?
     var errors: [FieldProblem] = []
     var headers: HTTPFields = [:]
+    /// Set only on refusals that may succeed later (a rate limit): the problem is then retryable, and the same
+    /// number of seconds goes into `Retry-After`.
+    var retryAfterSeconds: Int? = nil
+
+    /// Past the rate limit of the user or of the client address: 429, retryable after the delay, nothing sent on.
+    static func rateLimited(retryAfter: Duration, scope: String) -> APIProblem {
+        let seconds = ProblemRendering.seconds(retryAfter)
+        return APIProblem(
+            status: .tooManyRequests, type: "rateLimited", title: "Too many requests",
+            detail: "Too many requests from this \(scope); retry after the delay in Retry-After.", code: .rateLimited,
+            headers: [.retryAfter: String(seconds)], retryAfterSeconds: seconds
+        )
+    }
+
+    /// The identity provider's keys cannot be fetched: whether the token is valid is not known now.
+    static let authenticationUnavailable = APIProblem(
+        status: .serviceUnavailable, type: "authenticationUnavailable", title: "Authentication unavailable",
+        detail: "The bearer token cannot be checked now; retry after the delay in Retry-After.", code: nil,
+        headers: [.retryAfter: "5"], retryAfterSeconds: 5
+    )
 
     static func invalidRequest(_ detail: String, errors: [FieldProblem] = []) -> APIProblem {
         APIProblem(status: .badRequest, type: "invalidRequest", title: "Invalid request", detail: detail, code: .invalidRequest, errors: errors)
@@ -255,11 +275,12 @@ struct ProblemRendering: Sendable {
         switch error {
         case let problem as APIProblem:
             status = problem.status
-            // The server's own refusals: nothing reached a provider, and the same request will be refused again.
+            // The server's own refusals: nothing reached a provider, and the same request will be refused again, but
+            // for a rate limit (retryable after the delay that Retry-After gives).
             body = ProblemBody(
                 type: ProblemBody.typeURI(problem.type), title: problem.title, status: problem.status.code, detail: problem.detail,
-                code: problem.code?.rawValue ?? problem.type, retryable: false, mayHaveReachedProvider: false,
-                errors: problem.errors.isEmpty ? nil : problem.errors, requestId: requestID
+                code: problem.code?.rawValue ?? problem.type, retryable: problem.retryAfterSeconds != nil, mayHaveReachedProvider: false,
+                retryAfterSeconds: problem.retryAfterSeconds, errors: problem.errors.isEmpty ? nil : problem.errors, requestId: requestID
             )
             headers = problem.headers
             logCode = problem.code?.rawValue ?? problem.type

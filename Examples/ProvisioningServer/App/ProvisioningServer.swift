@@ -2,7 +2,11 @@ import CardGateway
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
+import NIOCore
+import NIOSSL
 import OpenAPIHummingbird
 import OpenAPIRuntime
 import Prometheus
@@ -49,17 +53,39 @@ public struct ProvisioningServer: Sendable {
         public var serverName: String?
         /// Where `GET /metrics` reads from (Prometheus text); nil answers 404 there.
         public var metrics: PrometheusCollectorRegistry?
+        /// The deadline for reading one request, head and body, counted from its first byte; past it the connection
+        /// is closed and no handler runs. nil: no deadline.
+        public var requestReadTimeout: Duration?
+        /// How long a connection may stay open with no request in progress; nil: for ever.
+        public var idleTimeout: Duration?
+        /// The most connections open at once; past it a new connection is closed as soon as it is accepted.
+        /// nil: no limit (the process's descriptor limit is then the limit).
+        public var maxConnections: Int?
+        /// The largest request head accepted (all header fields together, and any one of them).
+        public var maxHeaderBytes: Int
+        /// Calls a minute one authenticated user may make: provider calls (offers, provisioning, cards, stored
+        /// credentials, `refresh=true`) cost one, cheap reads (cached bundle, status, credential list) a quarter.
+        /// 0 turns the limit off.
+        public var rateLimitPerUser: Int
+        /// Requests a minute to `/v1` from one client address (authenticated or not). 0 turns the limit off.
+        public var rateLimitPerAddress: Int
+        /// Serve HTTPS with this configuration (certificate chain and key); nil serves plain HTTP.
+        public var tls: TLSConfiguration?
 
         /// The defaults: a 5-minute wallet-extension cache (30 s when a card failed), 4 cards fetched at once, a
-        /// 15 s bundle deadline, a 25 s deadline per request, 256 KiB request and 1 MiB webhook bodies, and no
-        /// stored-credential route.
+        /// 15 s bundle deadline, a 25 s deadline per request, 256 KiB request and 1 MiB webhook bodies, no
+        /// stored-credential route; a 10 s read deadline per request, connections idle for 60 s closed, at most 512
+        /// connections, 16 KiB of headers, 30 provider calls a minute per user and 600 requests a minute per address,
+        /// plain HTTP.
         public init(
             walletExtensionTTL: Duration = .seconds(300), walletExtensionErrorTTL: Duration = .seconds(30),
             walletExtensionConcurrency: Int = 4, walletExtensionDeadline: Duration = .seconds(15),
             walletExtensionRequiresAuthentication: Bool = false, walletExtensionMaxCachedUsers: Int = 10_000,
             cardListConcurrency: Int = 4, storedCredentialRoute: RouteTarget? = nil, operationTimeout: Duration = .seconds(25),
             maxRequestBodyBytes: Int = 256 * 1024, maxWebhookBodyBytes: Int = 1024 * 1024, serverName: String? = nil,
-            metrics: PrometheusCollectorRegistry? = nil
+            metrics: PrometheusCollectorRegistry? = nil, requestReadTimeout: Duration? = .seconds(10), idleTimeout: Duration? = .seconds(60),
+            maxConnections: Int? = 512, maxHeaderBytes: Int = 16 * 1024, rateLimitPerUser: Int = 30, rateLimitPerAddress: Int = 600,
+            tls: TLSConfiguration? = nil
         ) {
             self.walletExtensionTTL = walletExtensionTTL
             self.walletExtensionErrorTTL = walletExtensionErrorTTL
@@ -74,6 +100,13 @@ public struct ProvisioningServer: Sendable {
             self.maxWebhookBodyBytes = maxWebhookBodyBytes
             self.serverName = serverName
             self.metrics = metrics
+            self.requestReadTimeout = requestReadTimeout
+            self.idleTimeout = idleTimeout
+            self.maxConnections = maxConnections
+            self.maxHeaderBytes = maxHeaderBytes
+            self.rateLimitPerUser = rateLimitPerUser
+            self.rateLimitPerAddress = rateLimitPerAddress
+            self.tls = tls
         }
     }
 
@@ -103,6 +136,8 @@ public struct ProvisioningServer: Sendable {
     public let gateway: CardGateway
     /// Users, their cards and stored credentials; asked before any provider call.
     public let directory: any CardDirectory
+    /// Turns a bearer token into a user: the directory's tokens unless another is given.
+    public let authenticator: any Authenticator
     /// Limits, cache lifetimes and the stored-credential route.
     public let configuration: Configuration
     /// Receives the access log (method, path template, status, duration, user id) and server events.
@@ -110,23 +145,30 @@ public struct ProvisioningServer: Sendable {
     let onEvent: @Sendable (GatewayEvent) async -> Void
     let now: @Sendable () -> Date
     let walletExtensionCache: WalletExtensionCache
+    let userRateLimiter: RateLimiter?
+    let addressRateLimiter: RateLimiter?
 
     /// - Parameters:
     ///   - gateway: the configured gateway.
     ///   - directory: users, their cards and stored credentials.
     ///   - configuration: limits, cache lifetimes and the stored-credential route.
+    ///   - authenticator: turns bearer tokens into users; the directory's tokens by default
+    ///     (``DirectoryTokenAuthenticator``).
     ///   - logger: where the server logs; nothing by default (the library never bootstraps logging).
     ///   - now: the clock for cache lifetimes and webhook freshness (injectable for tests).
     ///   - onEvent: called once per verified webhook event, after the server has invalidated the cached
     ///     wallet-extension bundles the event concerns.
     public init(
         gateway: CardGateway, directory: any CardDirectory, configuration: Configuration = Configuration(),
-        logger: Logger = OperationContext.noopLogger, now: @escaping @Sendable () -> Date = { Date() },
+        authenticator: (any Authenticator)? = nil, logger: Logger = OperationContext.noopLogger, now: @escaping @Sendable () -> Date = { Date() },
         onEvent: @escaping @Sendable (GatewayEvent) async -> Void = { _ in }
     ) {
         self.gateway = gateway
         self.directory = directory
+        self.authenticator = authenticator ?? DirectoryTokenAuthenticator(directory: directory)
         self.configuration = configuration
+        self.userRateLimiter = configuration.rateLimitPerUser > 0 ? RateLimiter(perMinute: configuration.rateLimitPerUser) : nil
+        self.addressRateLimiter = configuration.rateLimitPerAddress > 0 ? RateLimiter(perMinute: configuration.rateLimitPerAddress) : nil
         self.logger = logger
         self.now = now
         self.onEvent = onEvent
@@ -154,12 +196,13 @@ public struct ProvisioningServer: Sendable {
     )
 
     /// A router with every route, for `Application(router:)` or for tests.
-    public func buildRouter() -> Hummingbird.Router<BasicRequestContext> {
+    public func buildRouter() -> Hummingbird.Router<ProvisioningRequestContext> {
         let spec = OpenAPISpec.bundled
-        let router = Hummingbird.Router(context: BasicRequestContext.self)
+        let router = Hummingbird.Router(context: ProvisioningRequestContext.self)
         // Bodies bounded before anything reads them; unknown paths and methods answered as problems.
         router.add(middleware: RoutingProblemMiddleware(
-            spec: spec, logger: logger, maxRequestBodyBytes: configuration.maxRequestBodyBytes, maxWebhookBodyBytes: configuration.maxWebhookBodyBytes
+            spec: spec, logger: logger, maxRequestBodyBytes: configuration.maxRequestBodyBytes, maxWebhookBodyBytes: configuration.maxWebhookBodyBytes,
+            addressRateLimiter: addressRateLimiter
         ))
         // Hummingbird's request metrics and spans, through what the program bootstrapped (nothing by default):
         // the span joins the caller's trace when the bootstrapped instrument extracts its context (W3C
@@ -172,7 +215,7 @@ public struct ProvisioningServer: Sendable {
                 on: router, serverURL: URL(string: "/")!, configuration: Self.openAPIConfiguration,
                 middlewares: [
                     RequestScopeMiddleware(spec: spec, logger: logger, operationTimeout: configuration.operationTimeout),
-                    AuthenticationMiddleware(directory: directory),
+                    AuthenticationMiddleware(authenticator: authenticator, userRateLimiter: userRateLimiter),
                     NullFieldMiddleware(),
                 ]
             )
@@ -183,15 +226,17 @@ public struct ProvisioningServer: Sendable {
         return router
     }
 
-    /// The application, bound to `host:port` (127.0.0.1 by default; port 0 picks a free port).
+    /// The application, bound to `host:port` (127.0.0.1 by default; port 0 picks a free port), with the
+    /// configuration's connection limits, read deadline, idle timeout, header limit and TLS.
     ///
     /// - Parameter onServerRunning: called with the bound port once the server accepts connections.
     public func buildApplication(
         host: String = "127.0.0.1", port: Int = 8080, onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
-    ) -> Application<RouterResponder<BasicRequestContext>> {
+    ) -> Application<RouterResponder<ProvisioningRequestContext>> {
         let logger = self.logger
         return Application(
             router: buildRouter(),
+            server: httpServer(),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: configuration.serverName),
             onServerRunning: { channel in
                 let boundPort = channel.localAddress?.port ?? port
@@ -200,6 +245,40 @@ public struct ProvisioningServer: Sendable {
             },
             logger: logger
         )
+    }
+
+    /// Hummingbird's HTTP/1.1 server (over TLS when configured) with the configuration's limits: the header
+    /// limit in the HTTP decoder, the idle timeout in Hummingbird's connection handler, the read deadline and the
+    /// connection limit in ``GuardedChannel``.
+    func httpServer() -> HTTPServerBuilder {
+        let configuration = self.configuration
+        let logger = self.logger
+        let connections = configuration.maxConnections.map { ConnectionCounter(maximum: max(1, $0)) }
+        let decoder = HTTP1Channel.Configuration.DecoderConfiguration(
+            maxHeaderFieldSize: configuration.maxHeaderBytes, maxHeaderListSize: configuration.maxHeaderBytes, maxHeaderFieldCount: 100
+        )
+        let readDeadline = configuration.requestReadTimeout
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: readDeadline == nil ? [] : [RequestEndObserver()],
+            idleTimeout: configuration.idleTimeout.map { TimeAmount($0) }, httpDecoderConfiguration: decoder
+        )
+        return HTTPServerBuilder { responder in
+            let base = HTTP1Channel(responder: responder, configuration: http1)
+            if let tls = configuration.tls {
+                return GuardedChannel(base: try TLSChannel(base, tlsConfiguration: tls), connections: connections, readDeadline: readDeadline, logger: logger)
+            }
+            return GuardedChannel(base: base, connections: connections, readDeadline: readDeadline, logger: logger)
+        }
+    }
+
+    /// A TLS configuration for serving HTTPS from PEM files: the certificate chain (leaf first) and its private key.
+    /// TLS 1.2 at least.
+    public static func tlsConfiguration(certificateChainPEM: String, privateKeyPEM: String) throws -> TLSConfiguration {
+        let chain = try NIOSSLCertificate.fromPEMFile(certificateChainPEM).map { NIOSSLCertificateSource.certificate($0) }
+        let key = try NIOSSLPrivateKey(file: privateKeyPEM, format: .pem)
+        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+        tls.minimumTLSVersion = .tlsv12
+        return tls
     }
 
     /// Drops the cached wallet-extension bundle of one user (after their cards change, say).

@@ -32,10 +32,80 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
     var storedCredentialsProvider: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel: String = "info"
 
+    // Limits (see the README, "Running it in production").
+    @Option(name: .customLong("read-timeout"), help: "Seconds to read one request, head and body, from its first byte (0: no deadline).")
+    var readTimeout: Double = 10
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may stay open with no request in progress (0: for ever).")
+    var idleTimeout: Double = 60
+    @Option(name: .customLong("max-connections"), help: "Connections open at once; past it new ones are closed at once (0: no limit).")
+    var maxConnections: Int = 512
+    @Option(name: .customLong("max-header-bytes"), help: "The largest request head, in bytes.") var maxHeaderBytes: Int = 16 * 1024
+    @Option(name: .customLong("max-body-bytes"), help: "The largest API request body, in bytes (webhooks: 1 MiB).") var maxBodyBytes: Int = 256 * 1024
+    @Option(
+        name: .customLong("rate-limit-per-user"),
+        help: "Provider calls a minute per authenticated user; cheap reads cost a quarter (0: off)."
+    )
+    var rateLimitPerUser: Int = 30
+    @Option(name: .customLong("rate-limit-per-address"), help: "Requests to /v1 a minute per client address (0: off).")
+    var rateLimitPerAddress: Int = 600
+
+    // Authentication: the directory's tokens unless --jwks-url is given.
+    @Option(name: .customLong("jwks-url"), help: "Verify bearer JWTs against this JWKS (https; http only on loopback) instead of the directory's tokens.")
+    var jwksURL: String?
+    @Option(name: .customLong("jwt-issuer"), help: "The iss the JWTs must carry (with --jwks-url).") var jwtIssuer: String?
+    @Option(name: .customLong("jwt-audience"), help: "An aud the JWTs must carry (with --jwks-url).") var jwtAudience: String?
+    @Option(name: .customLong("jwt-user-claim"), help: "The claim naming the directory's user.") var jwtUserClaim: String = "sub"
+    @Option(name: .customLong("jwt-algorithms"), help: "Accepted JWT algorithms, comma-separated (asymmetric only).") var jwtAlgorithms: String = "RS256,ES256"
+
+    // TLS.
+    @Option(name: .customLong("tls-certificate"), help: "Serve HTTPS with this certificate chain (PEM, leaf first); with --tls-key.", completion: .file())
+    var tlsCertificate: String?
+    @Option(name: .customLong("tls-key"), help: "The private key of --tls-certificate (PEM).", completion: .file()) var tlsKey: String?
+
     func validate() throws {
         if (config == nil) != (directory == nil) { throw ValidationError("give --config and --directory together, or neither (embedded simulators)") }
         if !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535") }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
+        if readTimeout < 0 || idleTimeout < 0 { throw ValidationError("--read-timeout and --idle-timeout must be 0 or more seconds") }
+        if maxConnections < 0 || rateLimitPerUser < 0 || rateLimitPerAddress < 0 {
+            throw ValidationError("--max-connections, --rate-limit-per-user and --rate-limit-per-address must be 0 or more")
+        }
+        if maxHeaderBytes < 1024 || maxBodyBytes < 1024 { throw ValidationError("--max-header-bytes and --max-body-bytes must be at least 1024") }
+        if (tlsCertificate == nil) != (tlsKey == nil) { throw ValidationError("give --tls-certificate and --tls-key together") }
+        if jwksURL != nil {
+            if jwtIssuer == nil || jwtAudience == nil { throw ValidationError("--jwks-url needs --jwt-issuer and --jwt-audience") }
+            if let problems = try jwtConfiguration()?.problems, !problems.isEmpty { throw ValidationError(problems.joined(separator: "; ")) }
+        } else if jwtIssuer != nil || jwtAudience != nil {
+            throw ValidationError("--jwt-issuer and --jwt-audience need --jwks-url")
+        }
+    }
+
+    /// The JWT authentication the flags ask for; nil without --jwks-url.
+    func jwtConfiguration() throws -> JWTBearerAuthenticator.Configuration? {
+        guard let jwksURL, let jwtIssuer, let jwtAudience else { return nil }
+        guard let url = URL(string: jwksURL) else { throw ValidationError("--jwks-url is not a URL") }
+        let algorithms = Set(jwtAlgorithms.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        return JWTBearerAuthenticator.Configuration(issuer: jwtIssuer, audience: jwtAudience, jwksURL: url, userClaim: jwtUserClaim, algorithms: algorithms)
+    }
+
+    /// The server's limits and TLS, from the flags.
+    func serverConfiguration(route: RouteTarget, metrics: PrometheusCollectorRegistry) throws -> ProvisioningServer.Configuration {
+        func seconds(_ value: Double) -> Duration? { value > 0 ? .milliseconds(Int64(value * 1000)) : nil }
+        var configuration = ProvisioningServer.Configuration(
+            storedCredentialRoute: route, maxRequestBodyBytes: maxBodyBytes, metrics: metrics, requestReadTimeout: seconds(readTimeout),
+            idleTimeout: seconds(idleTimeout), maxConnections: maxConnections > 0 ? maxConnections : nil, maxHeaderBytes: maxHeaderBytes,
+            rateLimitPerUser: rateLimitPerUser, rateLimitPerAddress: rateLimitPerAddress
+        )
+        if let tlsCertificate, let tlsKey {
+            configuration.tls = try ProvisioningServer.tlsConfiguration(certificateChainPEM: tlsCertificate, privateKeyPEM: tlsKey)
+        }
+        return configuration
+    }
+
+    /// The directory's tokens, or bearer JWTs when --jwks-url is given.
+    func authenticator(directory: any CardDirectory, logger: Logger) throws -> (any Authenticator)? {
+        guard let configuration = try jwtConfiguration() else { return nil }
+        return try JWTBearerAuthenticator(configuration: configuration, directory: directory, fetch: JWTBearerAuthenticator.httpFetch(), logger: logger)
     }
 
     func run() async throws {
@@ -46,7 +116,14 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
         // metrics and the gateway's, served at GET /metrics.
         let metrics = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(ProvisioningServer.prometheusFactory(registry: metrics))
-        let serverConfiguration = ProvisioningServer.Configuration(storedCredentialRoute: route, metrics: metrics)
+        let serverConfiguration: ProvisioningServer.Configuration
+        do {
+            serverConfiguration = try self.serverConfiguration(route: route, metrics: metrics)
+        } catch {
+            // NIOSSL's errors name the file and the failure, never the key's bytes.
+            FileHandle.standardError.write(Data("cannot read --tls-certificate or --tls-key: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
         // Traces: only when the OpenTelemetry environment variables ask for OTLP export (see TraceExport), and before
         // the gateway is built, so that its spans and Hummingbird's TracingMiddleware use the OpenTelemetry tracer.
         let traceExport: (any Service)?
@@ -78,7 +155,15 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
                     let metadata: Logger.Metadata = ["kind": .string(handle.kindName), "baseURL": .string(handle.baseURL.absoluteString)]
                     logger.info("simulator", metadata: metadata)
                 }
-                let server = try DemoServer.make(running: running, logger: logger, configuration: serverConfiguration)
+                let server: ProvisioningServer
+                do {
+                    server = try DemoServer.make(running: running, logger: logger, configuration: serverConfiguration) { directory in
+                        try authenticator(directory: directory, logger: logger)
+                    }
+                } catch let error as JWTBearerAuthenticator.ConfigurationError {
+                    FileHandle.standardError.write(Data("\(error)\n".utf8))
+                    throw ExitCode(1)
+                }
                 logger.notice("demo users: alice and bob, with the bearer tokens listed in the README")
                 try await serve(server, logger: logger, traceExport: traceExport)
             }
@@ -103,8 +188,14 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
             )
             guard routeProblems.isEmpty else { throw ConfigurationError(problems: routeProblems) }
             let users = InMemoryCardDirectory(accounts: accounts)
-            server = ProvisioningServer(gateway: gateway, directory: users, configuration: serverConfiguration, logger: logger)
+            server = ProvisioningServer(
+                gateway: gateway, directory: users, configuration: serverConfiguration, authenticator: try authenticator(directory: users, logger: logger),
+                logger: logger
+            )
         } catch let error as ConfigurationError {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            throw ExitCode(1)
+        } catch let error as JWTBearerAuthenticator.ConfigurationError {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             throw ExitCode(1)
         } catch let error as CardGatewayError where error.code == .invalidConfiguration {
@@ -117,7 +208,7 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
     func serve(_ server: ProvisioningServer, logger: Logger, traceExport: (any Service)?) async throws {
         let host = self.host
         let service = ProvisioningServerService(server: server, host: host, port: port) { port in
-            FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
+            FileHandle.standardOutput.write(Data("listening on \(server.configuration.tls == nil ? "http" : "https")://\(host):\(port)\n".utf8))
         }
         // A group shuts its services down last to first: the trace exporter, first, flushes after the server stops.
         let services: [any Service] = (traceExport.map { [$0] } ?? []) + [service]
