@@ -12,7 +12,7 @@ import TrustPaymentsSimulator
 /// `provisioning-server` as it starts without `--config`: the demo users on the embedded simulators, end to end.
 @Suite("provisioning-server on the embedded simulators")
 struct DemoServerTests {
-    func withDemoServer(_ body: @Sendable (any TestClientProtocol, RunningSimulators) async throws -> Void) async throws {
+    static func withDemoServer(_ body: @Sendable (any TestClientProtocol, RunningSimulators) async throws -> Void) async throws {
         try await EmbeddedSimulators().run { running in
             let server = try DemoServer.make(running: running)
             try await server.buildApplication().test(.router) { client in try await body(client, running) }
@@ -21,7 +21,7 @@ struct DemoServerTests {
 
     @Test("alice sees her five cards across four providers; bob cannot reach them")
     func ownership() async throws {
-        try await withDemoServer { client, _ in
+        try await Self.withDemoServer { client, _ in
             let cards = try await client.send(.get, "/v1/cards", token: DemoUsers.aliceToken)
             #expect(cards.status == 200)
             let list = try cards.json()["cards"]?.arrayValue ?? []
@@ -38,7 +38,7 @@ struct DemoServerTests {
 
     @Test("provisioning through the server reaches each provider's simulator")
     func provisioning() async throws {
-        try await withDemoServer { client, running in
+        try await Self.withDemoServer { client, running in
             let offer = try await client.send(.get, "/v1/cards/everyday/provisioning/offer?wallet=applePay", token: DemoUsers.aliceToken)
             #expect(try offer.json()["flow"]?.stringValue == "encryptedPayload")
             let locked = try await client.send(.get, "/v1/cards/frozen/provisioning/offer?wallet=applePay", token: DemoUsers.aliceToken)
@@ -68,7 +68,7 @@ struct DemoServerTests {
 
     @Test("a card saved through the Trust Payments SDK is recorded for its user only")
     func storedCredentials() async throws {
-        try await withDemoServer { client, running in
+        try await Self.withDemoServer { client, running in
             let session = try await client.send(
                 .post, "/v1/credentials/session", token: DemoUsers.aliceToken,
                 json: #"{"intent":"store","consent":{"recordedAt":"2026-01-31T12:00:00Z","evidence":"save-card checkbox"},"amount":{"minorUnits":1050,"currency":"GBP"}}"#
@@ -101,7 +101,7 @@ struct DemoServerTests {
 
     @Test("a signed webhook from a simulator is accepted at its instance's receiver; a forged one is not")
     func webhooks() async throws {
-        try await withDemoServer { client, running in
+        try await Self.withDemoServer { client, running in
             let delivery = try #require(try running.simulators.sampleWebhook(instance: EmbeddedSimulators.Instance.adyen))
             var headers: [String: String] = [:]
             for field in delivery.headers { headers[field.name.rawName] = field.value }

@@ -13,16 +13,9 @@ import Testing
 struct ProvisioningServerLifecycleTests {
     typealias Paysafe = PaysafeSimulator.Seed
 
-    func withDemoServer(_ body: @Sendable (any TestClientProtocol, RunningSimulators) async throws -> Void) async throws {
-        try await EmbeddedSimulators().run { running in
-            let server = try DemoServer.make(running: running)
-            try await server.buildApplication().test(.router) { client in try await body(client, running) }
-        }
-    }
-
     @Test("lock and unlock a card; the provider gets one write each and the answer is the card in its new status")
     func lockUnlock() async throws {
-        try await withDemoServer { client, running in
+        try await DemoServerTests.withDemoServer { client, running in
             let journal = try #require(running.handle("paysafe")).journal
             journal.clear()
             let locked = try await client.send(.post, "/v1/cards/everyday/status", token: DemoUsers.aliceToken, json: #"{"intent":"lock","reason":"lost"}"#)
@@ -42,7 +35,7 @@ struct ProvisioningServerLifecycleTests {
 
     @Test("cancel is final: unlocking a cancelled card is 409 invalidCardState")
     func cancelIsFinal() async throws {
-        try await withDemoServer { client, _ in
+        try await DemoServerTests.withDemoServer { client, _ in
             let cancelled = try await client.send(.post, "/v1/cards/frozen/status", token: DemoUsers.aliceToken, json: #"{"intent":"cancel","reason":"stolen"}"#)
             #expect(cancelled.status == 200, "\(cancelled.text)")
             #expect(try cancelled.json()["status"]?.stringValue == "cancelled")
@@ -55,7 +48,7 @@ struct ProvisioningServerLifecycleTests {
 
     @Test("another user's card is 404 and bad bodies are 400; nothing reaches the provider")
     func ownershipAndInput() async throws {
-        try await withDemoServer { client, running in
+        try await DemoServerTests.withDemoServer { client, running in
             let journal = try #require(running.handle("paysafe")).journal
             journal.clear()
             let bobs = try await client.send(.post, "/v1/cards/everyday/status", token: DemoUsers.bobToken, json: #"{"intent":"lock"}"#)
@@ -72,7 +65,7 @@ struct ProvisioningServerLifecycleTests {
 
     @Test("a card's wallet tokens are listed; a provider without token control is 409 unsupported before anything is sent")
     func tokens() async throws {
-        try await withDemoServer { client, running in
+        try await DemoServerTests.withDemoServer { client, running in
             let listed = try await client.send(.get, "/v1/cards/everyday/tokens", token: DemoUsers.aliceToken)
             #expect(listed.status == 200, "\(listed.text)")
             #expect(try listed.json()["cardId"]?.stringValue == "everyday")

@@ -141,13 +141,7 @@ struct CardCommand: AsyncParsableCommand {
 
         func run(_ intent: CardStatusIntent) async throws {
             try await reportingErrors {
-                var parsedReason: CardStatusReason?
-                if let reason {
-                    guard let parsed = CardStatusReason(rawValue: reason) else {
-                        throw CLIUsageError(message: "unknown reason \"\(reason)\"; expected one of \(CardStatusReason.allCases.map(\.rawValue).joined(separator: ", "))")
-                    }
-                    parsedReason = parsed
-                }
+                let parsedReason = try parseReason(reason)
                 let request = CardStatusRequest(card: CardRef(id: cardID, customer: customer), intent: intent, reason: parsedReason, comment: comment)
                 try CLIOutput.json(try await config.withGateway() { gateway in try await gateway.changeCardStatus(request, via: target.target) })
             }
@@ -230,6 +224,15 @@ struct CardCommand: AsyncParsableCommand {
     }
 }
 
+/// `--reason`, one of ``CardStatusReason``'s names; nil when not given.
+func parseReason(_ text: String?) throws -> CardStatusReason? {
+    guard let text else { return nil }
+    guard let reason = CardStatusReason(rawValue: text) else {
+        throw CLIUsageError(message: "unknown reason \"\(text)\"; expected one of \(CardStatusReason.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
+    return reason
+}
+
 struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token", abstract: "A card's wallet tokens (Apple Pay, Google Pay…), for any configured provider, through the router.",
@@ -260,13 +263,7 @@ struct TokenCommand: AsyncParsableCommand {
 
         func run(_ intent: WalletTokenIntent) async throws {
             try await reportingErrors {
-                var parsedReason: CardStatusReason?
-                if let reason {
-                    guard let parsed = CardStatusReason(rawValue: reason) else {
-                        throw CLIUsageError(message: "unknown reason \"\(reason)\"; expected one of \(CardStatusReason.allCases.map(\.rawValue).joined(separator: ", "))")
-                    }
-                    parsedReason = parsed
-                }
+                let parsedReason = try parseReason(reason)
                 let request = WalletTokenRequest(card: CardRef(id: card, customer: customer), token: tokenID, intent: intent, reason: parsedReason)
                 try CLIOutput.json(try await config.withGateway() { gateway in try await gateway.changeWalletToken(request, via: target.target) })
             }
