@@ -64,6 +64,12 @@ struct AdyenContractTests {
             simulator: simulator,
             fixtures: ContractFixtures(
                 lookup: .init(existing: CardRef(id: Seed.activeVisaID), expectedStatus: .active, expectedLastFour: "4321", missing: CardRef(id: "PI0000000000000000000NONE")),
+                // The customer is the balance account; its listing also holds a business account, which is skipped.
+                cards: .init(
+                    customer: Seed.balanceAccountID, filterStatus: .suspended,
+                    lockable: CardRef(id: Seed.lockableVisaID), cancellable: CardRef(id: Seed.cancellableMastercardID)
+                ),
+                walletTokens: .init(card: CardRef(id: Seed.walletVisaID), token: Seed.walletActiveTokenID, deletable: Seed.walletDeletableTokenID),
                 provisioning: .init(
                     eligible: CardRef(id: Seed.activeVisaID), ineligible: CardRef(id: Seed.suspendedVisaID),
                     inputs: [.applePay: relay("applePay"), .googlePay: relay("googlePay")],
@@ -84,10 +90,24 @@ struct AdyenContractTests {
         let report = await ContractSuite.run(Self.subject())
         #expect(report.passed, "\(report)")
         #expect(report.failures.isEmpty, "\(report)")
-        // Only staleness is skipped: Adyen signs no timestamp.
+        // Skipped: staleness (Adyen signs no timestamp) and the card capabilities the adapter does not declare:
+        // issuance (the normalised request has no cardholder name, which Adyen requires), activation (Adyen
+        // checks no printed card data), PIN (Adyen takes only an encrypted PIN block) and programs (no listing).
         let skipped = report.scenarios.filter { if case .skipped = $0.outcome { return true } else { return false } }.map(\.name)
-            .filter { !$0.hasPrefix("card") && !$0.hasPrefix("walletToken") }
-        #expect(skipped == ["webhooks: stale delivery is refused"], "\(report)")
+        #expect(
+            skipped.sorted() == [
+                "cardActivation: activate", "cardIssuance: an invalid create is refused before sending", "cardIssuance: create a virtual card",
+                "cardPIN: set the PIN", "cardPrograms: programs", "webhooks: stale delivery is refused",
+            ],
+            "\(report)"
+        )
+        for name in [
+            "cardListing: paging visits every card exactly once", "cardListing: a limit out of range is refused before sending", "cardListing: filtered by status",
+            "cardLocking: lock then unlock is a round trip", "cardCancellation: cancel is final", "walletTokenListing: the card's tokens",
+            "walletTokenControl: suspend then resume is a round trip", "walletTokenControl: delete is final",
+        ] {
+            #expect(report.outcome(of: name) == .passed, "\(name): \(report)")
+        }
         #expect(report.passedCount >= 20, "\(report)")
     }
 }

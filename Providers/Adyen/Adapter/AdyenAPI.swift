@@ -24,10 +24,25 @@ enum AdyenAPI {
     /// OpenAPI document sets no bound, so this one leaves room and refuses absurd input).
     static let idMaxLength = 128
 
-    /// `GET /paymentInstruments/{id}` (operation `get-paymentInstruments-id`).
+    /// `GET` / `PATCH /paymentInstruments/{id}` (operations `get-paymentInstruments-id`, `patch-paymentInstruments-id`).
     static func paymentInstrument(_ id: String) -> String {
         "/paymentInstruments/\(URLEncoding.pathSegment(id))"
     }
+
+    /// `GET /balanceAccounts/{id}/paymentInstruments?offset=&limit=&status=` (operation
+    /// `get-balanceAccounts-id-paymentInstruments`): `hasNext` / `hasPrevious` paging by offset.
+    static func balanceAccountPaymentInstruments(_ balanceAccount: String) -> String {
+        "/balanceAccounts/\(URLEncoding.pathSegment(balanceAccount))/paymentInstruments"
+    }
+
+    /// The page size range of the listing ("maximum 100 items"; Adyen's default when none is sent is 10).
+    static let listLimitRange = 1...100
+
+    /// `PaymentInstrument.status` words.
+    static let instrumentStatuses = ["active", "inactive", "suspended", "closed"]
+
+    /// `statusReason` words of `PaymentInstrumentUpdateRequest` (`other` needs a `statusComment`).
+    static let instrumentStatusReasons = ["accountClosure", "damaged", "endOfLife", "expired", "lost", "other", "stolen", "suspectedFraud", "transactionRule"]
 
     /// `GET` / `POST /paymentInstruments/{id}/networkTokenActivationData`.
     static func networkTokenActivationData(_ id: String) -> String {

@@ -39,6 +39,49 @@ enum AdyenMapping {
         }
     }
 
+    /// The `status` a listing filters on for a normalised status; nil for statuses Adyen has no word for.
+    static func instrumentStatus(for status: CardStatus) -> String? {
+        switch status {
+        case .active: return "active"
+        case .inactive: return "inactive"
+        case .suspended: return "suspended"
+        case .cancelled: return "closed"
+        default: return nil
+        }
+    }
+
+    /// The `status` an intent sets: lock → `suspended` (Adyen has no separate cardholder lock), unlock →
+    /// `active`, cancel → `closed` (final).
+    static func instrumentStatus(for intent: CardStatusIntent) -> String {
+        switch intent {
+        case .lock: return "suspended"
+        case .unlock: return "active"
+        default: return "closed"
+        }
+    }
+
+    /// The `statusReason` sent for a normalised reason: Adyen's own word where it has one; `cardholderRequest` is
+    /// `other` (its `statusComment` says so); nil sends none.
+    static func statusReason(_ reason: CardStatusReason?) -> String? {
+        guard let reason else { return nil }
+        switch reason {
+        case .lost: return "lost"
+        case .stolen: return "stolen"
+        case .damaged: return "damaged"
+        case .suspectedFraud: return "suspectedFraud"
+        default: return "other"
+        }
+    }
+
+    /// The network token `status` an intent sets: suspend → `suspended`, resume → `active`, delete → `closed`.
+    static func networkTokenStatus(for intent: WalletTokenIntent) -> AdyenNetworkTokenStatus {
+        switch intent {
+        case .suspend: return .suspended
+        case .resume: return .active
+        default: return .closed
+        }
+    }
+
     /// `physical`, `virtual`, `unknown` (Card `formFactor`).
     static func cardType(formFactor: String?) -> CardType {
         switch formFactor {

@@ -48,11 +48,13 @@ public enum AdyenNetworkTokenStatus: String, Sendable, CaseIterable, CustomStrin
 /// (`GET /paymentInstruments/{id}/networkTokenActivationData`) and returns its `sdkInput` bytes; each
 /// `.issuerSDK(output:)` with the SDK's bytes posts them and returns the *new* `sdkInput` bytes for the SDK.
 /// Bytes travel as standard Base64 on the wire and as raw bytes in the model; nothing is re-encoded.
-public struct AdyenProvider: WalletProvisioning, WebhookVerifying {
+public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, CardStatusControl, WalletTokenListing, WalletTokenControl {
     /// What every Adyen instance can do.
     public static let descriptor = ProviderDescriptor(
         kind: .adyen,
-        capabilities: [.cardLookup, .walletProvisioning, .webhooks],
+        capabilities: [
+            .cardLookup, .cardListing, .cardLocking, .cardCancellation, .walletTokenListing, .walletTokenControl, .walletProvisioning, .webhooks,
+        ],
         provisioningFlows: [.applePay: .issuerSDKRelay, .googlePay: .issuerSDKRelay]
     )
 
@@ -136,6 +138,7 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying {
 
     /// Moves a network token to `status` (`PATCH /networkTokens/{id}`, answered 202 with no content). Adyen
     /// refuses changes to a closed token; that refusal comes back as the mapped provider error.
+    /// ``changeWalletToken(_:context:)`` is the normalised path (its illegal transitions are `invalidCardState`).
     public func updateNetworkToken(id: String, status: AdyenNetworkTokenStatus, context: OperationContext) async throws {
         try validate(tokenID: id)
         let body = try encode(AdyenWireUpdateNetworkTokenRequest(status: status.rawValue))
@@ -267,7 +270,7 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying {
 
     // MARK: Requests
 
-    private func mapCard(_ instrument: AdyenWirePaymentInstrument, ref: CardRef) throws -> Card {
+    func mapCard(_ instrument: AdyenWirePaymentInstrument, ref: CardRef) throws -> Card {
         do {
             return try AdyenMapping.card(instrument, ref: ref)
         } catch let error as CardGatewayError {
@@ -284,32 +287,32 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying {
     }
 
     /// Sends and maps any non-success status to the error table.
-    private func send(_ request: ProviderRequest, family: AdyenEndpointFamily, context: OperationContext) async throws -> ProviderResponse {
+    func send(_ request: ProviderRequest, family: AdyenEndpointFamily, context: OperationContext) async throws -> ProviderResponse {
         let response = try await http.send(request, context: context)
         guard response.isSuccess else { throw AdyenErrors.error(for: response, family: family, instance: http.instance, kind: .adyen, redacting: [apiKey.revealedValue]) }
         return response
     }
 
-    private func headers(json: Bool = false) -> HTTPFields {
+    func headers(json: Bool = false) -> HTTPFields {
         var fields = HTTPFields()
         if json { fields[.contentType] = "application/json" }
         return fields
     }
 
-    private func encode<T: Encodable>(_ value: T) throws -> Data {
+    func encode<T: Encodable>(_ value: T) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(value)
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, from response: ProviderResponse, what: String) throws -> T {
+    func decode<T: Decodable>(_ type: T.Type, from response: ProviderResponse, what: String) throws -> T {
         try response.decode(
             type, provider: "Adyen", what: what, instance: http.instance, kind: .adyen,
             requestID: response.header(AdyenAPI.pspReferenceHeader.rawName)
         )
     }
 
-    private func invalidResponse(_ message: String, _ response: ProviderResponse) -> CardGatewayError {
+    func invalidResponse(_ message: String, _ response: ProviderResponse) -> CardGatewayError {
         CardGatewayError(
             .invalidResponse, message, provider: http.instance, providerKind: .adyen, httpStatus: response.status,
             requestID: response.header(AdyenAPI.pspReferenceHeader.rawName), mayHaveReachedProvider: true
@@ -318,13 +321,13 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying {
 
     // MARK: Validation
 
-    private func validate(cardID: String) throws {
+    func validate(cardID: String) throws {
         var problems = ValidationProblems()
         ProviderIDs.check(cardID, field: "card.id", what: "an Adyen payment instrument id", maxLength: AdyenAPI.idMaxLength, into: &problems)
         try problems.throwIfAny()
     }
 
-    private func validate(tokenID: String) throws {
+    func validate(tokenID: String) throws {
         var problems = ValidationProblems()
         ProviderIDs.check(tokenID, field: "networkToken.id", what: "an Adyen network token id", maxLength: AdyenAPI.idMaxLength, into: &problems)
         try problems.throwIfAny()

@@ -8,6 +8,7 @@ import Foundation
 /// only `id`).
 struct AdyenWirePaymentInstrument: Decodable, Sendable {
     var id: String
+    var balanceAccountId: String?
     var type: String?
     var status: String?
     var statusReason: String?
@@ -129,4 +130,19 @@ struct AdyenWireWallet: Decodable, Sendable {
 /// Just the envelope type, read first so that unknown notification types are skipped without decoding `data`.
 struct AdyenWireNotificationType: Decodable, Sendable {
     var type: String?
+}
+
+/// `PaginatedPaymentInstrumentsResponse` (all three fields required in the spec; tolerated missing here, an absent
+/// `hasNext` reads as the last page).
+struct AdyenWirePaginatedPaymentInstruments: Decodable, Sendable {
+    var hasNext: Bool?
+    var hasPrevious: Bool?
+    var paymentInstruments: [AdyenWirePaymentInstrument]?
+}
+
+/// The status part of `PaymentInstrumentUpdateRequest` (`PATCH /paymentInstruments/{id}`).
+struct AdyenWireUpdatePaymentInstrumentRequest: Encodable, Sendable {
+    var status: String
+    var statusReason: String?
+    var statusComment: String?
 }

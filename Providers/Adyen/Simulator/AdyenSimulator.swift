@@ -92,12 +92,19 @@ public struct AdyenSimulator: ProviderSimulator {
 
     // MARK: Routes
 
-    /// Registers `GET /paymentInstruments/{id}`, `GET`/`POST …/networkTokenActivationData`,
+    /// Registers `GET`/`PATCH /paymentInstruments/{id}`, `GET /balanceAccounts/{id}/paymentInstruments`,
+    /// `GET`/`POST …/networkTokenActivationData`,
     /// `GET …/networkTokens`, `GET`/`PATCH /networkTokens/{networkTokenId}`, all below `/bcl/v2`.
     public func registerRoutes(on router: Router<SimulatorContext>) {
         let base = basePath
         router.get("\(base)/paymentInstruments/:id") { request, context in
             await self.handle(request, context) { try self.getPaymentInstrument(request, context) }
+        }
+        router.patch("\(base)/paymentInstruments/:id") { request, context in
+            await self.handleWithBody(request, context) { body in try self.patchPaymentInstrument(request, context, body: body) }
+        }
+        router.get("\(base)/balanceAccounts/:id/paymentInstruments") { request, context in
+            await self.handle(request, context) { try self.listPaymentInstruments(request, context) }
         }
         router.get("\(base)/paymentInstruments/:id/networkTokenActivationData") { request, context in
             await self.handle(request, context) { try self.getActivationData(request, context) }
@@ -144,6 +151,96 @@ public struct AdyenSimulator: ProviderSimulator {
         return .json(200, instrument.json)
     }
 
+    /// `GET /balanceAccounts/{id}/paymentInstruments?offset=&limit=&status=`: the account's instruments in
+    /// creation order, `limit` 1–100 (default 10), `hasNext` / `hasPrevious`.
+    private func listPaymentInstruments(_ request: Request, _ context: SimulatorContext) throws -> SimulatedResponse {
+        try authorize(request, role: .paymentInstruments)
+        let account = context.parameters.get("id") ?? ""
+        let all = state.instruments.all().filter { $0.balanceAccountID == account }
+        guard !all.isEmpty || state.balanceAccounts.contains(account) else {
+            throw failure(404, AdyenSimulatorErrors.notFound, "Not found", "Balance account not found.")
+        }
+        let items = SimulatorHTTP.queryItems(request.uri.query)
+        func parameter(_ name: String) -> String? { items.first { $0.name == name }?.value }
+        var invalid: [(String, String, String)] = []
+        func integer(_ name: String, default value: Int, range: ClosedRange<Int>) -> Int {
+            guard let text = parameter(name) else { return value }
+            guard let number = Int(text), range.contains(number) else {
+                invalid.append((name, String(text.prefix(20)), "must be an integer from \(range.lowerBound) to \(range.upperBound)"))
+                return value
+            }
+            return number
+        }
+        let limit = integer("limit", default: 10, range: 1...100)
+        let offset = integer("offset", default: 0, range: 0...Int(Int32.max))
+        let status = parameter("status")
+        if let status, !AdyenSimulator.instrumentStatuses.contains(status) {
+            invalid.append(("status", String(status.prefix(20)), "must be one of active, inactive, suspended, closed"))
+        }
+        guard invalid.isEmpty else {
+            throw failure(422, AdyenSimulatorErrors.invalidQuery, "Invalid query parameter", "A query parameter is not valid.", invalidFields: invalid)
+        }
+        let matching = all.filter { status == nil || $0.status == status }
+        let page = Array(matching.dropFirst(offset).prefix(limit))
+        return .json(200, [
+            "paymentInstruments": page.map(\.json),
+            "hasNext": offset + page.count < matching.count,
+            "hasPrevious": offset > 0 && !matching.isEmpty,
+        ])
+    }
+
+    /// `PATCH /paymentInstruments/{id}` with `status`, `statusReason`, `statusComment` (the status fields of
+    /// `PaymentInstrumentUpdateRequest`; its other fields are refused by this simulator). `closed` is final;
+    /// `other` needs a `statusComment`. Answers the whole instrument (`UpdatePaymentInstrument`).
+    private func patchPaymentInstrument(_ request: Request, _ context: SimulatorContext, body: Data) throws -> SimulatedResponse {
+        try authorize(request, role: .paymentInstruments)
+        return try idempotent(request, body: body) { try updatePaymentInstrument(context, body: body) }
+    }
+
+    private func updatePaymentInstrument(_ context: SimulatorContext, body: Data) throws -> SimulatedResponse {
+        let instrument = try existingInstrument(context)
+        let object = try jsonObject(body)
+        var invalid: [(String, String, String)] = []
+        for key in object.keys.sorted() where !["status", "statusReason", "statusComment"].contains(key) {
+            invalid.append((key, "", "is not supported by the simulator (only status, statusReason, statusComment)"))
+        }
+        let status = object["status"]
+        if let status, !((status as? String).map { AdyenSimulator.instrumentStatuses.contains($0) } ?? false) {
+            invalid.append(("status", String(String(describing: status).prefix(40)), "must be one of active, inactive, suspended, closed"))
+        }
+        let reason = object["statusReason"]
+        if let reason, !((reason as? String).map { AdyenSimulator.instrumentStatusReasons.contains($0) } ?? false) {
+            invalid.append(("statusReason", String(String(describing: reason).prefix(40)), "must be one of \(AdyenSimulator.instrumentStatusReasons.joined(separator: ", "))"))
+        }
+        let comment = object["statusComment"]
+        if let comment, !(comment is String) {
+            invalid.append(("statusComment", "", "must be a string"))
+        }
+        if (reason as? String) == "other", ((comment as? String) ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
+            invalid.append(("statusComment", "", "is required when statusReason is other"))
+        }
+        guard invalid.isEmpty else {
+            throw failure(422, AdyenSimulatorErrors.invalidInstrumentUpdate, "Invalid payment instrument", "The request has invalid fields.", invalidFields: invalid)
+        }
+        guard instrument.status != "closed" else {
+            throw failure(
+                422, AdyenSimulatorErrors.instrumentClosed, "Invalid payment instrument status",
+                "The payment instrument is closed; the closed status is final."
+            )
+        }
+        let updated = state.instruments.update(instrument.id) { stored in
+            if let status = status as? String, status != stored.status {
+                stored.status = status
+                // A status change without a reason clears the previous one (a reactivated card has none).
+                stored.statusReason = nil
+                stored.statusComment = nil
+            }
+            if let reason = reason as? String { stored.statusReason = reason }
+            if let comment = comment as? String { stored.statusComment = comment }
+        }
+        return .json(200, (updated ?? instrument).json)
+    }
+
     private func getActivationData(_ request: Request, _ context: SimulatorContext) throws -> SimulatedResponse {
         try authorize(request, role: .networkTokenActivationData)
         let instrument = try provisionableInstrument(context)
@@ -155,16 +252,23 @@ public struct AdyenSimulator: ProviderSimulator {
 
     private func postActivationData(_ request: Request, _ context: SimulatorContext, body: Data) throws -> SimulatedResponse {
         try authorize(request, role: .networkTokenActivationData)
-        let path = request.uri.path
+        return try idempotent(request, body: body) { try activationStep(context, body: body) }
+    }
+
+    /// Runs `action` under the request's `Idempotency-Key`, when it has one: the first answer is kept (2xx or a
+    /// refusal after work was done) and replayed for the same key and request; the same key with a different
+    /// request is a 422, a key still in progress a 409. Keys are scoped to the company account (every simulated
+    /// credential belongs to the same one). Adyen documents the header for POST; the simulator honours it on its
+    /// PATCH routes too (see the README's unverified facts).
+    private func idempotent(_ request: Request, body: Data, _ action: () throws -> SimulatedResponse) throws -> SimulatedResponse {
         guard let key = request.headers[HTTPField.Name("Idempotency-Key")!] else {
-            return try activationStep(context, body: body)
+            return try action()
         }
         guard !key.isEmpty, key.count <= 64 else {
             throw failure(422, AdyenSimulatorErrors.invalidIdempotencyKey, "Invalid Idempotency-Key", "The Idempotency-Key must have 1 to 64 characters.")
         }
-        // Adyen scopes keys to the company account; every simulated credential belongs to the same one.
         let scope = "company"
-        let fingerprint = Data("POST \(path)\n".utf8) + body
+        let fingerprint = Data("\(request.method.rawValue) \(request.uri.path)\n".utf8) + body
         switch state.ledger.begin(key: key, scope: scope, fingerprint: fingerprint) {
         case .replay(let first):
             return first
@@ -177,7 +281,7 @@ public struct AdyenSimulator: ProviderSimulator {
             throw failure(409, AdyenSimulatorErrors.idempotencyConflict, "Request in progress", "A request with this Idempotency-Key is still being processed.", key: key)
         case .proceed:
             do {
-                let response = try activationStep(context, body: body).withHeader("Idempotency-Key", key)
+                let response = try action().withHeader("Idempotency-Key", key)
                 state.ledger.record(key: key, scope: scope, fingerprint: fingerprint, response: response)
                 return response
             } catch let error as SimulatedFailure {
@@ -243,6 +347,10 @@ public struct AdyenSimulator: ProviderSimulator {
 
     private func patchNetworkToken(_ request: Request, _ context: SimulatorContext, body: Data) throws -> SimulatedResponse {
         try authorize(request, role: .networkTokens)
+        return try idempotent(request, body: body) { try updateNetworkToken(context, body: body) }
+    }
+
+    private func updateNetworkToken(_ context: SimulatorContext, body: Data) throws -> SimulatedResponse {
         let token = try existingToken(context)
         // PATCH /networkTokens/{id} lists no 400 in the spec: a body that is not an object is a 422 there.
         let object = try jsonObject(body, status: 422)
@@ -370,6 +478,11 @@ public struct AdyenSimulator: ProviderSimulator {
     }
 
 
+    /// `PaymentInstrument.status` words.
+    static let instrumentStatuses = ["active", "inactive", "suspended", "closed"]
+    /// `PaymentInstrumentUpdateRequest.statusReason` words.
+    static let instrumentStatusReasons = ["accountClosure", "damaged", "endOfLife", "expired", "lost", "other", "stolen", "suspectedFraud", "transactionRule"]
+
     /// ISO 8601 with the Amsterdam winter offset, as Adyen's examples show (`2021-01-01T01:00:00+01:00`).
     static func timestamp(_ date: Date) -> String {
         let formatter = DateFormatter()
@@ -390,6 +503,8 @@ final class AdyenSimulatorState: Sendable {
     let instruments = SimulatorStore<String, SimulatedInstrument>(AdyenSimulator.Seed.instruments)
     let tokens = SimulatorStore<String, SimulatedNetworkToken>(AdyenSimulator.Seed.tokens)
     let exchanges = SimulatorStore<String, SimulatedExchange>()
+    /// The balance accounts that exist (the listing answers 404 for any other).
+    let balanceAccounts: Set<String> = [AdyenSimulator.Seed.balanceAccountID, AdyenSimulator.Seed.emptyBalanceAccountID]
     let ids = DeterministicIDs(seed: 0xAD1E)
     let clock: SimulationClock
     private let ledgerBox: Mutex<IdempotencyLedger>

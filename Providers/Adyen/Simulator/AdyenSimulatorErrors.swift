@@ -31,6 +31,14 @@ public enum AdyenSimulatorErrors: Sendable {
     /// A PATCH body that is not a JSON object (422: that operation lists no 400). Simulator's choice.
     public static let bodyNotAnObject = "30_109"
 
+    /// PATCH of a closed payment instrument: closed is final (422). Simulator's choice.
+    public static let instrumentClosed = "30_111"
+    /// PATCH of a payment instrument with an invalid or unsupported field (422, `invalidFields` names them).
+    /// Simulator's choice.
+    public static let invalidInstrumentUpdate = "30_112"
+    /// A listing query parameter out of range (422, `invalidFields` names it). Simulator's choice.
+    public static let invalidQuery = "30_113"
+
     /// `00_<status>` for faults and generic errors (Adyen's generic examples use `00_400`, `00_401`, `00_403`,
     /// `00_404`, `00_500`).
     public static func genericCode(_ status: Int) -> String { "00_\(status)" }

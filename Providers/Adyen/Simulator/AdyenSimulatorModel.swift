@@ -7,20 +7,23 @@ struct SimulatedInstrument: Sendable {
     var type: String
     var status: String
     var statusReason: String?
+    var statusComment: String? = nil
     var description: String?
     var card: SimulatedCard?
     var iban: String?
+    var balanceAccountID: String = AdyenSimulator.Seed.balanceAccountID
 
     /// The OpenAPI `PaymentInstrument`.
     var json: [String: Any] {
         var object: [String: Any] = [
             "id": id,
-            "balanceAccountId": AdyenSimulator.Seed.balanceAccountID,
+            "balanceAccountId": balanceAccountID,
             "issuingCountryCode": "NL",
             "type": type,
             "status": status,
         ]
         if let statusReason { object["statusReason"] = statusReason }
+        if let statusComment { object["statusComment"] = statusComment }
         if let description { object["description"] = description }
         if let card {
             object["paymentInstrumentGroupId"] = AdyenSimulator.Seed.paymentInstrumentGroupID

@@ -16,8 +16,19 @@ extension AdyenSimulator {
         /// An active business account (`type` `bankAccount`): a payment instrument that is not a card.
         public static let bankAccountID = "PI32272223222B5CTCGQDNQX5"
 
-        /// The balance account every seeded instrument belongs to.
+        /// Active Visa, virtual, no network tokens: the card the lifecycle tests lock and unlock.
+        public static let lockableVisaID = "PI32272223222C5LCKV5PL7QA"
+        /// Active Mastercard, virtual, no network tokens: the card the lifecycle tests cancel.
+        public static let cancellableMastercardID = "PI32272223222C5CNCM8RT2QB"
+        /// Active Visa, virtual, with two active network tokens (``walletActiveTokenID``, ``walletDeletableTokenID``).
+        public static let walletVisaID = "PI32272223222C5WLTV3KX9QC"
+
+        /// The balance account every seeded instrument belongs to. Listed in seed order: the five cards above
+        /// (active Visa, active and inactive Mastercard, suspended Visa, closed Mastercard), the business account,
+        /// then the lockable, cancellable and wallet cards.
         public static let balanceAccountID = "BA32272223222B59CZ3T52DKZ"
+        /// A balance account with no payment instruments (its listing is empty, not 404).
+        public static let emptyBalanceAccountID = "BA32272223222B5EMPTY00000"
         /// The payment instrument group of the seeded cards.
         public static let paymentInstrumentGroupID = "PG3227C223222B5CMD3FJFKGZ"
         /// The balance platform named in webhooks.
@@ -35,6 +46,11 @@ extension AdyenSimulator {
         public static let suspendedCardTokenID = "NWTK00000000000000000000000005"
         /// On the closed Mastercard: `closed`, `type` `cof` (a card-on-file token, no wallet).
         public static let closedCardTokenID = "NWTK00000000000000000000000006"
+
+        /// On the wallet Visa: `active`, `type` `wallet`, token requestor "Apple Pay" (to suspend and resume).
+        public static let walletActiveTokenID = "NWTK00000000000000000000000007"
+        /// On the wallet Visa: `active`, `type` `wallet`, token requestor "Google Pay" (to delete).
+        public static let walletDeletableTokenID = "NWTK00000000000000000000000008"
 
         /// POSTs of `sdkOutput` after a GET of the activation data that complete the exchange: the last one creates
         /// an `active` network token (`type` `wallet`) on the instrument and answers a final `sdkInput`.
@@ -63,6 +79,9 @@ extension AdyenSimulator {
                         card: nil, iban: "NL20ADYB2017000035"
                     )
                 ),
+                card(lockableVisaID, status: "active", reason: nil, brand: "visa", variant: "visadebit", formFactor: "virtual", bin: "491761", lastFour: "1357", month: "05", year: "2030", name: "Lee Park"),
+                card(cancellableMastercardID, status: "active", reason: nil, brand: "mc", variant: "mcdebit", formFactor: "virtual", bin: "555544", lastFour: "9753", month: "09", year: "2030", name: "Ana Silva"),
+                card(walletVisaID, status: "active", reason: nil, brand: "visa", variant: "visadebit", formFactor: "virtual", bin: "491761", lastFour: "2580", month: "12", year: "2030", name: "Max Weber"),
             ]
         }
 
@@ -74,6 +93,8 @@ extension AdyenSimulator {
                 token(closedGooglePayTokenID, on: activeMastercardID, status: "closed", type: "wallet", requestor: "Google Pay", lastFour: "0004", variant: "mcdebit"),
                 token(suspendedCardTokenID, on: suspendedVisaID, status: "suspended", type: "wallet", requestor: "Apple Pay", lastFour: "0005", variant: "visadebit"),
                 token(closedCardTokenID, on: closedMastercardID, status: "closed", type: "cof", requestor: "Merchant Token Service", lastFour: "0006", variant: "mcdebit"),
+                token(walletActiveTokenID, on: walletVisaID, status: "active", type: "wallet", requestor: "Apple Pay", lastFour: "0007", variant: "visadebit"),
+                token(walletDeletableTokenID, on: walletVisaID, status: "active", type: "wallet", requestor: "Google Pay", lastFour: "0008", variant: "visadebit"),
             ]
         }
 
