@@ -223,6 +223,10 @@ struct DemoSteps {
             [.issuerSDK(output: nil)] + (1...Seed.roundTripsToComplete).map { _ in .issuerSDK(output: SensitiveData(Data())) }
         }
         await offerAndProvision(&recorder, name: Instance.adyen, via: via, card: card, inputs: [.applePay: relay(.applePay), .googlePay: relay(.googlePay)])
+        await lifecycle(
+            &recorder, name: Instance.adyen, via: via, lockable: CardRef(id: Seed.lockableVisaID),
+            token: (card: CardRef(id: Seed.walletVisaID), id: Seed.walletActiveTokenID)
+        )
     }
 
     // MARK: Stripe: ephemeral keys for the issuer SDK

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import AdyenSimulator
 import PaysafeSimulator
 import ProvisioningServerApp
 import Testing
@@ -78,6 +79,19 @@ struct ProvisioningServerLifecycleTests {
             #expect(unsupported.status == 409, "\(unsupported.text)")
             #expect(try unsupported.problem()["code"]?.stringValue == "unsupported")
             #expect(journal.entries().isEmpty)
+        }
+    }
+
+    @Test("another card's token is 404 and nothing is written (Adyen)")
+    func tokenOwnership() async throws {
+        try await DemoServerTests.withDemoServer { client, running in
+            let journal = try #require(running.handle("adyen")).journal
+            journal.clear()
+            let stranger = try await client.send(
+                .post, "/v1/cards/travel/tokens/\(AdyenSimulator.Seed.walletActiveTokenID)/status", token: DemoUsers.aliceToken, json: #"{"intent":"suspend"}"#
+            )
+            #expect(stranger.status == 404, "\(stranger.text)")
+            #expect(journal.entries().allSatisfy { $0.method == "GET" }, "\(journal.entries().map { "\($0.method) \($0.path)" })")
         }
     }
 }
