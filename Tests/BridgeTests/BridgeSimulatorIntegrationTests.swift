@@ -21,7 +21,7 @@ enum BridgeLive {
     /// Runs `body` with a fresh simulator (fixed clock) and an adapter pointed at it.
     static func run<R: Sendable>(
         encoding: BridgeCertificateEncoding = .base64, apiKey: String = Seed.apiKey, logger: Logger = OperationContext.noopLogger,
-        _ body: @Sendable (SimulatorHandle, BridgeProvider, BridgeSimulator) async throws -> R
+        cardChain: String? = "base", _ body: @Sendable (SimulatorHandle, BridgeProvider, BridgeSimulator) async throws -> R
     ) async throws -> R {
         let simulator = BridgeSimulator(clock: SimulationClock(fixed: start))
         return try await withSimulator(simulator) { handle in
@@ -31,7 +31,8 @@ enum BridgeLive {
                 logger: logger
             )
             let provider = try BridgeProvider(
-                http: http, apiKey: Secret(apiKey), webhookPublicKey: Secret(simulator.webhookPublicKeyPEM), certificateEncoding: encoding
+                http: http, apiKey: Secret(apiKey), webhookPublicKey: Secret(simulator.webhookPublicKeyPEM), certificateEncoding: encoding,
+                cardChain: cardChain
             )
             return try await body(handle, provider, simulator)
         }

@@ -152,7 +152,7 @@ struct BridgeSpecConformanceTests {
         let replies = try await Self.collectReplies()
         for (name, status, body, schema) in replies {
             let json = try JSONValue.parse(body)
-            #expect(status == 200 || name.hasPrefix("error"), "\(name): HTTP \(status)")
+            #expect(status == (name == "account-created" ? 201 : 200) || name.hasPrefix("error"), "\(name): HTTP \(status)")
             checker.check(json, [schema(checker)], at: name)
         }
         #expect(checker.problems == [])
@@ -161,6 +161,7 @@ struct BridgeSpecConformanceTests {
             "apple.card_account_id", "apple.initiator", "apple.reason", "apple.created_at", "apple.status",
             "google.card_account_id", "google.initiator", "google.reason", "google.created_at", "google.status",
             "account-frozen-customer.freezes[0].status", "account-frozen-developer.freezes[0].status", "account-frozen-later.freezes[0].status",
+            "account-list.data[4].freezes[0].status", "account-list.data[5].freezes[0].status",
         ])
     }
 
@@ -194,15 +195,21 @@ struct BridgeSpecConformanceTests {
             )
             _ = try await provider.freeze(card: BridgeLive.ref(Seed.activeVisa), reason: .plannedInactivity, reasonDetail: "holiday", endingAt: BridgeLive.start.addingTimeInterval(86_400), context: OperationContext())
             _ = try await provider.unfreeze(card: BridgeLive.ref(Seed.activeVisa), context: OperationContext())
+            _ = try await provider.listCardAccounts(CardQuery(customer: Seed.customerID), context: OperationContext())
+            _ = try await provider.createCard(
+                CreateCardRequest(customer: Seed.customerWithoutCardID, type: .virtual, program: "classic", currency: "usdc", externalID: "kj-1"),
+                context: OperationContext()
+            )
             return handle.journal.entries()
         }
-        #expect(entries.count == 5)
+        #expect(entries.count == 7)
         for entry in entries {
             let path = String(entry.path.dropFirst("/v0".count))
             #expect(checker.hasOperation(method: entry.method, path: path), "\(entry.method) \(path)")
-            #expect(entry.responseStatus == 200)
+            let isCreate = entry.method == "POST" && path.hasSuffix("/card_accounts")
+            #expect(entry.responseStatus == (isCreate ? 201 : 200))
             guard entry.method == "POST" else { continue }
-            let template = Self.accountPath + "/" + (path.split(separator: "/").last.map(String.init) ?? "")
+            let template = isCreate ? "/customers/{customerID}/card_accounts" : Self.accountPath + "/" + (path.split(separator: "/").last.map(String.init) ?? "")
             checker.check(try JSONValue.parse(entry.body), [checker.operationSchema(path: template, method: "post", status: nil)], at: String(path.split(separator: "/").last ?? ""))
         }
         #expect(checker.problems == [])
@@ -248,6 +255,12 @@ enum RawBridgeCollector {
                 (Seed.frozenByCustomer, "account-frozen-customer"), (Seed.frozenByDeveloper, "account-frozen-developer"),
             ]
             for (id, name) in names { add(name, try await raw.send(.get, RawBridge.account(id)), cardAccount) }
+            let accounts = "/customers/{customerID}/card_accounts"
+            add("account-list", try await raw.send(.get, "/customers/\(Seed.customerID)/card_accounts"),
+                { $0.operationSchema(path: accounts, method: "get", status: "200") })
+            add("account-created", try await raw.send(.post, "/customers/\(Seed.customerWithoutCardID)/card_accounts", idempotencyKey: "s0",
+                                                      body: #"{"currency":"usdc","chain":"base","client_reference_id":"kj-1"}"#),
+                { $0.operationSchema(path: accounts, method: "post", status: "201") })
             add("apple", try await raw.send(.post, RawBridge.provisioning(), idempotencyKey: "s1", body: RawBridge.appleBody()), provisioning)
             add("google", try await raw.send(.post, RawBridge.provisioning(), idempotencyKey: "s2",
                                              body: #"{"wallet_provider":"google_pay","google_pay":{"client_wallet_account_id":"w","client_device_id":"d"}}"#), provisioning)

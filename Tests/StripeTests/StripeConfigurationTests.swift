@@ -15,9 +15,15 @@ struct StripeConfigurationTests {
         #expect(factory.credentials.map(\.required) == [true, false, false])
         #expect(factory.options.map(\.name) == ["stripeAccount", "apiVersion"])
         #expect(factory.options.allSatisfy { $0.type == .string && !$0.required })
-        #expect(factory.descriptor.capabilities == [.cardLookup, .walletProvisioning, .webhooks])
+        #expect(factory.descriptor.capabilities == [
+            .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing, .walletTokenControl,
+            .walletProvisioning, .webhooks,
+        ])
         #expect(factory.descriptor.provisioningFlows == [.applePay: .issuerSDKKey, .googlePay: .issuerSDKKey])
-        #expect(!factory.descriptor.supports(.listCards))
+        #expect(factory.descriptor.supports(.listCards))
+        #expect(!factory.descriptor.supports(.activateCard))
+        #expect(!factory.descriptor.supports(.setCardPIN))
+        #expect(!factory.descriptor.supports(.programs))
     }
 
     private func load(_ environment: String, key: String, extra: String = "") throws -> CardGateway {

@@ -44,16 +44,22 @@ enum BridgeAPI {
         cardAccount(customer: customer, card: card) + "/unfreeze"
     }
 
-    /// `POST /customers/{customerID}/card_accounts` provisions a card account (one per customer, the spec says).
-    /// From the spec (`PostCardAccountsInput`): it answers **201** with the `CardAccount`, and requires `currency`
-    /// (`CardsCryptoCurrency`: only `usdc`) and `chain` (`OfframpChainForCards`); `client_reference_id`,
-    /// `crypto_account` and `card_design_shortname` are optional. Kept here for card issuance (the lifecycle
-    /// work); the adapter does not create card accounts yet.
+    /// `GET` lists a customer's card accounts (`{"count","data":[CardAccount]}`, no paging parameters);
+    /// `POST` provisions one (one per customer, the spec says). From the spec (`PostCardAccountsInput`): it answers
+    /// **201** with the `CardAccount`, and requires `currency` (`CardsCryptoCurrency`: only `usdc`; the cards
+    /// guide's example sends `usdb`) and `chain` (`OfframpChainForCards`); `client_reference_id`,
+    /// `crypto_account` and `card_design_shortname` are optional.
     static func cardAccounts(customer: String) -> String {
         "/customers/\(URLEncoding.pathSegment(customer))/card_accounts"
     }
     static let cardAccountCreatedStatus = 201
-    static let cardAccountCurrencies: Set<String> = ["usdc"]
+    /// `usdc` from the spec's enum, `usdb` from the cards guide's example (*unverified* against the live API).
+    static let cardAccountCurrencies: Set<String> = ["usdc", "usdb"]
+    /// Our bound on ``CardQuery/limit``: Bridge's list takes no limit and answers every account at once.
+    static let listLimitRange = 1...100
+    /// The simulator's 400 codes for a freeze or unfreeze the account's state does not allow. *Unverified*:
+    /// Bridge documents no codes for these refusals; the adapter checks the state itself before writing.
+    static let invalidStateCodes: Set<String> = ["card_account_not_active", "freeze_not_found"]
     static let cardAccountChains: Set<String> = ["arbitrum", "avalanche_c_chain", "base", "ethereum", "optimism", "polygon", "solana", "stellar"]
 
     // MARK: Limits

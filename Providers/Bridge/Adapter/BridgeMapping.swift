@@ -67,6 +67,20 @@ enum BridgeMapping {
         }
     }
 
+    /// The `CardFreezeReason` for a normalised reason. Bridge requires one from its closed list, and every
+    /// normalised reason has a place: lost and stolen → lost_or_stolen, suspectedFraud → suspected_fraud,
+    /// cardholderRequest → planned_inactivity (a temporary lock the cardholder asked for), damaged, other and none →
+    /// other.
+    static func freezeReason(_ reason: CardStatusReason?) -> BridgeFreezeReason {
+        guard let reason else { return .other }
+        switch reason {
+        case .lost, .stolen: return .lostOrStolen
+        case .suspectedFraud: return .suspectedFraud
+        case .cardholderRequest: return .plannedInactivity
+        default: return .other
+        }
+    }
+
     /// The network from the BIN: 4 → Visa; 51–55 and 2221–2720 → Mastercard; 34/37 → Amex; 6011/65 → Discover.
     static func scheme(bin: String?) -> CardScheme {
         guard let bin, bin.count >= 4, bin.allSatisfy({ $0.isASCII && $0.isNumber }), let prefix4 = Int(bin.prefix(4)),

@@ -40,22 +40,39 @@ extension ProviderFactory {
 /// A Bridge instance's `options`, decoded once when the configuration loads.
 public struct BridgeOptions: ProviderOptions, Equatable {
     public var certificateEncoding: BridgeCertificateEncoding
+    /// The `chain` new card accounts are funded on (Bridge's `OfframpChainForCards`); card issuance needs it.
+    public var cardChain: String?
 
-    enum CodingKeys: String, CodingKey { case certificateEncoding }
+    enum CodingKeys: String, CodingKey { case certificateEncoding, cardChain }
 
     public static let specs: [OptionSpec] = [
         OptionSpec(
             CodingKeys.certificateEncoding, type: .string, allowedValues: BridgeCertificateEncoding.allCases.map(\.rawValue),
             summary: "how Apple Pay certificates, nonce and nonce signature are encoded for Bridge (default base64)"
-        )
+        ),
+        OptionSpec(
+            CodingKeys.cardChain, type: .string, allowedValues: BridgeAPI.cardAccountChains.sorted(),
+            summary: "the chain new card accounts are funded on (Bridge's chain); needed to create cards"
+        ),
     ]
 
-    public init(certificateEncoding: BridgeCertificateEncoding = .base64) {
+    public init(certificateEncoding: BridgeCertificateEncoding = .base64, cardChain: String? = nil) {
         self.certificateEncoding = certificateEncoding
+        self.cardChain = cardChain
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        if let chain = try container.decodeIfPresent(String.self, forKey: .cardChain) {
+            guard BridgeAPI.cardAccountChains.contains(chain) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .cardChain, in: container, debugDescription: "must be one of \(BridgeAPI.cardAccountChains.sorted().joined(separator: ", "))"
+                )
+            }
+            cardChain = chain
+        } else {
+            cardChain = nil
+        }
         guard let text = try container.decodeIfPresent(String.self, forKey: .certificateEncoding) else {
             certificateEncoding = .base64
             return
@@ -125,17 +142,24 @@ public struct BridgeFreezeResult: Sendable, Equatable {
 ///
 /// Bridge addresses card accounts under their customer, so every ``CardRef`` must carry `customer`.
 /// Bridge exposes no wallet-token resource: offers list no existing tokens and token management (list,
-/// suspend, delete) is unsupported.
-public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomStringConvertible {
-    /// Card look-up, wallet provisioning (Apple Pay and Google Pay, encrypted payload) and webhooks.
+/// suspend, delete) is unsupported. Nor does it cancel card accounts, activate them with printed data or take
+/// a PIN (it hands out a PIN-update URL for the cardholder). The normalised lifecycle (create, lock and unlock by
+/// freeze) is in BridgeLifecycle.swift, with ``listCardAccounts(_:context:)``: Bridge lists a customer's accounts
+/// without paging, which the contract suite's listing scenario cannot accept yet, so `cardListing` is not
+/// declared (see the README).
+public struct BridgeProvider: CardIssuance, CardStatusControl, WalletProvisioning, WebhookVerifying, CustomStringConvertible {
+    /// Card look-up, issuance and locking (freezes), wallet provisioning (Apple Pay and Google Pay, encrypted
+    /// payload) and webhooks.
     public static let standardDescriptor = ProviderDescriptor(
-        kind: .bridge, capabilities: [.cardLookup, .walletProvisioning, .webhooks],
+        kind: .bridge, capabilities: [.cardLookup, .cardIssuance, .cardLocking, .walletProvisioning, .webhooks],
         provisioningFlows: [.applePay: .encryptedPayload, .googlePay: .encryptedPayload]
     )
 
     public let descriptor: ProviderDescriptor
     public let certificateEncoding: BridgeCertificateEncoding
-    private let http: ProviderHTTPClient
+    /// The chain new card accounts are funded on; nil refuses card issuance as not configured.
+    public let cardChain: String?
+    let http: ProviderHTTPClient
     private let apiKey: Secret
     private let webhookKey: _RSA.Signing.PublicKey?
 
@@ -148,7 +172,8 @@ public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomString
     public init(setup: ProviderSetup, options: BridgeOptions) throws {
         try self.init(
             http: setup.http, apiKey: try setup.credential("apiKey"),
-            webhookPublicKey: setup.optionalCredential("webhookPublicKey"), certificateEncoding: options.certificateEncoding
+            webhookPublicKey: setup.optionalCredential("webhookPublicKey"), certificateEncoding: options.certificateEncoding,
+            cardChain: options.cardChain
         )
     }
 
@@ -158,10 +183,18 @@ public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomString
     ///   - apiKey: the Bridge API key.
     ///   - webhookPublicKey: the webhook endpoint's RSA public key in PEM, or nil when webhooks are not used.
     ///   - certificateEncoding: how Apple's bytes go on the wire.
+    ///   - cardChain: the chain new card accounts are funded on (one of Bridge's `chain` values).
     public init(
         http: ProviderHTTPClient, apiKey: Secret, webhookPublicKey: Secret? = nil,
-        certificateEncoding: BridgeCertificateEncoding = .base64
+        certificateEncoding: BridgeCertificateEncoding = .base64, cardChain: String? = nil
     ) throws {
+        if let cardChain, !BridgeAPI.cardAccountChains.contains(cardChain) {
+            throw CardGatewayError(
+                .invalidConfiguration, "providers.\(http.instance).options.cardChain must be one of \(BridgeAPI.cardAccountChains.sorted().joined(separator: ", "))",
+                provider: http.instance, providerKind: .bridge
+            )
+        }
+        self.cardChain = cardChain
         guard !apiKey.isEmpty else {
             throw CardGatewayError(.invalidConfiguration, "providers.\(http.instance).credentials.apiKey is empty", provider: http.instance, providerKind: .bridge)
         }
@@ -368,30 +401,30 @@ public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomString
 
     // MARK: Plumbing
 
-    private func headers(json: Bool = false) -> HTTPFields {
+    func headers(json: Bool = false) -> HTTPFields {
         var fields = HTTPFields()
         if json { fields[.contentType] = "application/json" }
         return fields
     }
 
-    private func send(_ request: ProviderRequest, context: OperationContext) async throws -> ProviderResponse {
+    func send(_ request: ProviderRequest, context: OperationContext) async throws -> ProviderResponse {
         let response = try await http.send(request, context: context)
         guard response.isSuccess else { throw BridgeErrorTable.error(for: response, instance: http.instance) }
         return response
     }
 
-    private func decode<T: Decodable>(_ response: ProviderResponse, what: String) throws -> T {
+    func decode<T: Decodable>(_ response: ProviderResponse, what: String) throws -> T {
         try response.decode(T.self, provider: "Bridge", what: what, instance: http.instance, kind: .bridge, requestID: BridgeErrorTable.requestID(response))
     }
 
-    private func encodeBody(_ value: some Encodable) throws -> Data {
+    func encodeBody(_ value: some Encodable) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(value)
     }
 
     /// The customer and card ids, checked (both 1–42 characters, schema `Id`); problems go into `problems`.
-    private func collect(_ ref: CardRef, into problems: inout ValidationProblems) -> (String?, String?) {
+    func collect(_ ref: CardRef, into problems: inout ValidationProblems) -> (String?, String?) {
         guard let customer = ref.customer, !customer.isEmpty else {
             problems.add("card.customer", "is required: Bridge addresses card accounts under their customer")
             ProviderIDs.check(ref.id, field: "card.id", what: "a Bridge card account id", maxLength: BridgeAPI.idMaxLength, into: &problems)
@@ -403,7 +436,7 @@ public struct BridgeProvider: WalletProvisioning, WebhookVerifying, CustomString
         return problems.errors.count == before ? (customer, ref.id) : (nil, nil)
     }
 
-    private func validated(_ ref: CardRef) throws -> (customer: String, id: String) {
+    func validated(_ ref: CardRef) throws -> (customer: String, id: String) {
         var problems = ValidationProblems()
         let (customer, id) = collect(ref, into: &problems)
         try problems.throwIfAny()

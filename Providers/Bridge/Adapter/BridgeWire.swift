@@ -130,6 +130,27 @@ struct BridgeCardAccount: Decodable {
     }
 }
 
+/// The answer of `GET /customers/{customerID}/card_accounts`.
+struct BridgeCardAccountList: Decodable {
+    var count: Int?
+    var data: [BridgeCardAccount]
+}
+
+/// `PostCardAccountsInput` (no `crypto_account`: a Bridge-custodial funding setup).
+struct BridgeCardAccountInput: Encodable {
+    var currency: String
+    var chain: String
+    var clientReferenceID: String?
+    var cardDesignShortname: String?
+
+    enum CodingKeys: String, CodingKey {
+        case currency
+        case chain
+        case clientReferenceID = "client_reference_id"
+        case cardDesignShortname = "card_design_shortname"
+    }
+}
+
 /// `CardFreeze`, also the body of the freeze (`status` freeze_created|freeze_replaced) and unfreeze
 /// (`CardUnfreezeResponse`, `status` freeze_removed) answers.
 struct BridgeCardFreeze: Decodable {

@@ -88,9 +88,17 @@ public struct BridgeSimulator: ProviderSimulator {
 
     // MARK: Routes
 
-    /// `GET …/card_accounts/{id}` and `POST …/create_mobile_wallet_provisioning_request`, `…/freeze`, `…/unfreeze`.
+    /// `GET|POST …/card_accounts`, `GET …/card_accounts/{id}` and `POST …/create_mobile_wallet_provisioning_request`,
+    /// `…/freeze`, `…/unfreeze`.
     public func registerRoutes(on router: Router<SimulatorContext>) {
-        let account = "/v0/customers/:customerID/card_accounts/:cardAccountID"
+        let accountsPath = "/v0/customers/:customerID/card_accounts"
+        router.get(RouterPath(accountsPath)) { request, context in
+            self.handle(request, context, needsAccount: false) { customer, _ in self.listCardAccounts(customer: customer) }
+        }
+        router.post(RouterPath(accountsPath)) { request, context in
+            self.handle(request, context, needsAccount: false) { customer, _ in self.createCardAccount(customer: customer, body: context.requestBody) }
+        }
+        let account = accountsPath + "/:cardAccountID"
         router.get(RouterPath(account)) { request, context in
             self.handle(request, context) { customer, account in self.getCardAccount(customer: customer, account: account) }
         }
@@ -111,6 +119,17 @@ public struct BridgeSimulator: ProviderSimulator {
         _ request: Request, _ context: SimulatorContext,
         _ work: (SimulatedCustomer, SimulatedCardAccount) -> SimulatedResponse
     ) -> SimulatedResponse {
+        handle(request, context, needsAccount: true) { customer, account in
+            guard let account else { return BridgeErrors.error(404, code: "Invalid", message: "Unknown card account id") }
+            return work(customer, account)
+        }
+    }
+
+    /// The same for routes under a customer only (`needsAccount` false: the account, if any, is not looked up).
+    private func handle(
+        _ request: Request, _ context: SimulatorContext, needsAccount: Bool,
+        _ work: (SimulatedCustomer, SimulatedCardAccount?) -> SimulatedResponse
+    ) -> SimulatedResponse {
         guard let apiKey = Self.header(request, "api-key") else {
             return BridgeErrors.authentication(code: "required", message: "Missing Api-Key header")
         }
@@ -130,8 +149,12 @@ public struct BridgeSimulator: ProviderSimulator {
         guard let customer = customers.get(customerID) else {
             return BridgeErrors.error(404, code: "Invalid", message: "Unknown customer id")
         }
-        guard let account = accounts.get(cardID), account.customerID == customer.id else {
-            return BridgeErrors.error(404, code: "Invalid", message: "Unknown card account id")
+        var account: SimulatedCardAccount?
+        if needsAccount {
+            guard let found = accounts.get(cardID), found.customerID == customer.id else {
+                return BridgeErrors.error(404, code: "Invalid", message: "Unknown card account id")
+            }
+            account = found
         }
         guard isPost, let key = idempotencyKey else { return work(customer, account) }
 
@@ -166,6 +189,63 @@ public struct BridgeSimulator: ProviderSimulator {
 
     private func getCardAccount(customer: SimulatedCustomer, account: SimulatedCardAccount) -> SimulatedResponse {
         .json(200, BridgeJSON.cardAccount(account))
+    }
+
+    /// `{"count": n, "data": [CardAccount]}`: every account of the customer, in the order they were created.
+    private func listCardAccounts(customer: SimulatedCustomer) -> SimulatedResponse {
+        let owned = accounts.all().filter { $0.customerID == customer.id }
+        return .json(200, ["count": owned.count, "data": owned.map(BridgeJSON.cardAccount)])
+    }
+
+    static let cardAccountCurrencies: Set<String> = ["usdc", "usdb"]
+    static let cardAccountChains: Set<String> = ["arbitrum", "avalanche_c_chain", "base", "ethereum", "optimism", "polygon", "solana", "stellar"]
+
+    /// `PostCardAccountsInput`: `currency` and `chain` required; one card account per customer ("Currently, only
+    /// one account can be provisioned per customer"; a second → 400 `card_account_already_exists`, *choice*). The
+    /// new account is `active`, named after the customer, answered with 201.
+    private func createCardAccount(customer: SimulatedCustomer, body: Data) -> SimulatedResponse {
+        var problems = BridgeErrors.Problems()
+        guard let json = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
+            problems.add("currency,chain", "The request body must be a JSON object with currency and chain")
+            return problems.response
+        }
+        let known: Set<String> = ["client_reference_id", "currency", "chain", "crypto_account", "card_design_shortname"]
+        for key in json.keys.sorted() where !known.contains(key) { problems.add(key, "\(key) is not a known parameter") }
+        let currency = json["currency"] as? String ?? ""
+        let chain = json["chain"] as? String ?? ""
+        if !Self.cardAccountCurrencies.contains(currency) { problems.add("currency", "currency must be usdc or usdb") }
+        if !Self.cardAccountChains.contains(chain) { problems.add("chain", "chain must be one of \(Self.cardAccountChains.sorted().joined(separator: ", "))") }
+        if let design = json["card_design_shortname"], !(design is String) { problems.add("card_design_shortname", "card_design_shortname must be a string") }
+        guard problems.isEmpty else { return problems.response }
+        guard !accounts.all().contains(where: { $0.customerID == customer.id }) else {
+            return BridgeErrors.error(
+                400, code: "card_account_already_exists", message: "Only one card account can be provisioned per customer", location: "path", key: "customerID"
+            )
+        }
+        let id = ids.next(prefix: "ca", length: 30)
+        let digits = (0..<7).map { _ in String(ids.nextInt(in: 0...9)) }.joined()
+        let pan = Self.luhnCompleted("44325280" + digits)
+        let account = SimulatedCardAccount(
+            id: id, customerID: customer.id, clientReferenceID: json["client_reference_id"] as? String ?? "", status: "active",
+            firstName: customer.firstName, lastName: customer.lastName, pan: pan, expiry: "12/30", availableBalance: "0.00", currency: currency
+        )
+        accounts.put(id, account)
+        return .json(201, BridgeJSON.cardAccount(account))
+    }
+
+    /// `prefix` (15 digits) with its Luhn check digit.
+    static func luhnCompleted(_ prefix: String) -> String {
+        let digits = prefix.compactMap(\.wholeNumberValue)
+        var sum = 0
+        for (index, digit) in digits.reversed().enumerated() {
+            if index % 2 == 0 {
+                let doubled = digit * 2
+                sum += doubled > 9 ? doubled - 9 : doubled
+            } else {
+                sum += digit
+            }
+        }
+        return prefix + String((10 - sum % 10) % 10)
     }
 
     // MARK: Provisioning

@@ -98,6 +98,8 @@ extension BridgeSimulator {
         /// Grace Hopper: owns ``otherCustomerActiveVisa``.
         public static let otherCustomerID = "c0ffee0000004000800000000000b2b2"
 
+        /// A customer with no card account yet (to provision one: Bridge allows one per customer).
+        public static let customerWithoutCardID = "c0ffee0000004000800000000000c3c3"
         /// Active Visa, BIN 44325280, last four 1269, expiry 10/29.
         public static let activeVisa = "ca0000000000400080000000000000a1"
         /// Active Mastercard, BIN 53999100, last four 5676, expiry 04/30.
@@ -119,6 +121,7 @@ extension BridgeSimulator {
         public static let customers: [SimulatedCustomer] = [
             SimulatedCustomer(id: customerID, firstName: "Ada", lastName: "Lovelace"),
             SimulatedCustomer(id: otherCustomerID, firstName: "Grace", lastName: "Hopper"),
+            SimulatedCustomer(id: customerWithoutCardID, firstName: "Katherine", lastName: "Johnson"),
         ]
 
         public static let cardAccounts: [SimulatedCardAccount] = [

@@ -72,7 +72,30 @@ enum StripeMapping {
         )
     }
 
+    /// The `cancellation_reason` Stripe takes for a normalised reason: lost and stolen; nil for the others (Stripe's
+    /// reason is optional, so they are not sent).
+    static func cancellationReason(_ reason: CardStatusReason?) -> String? {
+        guard let reason else { return nil }
+        switch reason {
+        case .lost: return "lost"
+        case .stolen: return "stolen"
+        default: return nil
+        }
+    }
+
     // MARK: Tokens
+
+    /// Why Stripe would refuse moving a token in `status` to `target`, nil when it allows it: requested tokens can
+    /// only be deleted, deleted ones nothing (final).
+    static func tokenTransitionRefusal(from status: String, to target: WalletTokenStatus) -> String? {
+        switch (status, target) {
+        case ("active", _), ("suspended", _): return nil
+        case ("requested", .deleted): return nil
+        case ("requested", _): return "a requested Stripe token is not activated yet: it can only be deleted"
+        case ("deleted", _): return "the token is deleted at Stripe, which is final"
+        default: return "the token is \(SafeText.scrub(status, maxLength: 32)) at Stripe"
+        }
+    }
 
     /// `issuing.token.status`: requested (not yet activated), active, suspended, deleted (final).
     static func tokenStatus(_ status: String) -> WalletTokenStatus {

@@ -58,19 +58,26 @@ public struct StripeOptions: ProviderOptions, Equatable {
 /// pinned to the API version the SDK asks for, and returns Stripe's JSON to the app byte for byte. The SDK then
 /// fetches the encrypted pass data from Stripe itself, so ``confirm(_:context:)`` has nothing to record.
 ///
-/// Stripe has no card programs or activation with printed data, so this adapter is not a ``CardService``; it
-/// offers Stripe's own card and token operations as methods instead.
-public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
-    /// Card lookup, Apple Pay and Google Pay by issuer SDK key, webhooks.
+/// The normalised card lifecycle (listing, issuance, lock, unlock, cancel, wallet-token listing and control)
+/// is in StripeLifecycle.swift. Stripe has no card programs, no activation with printed data and no PIN setting
+/// in plain text, so this adapter is not a ``CardService``; Stripe's own card and token operations stay
+/// available as methods.
+public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, WalletTokenListing, WalletTokenControl, WalletProvisioning, WebhookVerifying {
+    /// Card lookup, listing, issuance, locking and cancellation; wallet-token listing and control; Apple Pay and
+    /// Google Pay by issuer SDK key; webhooks.
     public static let descriptor = ProviderDescriptor(
-        kind: .stripe, capabilities: [.cardLookup, .walletProvisioning, .webhooks],
+        kind: .stripe,
+        capabilities: [
+            .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing, .walletTokenControl,
+            .walletProvisioning, .webhooks,
+        ],
         provisioningFlows: [.applePay: .issuerSDKKey, .googlePay: .issuerSDKKey]
     )
 
     public var descriptor: ProviderDescriptor { Self.descriptor }
 
     private let configuration: StripeConfiguration
-    private let http: ProviderHTTPClient
+    let http: ProviderHTTPClient
     private let logger: Logger
     private let now: @Sendable () -> Date
 
@@ -402,7 +409,7 @@ public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
 
     // MARK: Internals
 
-    private func fetchCard(_ id: String, context: OperationContext) async throws -> StripeCardWire {
+    func fetchCard(_ id: String, context: OperationContext) async throws -> StripeCardWire {
         var query: [(name: String, value: String)] = []
         if StripeAPI.expandCardholder { query.append(("expand[]", "cardholder")) }
         let response = try await send(.get, StripeAPI.issuingCard(id), query: query, operation: "get card", context: context)
@@ -430,7 +437,7 @@ public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
         return tokens
     }
 
-    private static func issuingToken(_ wire: StripeTokenWire) -> StripeIssuingToken {
+    static func issuingToken(_ wire: StripeTokenWire) -> StripeIssuingToken {
         StripeIssuingToken(
             card: CardRef(id: wire.card.id), token: StripeMapping.token(wire), deviceFingerprint: wire.deviceFingerprint,
             networkUpdatedAt: wire.networkUpdatedAt.map(StripeMapping.date)
@@ -446,7 +453,7 @@ public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
         return HeaderAuthentication(fields)
     }
 
-    private func send(
+    func send(
         _ method: HTTPRequest.Method, _ path: String, query: [(name: String, value: String)] = [], form: StripeForm? = nil,
         stripeVersion: String? = nil, repeatability: ProviderRequest.Repeatability? = nil, operation: String, context: OperationContext
     ) async throws -> ProviderResponse {
@@ -464,7 +471,7 @@ public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
     }
 
     /// The decoded object of a successful response; Stripe's error for any other.
-    private func decode<T: Decodable>(
+    func decode<T: Decodable>(
         _ type: T.Type, _ response: ProviderResponse, object expected: String, _ objectField: KeyPath<T, String?>, what: String
     ) throws -> T {
         guard response.isSuccess else { throw StripeErrors.error(for: response, instance: http.instance) }
@@ -478,7 +485,7 @@ public struct StripeProvider: CardLookup, WalletProvisioning, WebhookVerifying {
         return value
     }
 
-    private func invalidResponse(_ message: String, _ response: ProviderResponse) -> CardGatewayError {
+    func invalidResponse(_ message: String, _ response: ProviderResponse) -> CardGatewayError {
         CardGatewayError(
             .invalidResponse, message, provider: http.instance, providerKind: .stripe, httpStatus: response.status,
             requestID: StripeErrors.requestID(response), mayHaveReachedProvider: true

@@ -151,6 +151,7 @@ extension StripeSimulator {
         case .createEphemeralKey: return try createEphemeralKey(call, caller: caller, version: version)
         case .deleteEphemeralKey: return try deleteEphemeralKey(call, caller: caller)
         case .listCards: return try listCards(call, caller: caller)
+        case .createCard: return try createCard(call, caller: caller)
         case .retrieveCard: return try retrieveCard(call, caller: caller)
         case .updateCard: return try updateCard(call, caller: caller)
         case .listCardholders: return try listCardholders(call, caller: caller)
@@ -236,6 +237,40 @@ extension StripeSimulator {
         return try page(selected, params: params, url: "/v1/issuing/cards", what: "issuing card", id: \.id, created: \.created) {
             render(card: $0, livemode: caller.livemode)
         }
+    }
+
+    /// `POST /v1/issuing/cards`: `currency` and `type` required, `cardholder` must exist, a physical card needs
+    /// `shipping`; `status` active or inactive (the default).
+    private func createCard(_ call: StripeSimCall, caller: SimCaller) throws(StripeSimError) -> StripeSimJSON {
+        let params = call.params
+        try params.requireKnown([
+            "cardholder", "currency", "type", "status", "shipping", "metadata", "spending_controls", "exp_month", "exp_year", "financial_account",
+            "personalization_design", "pin", "replacement_for", "replacement_reason", "second_line", "expand",
+        ])
+        try requireExpansions(params.list("expand"), allowed: ["replaced_by", "replacement_for"])
+        guard let currency = params.string("currency") else { throw .missingParameter("currency") }
+        guard let type = params.string("type") else { throw .missingParameter("type") }
+        guard ["physical", "virtual"].contains(type) else { throw .invalidValue("type", type, allowed: ["physical", "virtual"]) }
+        guard ["usd", "eur", "gbp"].contains(currency) else {
+            throw .invalid("Issuing cards can be created in usd, eur or gbp, not \(currency).", param: "currency", code: "parameter_invalid_string")
+        }
+        guard let holderID = params.string("cardholder") else { throw .missingParameter("cardholder") }
+        guard cardholders.get(holderID) != nil else { throw .noSuch("issuing cardholder", holderID, param: "cardholder", status: 400) }
+        let status = params.string("status") ?? "inactive"
+        guard ["active", "inactive"].contains(status) else { throw .invalidValue("status", status, allowed: ["active", "inactive"]) }
+        if type == "physical", !params.contains("shipping") {
+            throw .invalid("A physical card needs shipping details.", param: "shipping")
+        }
+        let id = ids.next(prefix: "ic_1", length: 24)
+        let digits = ids.nextInt(in: 0...9999)
+        let created = now
+        let card = SimCard(
+            id: id, cardholderID: holderID, status: status, type: type, brand: "Visa", last4: String(format: "%04d", digits),
+            expMonth: 12, expYear: 2030, currency: currency, created: created, applePay: .eligible, googlePay: .eligible,
+            primaryAccountIdentifier: nil, metadata: params.object("metadata").filter { !$0.1.isEmpty }
+        )
+        cards.put(id, card)
+        return render(card: card, livemode: caller.livemode)
     }
 
     private func retrieveCard(_ call: StripeSimCall, caller: SimCaller) throws(StripeSimError) -> StripeSimJSON {

@@ -190,7 +190,7 @@ public struct StripeSimulator: ProviderSimulator {
 
     enum Route: Sendable {
         case createEphemeralKey, deleteEphemeralKey
-        case listCards, retrieveCard, updateCard, pushProvisioningDetails
+        case listCards, createCard, retrieveCard, updateCard, pushProvisioningDetails
         case listCardholders, retrieveCardholder
         case listTokens, retrieveToken, updateToken
     }
@@ -199,6 +199,7 @@ public struct StripeSimulator: ProviderSimulator {
         router.post("/v1/ephemeral_keys") { request, context in await self.respond(request, context, .createEphemeralKey) }
         router.delete("/v1/ephemeral_keys/:id") { request, context in await self.respond(request, context, .deleteEphemeralKey) }
         router.get("/v1/issuing/cards") { request, context in await self.respond(request, context, .listCards) }
+        router.post("/v1/issuing/cards") { request, context in await self.respond(request, context, .createCard) }
         router.get("/v1/issuing/cards/:id") { request, context in await self.respond(request, context, .retrieveCard) }
         router.post("/v1/issuing/cards/:id") { request, context in await self.respond(request, context, .updateCard) }
         router.get("/v1/issuing/cards/:id/push_provisioning_details") { request, context in
