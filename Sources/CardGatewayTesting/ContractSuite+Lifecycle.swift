@@ -50,8 +50,10 @@ extension ContractRun {
             checks.expect(Set(seen).count == seen.count, "a card came back on two pages: \(seen)")
             let whole = try await listing.listCards(CardQuery(customer: fixture.customer, limit: 100), context: self.context)
             checks.expect(Set(whole.cards.map(\.id)) == Set(seen), "paging one by one saw \(seen.sorted()), one page of 100 saw \(whole.cards.map(\.id).sorted())")
-            let queries = self.newEntries(since: before).filter { $0.method == "GET" }.compactMap(\.query)
-            checks.expect(queries.contains { $0.contains("limit=1") }, "no request carried limit=1: \(queries)")
+            // Every page is read from the provider. A provider that pages on the wire is asked for one card; one that
+            // answers every card at once (Bridge) is paged by the adapter over that answer.
+            let reads = self.newEntries(since: before).filter { $0.method == "GET" }
+            checks.expect(reads.count >= pages, "\(pages) pages were served by \(reads.count) reads from the provider")
         }
         await lifecycleScenario(.cardListing, "cardListing: a limit out of range is refused before sending", fixture: cards, scenario) { fixture, checks in
             let listing = try self.conformance((any CardListing).self, provider)

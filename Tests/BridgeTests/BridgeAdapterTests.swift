@@ -20,11 +20,10 @@ struct BridgeConfigurationTests {
         #expect(factory.credentials.map(\.required) == [true, false])
         #expect(factory.options.map(\.name) == ["certificateEncoding", "cardChain"])
         #expect(Set(factory.options[0].allowedValues) == ["hex", "base64"])
-        #expect(factory.descriptor.capabilities == [.cardLookup, .cardIssuance, .cardLocking, .walletProvisioning, .webhooks])
+        #expect(factory.descriptor.capabilities == [.cardLookup, .cardListing, .cardIssuance, .cardLocking, .walletProvisioning, .webhooks])
         #expect(factory.descriptor.provisioningFlows == [.applePay: .encryptedPayload, .googlePay: .encryptedPayload])
         #expect(factory.descriptor.wallets == [.applePay, .googlePay])
-        #expect(factory.descriptor.supports(.lockCard) && factory.descriptor.supports(.createCard))
-        #expect(!factory.descriptor.supports(.listCards))
+        #expect(factory.descriptor.supports(.lockCard) && factory.descriptor.supports(.createCard) && factory.descriptor.supports(.listCards))
         #expect(!factory.descriptor.supports(.cancelCard))
         #expect(!factory.descriptor.supports(.charge))
     }

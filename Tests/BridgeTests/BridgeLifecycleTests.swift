@@ -14,19 +14,17 @@ struct BridgeLifecycleTests {
     static let context = OperationContext(idempotencyKey: "bridge-lifecycle-1")
     static let adaCards = [Seed.activeVisa, Seed.activeMastercard, Seed.pendingVisa, Seed.inactiveMastercard, Seed.frozenByCustomer, Seed.frozenByDeveloper]
 
-    @Test func descriptorDeclaresIssuanceAndLocking() {
+    @Test func descriptorDeclaresListingIssuanceAndLocking() {
         let capabilities = BridgeProvider.standardDescriptor.capabilities
-        #expect(capabilities == [.cardLookup, .cardIssuance, .cardLocking, .walletProvisioning, .webhooks])
-        // Listing works (listCardAccounts) but is not declared: see the README.
-        #expect(!(BridgeProvider.self is any CardListing.Type))
-        for absent in [Capability.cardListing, .cardCancellation, .cardActivation, .cardPIN, .cardPrograms, .walletTokenListing, .walletTokenControl] {
+        #expect(capabilities == [.cardLookup, .cardListing, .cardIssuance, .cardLocking, .walletProvisioning, .webhooks])
+        for absent in [Capability.cardCancellation, .cardActivation, .cardPIN, .cardPrograms, .walletTokenListing, .walletTokenControl] {
             #expect(!capabilities.contains(absent), "\(absent)")
         }
     }
 
     @Test func listingReadsTheCustomersAccountsOnceAPageAndMapsEveryStatus() async throws {
         try await BridgeLive.run { handle, provider, _ in
-            let all = try await provider.listCardAccounts(CardQuery(customer: Seed.customerID), context: Self.context)
+            let all = try await provider.listCards(CardQuery(customer: Seed.customerID), context: Self.context)
             #expect(all.cards.map(\.id) == Self.adaCards)
             #expect(all.total == 6 && !all.hasMore && all.nextCursor == nil)
             #expect(all.cards.allSatisfy { $0.customer == Seed.customerID })
@@ -44,7 +42,7 @@ struct BridgeLifecycleTests {
             var query: CardQuery? = CardQuery(customer: Seed.customerID, limit: 4)
             var seen: [String] = []
             while let current = query {
-                let page = try await provider.listCardAccounts(current, context: Self.context)
+                let page = try await provider.listCards(current, context: Self.context)
                 #expect(page.total == 6 && page.offset == current.offset)
                 seen += page.cards.map(\.id)
                 query = current.next(after: page)
@@ -52,10 +50,10 @@ struct BridgeLifecycleTests {
             #expect(seen == Self.adaCards)
             #expect(handle.journal.entries(method: "GET", pathContains: "/card_accounts").count == 3)
 
-            let frozen = try await provider.listCardAccounts(CardQuery(customer: Seed.customerID, statuses: [.locked, .suspended]), context: Self.context)
+            let frozen = try await provider.listCards(CardQuery(customer: Seed.customerID, statuses: [.locked, .suspended]), context: Self.context)
             #expect(frozen.cards.map(\.id) == [Seed.frozenByCustomer, Seed.frozenByDeveloper])
             #expect(frozen.total == 2)
-            let other = try await provider.listCardAccounts(CardQuery(customer: Seed.customerWithoutCardID), context: Self.context)
+            let other = try await provider.listCards(CardQuery(customer: Seed.customerWithoutCardID), context: Self.context)
             #expect(other.cards.isEmpty && other.total == 0)
         }
     }
@@ -67,7 +65,7 @@ struct BridgeLifecycleTests {
     ])
     func invalidListingIsRefusedBeforeSending(query: CardQuery, field: String) async throws {
         try await BridgeLive.run { handle, provider, _ in
-            let error = await #expect(throws: CardGatewayError.self) { try await provider.listCardAccounts(query, context: Self.context) }
+            let error = await #expect(throws: CardGatewayError.self) { try await provider.listCards(query, context: Self.context) }
             #expect(error?.code == .invalidRequest)
             #expect(error?.fieldErrors.map(\.field).contains(field) == true, "\(error?.fieldErrors ?? [])")
             #expect(handle.journal.count == 0)
@@ -77,7 +75,7 @@ struct BridgeLifecycleTests {
     @Test func unknownCustomerIsNotFound() async throws {
         try await BridgeLive.run { _, provider, _ in
             let error = await #expect(throws: CardGatewayError.self) {
-                try await provider.listCardAccounts(CardQuery(customer: "c0ffee00000040008000000000009999"), context: Self.context)
+                try await provider.listCards(CardQuery(customer: "c0ffee00000040008000000000009999"), context: Self.context)
             }
             #expect(error?.code == .notFound)
         }
@@ -105,7 +103,7 @@ struct BridgeLifecycleTests {
             }
             #expect(again?.code == .invalidRequest)
             #expect(again?.providerCode == "card_account_already_exists")
-            let listed = try await provider.listCardAccounts(CardQuery(customer: Seed.customerWithoutCardID), context: Self.context)
+            let listed = try await provider.listCards(CardQuery(customer: Seed.customerWithoutCardID), context: Self.context)
             #expect(listed.cards.map(\.id) == [card.id])
         }
     }

@@ -195,7 +195,7 @@ struct BridgeSpecConformanceTests {
             )
             _ = try await provider.freeze(card: BridgeLive.ref(Seed.activeVisa), reason: .plannedInactivity, reasonDetail: "holiday", endingAt: BridgeLive.start.addingTimeInterval(86_400), context: OperationContext())
             _ = try await provider.unfreeze(card: BridgeLive.ref(Seed.activeVisa), context: OperationContext())
-            _ = try await provider.listCardAccounts(CardQuery(customer: Seed.customerID), context: OperationContext())
+            _ = try await provider.listCards(CardQuery(customer: Seed.customerID), context: OperationContext())
             _ = try await provider.createCard(
                 CreateCardRequest(customer: Seed.customerWithoutCardID, type: .virtual, program: "classic", currency: "usdc", externalID: "kj-1"),
                 context: OperationContext()

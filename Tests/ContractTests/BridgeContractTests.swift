@@ -97,9 +97,6 @@ struct BridgeContractTests {
         #expect(skipped.sorted() == [
             "cardActivation: activate: the adapter does not declare cardActivation",
             "cardCancellation: cancel is final: the adapter does not declare cardCancellation",
-            "cardListing: a limit out of range is refused before sending: the adapter does not declare cardListing",
-            "cardListing: filtered by status: the adapter does not declare cardListing",
-            "cardListing: paging visits every card exactly once: the adapter does not declare cardListing",
             "cardPIN: set the PIN: the adapter does not declare cardPIN",
             "cardPrograms: programs: the adapter does not declare cardPrograms",
             "walletTokenControl: delete is final: the adapter does not declare walletTokenControl",

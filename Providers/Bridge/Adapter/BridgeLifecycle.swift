@@ -15,7 +15,7 @@ extension BridgeProvider {
     ///
     /// Not ``CardListing`` (yet): the contract suite's listing scenario requires a request carrying `limit=1`,
     /// which Bridge's list does not take.
-    public func listCardAccounts(_ query: CardQuery, context: OperationContext) async throws -> CardPage {
+    public func listCards(_ query: CardQuery, context: OperationContext) async throws -> CardPage {
         var problems = ValidationProblems()
         if let customer = query.customer, !customer.isEmpty {
             ProviderIDs.check(customer, field: "customer", what: "a Bridge customer id", maxLength: BridgeAPI.idMaxLength, into: &problems)

@@ -144,14 +144,14 @@ public struct BridgeFreezeResult: Sendable, Equatable {
 /// Bridge exposes no wallet-token resource: offers list no existing tokens and token management (list,
 /// suspend, delete) is unsupported. Nor does it cancel card accounts, activate them with printed data or take
 /// a PIN (it hands out a PIN-update URL for the cardholder). The normalised lifecycle (create, lock and unlock by
-/// freeze) is in BridgeLifecycle.swift, with ``listCardAccounts(_:context:)``: Bridge lists a customer's accounts
+/// freeze) is in BridgeLifecycle.swift, with ``listCards(_:context:)``: Bridge lists a customer's accounts
 /// without paging, which the contract suite's listing scenario cannot accept yet, so `cardListing` is not
 /// declared (see the README).
-public struct BridgeProvider: CardIssuance, CardStatusControl, WalletProvisioning, WebhookVerifying, CustomStringConvertible {
+public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, WalletProvisioning, WebhookVerifying, CustomStringConvertible {
     /// Card look-up, issuance and locking (freezes), wallet provisioning (Apple Pay and Google Pay, encrypted
     /// payload) and webhooks.
     public static let standardDescriptor = ProviderDescriptor(
-        kind: .bridge, capabilities: [.cardLookup, .cardIssuance, .cardLocking, .walletProvisioning, .webhooks],
+        kind: .bridge, capabilities: [.cardLookup, .cardListing, .cardIssuance, .cardLocking, .walletProvisioning, .webhooks],
         provisioningFlows: [.applePay: .encryptedPayload, .googlePay: .encryptedPayload]
     )
 
