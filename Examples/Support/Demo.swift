@@ -237,6 +237,10 @@ struct DemoSteps {
         await lookup(&recorder, name: Instance.stripe, via: via, card: card)
         let key = [ProvisioningInput.issuerSDKKey(apiVersion: SampleInputs.stripeSDKAPIVersion)]
         await offerAndProvision(&recorder, name: Instance.stripe, via: via, card: card, inputs: [.applePay: key, .googlePay: key])
+        await lifecycle(
+            &recorder, name: Instance.stripe, via: via, lockable: CardRef(id: StripeSimulator.Seed.activeCardWithoutPrimaryAccountIdentifierID),
+            token: (card: card, id: StripeSimulator.Seed.activeApplePayTokenID)
+        )
     }
 
     // MARK: Bridge: encrypted payloads
@@ -250,6 +254,7 @@ struct DemoSteps {
             .applePay: [.applePay(SampleInputs.applePay)], .googlePay: [.googlePay(SampleInputs.googlePay)],
         ])
         // No confirm step: Bridge records nothing when the wallet reports success.
+        await lifecycle(&recorder, name: Instance.bridge, via: via, lockable: CardRef(id: Seed.activeMastercard, customer: Seed.customerID), token: nil)
     }
 
     // MARK: Trust Payments: store, verify, charge, reuse

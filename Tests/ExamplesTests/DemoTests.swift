@@ -45,6 +45,13 @@ struct DemoTests {
         let skipped = report.steps.filter { $0.status == .skipped }
         #expect(skipped.allSatisfy { !$0.outcome.isEmpty }, "\(skipped)")
         #expect(report.steps.first { $0.instance == Instance.paysafe && $0.name == "lifecycle: suspend and resume a wallet token" }?.status == .skipped)
+        // A lock/unlock round trip on every provider with a card lock, a token suspend/resume on every one with token control.
+        for instance in [Instance.paysafe, Instance.adyen, Instance.stripe, Instance.bridge] {
+            #expect(report.steps.filter { $0.instance == instance && ["lifecycle: lock a card", "lifecycle: unlock it"].contains($0.name) && $0.status == .passed }.count == 2, "\(instance)")
+        }
+        for instance in [Instance.adyen, Instance.stripe] {
+            #expect(report.steps.filter { $0.instance == instance && ["lifecycle: suspend a wallet token", "lifecycle: resume it"].contains($0.name) && $0.status == .passed }.count == 2, "\(instance)")
+        }
     }
 
     @Test("outcomes never hold a secret, card number, CVV, payload or ephemeral key secret")

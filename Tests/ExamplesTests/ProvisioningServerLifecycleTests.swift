@@ -7,6 +7,7 @@ import HummingbirdTesting
 import AdyenSimulator
 import PaysafeSimulator
 import ProvisioningServerApp
+import StripeSimulator
 import Testing
 
 /// The card and wallet-token lifecycle routes, on the demo users and the embedded simulators.
@@ -92,6 +93,44 @@ struct ProvisioningServerLifecycleTests {
             )
             #expect(stranger.status == 404, "\(stranger.text)")
             #expect(journal.entries().allSatisfy { $0.method == "GET" }, "\(journal.entries().map { "\($0.method) \($0.path)" })")
+        }
+    }
+
+    @Test("the card's own token suspends and resumes with one keyed write each; a deleted token cannot be resumed (Stripe)")
+    func tokenLifecycle() async throws {
+        try await DemoServerTests.withDemoServer { client, running in
+            let journal = try #require(running.handle("stripe")).journal
+            let token = StripeSimulator.Seed.activeApplePayTokenID
+            let listed = try await client.send(.get, "/v1/cards/business/tokens", token: DemoUsers.aliceToken)
+            #expect(listed.status == 200, "\(listed.text)")
+            #expect(try listed.json()["tokens"]?.arrayValue?.contains { $0["id"]?.stringValue == token } == true)
+
+            journal.clear()
+            let suspended = try await client.send(
+                .post, "/v1/cards/business/tokens/\(token)/status", token: DemoUsers.aliceToken, json: #"{"intent":"suspend","reason":"lost"}"#,
+                headers: ["Idempotency-Key": "suspend-1"]
+            )
+            #expect(suspended.status == 200, "\(suspended.text)")
+            #expect(try suspended.json()["status"]?.stringValue == "suspended")
+            let writes = journal.entries(method: "POST", pathContains: "/v1/issuing/tokens/\(token)")
+            #expect(writes.count == 1)
+            #expect(writes.first?.bodyText.contains("status=suspended") == true)
+            #expect(writes.first?.header("Idempotency-Key") != nil)
+            // The same key again: the ledger answers, nothing more is sent.
+            let repeated = try await client.send(
+                .post, "/v1/cards/business/tokens/\(token)/status", token: DemoUsers.aliceToken, json: #"{"intent":"suspend","reason":"lost"}"#,
+                headers: ["Idempotency-Key": "suspend-1"]
+            )
+            #expect(repeated.status == 200)
+            #expect(journal.entries(method: "POST", pathContains: "/v1/issuing/tokens/\(token)").count == 1)
+
+            let resumed = try await client.send(.post, "/v1/cards/business/tokens/\(token)/status", token: DemoUsers.aliceToken, json: #"{"intent":"resume"}"#)
+            #expect(try resumed.json()["status"]?.stringValue == "active", "\(resumed.text)")
+            let deleted = try await client.send(.post, "/v1/cards/business/tokens/\(token)/status", token: DemoUsers.aliceToken, json: #"{"intent":"delete"}"#)
+            #expect(try deleted.json()["status"]?.stringValue == "deleted", "\(deleted.text)")
+            let revived = try await client.send(.post, "/v1/cards/business/tokens/\(token)/status", token: DemoUsers.aliceToken, json: #"{"intent":"resume"}"#)
+            #expect(revived.status == 409)
+            #expect(try revived.problem()["code"]?.stringValue == "invalidCardState")
         }
     }
 }
