@@ -3,7 +3,7 @@ import Foundation
 import HTTPTypes
 
 /// Every Stripe path, header and documented limit the adapter relies on, in one place so that a fact found
-/// wrong can be corrected here. Sources: /work/shared/providers/stripe.md (docs.stripe.com API reference,
+/// wrong can be corrected here. Sources: ../shared/providers/stripe.md (docs.stripe.com API reference,
 /// stripe-python 16.1.0). Facts marked "unverified" are inferred from client libraries, not from Stripe's docs.
 enum StripeAPI {
     /// The one documented host for test and live mode; the key decides the mode.

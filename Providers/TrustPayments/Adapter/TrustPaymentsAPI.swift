@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Sources: the official Python client `securetrading` 1.0.26 (config.py, api.py, httpclient.py, converter.py,
 /// requestobject.py), the official Swift SDK (`SecureTrading/swift-payments`), and the Trust Payments docs named in
-/// `/work/shared/providers/trustpayments.md`. Items marked `[U]` are not confirmed by those sources.
+/// `../shared/providers/trustpayments.md`. Items marked `[U]` are not confirmed by those sources.
 enum TrustPaymentsAPI {
     /// The Webservices JSON endpoint (`datacenterpath` in the Python client).
     static let jsonPath = "/json/"
