@@ -8,14 +8,14 @@ import SharedTestSupport
 
 @Suite("Adyen descriptor, factory and card mapping")
 struct AdyenCardMappingTests {
-    @Test("descriptor: card lookup, listing, locking, cancellation, wallet tokens, provisioning and webhooks; both wallets by the issuer SDK relay")
+    @Test("descriptor: card lookup, listing, issuance, locking, cancellation, wallet tokens, provisioning and webhooks; both wallets by the issuer SDK relay")
     func descriptor() {
         let descriptor = AdyenProvider.descriptor
         #expect(descriptor.kind == .adyen)
         #expect(descriptor.kind.name == "adyen")
         #expect(
             descriptor.capabilities == [
-                .cardLookup, .cardListing, .cardLocking, .cardCancellation, .walletTokenListing, .walletTokenControl, .walletProvisioning, .webhooks,
+                .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing, .walletTokenControl, .walletProvisioning, .webhooks,
             ]
         )
         #expect(descriptor.provisioningFlows == [.applePay: .issuerSDKRelay, .googlePay: .issuerSDKRelay])

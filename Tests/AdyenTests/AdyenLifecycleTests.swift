@@ -415,13 +415,13 @@ struct AdyenLifecycleTests {
     @Test("the descriptor declares what Adyen's API offers, and the adapter conforms to each")
     func capabilities() throws {
         let declared = AdyenProvider.descriptor.capabilities
-        #expect(declared == [.cardLookup, .cardListing, .cardLocking, .cardCancellation, .walletTokenListing, .walletTokenControl, .walletProvisioning, .webhooks])
+        #expect(declared == [.cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing, .walletTokenControl, .walletProvisioning, .webhooks])
         let provider: any CardProvider = try Fixture.provider(ScriptedTransport([]))
         #expect(provider is any CardListing)
+        #expect(provider is any CardIssuance)
         #expect(provider is any CardStatusControl)
         #expect(provider is any WalletTokenListing)
         #expect(provider is any WalletTokenControl)
-        #expect(!(provider is any CardIssuance))
         #expect(!(provider is any CardActivation))
         #expect(!(provider is any CardPINManagement))
         #expect(!(provider is any CardPrograms))

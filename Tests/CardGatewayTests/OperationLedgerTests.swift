@@ -347,6 +347,33 @@ struct GatewayLedgerTests {
         #expect(record.fingerprint.count == 64)
     }
 
+    @Test("a create's cardholder name and issuing country are in its fingerprint; a create without them keeps its earlier digest")
+    func createCardFingerprintFields() async throws {
+        let probe = LedgerProbe()
+        let gateway = try LedgerFixture.gateway(probe)
+        let plain = CreateCardRequest(customer: "cust-1", type: .virtual, program: "P1", currency: "EUR")
+        _ = try await gateway.createCard(plain, via: .instance("probe"), context: LedgerFixture.keyed("plain"))
+        // The digest from before the two fields existed: an entry written by an earlier version still matches.
+        let record = try #require(try await gateway.operationLedger.record(key: "plain"))
+        #expect(record.fingerprint == "da71066c2d436781796714629573d5fc2735b8bec959b998466c5bfbb2577b84")
+
+        var named = plain
+        named.cardholderName = "Sam Hopper"
+        named.issuingCountryCode = "NL"
+        _ = try await gateway.createCard(named, via: .instance("probe"), context: LedgerFixture.keyed("named"))
+        let namedRecord = try #require(try await gateway.operationLedger.record(key: "named"))
+        #expect(!namedRecord.fingerprint.contains("Hopper"))
+        for change in [{ (r: inout CreateCardRequest) in r.cardholderName = "Kim Lee" }, { (r: inout CreateCardRequest) in r.issuingCountryCode = "DE" }] {
+            var other = named
+            change(&other)
+            let error = await #expect(throws: CardGatewayError.self) {
+                try await gateway.createCard(other, via: .instance("probe"), context: LedgerFixture.keyed("named"))
+            }
+            #expect(error?.code == .conflict)
+        }
+        #expect(probe.creates == 2)
+    }
+
     @Test("a verified credential keeps the consent time given with it, and a charge notes its last use")
     func consentAndLastUse() async throws {
         let probe = LedgerProbe()

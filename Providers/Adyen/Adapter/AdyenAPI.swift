@@ -24,6 +24,25 @@ enum AdyenAPI {
     /// OpenAPI document sets no bound, so this one leaves room and refuses absurd input).
     static let idMaxLength = 128
 
+    /// `POST /paymentInstruments` (operation `post-paymentInstruments`): creates a card or business account.
+    static let paymentInstruments = "/paymentInstruments"
+
+    /// `CardInfo.cardholderName`: "Maximum length: 26 characters".
+    static let cardholderNameMaxLength = 26
+    /// `PaymentInstrumentInfo.reference`: "maximum 150 characters".
+    static let referenceMaxLength = 150
+    /// No bound in the spec; Adyen's variants (`visadebit`, `mcprepaid`, …) are short. This refuses absurd input.
+    static let brandVariantMaxLength = 64
+
+    /// `CardInfo.brand` (`visa` or `mc`) of a brand variant such as `visadebit` or `mcprepaid`, by its prefix;
+    /// nil for any other. *Unverified*: that every variant starts with its brand is inferred from Adyen's examples.
+    static func brand(ofVariant variant: String) -> String? {
+        let lower = variant.lowercased()
+        if lower.hasPrefix("visa") { return "visa" }
+        if lower.hasPrefix("mc") { return "mc" }
+        return nil
+    }
+
     /// `GET` / `PATCH /paymentInstruments/{id}` (operations `get-paymentInstruments-id`, `patch-paymentInstruments-id`).
     static func paymentInstrument(_ id: String) -> String {
         "/paymentInstruments/\(URLEncoding.pathSegment(id))"

@@ -48,12 +48,12 @@ public enum AdyenNetworkTokenStatus: String, Sendable, CaseIterable, CustomStrin
 /// (`GET /paymentInstruments/{id}/networkTokenActivationData`) and returns its `sdkInput` bytes; each
 /// `.issuerSDK(output:)` with the SDK's bytes posts them and returns the *new* `sdkInput` bytes for the SDK.
 /// Bytes travel as standard Base64 on the wire and as raw bytes in the model; nothing is re-encoded.
-public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, CardStatusControl, WalletTokenListing, WalletTokenControl {
+public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, CardIssuance, CardStatusControl, WalletTokenListing, WalletTokenControl {
     /// What every Adyen instance can do.
     public static let descriptor = ProviderDescriptor(
         kind: .adyen,
         capabilities: [
-            .cardLookup, .cardListing, .cardLocking, .cardCancellation, .walletTokenListing, .walletTokenControl, .walletProvisioning, .webhooks,
+            .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing, .walletTokenControl, .walletProvisioning, .webhooks,
         ],
         provisioningFlows: [.applePay: .issuerSDKRelay, .googlePay: .issuerSDKRelay]
     )

@@ -146,3 +146,45 @@ struct AdyenWireUpdatePaymentInstrumentRequest: Encodable, Sendable {
     var statusReason: String?
     var statusComment: String?
 }
+
+/// `PaymentInstrumentInfo` for a card (`POST /paymentInstruments`; required: `balanceAccountId`,
+/// `issuingCountryCode`, `type`). `status` is not sent, so Adyen's default applies.
+struct AdyenWireCreatePaymentInstrumentRequest: Encodable, Sendable {
+    var type: String
+    var balanceAccountId: String
+    var issuingCountryCode: String
+    var reference: String?
+    var card: AdyenWireCardInfo
+}
+
+/// `CardInfo` (required: `brand`, `brandVariant`, `cardholderName`, `formFactor`).
+struct AdyenWireCardInfo: Encodable, Sendable {
+    var brand: String
+    var brandVariant: String
+    var cardholderName: String
+    var formFactor: String
+    var deliveryContact: AdyenWireDeliveryContact?
+}
+
+/// `DeliveryContact` (required: `address`, `name`).
+struct AdyenWireDeliveryContact: Encodable, Sendable {
+    var name: AdyenWireName
+    var address: AdyenWireDeliveryAddress
+}
+
+/// `Name` (both required, at most 80 characters each).
+struct AdyenWireName: Encodable, Sendable {
+    var firstName: String
+    var lastName: String
+}
+
+/// `DeliveryAddress` (required: `country`).
+struct AdyenWireDeliveryAddress: Encodable, Sendable {
+    var city: String
+    var country: String
+    var line1: String
+    var line2: String?
+    var line3: String?
+    var postalCode: String
+    var stateOrProvince: String?
+}

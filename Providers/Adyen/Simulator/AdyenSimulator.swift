@@ -92,11 +92,14 @@ public struct AdyenSimulator: ProviderSimulator {
 
     // MARK: Routes
 
-    /// Registers `GET`/`PATCH /paymentInstruments/{id}`, `GET /balanceAccounts/{id}/paymentInstruments`,
+    /// Registers `POST /paymentInstruments`, `GET`/`PATCH /paymentInstruments/{id}`, `GET /balanceAccounts/{id}/paymentInstruments`,
     /// `GET`/`POST …/networkTokenActivationData`,
     /// `GET …/networkTokens`, `GET`/`PATCH /networkTokens/{networkTokenId}`, all below `/bcl/v2`.
     public func registerRoutes(on router: Router<SimulatorContext>) {
         let base = basePath
+        router.post("\(base)/paymentInstruments") { request, context in
+            await self.handleWithBody(request, context) { body in try self.postPaymentInstrument(request, context, body: body) }
+        }
         router.get("\(base)/paymentInstruments/:id") { request, context in
             await self.handle(request, context) { try self.getPaymentInstrument(request, context) }
         }
@@ -239,6 +242,74 @@ public struct AdyenSimulator: ProviderSimulator {
             if let comment = comment as? String { stored.statusComment = comment }
         }
         return .json(200, (updated ?? instrument).json)
+    }
+
+    /// `POST /paymentInstruments` (`PaymentInstrumentInfo`) for `type` `card` only: `balanceAccountId`,
+    /// `issuingCountryCode` (two capital letters) and `card` with `brand` (`visa` or `mc`), `brandVariant`,
+    /// `cardholderName` (1–26 characters) and `formFactor` (`virtual` or `physical`) are required; `status` may be
+    /// `active`, `inactive` or `suspended`, and is `active` when absent except for a physical card, which starts
+    /// `inactive` (the spec's "exceptions for cards based on the formFactor"). Missing or invalid fields are a 422
+    /// naming them; an unknown balance account is a 404. Answers the new instrument (`PaymentInstrument`).
+    private func postPaymentInstrument(_ request: Request, _ context: SimulatorContext, body: Data) throws -> SimulatedResponse {
+        try authorize(request, role: .paymentInstruments)
+        return try idempotent(request, body: body) { try createPaymentInstrument(body: body) }
+    }
+
+    private func createPaymentInstrument(body: Data) throws -> SimulatedResponse {
+        let object = try jsonObject(body)
+        var invalid: [(String, String, String)] = []
+        func text(_ value: Any?) -> String? { value as? String }
+        func shown(_ value: Any?) -> String { value.map { String(String(describing: $0).prefix(40)) } ?? "" }
+        let type = object["type"]
+        if type == nil {
+            invalid.append(("type", "", "is required"))
+        } else if text(type) != "card" {
+            invalid.append(("type", shown(type), "must be card (the simulator issues no bank accounts)"))
+        }
+        let account = text(object["balanceAccountId"]) ?? ""
+        if account.isEmpty { invalid.append(("balanceAccountId", shown(object["balanceAccountId"]), "is required")) }
+        let country = text(object["issuingCountryCode"]) ?? ""
+        if country.count != 2 || !country.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) }) {
+            invalid.append(("issuingCountryCode", shown(object["issuingCountryCode"]), "must be an ISO 3166-1 alpha-2 code"))
+        }
+        let status = object["status"]
+        if let status, !["active", "inactive", "suspended"].contains(text(status) ?? "") {
+            invalid.append(("status", shown(status), "must be one of active, inactive, suspended"))
+        }
+        let card = object["card"] as? [String: Any]
+        if card == nil { invalid.append(("card", "", "is required when type is card")) }
+        let brand = text(card?["brand"]) ?? ""
+        let variant = text(card?["brandVariant"]) ?? ""
+        let name = text(card?["cardholderName"]) ?? ""
+        let formFactor = text(card?["formFactor"]) ?? ""
+        if let card {
+            if !["visa", "mc"].contains(brand) { invalid.append(("card.brand", shown(card["brand"]), "must be visa or mc")) }
+            if variant.isEmpty { invalid.append(("card.brandVariant", shown(card["brandVariant"]), "is required")) }
+            if name.trimmingCharacters(in: .whitespaces).isEmpty || name.count > 26 {
+                invalid.append(("card.cardholderName", "", "is required, at most 26 characters"))
+            }
+            if !["virtual", "physical"].contains(formFactor) { invalid.append(("card.formFactor", shown(card["formFactor"]), "must be virtual or physical")) }
+        }
+        guard invalid.isEmpty else {
+            throw failure(422, AdyenSimulatorErrors.invalidInstrumentCreate, "Invalid payment instrument", "The request has invalid fields.", invalidFields: invalid)
+        }
+        guard state.balanceAccounts.contains(account) else {
+            throw failure(404, AdyenSimulatorErrors.unknownBalanceAccount, "Not found", "Balance account not found.")
+        }
+        let number = state.instruments.all().count + 1
+        let id = "PI3227" + state.ids.next(prefix: "", length: 19).uppercased()
+        let expiry = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: state.clock.now())
+        let instrument = SimulatedInstrument(
+            id: id, type: "card", status: text(status) ?? (formFactor == "physical" ? "inactive" : "active"), statusReason: nil, description: nil,
+            card: SimulatedCard(
+                brand: brand, brandVariant: variant, cardholderName: name, formFactor: formFactor, bin: brand == "visa" ? "491761" : "555544",
+                lastFour: String(format: "%04d", 6000 + number % 4000), expiryMonth: String(format: "%02d", expiry.month ?? 1),
+                expiryYear: String((expiry.year ?? 2026) + 3)
+            ),
+            iban: nil, balanceAccountID: account, issuingCountryCode: country
+        )
+        state.instruments.put(id, instrument)
+        return .json(200, instrument.json)
     }
 
     private func getActivationData(_ request: Request, _ context: SimulatorContext) throws -> SimulatedResponse {

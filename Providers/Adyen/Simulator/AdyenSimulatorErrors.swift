@@ -39,6 +39,12 @@ public enum AdyenSimulatorErrors: Sendable {
     /// A listing query parameter out of range (422, `invalidFields` names it). Simulator's choice.
     public static let invalidQuery = "30_113"
 
+    /// `POST /paymentInstruments` with missing or invalid fields (422, `invalidFields` names them). Simulator's choice.
+    public static let invalidInstrumentCreate = "30_114"
+    /// `POST /paymentInstruments` naming a balance account that does not exist (404). Simulator's choice: Adyen's
+    /// answer for this case is not documented.
+    public static let unknownBalanceAccount = "30_115"
+
     /// `00_<status>` for faults and generic errors (Adyen's generic examples use `00_400`, `00_401`, `00_403`,
     /// `00_404`, `00_500`).
     public static func genericCode(_ status: Int) -> String { "00_\(status)" }

@@ -12,13 +12,15 @@ struct SimulatedInstrument: Sendable {
     var card: SimulatedCard?
     var iban: String?
     var balanceAccountID: String = AdyenSimulator.Seed.balanceAccountID
+    /// ISO 3166-1 alpha-2; the seed's instruments are issued in the Netherlands.
+    var issuingCountryCode: String = "NL"
 
     /// The OpenAPI `PaymentInstrument`.
     var json: [String: Any] {
         var object: [String: Any] = [
             "id": id,
             "balanceAccountId": balanceAccountID,
-            "issuingCountryCode": "NL",
+            "issuingCountryCode": issuingCountryCode,
             "type": type,
             "status": status,
         ]

@@ -75,6 +75,10 @@ struct LedgerFingerprint {
         }
         print.add("terms", request.termsAndConditionsAccepted.map { String($0) })
         print.add("eDisclosure", request.eDisclosureAccepted.map { String($0) })
+        // Added later: only when set, so that a request without them keeps the digest it had before (a retry
+        // across an upgrade still matches its ledger entry). The name is hashed with the rest, like `mobile`.
+        if let name = request.cardholderName { print.add("cardholderName", name) }
+        if let country = request.issuingCountryCode { print.add("issuingCountry", country) }
         return print.digest
     }
 

@@ -111,12 +111,22 @@ public struct CreateCardRequest: Sendable, CustomStringConvertible {
     public var deliveryAddress: DeliveryAddress?
     public var termsAndConditionsAccepted: Bool?
     public var eDisclosureAccepted: Bool?
+    /// The name printed or embossed on the card. Personal data: never logged nor shown in ``description``.
+    /// Issuers that need it (Adyen's `card.cardholderName`) refuse a request without it before anything is sent;
+    /// the others ignore it.
+    public var cardholderName: String?
+    /// Where the card is issued, ISO 3166-1 alpha-2 (`NL`, `US`). When nil, an adapter whose issuer needs it (Adyen's
+    /// `issuingCountryCode`) may use ``deliveryAddress``'s `countryCode`; the others ignore it.
+    public var issuingCountryCode: String?
 
     public init(
         customer: String, type: CardType, program: String, currency: String, mobile: String? = nil,
         pin: Secret? = nil, externalID: String? = nil, deliveryAddress: DeliveryAddress? = nil,
-        termsAndConditionsAccepted: Bool? = nil, eDisclosureAccepted: Bool? = nil
+        termsAndConditionsAccepted: Bool? = nil, eDisclosureAccepted: Bool? = nil, cardholderName: String? = nil,
+        issuingCountryCode: String? = nil
     ) {
+        self.cardholderName = cardholderName
+        self.issuingCountryCode = issuingCountryCode
         self.customer = customer
         self.type = type
         self.program = program
