@@ -199,6 +199,18 @@ struct CLITests {
             #expect(try suspend.error()?["code"]?.stringValue == "unsupported")
             #expect(journal.entries().isEmpty)
 
+            // Adyen issues with the cardholder name and issuing country; the program names the brand variant.
+            let adyenJournal = try #require(running.handle("adyen")).journal
+            adyenJournal.clear()
+            let issued = await runCLI([
+                "card", "create", "--config", path, "--provider", "adyen-issuing", "--customer", AdyenSimulator.Seed.balanceAccountID,
+                "--program", "visadebit", "--currency", "EUR", "--cardholder-name", "Ada Lovelace", "--issuing-country", "nl",
+            ])
+            #expect(issued.exitCode == 0, "\(issued.stderr)")
+            #expect(try issued.json()["status"]?.stringValue == "active")
+            let post = try #require(adyenJournal.entries(method: "POST", pathContains: "/paymentInstruments").first)
+            #expect(post.bodyText.contains("\"issuingCountryCode\":\"NL\""), "\(post.bodyText)")
+
             let manifest = await runCLI(["config", "capabilities", "--config", path])
             #expect(manifest.exitCode == 0, "\(manifest.stderr)")
             let entries = try manifest.json().arrayValue ?? []

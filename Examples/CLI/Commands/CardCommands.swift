@@ -87,6 +87,9 @@ struct CardCommand: AsyncParsableCommand {
         @Option(name: .customLong("type"), help: "virtual or physical.") var cardType: String = "virtual"
         @Option var mobile: String?
         @Option(name: .customLong("external-id")) var externalID: String?
+        @Option(name: .customLong("cardholder-name"), help: "The name on the card (Adyen requires it).") var cardholderName: String?
+        @Option(name: .customLong("issuing-country"), help: "The issuing country, ISO 3166-1 alpha-2 (Adyen requires it; default: the delivery address's).")
+        var issuingCountry: String?
         @Option(help: "Delivery address line 1 (physical cards).") var address1: String?
         @Option var city: String?
         @Option(name: .customLong("country-code")) var countryCode: String?
@@ -107,7 +110,8 @@ struct CardCommand: AsyncParsableCommand {
                 }
                 let request = CreateCardRequest(
                     customer: customer, type: type, program: cardProgram, currency: cardCurrency, mobile: mobile, externalID: externalID,
-                    deliveryAddress: address, termsAndConditionsAccepted: acceptTerms ? true : nil, eDisclosureAccepted: acceptEDisclosure ? true : nil
+                    deliveryAddress: address, termsAndConditionsAccepted: acceptTerms ? true : nil, eDisclosureAccepted: acceptEDisclosure ? true : nil,
+                    cardholderName: cardholderName, issuingCountryCode: issuingCountry
                 )
                 try CLIOutput.json(try await config.withGateway() { gateway in try await gateway.createCard(request, via: target.target) })
             }
