@@ -31,6 +31,19 @@ struct AdyenSpecConformanceTests {
             checked.append(("POST activation 2", round2.body, "NetworkTokenActivationDataResponse"))
             checked.append(("GET tokens after", try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").body, "ListNetworkTokensResponse"))
             checked.append(("GET token", try await raw.send(.get, "/networkTokens/\(Seed.activeApplePayTokenID)").body, "GetNetworkTokenResponse"))
+            // The lifecycle endpoints: listing, the instrument update and card issuance.
+            let listing = "/balanceAccounts/\(Seed.balanceAccountID)/paymentInstruments"
+            checked.append(("GET listing", try await raw.send(.get, listing + "?limit=2&offset=0").body, "PaginatedPaymentInstrumentsResponse"))
+            checked.append(("GET listing last page", try await raw.send(.get, listing + "?limit=100&offset=2").body, "PaginatedPaymentInstrumentsResponse"))
+            let lock = try await raw.send(.patch, "/paymentInstruments/\(Seed.lockableVisaID)", body: Data(#"{"status":"suspended","statusReason":"lost"}"#.utf8))
+            #expect(lock.status == 200)
+            checked.append(("PATCH instrument", lock.body, "UpdatePaymentInstrument"))
+            let create = try await raw.send(.post, "/paymentInstruments", body: Data(#"""
+                {"type":"card","balanceAccountId":"\#(Seed.balanceAccountID)","issuingCountryCode":"NL",
+                 "card":{"brand":"visa","brandVariant":"visadebit","cardholderName":"Sam Hill","formFactor":"virtual"}}
+                """#.utf8))
+            #expect(create.status == 200)
+            checked.append(("POST instrument", create.body, "PaymentInstrument"))
             let errors: [(String, RawClient.Reply)] = [
                 ("401", try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)", apiKey: "wrong")),
                 ("403", try await raw.send(.get, path, apiKey: AdyenSimulator.Credentials.apiKeyWithoutActivationRole)),
@@ -39,6 +52,9 @@ struct AdyenSpecConformanceTests {
                 ("422 no exchange", try await raw.send(.post, path, body: Data("{\"sdkOutput\":\"AAEC\"}".utf8))),
                 ("400", try await raw.send(.patch, "/networkTokens/\(Seed.activeApplePayTokenID)", body: Data("[]".utf8))),
                 ("unknown route", try await raw.send(.get, "/balanceAccounts/BA1")),
+                ("422 listing limit", try await raw.send(.get, "/balanceAccounts/\(Seed.balanceAccountID)/paymentInstruments?limit=0")),
+                ("422 closed instrument", try await raw.send(.patch, "/paymentInstruments/\(Seed.closedMastercardID)", body: Data(#"{"status":"active"}"#.utf8))),
+                ("422 create without cardholder", try await raw.send(.post, "/paymentInstruments", body: Data(#"{"type":"card","balanceAccountId":"\#(Seed.balanceAccountID)"}"#.utf8))),
             ]
             for (name, reply) in errors {
                 #expect(reply.status >= 400, "\(name)")
@@ -51,7 +67,7 @@ struct AdyenSpecConformanceTests {
                 let problems = checker.problems(body, schema: schema)
                 #expect(problems.isEmpty, "\(name) against \(schema): \(problems)")
             }
-            #expect(checked.count == 25)
+            #expect(checked.count == 32)
         }
     }
 

@@ -54,6 +54,20 @@ struct StripePublishedExamplesTests {
             let key = try await raw.send(.post, "/v1/ephemeral_keys", form: "issuing_card=\(Seed.activeCardID)", headers: ["Stripe-Version": "2020-08-27"])
             #expect(key.status == 200)
             #expect(PublishedShape.differences(try #require(key.json), from: try Self.published("ephemeral_key")) == [])
+
+            // The lifecycle answers: a created card, a card in a list, a status change, a token change.
+            let created = try await raw.send(.post, "/v1/issuing/cards", form: "cardholder=\(Seed.cardholderID)&currency=usd&type=virtual")
+            #expect(created.status == 200)
+            #expect(PublishedShape.differences(try #require(created.json), from: try Self.published("issuing.card")) == [])
+            let list = try await raw.send(.get, "/v1/issuing/cards?cardholder=\(Seed.cardholderID)&limit=2")
+            let listed = try #require(list.json?["data"]?.arrayValue?.first)
+            #expect(PublishedShape.differences(listed, from: try Self.published("issuing.card")) == [])
+            let locked = try await raw.send(.post, "/v1/issuing/cards/\(Seed.activeCardWithoutPrimaryAccountIdentifierID)", form: "status=inactive")
+            #expect(locked.status == 200)
+            #expect(PublishedShape.differences(try #require(locked.json), from: try Self.published("issuing.card")) == [])
+            let suspended = try await raw.send(.post, "/v1/issuing/tokens/\(Seed.activeApplePayTokenID)", form: "status=suspended")
+            #expect(suspended.status == 200)
+            #expect(PublishedShape.differences(try #require(suspended.json), from: try Self.published("issuing.token")) == [])
         }
     }
 
