@@ -21,10 +21,10 @@ let swiftSettings: [SwiftSetting] = [
 func benchmarkTarget(_ name: String, dependencies: [Target.Dependency]) -> Target {
     .executableTarget(
         name: name,
-        dependencies: [.product(name: "Benchmark", package: "package-benchmark")] + dependencies,
+        dependencies: [.product(name: "Benchmark", package: "benchmark")] + dependencies,
         path: "Benchmarks/\(name)",
         swiftSettings: swiftSettings,
-        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     )
 }
 
@@ -34,7 +34,8 @@ let package = Package(
     dependencies: [
         // Named, so that `package: "CardGateway"` works whatever the checkout directory is called.
         .package(name: "CardGateway", path: ".."),
-        .package(url: "https://github.com/ordo-one/package-benchmark.git", exact: "1.38.1", traits: ["MallocInterposer"]),
+        // Identity `benchmark` (the repository's current name; package-benchmark.git redirects to it).
+        .package(url: "https://github.com/ordo-one/benchmark.git", exact: "1.38.1", traits: ["MallocInterposer"]),
         // Already in the graph through the root package (same URL and requirement); named here because the
         // in-process transport of GatewayBenchmarks implements `HTTPTransport`, whose API uses HTTPTypes.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),

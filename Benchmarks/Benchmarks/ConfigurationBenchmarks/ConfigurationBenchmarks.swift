@@ -7,10 +7,10 @@ import Foundation
 // product is needed: the registry holds a fake provider kind, as the core's own tests do.
 
 let benchmarks: @Sendable () -> Void = {
-    for routeCount in [100, 1_000] {
+    for routeCount in [100, 1_000, 10_000] {
         let document = Documents.valid(binRoutes: routeCount)
         Benchmark(
-            "GatewayConfiguration.load (\(routeCount) BIN routes, \(document.count / 1_024) KiB)",
+            "config/load-\(routeCount >= 1_000 ? "\(routeCount / 1_000)k" : "\(routeCount)")-routes",
             configuration: loadConfiguration(routeCount)
         ) { benchmark in
             for _ in benchmark.scaledIterations {
@@ -27,7 +27,7 @@ let benchmarks: @Sendable () -> Void = {
     // error is formatted as an operator would see it.
     let invalid = Documents.valid(binRoutes: 1_000, overlapEvery: 10)
     Benchmark(
-        "GatewayConfiguration.load invalid (1000 BIN routes, 100 overlaps) + description",
+        "config/load-1k-routes-100-overlaps",
         configuration: loadConfiguration(1_000)
     ) { benchmark in
         for _ in benchmark.scaledIterations {

@@ -18,18 +18,19 @@ let benchmarks: @Sendable () -> Void = {
         let perRoute = TableSlot(size: size, shape: .routePerRange)
         let oneRoute = TableSlot(size: size, shape: .oneRouteManyRanges)
 
-        perRoute.benchmark("Router.match BIN hit (\(size.countLabel) routes)", lookupConfiguration) { $1.matchHits($0) }
-        perRoute.benchmark("Router.match BIN miss to catch-all (\(size.countLabel) routes)", lookupConfiguration) { $1.matchMisses($0) }
-        perRoute.benchmark("Router.match issuer route (\(size.countLabel) routes)", lookupConfiguration) { $1.matchIssuer($0) }
-        oneRoute.benchmark("Router.match BIN hit (\(size.countLabel) ranges in one route)", sizedConfiguration(size)) { $1.matchHits($0) }
-        perRoute.benchmark("Router.explain BIN hit in the middle (\(size.countLabel) routes)", sizedConfiguration(size)) { $1.explainMiddle($0) }
+        let label = size.tableLabel
+        perRoute.benchmark("router/match-\(label)", lookupConfiguration) { $1.matchHits($0) }
+        perRoute.benchmark("router/match-miss-\(label)", lookupConfiguration) { $1.matchMisses($0) }
+        perRoute.benchmark("router/match-issuer-\(label)", lookupConfiguration) { $1.matchIssuer($0) }
+        oneRoute.benchmark("router/match-one-route-\(label)", sizedConfiguration(size)) { $1.matchHits($0) }
+        perRoute.benchmark("router/explain-middle-\(label)", sizedConfiguration(size)) { $1.explainMiddle($0) }
     }
 
     // Building the index (done once per configuration load / gateway start).
     for size in [1_000, 100_000] {
         let routes = Table.routes(size: size, shape: .routePerRange)
         Benchmark(
-            "Router.init (\(size.countLabel) routes)",
+            "router/init-\(size.tableLabel)",
             configuration: .init(
                 metrics: [.wallClock, .mallocCountTotal, .peakMemoryResident],
                 warmupIterations: 1,
@@ -204,6 +205,9 @@ final class Table: @unchecked Sendable {
 }
 
 extension Int {
+    /// The size part of a benchmark name: 10 → "10", 1000 → "1k-bins", 100000 → "100k-bins".
+    var tableLabel: String { self >= 1_000 ? "\(countLabel)-bins" : "\(self)" }
+
     /// 100000 → "100k", 1000 → "1k".
     var countLabel: String { self >= 1_000 && self % 1_000 == 0 ? "\(self / 1_000)k" : "\(self)" }
 }

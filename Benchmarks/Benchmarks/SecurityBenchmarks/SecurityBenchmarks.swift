@@ -8,13 +8,13 @@ import Foundation
 let benchmarks: @Sendable () -> Void = {
     // MARK: Signatures
 
-    Benchmark("HMAC-SHA256 sign (2 KiB body)", configuration: fastConfiguration) { benchmark in
+    Benchmark("hmac/sign-2kib", configuration: fastConfiguration) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(MessageAuthentication.hmacSHA256(key: Webhook.key, message: Webhook.body))
         }
     }
 
-    Benchmark("HMAC-SHA256 verify, valid (2 KiB body)", configuration: fastConfiguration) { benchmark in
+    Benchmark("hmac/verify-valid-2kib", configuration: fastConfiguration) { benchmark in
         for _ in benchmark.scaledIterations {
             guard MessageAuthentication.verifyHMACSHA256(signature: Webhook.signature, key: Webhook.key, message: Webhook.body) else {
                 benchmark.error("a valid signature was refused")
@@ -25,7 +25,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // A forged signature must take as long as a valid one, wherever it differs.
     for (label, signature) in [("first", Webhook.signatureWrongFirstByte), ("last", Webhook.signatureWrongLastByte)] {
-        Benchmark("HMAC-SHA256 verify, wrong \(label) byte (2 KiB body)", configuration: fastConfiguration) { benchmark in
+        Benchmark("hmac/verify-wrong-\(label)-byte-2kib", configuration: fastConfiguration) { benchmark in
             for _ in benchmark.scaledIterations {
                 guard !MessageAuthentication.verifyHMACSHA256(signature: signature, key: Webhook.key, message: Webhook.body) else {
                     benchmark.error("a forged signature was accepted")
@@ -35,7 +35,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("Webhook check: hex header decode + HMAC-SHA256 verify (2 KiB body)", configuration: fastConfiguration) { benchmark in
+    Benchmark("hmac/webhook-hex-header-verify-2kib", configuration: fastConfiguration) { benchmark in
         for _ in benchmark.scaledIterations {
             guard let signature = ByteEncoding.decodeHex(Webhook.signatureHeader),
                 MessageAuthentication.verifyHMACSHA256(signature: signature, key: Webhook.key, message: Webhook.body)
@@ -47,20 +47,20 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     for (label, lhs, rhs) in [
-        ("32 B, equal", Webhook.signature, Webhook.signatureCopy),
-        ("32 B, differ at first byte", Webhook.signature, Webhook.signatureWrongFirstByte),
-        ("32 B, differ at last byte", Webhook.signature, Webhook.signatureWrongLastByte),
-        ("2 KiB, equal", Webhook.body, Webhook.bodyCopy),
-        ("2 KiB, differ at first byte", Webhook.body, Webhook.bodyWrongFirstByte),
+        ("32b-equal", Webhook.signature, Webhook.signatureCopy),
+        ("32b-differ-first", Webhook.signature, Webhook.signatureWrongFirstByte),
+        ("32b-differ-last", Webhook.signature, Webhook.signatureWrongLastByte),
+        ("2kib-equal", Webhook.body, Webhook.bodyCopy),
+        ("2kib-differ-first", Webhook.body, Webhook.bodyWrongFirstByte),
     ] {
-        Benchmark("ConstantTime.equals (\(label))", configuration: fastConfiguration) { benchmark in
+        Benchmark("constant-time/equals-\(label)", configuration: fastConfiguration) { benchmark in
             for _ in benchmark.scaledIterations {
                 blackHole(ConstantTime.equals(lhs, rhs))
             }
         }
     }
 
-    Benchmark("Secret == (48-char key, constant time)", configuration: fastConfiguration) { benchmark in
+    Benchmark("secret/equals-48-chars", configuration: fastConfiguration) { benchmark in
         let stored = Secret("sk_test_" + String(repeating: "4eC39HqLyjWDarjtT1zdp7dc", count: 2).prefix(40))
         let guess = Secret("sk_test_" + String(repeating: "4eC39HqLyjWDarjtT1zdp7dX", count: 2).prefix(40))
         for _ in benchmark.scaledIterations {
@@ -70,19 +70,19 @@ let benchmarks: @Sendable () -> Void = {
 
     // MARK: Redaction
 
-    Benchmark("SafeText.scrub (provider error, \(Redaction.providerMessage.utf8.count) B)", configuration: slowConfiguration) { benchmark in
+    Benchmark("safetext/scrub-provider-message", configuration: slowConfiguration) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(SafeText.scrub(Redaction.providerMessage))
         }
     }
 
-    Benchmark("SafeText.scrub (2 KiB text, maxLength 2000)", configuration: slowConfiguration) { benchmark in
+    Benchmark("safetext/scrub-2kib", configuration: slowConfiguration) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(SafeText.scrub(Redaction.longText, maxLength: 2_000))
         }
     }
 
-    Benchmark("CardGatewayError init + description (3 field errors)", configuration: slowConfiguration) { benchmark in
+    Benchmark("error/init-description", configuration: slowConfiguration) { benchmark in
         for _ in benchmark.scaledIterations {
             let error = CardGatewayError(
                 .declined, Redaction.providerMessage, provider: "eu-cards", providerKind: ProviderKind("stripe"),
@@ -92,7 +92,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("CardGatewayError description (prebuilt)", configuration: fastConfiguration) { benchmark in
+    Benchmark("error/description-prebuilt", configuration: fastConfiguration) { benchmark in
         let error = CardGatewayError(
             .rateLimited, "too many requests", provider: "us-cards", providerKind: ProviderKind("adyen"), providerCode: "429",
             httpStatus: 429, requestID: "req_42", retryAfter: .seconds(2), fieldErrors: Redaction.fieldErrors
