@@ -37,9 +37,49 @@ enum HS256JWT {
         return HMACKey(from: bytes)
     }
 
-    /// `base64url(header).base64url(claims).base64url(HMAC-SHA256)`, without padding.
-    static func sign(_ claims: some JWTPayload, secret: Secret) async throws -> String {
-        try await keys(secret).sign(claims)
+    /// `base64url(header).base64url(claims).base64url(HMAC-SHA256)`, without padding: the bytes jwt-kit mints with
+    /// ``serializer`` (checked in TrustPaymentsJWTTests), written directly. The header is always
+    /// `{"alg":"HS256","typ":"JWT"}`, so its base64url form is a constant; the claims are encoded once with sorted
+    /// keys; the HMAC is swift-crypto's under the secret's own bytes (the zero padding ``hmacKey(_:)`` adds for
+    /// jwt-kit changes no MAC, see there). No key collection (an actor) is built per token.
+    static func sign(_ claims: some Encodable, secret: Secret) async throws -> String {
+        let payload = try claimsEncoder.encode(claims)
+        var token: [UInt8] = []
+        token.reserveCapacity(encodedHeader.count + 2 + (payload.count * 4 + 2) / 3 + 43)
+        token.append(contentsOf: encodedHeader)
+        token.append(UInt8(ascii: "."))
+        appendBase64URL(payload, to: &token)
+        let signature = MessageAuthentication.hmacSHA256(key: secret, message: Data(token))
+        token.append(UInt8(ascii: "."))
+        appendBase64URL(signature, to: &token)
+        return String(decoding: token, as: UTF8.self)
+    }
+
+    /// base64url(`{"alg":"HS256","typ":"JWT"}`).
+    static let encodedHeader = Array("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9".utf8)
+
+    /// The claims' encoder: the one in ``serializer``'s configuration (sorted keys, unescaped slashes).
+    static let claimsEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    private static let base64URLAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// Appends `bytes` in base64url without padding (RFC 4648 §5, as RFC 7515 uses it).
+    static func appendBase64URL(_ bytes: some Collection<UInt8>, to output: inout [UInt8]) {
+        var buffer: UInt32 = 0
+        var bits = 0
+        for byte in bytes {
+            buffer = (buffer << 8) | UInt32(byte)
+            bits += 8
+            while bits >= 6 {
+                bits -= 6
+                output.append(base64URLAlphabet[Int((buffer >> UInt32(bits)) & 0x3F)])
+            }
+        }
+        if bits > 0 { output.append(base64URLAlphabet[Int((buffer << UInt32(6 - bits)) & 0x3F)]) }
     }
 
     /// Why a token was refused. The messages never contain any part of the token.
@@ -74,5 +114,24 @@ enum HS256JWT {
         } catch {
             throw Refusal(reason: "the token's claims are not base64url-encoded JSON")
         }
+    }
+}
+
+/// The benchmark package's way in (`jwt/trustpayments-mint`, Benchmarks/Benchmarks/JWTBenchmarks): not API.
+@_spi(Benchmarks) public enum TrustPaymentsJWTBenchmarking {
+    /// Mints the session JWT the adapter gives the mobile SDK for a client session, with these claims.
+    public static func mintSessionToken(
+        issuer: String, issuedAt: Int64, accountType: String, siteReference: String, currency: String, baseAmount: String,
+        requestTypes: [String], credentialsOnFile: String, parentTransactionReference: String?, orderReference: String?, secret: Secret
+    ) async throws -> String {
+        let claims = SessionClaims(
+            iss: issuer, iat: issuedAt,
+            payload: SessionPayload(
+                accounttypedescription: accountType, sitereference: siteReference, currencyiso3a: currency, baseamount: baseAmount,
+                requesttypedescriptions: requestTypes, credentialsonfile: credentialsOnFile,
+                parenttransactionreference: parentTransactionReference, orderreference: orderReference
+            )
+        )
+        return try await HS256JWT.sign(claims, secret: secret)
     }
 }

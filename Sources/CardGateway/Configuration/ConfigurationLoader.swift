@@ -22,7 +22,7 @@ struct ConfigurationLoader {
 
     mutating func load(_ data: Data) -> GatewayConfiguration? {
         let root: JSONValue
-        do { root = try JSONValue.parse(data) } catch {
+        do { root = try ConfigurationJSON.parse(data) } catch {
             problem("$", "the document is not valid JSON")
             return nil
         }
@@ -82,6 +82,7 @@ struct ConfigurationLoader {
     }
 
     mutating func checkUnknownKeys(_ object: [String: JSONValue], allowed: Set<String>, path: String) {
+        guard !object.keys.allSatisfy(allowed.contains) else { return }  // the usual case: nothing to sort or report
         for key in object.keys.sorted() where !allowed.contains(key) {
             let prefix = path == "$" ? "" : "\(path)."
             problem("\(prefix)\(key)", "unknown key; expected one of \(allowed.sorted().joined(separator: ", "))")
@@ -457,9 +458,12 @@ struct ConfigurationLoader {
         var conditions = Route.Conditions()
         if let whenValue = object["when"] {
             if let when = whenValue.objectValue {
-                for key in when.keys.sorted() where !Self.dimensionKeys.contains(key) {
-                    problem("\(path).when.\(key)", "unknown route dimension; expected one of \(Self.dimensionKeys.joined(separator: ", "))")
-                    failed = true
+                // Sorted only when something is to be reported (the usual route has nothing to report).
+                if !when.keys.allSatisfy(Self.dimensionKeys.contains) {
+                    for key in when.keys.sorted() where !Self.dimensionKeys.contains(key) {
+                        problem("\(path).when.\(key)", "unknown route dimension; expected one of \(Self.dimensionKeys.joined(separator: ", "))")
+                        failed = true
+                    }
                 }
                 for key in Self.dimensionKeys {
                     guard let dimensionValue = when[key] else { continue }

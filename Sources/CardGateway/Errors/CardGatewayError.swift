@@ -94,20 +94,52 @@ public struct CardGatewayError: Error, Sendable, CustomStringConvertible, Custom
     }
 
     static func defaultRetryable(_ code: Code) -> Bool {
-        [.rateLimited, .providerUnavailable, .timeout, .transport].contains(code)
+        // Compared one by one: an array literal here would be allocated on every error.
+        code == .rateLimited || code == .providerUnavailable || code == .timeout || code == .transport
     }
 
+    /// `CardGatewayError(code: …, provider: …, …): message [field: message; …]`, written into one string.
     public var description: String {
-        var parts = ["code: \(code)"]
-        if let provider { parts.append("provider: \(provider)") }
-        if let providerKind { parts.append("kind: \(providerKind)") }
-        if let providerCode { parts.append("providerCode: \(providerCode)") }
-        if let httpStatus { parts.append("status: \(httpStatus)") }
-        if let requestID { parts.append("requestID: \(requestID)") }
-        if let retryAfter { parts.append("retryAfter: \(retryAfter)") }
-        if isRetryable { parts.append("retryable") }
-        var text = "CardGatewayError(\(parts.joined(separator: ", "))): \(message)"
-        if !fieldErrors.isEmpty { text += " [" + fieldErrors.map(\.description).joined(separator: "; ") + "]" }
+        var text = "CardGatewayError(code: "
+        text.reserveCapacity(96 + message.utf8.count + (provider?.utf8.count ?? 0) + (requestID?.utf8.count ?? 0) + fieldErrors.count * 48)
+        text += code.rawValue
+        if let provider {
+            text += ", provider: "
+            text += provider
+        }
+        if let providerKind {
+            text += ", kind: "
+            text += providerKind.description
+        }
+        if let providerCode {
+            text += ", providerCode: "
+            text += providerCode
+        }
+        if let httpStatus {
+            text += ", status: "
+            text += String(httpStatus)
+        }
+        if let requestID {
+            text += ", requestID: "
+            text += requestID
+        }
+        if let retryAfter {
+            text += ", retryAfter: "
+            text += retryAfter.description
+        }
+        if isRetryable { text += ", retryable" }
+        text += "): "
+        text += message
+        if !fieldErrors.isEmpty {
+            text += " ["
+            for (position, fieldError) in fieldErrors.enumerated() {
+                if position > 0 { text += "; " }
+                text += fieldError.field
+                text += ": "
+                text += fieldError.message
+            }
+            text += "]"
+        }
         return text
     }
 

@@ -86,10 +86,30 @@ public struct BINRange: Sendable, Equatable, Hashable, CustomStringConvertible {
 
     /// The range as 11-digit bounds, for comparing ranges of different lengths.
     var padded: (low: UInt64, high: UInt64) {
+        if let valid = paddedIfValid { return valid }
         let pad = 11 - length
         let lowValue = UInt64(low + String(repeating: "0", count: pad)) ?? 0
         let highValue = UInt64(high + String(repeating: "9", count: pad)) ?? 0
         return (lowValue, highValue)
+    }
+
+    /// ``padded`` computed without building strings, for a range of 6 to 11 ASCII digits at both ends of the same
+    /// length (what ``parse(_:)`` accepts); nil for anything else.
+    var paddedIfValid: (low: UInt64, high: UInt64)? {
+        func value(_ text: String, padding digit: UInt64) -> (value: UInt64, digits: Int)? {
+            var value: UInt64 = 0
+            var digits = 0
+            for byte in text.utf8 {
+                guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"), digits < 11 else { return nil }
+                value = value * 10 + UInt64(byte - UInt8(ascii: "0"))
+                digits += 1
+            }
+            guard digits >= 6 else { return nil }
+            for _ in digits..<11 { value = value * 10 + digit }
+            return (value, digits)
+        }
+        guard let lowValue = value(low, padding: 0), let highValue = value(high, padding: 9), lowValue.digits == highValue.digits else { return nil }
+        return (lowValue.value, highValue.value)
     }
 
     public var description: String { low == high ? low : "\(low)-\(high)" }

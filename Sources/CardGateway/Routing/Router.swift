@@ -1,10 +1,63 @@
 import Foundation
 
 /// The route that matched, and why.
+///
+/// A decision does not pay for its explanation: ``reason`` is worded when it is read (from the router's tables
+/// and the key, kept by reference), so ``Router/match(_:)`` allocates nothing.
 public struct RouteMatch: Sendable, Equatable, Codable {
     public var routeIndex: Int
     public var instance: String
-    public var reason: String
+    /// Why the route matched, in words. Built on each read, unless it was set.
+    public var reason: String {
+        get {
+            switch storedReason {
+            case .text(let text): text
+            case .deferred(let router, let key): router.reason(routeIndex: routeIndex, key: key)
+            }
+        }
+        set { storedReason = .text(newValue) }
+    }
+
+    private enum StoredReason: Sendable {
+        case text(String)
+        /// The router's tables and the key (both held by reference or inline; no allocation).
+        case deferred(RouterTables, RouteKey)
+    }
+
+    private var storedReason: StoredReason
+
+    public init(routeIndex: Int, instance: String, reason: String) {
+        self.routeIndex = routeIndex
+        self.instance = instance
+        self.storedReason = .text(reason)
+    }
+
+    init(routeIndex: Int, instance: String, deferredFrom tables: RouterTables, key: RouteKey) {
+        self.routeIndex = routeIndex
+        self.instance = instance
+        self.storedReason = .deferred(tables, key)
+    }
+
+    public static func == (lhs: RouteMatch, rhs: RouteMatch) -> Bool {
+        lhs.routeIndex == rhs.routeIndex && lhs.instance == rhs.instance && lhs.reason == rhs.reason
+    }
+
+    private enum CodingKeys: String, CodingKey { case routeIndex, instance, reason }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            routeIndex: try container.decode(Int.self, forKey: .routeIndex), instance: try container.decode(String.self, forKey: .instance),
+            reason: try container.decode(String.self, forKey: .reason)
+        )
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(routeIndex, forKey: .routeIndex)
+        try container.encode(instance, forKey: .instance)
+        try container.encode(reason, forKey: .reason)
+    }
 }
 
 /// Why a route did or did not match a key.
@@ -34,31 +87,29 @@ public struct RouteExplanation: Sendable, Equatable, Codable, CustomStringConver
 
 /// Picks the provider instance for a key: the first route, in configuration order, whose every condition
 /// holds. Lookups use per-dimension indexes (hash maps for values, binary search over disjoint BIN
-/// segments), so their cost does not grow with the number of BIN ranges; the reason given for a match is
-/// found the same way. Indexes hold sparse route lists, so memory grows with the conditions written, not
-/// with routes × values.
+/// segments) and allocate nothing, so their cost does not grow with the number of BIN ranges; the reason
+/// for a match is worded only when read. Indexes hold sparse route lists, so memory grows with the
+/// conditions written, not with routes × values.
 public struct Router: Sendable {
-    public let routes: [Route]
-    private let index: RouteIndex
+    let tables: RouterTables
+
+    public var routes: [Route] { tables.routes }
 
     public init(routes: [Route]) {
-        self.routes = routes
-        self.index = RouteIndex(routes: routes)
+        tables = RouterTables(routes: routes)
     }
 
-    /// The first matching route, or nil.
+    /// The first matching route, or nil. Allocates nothing: the match's ``RouteMatch/reason`` is worded when read.
     public func match(_ key: RouteKey) -> RouteMatch? {
-        guard let routeIndex = index.firstMatch(key) else { return nil }
-        let route = routes[routeIndex]
-        let verdict = Self.evaluate(route.when, key, locateBIN: { index.binLookups[routeIndex]?.range(containing: $0) })
-        return RouteMatch(routeIndex: routeIndex, instance: route.use, reason: verdict.reason)
+        guard let routeIndex = tables.firstMatch(key) else { return nil }
+        return RouteMatch(routeIndex: routeIndex, instance: tables.routes[routeIndex].use, deferredFrom: tables, key: key)
     }
 
     /// The match and the reason every earlier route was skipped.
     public func explain(_ key: RouteKey) -> RouteExplanation {
         var decisions: [RouteDecision] = []
-        for (position, route) in routes.enumerated() {
-            let verdict = Self.evaluate(route.when, key, locateBIN: { index.binLookups[position]?.range(containing: $0) })
+        for (position, route) in tables.routes.enumerated() {
+            let verdict = Self.evaluate(route.when, key, locateBIN: { tables.range(ofRoute: position, containing: $0) })
             decisions.append(RouteDecision(routeIndex: position, instance: route.use, matched: verdict.matched, reason: verdict.reason))
             if verdict.matched {
                 return RouteExplanation(key: key.description, match: RouteMatch(routeIndex: position, instance: route.use, reason: verdict.reason), decisions: decisions)
@@ -107,248 +158,404 @@ public struct Router: Sendable {
     }
 }
 
-/// A fixed-size set of route positions, built per lookup.
+/// A fixed-size set of route positions.
 struct RouteBits: Sendable, Equatable {
     var words: [UInt64]
 
-    init(count: Int) {
-        words = Array(repeating: 0, count: (count + 63) / 64)
-    }
-
-    /// Every position below `count` set.
-    init(allBelow count: Int) {
-        words = Array(repeating: ~0, count: (count + 63) / 64)
-        if count % 64 != 0, !words.isEmpty { words[words.count - 1] = (1 << UInt64(count % 64)) - 1 }
-    }
-
     init(count: Int, positions: [Int32]) {
-        self.init(count: count)
-        insert(positions)
+        words = Array(repeating: 0, count: (count + 63) / 64)
+        for position in positions { words[Int(position) >> 6] |= 1 << UInt64(position & 63) }
     }
 
-    mutating func insert(_ position: Int) { words[position >> 6] |= 1 << UInt64(position & 63) }
+    func contains(_ position: Int) -> Bool { words[position >> 6] & (1 << UInt64(position & 63)) != 0 }
+}
 
-    mutating func insert(_ positions: [Int32]) {
-        for position in positions { insert(Int(position)) }
-    }
-
-    mutating func formIntersection(_ other: RouteBits) {
-        for index in words.indices { words[index] &= other.words[index] }
-    }
-
-    var first: Int? {
-        for (index, word) in words.enumerated() where word != 0 { return index * 64 + word.trailingZeroBitCount }
-        return nil
+extension Array where Element == Int32 {
+    /// True when this ascending list holds `position` (binary search).
+    func sortedContains(_ position: Int32) -> Bool {
+        var low = startIndex
+        var high = endIndex
+        while low < high {
+            let middle = (low + high) / 2
+            if self[middle] < position { low = middle + 1 } else { high = middle }
+        }
+        return low < endIndex && self[low] == position
     }
 }
 
-/// A BIN's first `length` digits as a number, or nil when the BIN is shorter than `length`.
-func binPrefixValue(_ bin: String, length: Int) -> UInt64? {
-    guard bin.count >= length else { return nil }
-    return UInt64(bin.prefix(length))
-}
+/// A BIN as the router reads it: its number of digits and its first 11 digits padded with zeros to 11 (the
+/// space ``BINRange/padded`` bounds live in). Nil when it has fewer than 6 digits or anything but ASCII digits.
+struct BINProbe: Sendable {
+    var digits: Int
+    var padded: UInt64
 
-/// One route's BIN ranges, per prefix length, sorted by their low end, for finding the range that holds a BIN
-/// without a scan.
-struct RouteBINLookup: Sendable {
-    struct Ranges: Sendable {
-        var lows: [UInt64] = []
-        var highs: [UInt64] = []
-        /// The largest high end among ranges `0...i`, so a backward walk can stop early.
-        var highestSoFar: [UInt64] = []
-        var ranges: [BINRange] = []
-    }
-
-    var byLength: [Int: Ranges] = [:]
-
-    init(_ bins: [BINRange]) {
-        var grouped: [Int: [(low: UInt64, high: UInt64, range: BINRange)]] = [:]
-        for range in bins {
-            guard let low = UInt64(range.low), let high = UInt64(range.high) else { continue }
-            grouped[range.length, default: []].append((low, high, range))
+    init?(_ bin: String) {
+        var digits = 0
+        var value: UInt64 = 0
+        for byte in bin.utf8 {
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+            if digits < 11 { value = value * 10 + UInt64(byte - UInt8(ascii: "0")) }
+            digits += 1
         }
-        for (length, entries) in grouped {
-            var ranges = Ranges()
-            var highest: UInt64 = 0
-            for entry in entries.sorted(by: { $0.low < $1.low }) {
-                highest = max(highest, entry.high)
-                ranges.lows.append(entry.low)
-                ranges.highs.append(entry.high)
-                ranges.highestSoFar.append(highest)
-                ranges.ranges.append(entry.range)
-            }
-            byLength[length] = ranges
-        }
-    }
-
-    /// The range holding `bin`, trying the shortest prefix length first (the order ranges are reported in).
-    func range(containing bin: String) -> BINRange? {
-        guard bin.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        for length in byLength.keys.sorted() {
-            guard let ranges = byLength[length], let value = binPrefixValue(bin, length: length) else { continue }
-            // The last range starting at or below the value, then back while an earlier range could reach it.
-            var low = 0
-            var high = ranges.lows.count
-            while low < high {
-                let middle = (low + high) / 2
-                if ranges.lows[middle] <= value { low = middle + 1 } else { high = middle }
-            }
-            var position = low - 1
-            while position >= 0 && ranges.highestSoFar[position] >= value {
-                if ranges.highs[position] >= value { return ranges.ranges[position] }
-                position -= 1
-            }
-        }
-        return nil
+        guard digits >= 6 else { return nil }
+        for _ in min(digits, 11)..<11 { value *= 10 }
+        self.digits = digits
+        self.padded = value
     }
 }
 
-/// Per-dimension indexes over the routes. Each holds sorted sparse lists of route positions.
-struct RouteIndex: Sendable {
-    /// One dimension's routes by allowed value. The routes that do not constrain the dimension are kept as a
-    /// ready bitset, so a lookup costs one pass over the words (routes / 64), never one step per route.
+/// The router's tables, shared by reference so that a ``RouteMatch`` can word its reason later without copying them.
+final class RouterTables: Sendable {
+    /// One dimension's routes by allowed value (sorted position lists), and the routes that do not constrain it.
     struct ValueIndex: Sendable {
-        /// Routes without a condition on this dimension.
-        var wildcard: RouteBits
-        /// True when no route constrains the dimension: the lookup skips it.
-        var unconstrained: Bool
-        var byValue: [String: [Int32]]
+        /// True when some route constrains the dimension.
+        let constrained: Bool
+        /// Routes without a condition on this dimension: as a bitset (membership) and an ascending list (enumeration).
+        let wildcard: RouteBits
+        let wildcardList: [Int32]
+        let byValue: [String: [Int32]]
 
-        init(_ values: [Set<String>?]) {
+        init<Values: Sequence<String>>(count: Int, _ values: (Int) -> Values?) {
             var open: [Int32] = []
-            byValue = [:]
-            for (position, set) in values.enumerated() {
-                guard let set else {
+            var byValue: [String: [Int32]] = [:]
+            for position in 0..<count {
+                guard let set = values(position) else {
                     open.append(Int32(position))
                     continue
                 }
                 for value in set { byValue[value, default: []].append(Int32(position)) }
             }
-            wildcard = RouteBits(count: values.count, positions: open)
-            unconstrained = open.count == values.count
+            self.wildcard = RouteBits(count: count, positions: open)
+            self.wildcardList = open
+            self.byValue = byValue
+            self.constrained = open.count != count
         }
 
-        /// Keeps in `bits` only the routes that allow `value` here.
-        func narrow(_ bits: inout RouteBits, to value: String?) {
-            if unconstrained { return }
-            guard let value, let matches = byValue[value] else {
-                bits.formIntersection(wildcard)
-                return
-            }
-            var allowed = wildcard
-            allowed.insert(matches)
-            bits.formIntersection(allowed)
+        /// The routes naming `value` (empty when none does or the key has no value).
+        func matches(_ value: String?) -> [Int32] {
+            guard constrained, let value, let list = byValue[value] else { return [] }
+            return list
+        }
+
+        func allows(_ position: Int, matches: [Int32]) -> Bool {
+            !constrained || wildcard.contains(position) || matches.sortedContains(Int32(position))
         }
     }
 
-    /// Disjoint segments of the padded BIN space for one prefix length, each with the routes covering it.
-    struct BINSegments: Sendable {
+    /// Every route's BIN ranges cut into disjoint segments of the padded 11-digit BIN space; each segment lists the
+    /// routes with a range covering it (ascending), the shortest such range's length (a BIN with fewer digits does
+    /// not match it) and which of the route's ranges a reason names.
+    struct BINIndex: Sendable {
+        let constrained: Bool
+        let wildcard: RouteBits
+        let wildcardList: [Int32]
         var starts: [UInt64] = []
         var ends: [UInt64] = []
-        var routes: [[Int32]] = []
+        /// Segment `s`'s entries are `entryStart[s] ..< entryStart[s + 1]`.
+        var entryStart: [Int32] = [0]
+        var entryRoute: [Int32] = []
+        var entryLength: [UInt8] = []
+        var entryRange: [Int32] = []
 
-        func lookup(_ value: UInt64) -> [Int32]? {
+        /// One route's range in the padded space, with its position in the route's list.
+        struct Interval { var low: UInt64; var high: UInt64; var route: Int32; var range: Int32; var length: UInt8 }
+
+        init(routes: [Route]) {
+            var open: [Int32] = []
+            var intervals: [Interval] = []
+            for (position, route) in routes.enumerated() {
+                guard let bins = route.when.bins else {
+                    open.append(Int32(position))
+                    continue
+                }
+                for (rangeIndex, range) in bins.enumerated() {
+                    // Ranges BINRange.parse would refuse (not 6 to 11 digits, not digits) can match no BIN.
+                    guard let padded = range.paddedIfValid else { continue }
+                    intervals.append(Interval(low: padded.low, high: padded.high, route: Int32(position), range: Int32(rangeIndex), length: UInt8(range.length)))
+                }
+            }
+            wildcard = RouteBits(count: routes.count, positions: open)
+            wildcardList = open
+            constrained = open.count != routes.count
+            guard !intervals.isEmpty else { return }
+
+            // Sweep the boundaries left to right, keeping the intervals that cover the current point.
+            intervals.sort { $0.low < $1.low }
+            var points: [UInt64] = []
+            points.reserveCapacity(intervals.count * 2)
+            for interval in intervals {
+                points.append(interval.low)
+                points.append(interval.high + 1)  // high ≤ 99999999999, no overflow
+            }
+            points.sort()
+            var next = 0
+            var active: [Interval] = []
+            var scratch: [Interval] = []
+            var previous: UInt64?
+            for (position, start) in points.enumerated() {
+                if start == previous { continue }
+                previous = start
+                while next < intervals.count && intervals[next].low <= start {
+                    active.append(intervals[next])
+                    next += 1
+                }
+                active.removeAll { $0.high < start }
+                guard !active.isEmpty else { continue }
+                var end = start
+                var following = position + 1
+                while following < points.count && points[following] == start { following += 1 }
+                end = following < points.count ? points[following] - 1 : active.map(\.high).max()!
+                starts.append(start)
+                ends.append(end)
+                if active.count == 1 {
+                    append(active[0])
+                } else {
+                    // Per route, the range a reason names: the shortest length first, then the highest low end,
+                    // then the last written (as a backward walk over ranges sorted by low end finds it).
+                    scratch.removeAll(keepingCapacity: true)
+                    scratch.append(contentsOf: active)
+                    scratch.sort { a, b in
+                        if a.route != b.route { return a.route < b.route }
+                        if a.length != b.length { return a.length < b.length }
+                        if a.low != b.low { return a.low > b.low }
+                        return a.range > b.range
+                    }
+                    var last: Int32 = -1
+                    for interval in scratch where interval.route != last {
+                        append(interval)
+                        last = interval.route
+                    }
+                }
+                entryStart.append(Int32(entryRoute.count))
+            }
+        }
+
+        private mutating func append(_ interval: Interval) {
+            entryRoute.append(interval.route)
+            entryLength.append(interval.length)
+            entryRange.append(interval.range)
+        }
+
+        /// The entries of the segment holding the BIN, or an empty range.
+        func entries(_ probe: BINProbe?) -> Range<Int> {
+            guard let probe else { return 0..<0 }
             var low = 0
             var high = starts.count - 1
             while low <= high {
                 let middle = (low + high) / 2
-                if value < starts[middle] { high = middle - 1 } else if value > ends[middle] { low = middle + 1 } else { return routes[middle] }
+                if probe.padded < starts[middle] {
+                    high = middle - 1
+                } else if probe.padded > ends[middle] {
+                    low = middle + 1
+                } else {
+                    return Int(entryStart[middle])..<Int(entryStart[middle + 1])
+                }
+            }
+            return 0..<0
+        }
+
+        /// The entry for `position` among `entries` whose range the BIN is long enough for, or nil.
+        func entry(for position: Int, in entries: Range<Int>, digits: Int) -> Int? {
+            var low = entries.lowerBound
+            var high = entries.upperBound
+            let route = Int32(position)
+            while low < high {
+                let middle = (low + high) / 2
+                if entryRoute[middle] < route { low = middle + 1 } else { high = middle }
+            }
+            guard low < entries.upperBound, entryRoute[low] == route, Int(entryLength[low]) <= digits else { return nil }
+            return low
+        }
+    }
+
+    let routes: [Route]
+    let issuers, programs, countries, currencies, tenants, wallets, operations: ValueIndex
+    let bins: BINIndex
+
+    init(routes: [Route]) {
+        self.routes = routes
+        let count = routes.count
+        issuers = ValueIndex(count: count) { routes[$0].when.issuers }
+        programs = ValueIndex(count: count) { routes[$0].when.programs }
+        countries = ValueIndex(count: count) { routes[$0].when.countries }
+        currencies = ValueIndex(count: count) { routes[$0].when.currencies }
+        tenants = ValueIndex(count: count) { routes[$0].when.tenants }
+        wallets = ValueIndex(count: count) { routes[$0].when.wallets?.lazy.map(\.rawValue) }
+        operations = ValueIndex(count: count) { routes[$0].when.operations?.lazy.map(\.rawValue) }
+        bins = BINIndex(routes: routes)
+    }
+
+    /// A driver dimension with more candidates than this is not enumerated: the lookup scans the bitsets a word
+    /// (64 routes) at a time instead, so the worst case stays linear in routes / 64.
+    static let enumerationLimit = 4_096
+
+    /// The position of the first route whose every condition holds. Allocates nothing: the per-dimension lists
+    /// are the index's own arrays (retained, not copied).
+    func firstMatch(_ key: RouteKey, enumerationLimit: Int = RouterTables.enumerationLimit) -> Int? {
+        let count = routes.count
+        guard count > 0 else { return nil }
+        let issuer = issuers.matches(key.issuer)
+        let program = programs.matches(key.program)
+        let country = countries.matches(key.country)
+        let currency = currencies.matches(key.currency)
+        let tenant = tenants.matches(key.tenant)
+        let wallet = wallets.matches(key.wallet?.rawValue)
+        let operation = operations.matches(key.operation?.rawValue)
+        let probe = bins.constrained ? key.bin.flatMap(BINProbe.init) : nil
+        let segment = bins.constrained ? bins.entries(probe) : 0..<0
+        let digits = probe?.digits ?? 0
+
+        func allowed(_ position: Int) -> Bool {
+            issuers.allows(position, matches: issuer) && programs.allows(position, matches: program)
+                && countries.allows(position, matches: country) && currencies.allows(position, matches: currency)
+                && tenants.allows(position, matches: tenant) && wallets.allows(position, matches: wallet)
+                && operations.allows(position, matches: operation)
+                && (!bins.constrained || bins.wildcard.contains(position) || bins.entry(for: position, in: segment, digits: digits) != nil)
+        }
+
+        // The most selective constrained dimension drives: its candidates (the routes without a condition on it,
+        // merged with those naming the key's value) are checked in order against every other dimension.
+        var best = Int.max
+        var driver = -1
+        func consider(_ index: ValueIndex, _ matches: [Int32], _ id: Int) {
+            guard index.constrained else { return }
+            let candidates = index.wildcardList.count + matches.count
+            if candidates < best {
+                best = candidates
+                driver = id
+            }
+        }
+        consider(issuers, issuer, 0)
+        consider(programs, program, 1)
+        consider(countries, country, 2)
+        consider(currencies, currency, 3)
+        consider(tenants, tenant, 4)
+        consider(wallets, wallet, 5)
+        consider(operations, operation, 6)
+        if bins.constrained && bins.wildcardList.count + segment.count < best {
+            best = bins.wildcardList.count + segment.count
+            driver = 7
+        }
+        guard driver >= 0 else { return 0 }  // no route has a condition: the first one matches
+        guard best <= enumerationLimit else { return scan(allowedWord: { word in allowedBits(word, issuer, program, country, currency, tenant, wallet, operation, segment, digits) }) }
+
+        func firstMerged(_ wildcard: [Int32], _ matches: [Int32]) -> Int? {
+            var w = 0
+            var m = 0
+            while w < wildcard.count || m < matches.count {
+                let candidate: Int32
+                if m >= matches.count || (w < wildcard.count && wildcard[w] < matches[m]) {
+                    candidate = wildcard[w]
+                    w += 1
+                } else {
+                    candidate = matches[m]
+                    m += 1
+                }
+                if allowed(Int(candidate)) { return Int(candidate) }
+            }
+            return nil
+        }
+        switch driver {
+        case 0: return firstMerged(issuers.wildcardList, issuer)
+        case 1: return firstMerged(programs.wildcardList, program)
+        case 2: return firstMerged(countries.wildcardList, country)
+        case 3: return firstMerged(currencies.wildcardList, currency)
+        case 4: return firstMerged(tenants.wildcardList, tenant)
+        case 5: return firstMerged(wallets.wildcardList, wallet)
+        case 6: return firstMerged(operations.wildcardList, operation)
+        default:
+            // The segment's entries are ascending by route; entries for ranges longer than the BIN are skipped.
+            let wildcard = bins.wildcardList
+            var w = 0
+            var e = segment.lowerBound
+            while w < wildcard.count || e < segment.upperBound {
+                if e < segment.upperBound && Int(bins.entryLength[e]) > digits {
+                    e += 1
+                    continue
+                }
+                let candidate: Int32
+                if e >= segment.upperBound || (w < wildcard.count && wildcard[w] < bins.entryRoute[e]) {
+                    candidate = wildcard[w]
+                    w += 1
+                } else {
+                    candidate = bins.entryRoute[e]
+                    e += 1
+                }
+                if allowed(Int(candidate)) { return Int(candidate) }
             }
             return nil
         }
     }
 
-    let count: Int
-    let issuers, programs, countries, currencies, tenants, wallets, operations: ValueIndex
-    /// Routes without a BIN condition.
-    let binWildcard: RouteBits
-    let binUnconstrained: Bool
-    /// Keyed by prefix length (6…11).
-    let binSegments: [Int: BINSegments]
-    /// Per route: its BIN ranges for finding the one that holds a BIN (nil for routes without BIN conditions).
-    let binLookups: [RouteBINLookup?]
-
-    init(routes: [Route]) {
-        count = routes.count
-        let conditions = routes.map(\.when)
-        issuers = ValueIndex(conditions.map(\.issuers))
-        programs = ValueIndex(conditions.map(\.programs))
-        countries = ValueIndex(conditions.map(\.countries))
-        currencies = ValueIndex(conditions.map(\.currencies))
-        tenants = ValueIndex(conditions.map(\.tenants))
-        wallets = ValueIndex(conditions.map { $0.wallets.map { Set($0.map(\.rawValue)) } })
-        operations = ValueIndex(conditions.map { $0.operations.map { Set($0.map(\.rawValue)) } })
-
-        var wildcard: [Int32] = []
-        var byLength: [Int: [(low: UInt64, high: UInt64, route: Int32)]] = [:]
-        for (position, condition) in conditions.enumerated() {
-            guard let bins = condition.bins else {
-                wildcard.append(Int32(position))
-                continue
-            }
-            for range in bins {
-                let padded = range.padded
-                byLength[range.length, default: []].append((padded.low, padded.high, Int32(position)))
-            }
+    /// The first set bit over words `0 ..< (count + 63) / 64` of the routes every dimension allows.
+    private func scan(allowedWord: (Int) -> UInt64) -> Int? {
+        for word in 0..<((routes.count + 63) / 64) {
+            let bits = allowedWord(word)
+            if bits != 0 { return word * 64 + bits.trailingZeroBitCount }
         }
-        binWildcard = RouteBits(count: routes.count, positions: wildcard)
-        binUnconstrained = wildcard.count == routes.count
-        var segments: [Int: BINSegments] = [:]
-        for (length, intervals) in byLength {
-            segments[length] = Self.segment(intervals)
-        }
-        binSegments = segments
-        binLookups = conditions.map { $0.bins.map(RouteBINLookup.init) }
+        return nil
     }
 
-    /// Splits possibly overlapping intervals into disjoint segments by sweeping their boundaries.
-    static func segment(_ intervals: [(low: UInt64, high: UInt64, route: Int32)]) -> BINSegments {
-        var boundaries = Set<UInt64>()
-        for interval in intervals {
-            boundaries.insert(interval.low)
-            if interval.high < UInt64.max { boundaries.insert(interval.high + 1) }
-        }
-        let points = boundaries.sorted()
-        var result = BINSegments()
-        let byStart = intervals.sorted { $0.low < $1.low }
-        var next = 0
-        var active: [(high: UInt64, route: Int32)] = []
-        for (position, start) in points.enumerated() {
-            while next < byStart.count && byStart[next].low <= start {
-                active.append((byStart[next].high, byStart[next].route))
-                next += 1
+    /// Word `word` (routes `64 word ..< 64 word + 64`) of the routes every dimension allows. Each list's part in the
+    /// word is found by binary search, so a scan costs words × dimensions × log(list).
+    private func allowedBits(
+        _ word: Int, _ issuer: [Int32], _ program: [Int32], _ country: [Int32], _ currency: [Int32], _ tenant: [Int32],
+        _ wallet: [Int32], _ operation: [Int32], _ segment: Range<Int>, _ digits: Int
+    ) -> UInt64 {
+        let first = word * 64
+        let span = min(64, routes.count - first)
+        var bits: UInt64 = span == 64 ? ~0 : (1 << UInt64(span)) - 1
+        func listBits(_ list: [Int32]) -> UInt64 {
+            var result: UInt64 = 0
+            var low = 0
+            var high = list.count
+            while low < high {
+                let middle = (low + high) / 2
+                if Int(list[middle]) < first { low = middle + 1 } else { high = middle }
             }
-            active.removeAll { $0.high < start }
-            guard !active.isEmpty else { continue }
-            let end = position + 1 < points.count ? points[position + 1] - 1 : active.map(\.high).max()!
-            result.starts.append(start)
-            result.ends.append(end)
-            result.routes.append(Array(Set(active.map(\.route))).sorted())
+            while low < list.count && Int(list[low]) < first + 64 {
+                result |= 1 << UInt64(Int(list[low]) - first)
+                low += 1
+            }
+            return result
         }
-        return result
+        func narrow(_ index: ValueIndex, _ matches: [Int32]) {
+            guard index.constrained, bits != 0 else { return }
+            bits &= index.wildcard.words[word] | listBits(matches)
+        }
+        narrow(issuers, issuer)
+        narrow(programs, program)
+        narrow(countries, country)
+        narrow(currencies, currency)
+        narrow(tenants, tenant)
+        narrow(wallets, wallet)
+        narrow(operations, operation)
+        if bins.constrained && bits != 0 {
+            var binBits = bins.wildcard.words[word]
+            var low = segment.lowerBound
+            var high = segment.upperBound
+            while low < high {
+                let middle = (low + high) / 2
+                if Int(bins.entryRoute[middle]) < first { low = middle + 1 } else { high = middle }
+            }
+            while low < segment.upperBound && Int(bins.entryRoute[low]) < first + 64 {
+                if Int(bins.entryLength[low]) <= digits { binBits |= 1 << UInt64(Int(bins.entryRoute[low]) - first) }
+                low += 1
+            }
+            bits &= binBits
+        }
+        return bits
     }
 
-    func firstMatch(_ key: RouteKey) -> Int? {
-        guard count > 0 else { return nil }
-        var bits = RouteBits(allBelow: count)
-        issuers.narrow(&bits, to: key.issuer)
-        programs.narrow(&bits, to: key.program)
-        countries.narrow(&bits, to: key.country)
-        currencies.narrow(&bits, to: key.currency)
-        tenants.narrow(&bits, to: key.tenant)
-        wallets.narrow(&bits, to: key.wallet?.rawValue)
-        operations.narrow(&bits, to: key.operation?.rawValue)
-        if !binUnconstrained {
-            var binBits = binWildcard
-            if let bin = key.bin, bin.count >= 6, bin.allSatisfy({ $0.isASCII && $0.isNumber }) {
-                let digits = String(bin.prefix(11))
-                let padded = UInt64(digits + String(repeating: "0", count: 11 - digits.count)) ?? 0
-                for length in 6...min(11, digits.count) {
-                    if let matches = binSegments[length]?.lookup(padded) { binBits.insert(matches) }
-                }
-            }
-            bits.formIntersection(binBits)
-        }
-        return bits.first
+    /// The range of route `position` that holds `bin` (the one a reason names), or nil.
+    func range(ofRoute position: Int, containing bin: String) -> BINRange? {
+        guard let probe = BINProbe(bin) else { return nil }
+        guard let entry = bins.entry(for: position, in: bins.entries(probe), digits: probe.digits) else { return nil }
+        return routes[position].when.bins?[Int(bins.entryRange[entry])]
+    }
+
+    /// Why route `routeIndex` matches `key`, in words.
+    func reason(routeIndex: Int, key: RouteKey) -> String {
+        Router.evaluate(routes[routeIndex].when, key, locateBIN: { range(ofRoute: routeIndex, containing: $0) }).reason
     }
 }
