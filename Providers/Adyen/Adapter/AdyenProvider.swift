@@ -299,10 +299,15 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
         return fields
     }
 
-    func encode<T: Encodable>(_ value: T) throws -> Data {
+    /// One encoder for every request body (an encoder is costly to make, and safe to share once configured).
+    static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(value)
+        return encoder
+    }()
+
+    func encode<T: Encodable>(_ value: T) throws -> Data {
+        try Self.encoder.encode(value)
     }
 
     func decode<T: Decodable>(_ type: T.Type, from response: ProviderResponse, what: String) throws -> T {

@@ -417,10 +417,15 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
         try response.decode(T.self, provider: "Bridge", what: what, instance: http.instance, kind: .bridge, requestID: BridgeErrorTable.requestID(response))
     }
 
-    func encodeBody(_ value: some Encodable) throws -> Data {
+    /// One encoder for every request body (an encoder is costly to make, and safe to share once configured).
+    static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(value)
+        return encoder
+    }()
+
+    func encodeBody(_ value: some Encodable) throws -> Data {
+        try Self.encoder.encode(value)
     }
 
     /// The customer and card ids, checked (both 1–42 characters, schema `Id`); problems go into `problems`.

@@ -1,5 +1,6 @@
 import CardGateway
 import Foundation
+import Synchronization
 
 // Codable mirrors of Bridge's JSON (OpenAPI schema names in the comments). Every field is optional at the
 // decoding level so that undocumented or missing fields never break decoding; the mapping decides which
@@ -224,17 +225,24 @@ struct BridgeWebhookEvent: Decodable {
 enum BridgeDates {
     static func parse(_ text: String?) -> Date? {
         guard let text, !text.isEmpty else { return nil }
-        let withFraction = ISO8601DateFormatter()
-        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = withFraction.date(from: text) { return date }
-        let plain = ISO8601DateFormatter()
-        plain.formatOptions = [.withInternetDateTime]
-        return plain.date(from: text)
+        if let date = withFraction.withLock({ $0.date(from: text) }) { return date }
+        return plain.withLock { $0.date(from: text) }
     }
 
     static func format(_ date: Date) -> String {
+        withFraction.withLock { $0.string(from: date) }
+    }
+
+    // Made once (a formatter is costly to make) and used under a lock (a formatter is not safe to share between
+    // threads without one).
+    private static let withFraction: Mutex<ISO8601DateFormatter> = {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
-    }
+        return Mutex(formatter)
+    }()
+    private static let plain: Mutex<ISO8601DateFormatter> = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return Mutex(formatter)
+    }()
 }

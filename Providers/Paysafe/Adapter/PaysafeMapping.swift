@@ -1,5 +1,6 @@
 import CardGateway
 import Foundation
+import Synchronization
 
 /// Paysafe words ↔ the normalised model.
 enum PaysafeMapping {
@@ -168,12 +169,18 @@ enum PaysafeMapping {
 
     /// ISO 8601 with or without fractional seconds; nil when it is neither.
     static func date(_ text: String) -> Date? {
-        let plain = ISO8601DateFormatter()
-        if let date = plain.date(from: text) { return date }
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return fractional.date(from: text)
+        if let date = plainFormatter.withLock({ $0.date(from: text) }) { return date }
+        return fractionalFormatter.withLock { $0.date(from: text) }
     }
+
+    // Made once (a formatter is costly to make) and used under a lock (a formatter is not safe to share between
+    // threads without one).
+    private static let plainFormatter = Mutex(ISO8601DateFormatter())
+    private static let fractionalFormatter: Mutex<ISO8601DateFormatter> = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return Mutex(formatter)
+    }()
 
     /// Decodes a Base64 payload field (standard first, then URL-safe or unpadded); nil when it is neither.
     static func base64(_ text: String) -> Data? {

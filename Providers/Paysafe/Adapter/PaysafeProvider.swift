@@ -283,10 +283,15 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
         return PaysafeAccessToken(value: Secret(wire.accessToken), refreshAt: issuedAt.addingTimeInterval(lifetime - margin))
     }
 
-    func encode(_ value: some Encodable) throws -> Data {
+    /// One encoder for every request body (an encoder is costly to make, and safe to share once configured).
+    static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        do { return try encoder.encode(value) } catch {
+        return encoder
+    }()
+
+    func encode(_ value: some Encodable) throws -> Data {
+        do { return try Self.encoder.encode(value) } catch {
             throw CardGatewayError.invalidRequest("the request could not be encoded")
         }
     }

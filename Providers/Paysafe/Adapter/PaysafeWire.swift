@@ -148,13 +148,22 @@ struct PaysafeWireAvailableAction: Decodable {
         init?(intValue: Int) { nil }
     }
 
+    /// The fields read, in order, from an action given as an object.
+    private static let names = ["action", "availableAction", "name", "type"]
+
     init(from decoder: any Decoder) throws {
-        if let text = try? decoder.singleValueContainer().decode(String.self) {
+        // The documented shape (an object) is read first, so that the usual answer throws (and builds) no error;
+        // a bare string is read when it is not an object. When neither works, the object's error is reported, as
+        // it always was.
+        let container: KeyedDecodingContainer<AnyKey>
+        do {
+            container = try decoder.container(keyedBy: AnyKey.self)
+        } catch {
+            guard let text = try? decoder.singleValueContainer().decode(String.self) else { throw error }
             value = text
             return
         }
-        let container = try decoder.container(keyedBy: AnyKey.self)
-        for name in ["action", "availableAction", "name", "type"] {
+        for name in Self.names {
             if let key = AnyKey(stringValue: name), let text = try? container.decode(String.self, forKey: key) {
                 value = text
                 return

@@ -1,5 +1,6 @@
 import CardGateway
 import Foundation
+import HTTPTypes
 
 /// Stripe's errors (`{"error":{"type","code","message","param","decline_code","doc_url","request_log_url"}}`
 /// with an HTTP status) into ``CardGatewayError``. One table: ``rule(status:type:code:)``.
@@ -84,9 +85,11 @@ enum StripeErrors {
         )
     }
 
+    private static let shouldRetryName = HTTPField.Name(StripeAPI.shouldRetryHeader)!
+
     /// `Stripe-Should-Retry`, when Stripe sent it.
     static func shouldRetry(_ response: ProviderResponse) -> Bool? {
-        switch response.header(StripeAPI.shouldRetryHeader)?.lowercased() {
+        switch response.headers[shouldRetryName]?.lowercased() {
         case "true": return true
         case "false": return false
         default: return nil

@@ -25,6 +25,8 @@ public struct ProviderInstance: Sendable {
     public let breaker: CircuitBreaker
     /// The instance's limit on requests in flight.
     public let bulkhead: Bulkhead
+    /// The operation timer and counter per operation and outcome, made once.
+    let operationMetrics: MetricCache
 
     public var kind: ProviderKind { configuration.kind }
     public var descriptor: ProviderDescriptor { provider.descriptor }
@@ -162,7 +164,12 @@ public struct CardGateway: Sendable {
             do {
                 let setup = ProviderSetup(configuration: instanceConfiguration, http: http, logger: instanceLogger, credentialStore: credentialStore, now: now)
                 let provider = try factory.make(setup)
-                instances[name] = ProviderInstance(name: name, configuration: instanceConfiguration, provider: provider, breaker: breaker, bulkhead: bulkhead)
+                let operationMetrics = MetricCache(
+                    factory: metrics, timerLabel: GatewayObservability.Names.operationDuration, counterLabel: GatewayObservability.Names.operations
+                )
+                instances[name] = ProviderInstance(
+                    name: name, configuration: instanceConfiguration, provider: provider, breaker: breaker, bulkhead: bulkhead, operationMetrics: operationMetrics
+                )
             } catch let error as CardGatewayError {
                 if error.fieldErrors.isEmpty {
                     problems.append(ConfigurationProblem(path: path, message: error.message))
@@ -247,14 +254,15 @@ public struct CardGateway: Sendable {
         let started = ContinuousClock.now
         var failure: (any Error)?
         defer {
-            let dimensions = [
-                (GatewayObservability.Dimensions.kind, instance.kind.name), (GatewayObservability.Dimensions.instance, instance.name),
-                (GatewayObservability.Dimensions.operation, operation.rawValue),
-                (GatewayObservability.Dimensions.outcome, GatewayObservability.outcome(of: failure)),
-            ]
-            Timer(label: GatewayObservability.Names.operationDuration, dimensions: dimensions, factory: observability.metrics)
-                .recordNanoseconds(AttemptTelemetryMiddleware.nanoseconds(ContinuousClock.now - started))
-            Counter(label: GatewayObservability.Names.operations, dimensions: dimensions, factory: observability.metrics).increment()
+            let outcome = GatewayObservability.outcome(of: failure)
+            let (timer, counter) = instance.operationMetrics.metrics(MetricCache.Key(first: operation.rawValue, second: outcome, third: "")) {
+                [
+                    (GatewayObservability.Dimensions.kind, instance.kind.name), (GatewayObservability.Dimensions.instance, instance.name),
+                    (GatewayObservability.Dimensions.operation, operation.rawValue), (GatewayObservability.Dimensions.outcome, outcome),
+                ]
+            }
+            timer.recordNanoseconds(AttemptTelemetryMiddleware.nanoseconds(ContinuousClock.now - started))
+            counter.increment()
             if let failure {
                 logger.warning("gateway operation failed", metadata: [
                     "cardgateway.provider": .string(instance.name), "cardgateway.operation": .string(operation.rawValue),
@@ -263,18 +271,23 @@ public struct CardGateway: Sendable {
             }
         }
         do {
-            return try await observability.tracer.withSpan("cardgateway.\(operation.rawValue)", ofKind: .internal) { span in
-                span.attributes["cardgateway.provider.instance"] = instance.name
-                span.attributes["cardgateway.provider.kind"] = instance.kind.name
-                span.attributes["cardgateway.operation"] = operation.rawValue
+            return try await observability.tracer.withSpan(Self.spanNames[operation] ?? "cardgateway.\(operation.rawValue)", ofKind: .internal) { span in
+                // A span that records nothing (the no-op tracer's) is not given attributes it would throw away.
+                if span.isRecording {
+                    span.attributes["cardgateway.provider.instance"] = instance.name
+                    span.attributes["cardgateway.provider.kind"] = instance.kind.name
+                    span.attributes["cardgateway.operation"] = operation.rawValue
+                }
                 do {
                     let value = try await attributedBody(instance, body)
-                    span.attributes["cardgateway.outcome"] = "success"
+                    if span.isRecording { span.attributes["cardgateway.outcome"] = "success" }
                     return value
                 } catch {
-                    span.attributes["cardgateway.outcome"] = GatewayObservability.outcome(of: error)
-                    if let gatewayError = error as? CardGatewayError, let requestID = gatewayError.requestID {
-                        span.attributes["cardgateway.provider.request_id"] = requestID
+                    if span.isRecording {
+                        span.attributes["cardgateway.outcome"] = GatewayObservability.outcome(of: error)
+                        if let gatewayError = error as? CardGatewayError, let requestID = gatewayError.requestID {
+                            span.attributes["cardgateway.provider.request_id"] = requestID
+                        }
                     }
                     throw error
                 }
@@ -284,6 +297,11 @@ public struct CardGateway: Sendable {
             throw error
         }
     }
+
+    /// `cardgateway.<operation>` for every operation, built once.
+    private static let spanNames: [GatewayOperation: String] = Dictionary(
+        uniqueKeysWithValues: GatewayOperation.allCases.map { ($0, "cardgateway.\($0.rawValue)") }
+    )
 
     private func attributedBody<T>(_ instance: ProviderInstance, _ body: () async throws -> T) async throws -> T {
         do {

@@ -44,6 +44,8 @@ extension OperationContext {
     /// ledger key. The message never quotes the value.
     public func problems() -> ValidationProblems {
         var problems = ValidationProblems()
+        // The common call carries neither: nothing to check (and no array of both to build).
+        if idempotencyKey == nil && requestID == nil { return problems }
         for (field, value) in [("idempotencyKey", idempotencyKey), ("requestID", requestID)] {
             guard let value else { continue }
             if value.isEmpty || value.utf8.count > Self.maxKeyLength || !value.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f }) {

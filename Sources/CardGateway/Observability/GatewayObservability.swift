@@ -1,6 +1,7 @@
 import CoreMetrics
 import Foundation
 import HTTPTypes
+import Synchronization
 import Tracing
 
 /// Where the gateway sends its metrics and spans. The library bootstraps nothing: by default it uses whatever
@@ -64,7 +65,43 @@ public struct GatewayObservability: Sendable {
     }
 
     /// "2xx" … "5xx" for a status; the transport failure's kind otherwise.
-    static func statusClass(_ status: Int) -> String { "\(min(max(status / 100, 1), 5))xx" }
+    static func statusClass(_ status: Int) -> String { statusClasses[min(max(status / 100, 1), 5) - 1] }
+
+    private static let statusClasses = ["1xx", "2xx", "3xx", "4xx", "5xx"]
+}
+
+/// A timer and a counter per set of dimension values, made on first use and kept: swift-metrics expects metric
+/// objects to be kept, and making two per call (with their dimension arrays) cost allocations on every request.
+/// The keys are the metrics' low-cardinality dimension values, so the cache stays small.
+final class MetricCache: Sendable {
+    struct Key: Hashable, Sendable {
+        var first: String
+        var second: String
+        var third: String
+    }
+
+    private let factory: any MetricsFactory
+    private let timerLabel: String
+    private let counterLabel: String
+    private let entries = Mutex<[Key: (timer: CoreMetrics.Timer, counter: CoreMetrics.Counter)]>([:])
+
+    init(factory: any MetricsFactory, timerLabel: String, counterLabel: String) {
+        self.factory = factory
+        self.timerLabel = timerLabel
+        self.counterLabel = counterLabel
+    }
+
+    /// The timer and counter for `key`, made with `dimensions()` the first time.
+    func metrics(_ key: Key, dimensions: () -> [(String, String)]) -> (timer: CoreMetrics.Timer, counter: CoreMetrics.Counter) {
+        if let found = entries.withLock({ $0[key] }) { return found }
+        let dimensions = dimensions()
+        let made = (timer: CoreMetrics.Timer(label: timerLabel, dimensions: dimensions, factory: factory), counter: Counter(label: counterLabel, dimensions: dimensions, factory: factory))
+        return entries.withLock { entries in
+            if let found = entries[key] { return found }
+            entries[key] = made
+            return made
+        }
+    }
 }
 
 /// Writes a trace context into a provider request's headers (W3C `traceparent` with an OpenTelemetry tracer).
@@ -81,46 +118,64 @@ struct AttemptTelemetryMiddleware: ProviderMiddleware {
     /// Whether the attempt's trace context goes to the provider in its headers (the instance's
     /// `propagateTraceContext`; off by default: providers do not need our trace ids).
     var propagatesTraceContext = false
+    /// The attempt timer and counter per kind, instance and status class.
+    private let metrics: MetricCache
+
+    init(observability: GatewayObservability, propagatesTraceContext: Bool = false) {
+        self.observability = observability
+        self.propagatesTraceContext = propagatesTraceContext
+        self.metrics = MetricCache(
+            factory: observability.metrics, timerLabel: GatewayObservability.Names.attemptDuration, counterLabel: GatewayObservability.Names.attempts
+        )
+    }
 
     func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
-        let base = [(GatewayObservability.Dimensions.kind, context.kind.name), (GatewayObservability.Dimensions.instance, context.instance)]
         if context.attempt > 1 {
+            let base = [(GatewayObservability.Dimensions.kind, context.kind.name), (GatewayObservability.Dimensions.instance, context.instance)]
             Counter(label: GatewayObservability.Names.retries, dimensions: base, factory: observability.metrics).increment()
         }
         let started = ContinuousClock.now
         // The span's name is the method and the adapter's operation name, never the path: paths carry ids.
         return try await observability.tracer.withSpan("\(request.method.rawValue) \(request.operation)", ofKind: .client) { span in
-            span.attributes["http.request.method"] = request.method.rawValue
-            span.attributes["server.address"] = context.baseURL.host ?? ""
-            if let port = context.baseURL.port { span.attributes["server.port"] = port }
-            span.attributes["http.request.resend_count"] = context.attempt - 1
-            span.attributes["cardgateway.provider.instance"] = context.instance
-            span.attributes["cardgateway.provider.kind"] = context.kind.name
+            // A span that records nothing (the no-op tracer's) is not given attributes it would throw away.
+            if span.isRecording {
+                span.attributes["http.request.method"] = request.method.rawValue
+                span.attributes["server.address"] = context.baseURL.host ?? ""
+                if let port = context.baseURL.port { span.attributes["server.port"] = port }
+                span.attributes["http.request.resend_count"] = context.attempt - 1
+                span.attributes["cardgateway.provider.instance"] = context.instance
+                span.attributes["cardgateway.provider.kind"] = context.kind.name
+            }
             var request = request
             if propagatesTraceContext {
                 observability.tracer.inject(span.context, into: &request.headers, using: HTTPFieldsInjector())
             }
             var statusClass = "error"
             defer {
-                let dimensions = base + [(GatewayObservability.Dimensions.statusClass, statusClass)]
-                Timer(label: GatewayObservability.Names.attemptDuration, dimensions: dimensions, factory: observability.metrics)
-                    .recordNanoseconds(Self.nanoseconds(ContinuousClock.now - started))
-                Counter(label: GatewayObservability.Names.attempts, dimensions: dimensions, factory: observability.metrics).increment()
+                let key = MetricCache.Key(first: context.kind.name, second: context.instance, third: statusClass)
+                let (timer, counter) = metrics.metrics(key) {
+                    [
+                        (GatewayObservability.Dimensions.kind, context.kind.name), (GatewayObservability.Dimensions.instance, context.instance),
+                        (GatewayObservability.Dimensions.statusClass, statusClass),
+                    ]
+                }
+                timer.recordNanoseconds(Self.nanoseconds(ContinuousClock.now - started))
+                counter.increment()
             }
             do {
                 let response = try await next(request, context)
                 statusClass = GatewayObservability.statusClass(response.status)
-                span.attributes["http.response.status_code"] = response.status
+                if span.isRecording { span.attributes["http.response.status_code"] = response.status }
                 if response.status >= 500 { span.setStatus(SpanStatus(code: .error)) }
                 return response
             } catch let error as TransportError {
                 statusClass = error.kind.rawValue
-                span.attributes["error.type"] = error.kind.rawValue
+                if span.isRecording { span.attributes["error.type"] = error.kind.rawValue }
                 span.setStatus(SpanStatus(code: .error))
                 throw error
             } catch let error as CardGatewayError {
                 statusClass = error.code.rawValue
-                span.attributes["error.type"] = error.code.rawValue
+                if span.isRecording { span.attributes["error.type"] = error.code.rawValue }
                 span.setStatus(SpanStatus(code: .error))
                 throw error
             }

@@ -105,6 +105,10 @@ public enum ProviderIDs: Sendable {
 }
 
 extension ProviderResponse {
+    /// The default decoder of ``decode(_:using:provider:what:instance:kind:requestID:)``: made once (a decoder
+    /// is costly to make), never configured, so safe to share.
+    @usableFromInline static let sharedDecoder = JSONDecoder()
+
     /// Decodes the body as `T`, or throws `invalidResponse` — "Adyen's card answer could not be read: id is
     /// missing" — carrying the status and the provider's request id, never the body (it may hold card data).
     ///
@@ -113,7 +117,7 @@ extension ProviderResponse {
     ///   - what: what the body should be ("card", "ephemeral key").
     ///   - requestID: the provider's id for this exchange, read from its header or body by the adapter.
     public func decode<T: Decodable>(
-        _ type: T.Type, using decoder: JSONDecoder = JSONDecoder(), provider: String, what: String, instance: String, kind: ProviderKind,
+        _ type: T.Type, using decoder: JSONDecoder = ProviderResponse.sharedDecoder, provider: String, what: String, instance: String, kind: ProviderKind,
         requestID: String?
     ) throws -> T {
         do {

@@ -35,11 +35,20 @@ public struct ProviderRequest: Sendable, CustomStringConvertible {
         self.query = query
         self.headers = headers
         self.body = body
-        self.repeatability = repeatability ?? ([.get, .head, .options].contains(method) ? .safe : .never)
+        self.repeatability = repeatability ?? Self.defaultRepeatability(method)
         self.operation = operation
     }
 
     public var description: String { "ProviderRequest(\(method.rawValue) \(path), operation: \(operation))" }
+
+    /// Reads (GET, HEAD, OPTIONS) are safe to repeat; every other method is not (a switch, not an array
+    /// literal that every request would allocate).
+    private static func defaultRepeatability(_ method: HTTPRequest.Method) -> Repeatability {
+        switch method {
+        case .get, .head, .options: return .safe
+        default: return .never
+        }
+    }
 }
 
 /// A provider's answer, whatever its status: adapters map non-success statuses to ``CardGatewayError``.
@@ -68,7 +77,9 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
     }
 
     /// The `Retry-After` header, parsed.
-    public var retryAfter: Duration? { header("Retry-After").flatMap { RetryPolicy.parseRetryAfter($0) } }
+    public var retryAfter: Duration? { headers[Self.retryAfterName].flatMap { RetryPolicy.parseRetryAfter($0) } }
+
+    private static let retryAfterName = HTTPField.Name("Retry-After")!
 
     public var description: String { "ProviderResponse(status: \(status), \(body.count) bytes, attempts: \(attempts))" }
 }
@@ -87,20 +98,46 @@ public struct ProviderHTTPClient: Sendable {
     public let retry: RetryPolicy
     public let logger: Logger
     /// The provider's limit on idempotency-key length.
-    public var idempotencyKeyMaxLength: Int
+    public var idempotencyKeyMaxLength: Int { didSet { compose() } }
     /// The provider's own word on retrying a response, when it gives one (Stripe's `Stripe-Should-Retry`):
     /// true or false overrides the status rule; nil leaves it.
-    public var retryAdvice: @Sendable (ProviderResponse) -> Bool?
-    public var sleep: @Sendable (Duration) async throws -> Void
-    public var random: @Sendable () -> Double
+    public var retryAdvice: @Sendable (ProviderResponse) -> Bool? { didSet { compose() } }
+    public var sleep: @Sendable (Duration) async throws -> Void { didSet { compose() } }
+    public var random: @Sendable () -> Double { didSet { compose() } }
     /// The adapter's authentication (a bearer token, an API key header, OAuth with refresh…), run once per
     /// logical request after the idempotency step. Adapters set it with ``authenticated(by:)``.
-    public var authentication: (any ProviderMiddleware)?
+    public var authentication: (any ProviderMiddleware)? { didSet { compose() } }
     /// The user's middlewares that run once per logical request, after authentication and before retries.
-    public var requestMiddlewares: [any ProviderMiddleware]
+    public var requestMiddlewares: [any ProviderMiddleware] { didSet { compose() } }
     /// Middlewares that run once per attempt, inside the retry step (breaker, bulkhead, metrics, spans, the
     /// user's own).
-    public var attemptMiddlewares: [any ProviderMiddleware]
+    public var attemptMiddlewares: [any ProviderMiddleware] { didSet { compose() } }
+
+    /// The base URL's scheme, authority and path, split once (nil when the URL has no scheme or host, which
+    /// ``makeHTTPRequest(_:headers:)`` reports on every request, as it always did).
+    private let endpoint: Endpoint?
+    /// The whole chain, composed once whenever a setting it depends on changes (so that a request allocates no
+    /// closures for it); nil only while the initialiser runs.
+    private var chain: ProviderNext?
+
+    struct Endpoint: Sendable {
+        var scheme: String
+        var authority: String
+        /// The base URL's percent-encoded path without trailing slashes ("" for a bare host).
+        var basePath: String
+
+        init?(_ baseURL: URL) {
+            guard let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false), let host = components.host,
+                let scheme = components.scheme
+            else { return nil }
+            var basePath = components.percentEncodedPath
+            while basePath.hasSuffix("/") { basePath.removeLast() }
+            let formattedHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+            self.scheme = scheme
+            self.authority = components.port.map { "\(formattedHost):\($0)" } ?? formattedHost
+            self.basePath = basePath
+        }
+    }
 
     public init(
         instance: String, kind: ProviderKind, baseURL: URL, transport: any HTTPTransport,
@@ -125,6 +162,29 @@ public struct ProviderHTTPClient: Sendable {
         self.authentication = nil
         self.requestMiddlewares = requestMiddlewares
         self.attemptMiddlewares = attemptMiddlewares
+        self.endpoint = Endpoint(baseURL)
+        compose()
+    }
+
+    /// Composes the chain for the current settings: the idempotency step, the authentication, the request
+    /// middlewares, the retry step, the attempt middlewares, the attempt log lines and the transport.
+    private mutating func compose() {
+        // The steps hold a copy of this client without a chain, so that copies never nest.
+        var copy = self
+        copy.chain = nil
+        let client = copy
+        var steps: [any ProviderMiddleware] = [IdempotencyStep(maxLength: idempotencyKeyMaxLength)]
+        if let authentication { steps.append(authentication) }
+        steps += requestMiddlewares
+        steps.append(RetryStep(client: client))
+        steps += attemptMiddlewares
+        steps.append(AttemptLogStep())
+        let transport = self.transport
+        chain = steps.chained { request, context in
+            let httpRequest = try client.makeHTTPRequest(request, headers: request.headers)
+            let result = try await transport.send(httpRequest, body: request.body, timeout: context.attemptTimeout)
+            return ProviderResponse(status: result.response.status.code, headers: result.response.headerFields, body: result.body)
+        }
     }
 
     /// A copy whose requests carry the adapter's authentication.
@@ -154,19 +214,7 @@ public struct ProviderHTTPClient: Sendable {
         let callContext = ProviderCallContext(
             instance: instance, kind: kind, baseURL: baseURL, operation: context, logger: logger, attemptTimeout: timeout
         )
-        var chain: [any ProviderMiddleware] = [IdempotencyStep(maxLength: idempotencyKeyMaxLength)]
-        if let authentication { chain.append(authentication) }
-        chain += requestMiddlewares
-        chain.append(RetryStep(client: self))
-        chain += attemptMiddlewares
-        chain.append(AttemptLogStep())
-        let transport = self.transport
-        let client = self
-        let run = chain.chained { request, context in
-            let httpRequest = try client.makeHTTPRequest(request, headers: request.headers)
-            let result = try await transport.send(httpRequest, body: request.body, timeout: context.attemptTimeout)
-            return ProviderResponse(status: result.response.status.code, headers: result.response.headerFields, body: result.body)
-        }
+        guard let run = chain else { preconditionFailure("ProviderHTTPClient's chain is composed by its initialiser") }
         do {
             return try await run(request, callContext)
         } catch is CancellationError {
@@ -226,20 +274,21 @@ public struct ProviderHTTPClient: Sendable {
     }
 
     func makeHTTPRequest(_ request: ProviderRequest, headers: HTTPFields) throws -> HTTPRequest {
-        guard let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false), let host = components.host,
-            let scheme = components.scheme
-        else { throw CardGatewayError(.invalidConfiguration, "the base URL of \(instance) is not valid", provider: instance) }
+        guard let endpoint else { throw CardGatewayError(.invalidConfiguration, "the base URL of \(instance) is not valid", provider: instance) }
         // An id of "." or ".." would become a dot segment, which a server or proxy that normalises paths turns
         // into another resource's path. No adapter's request may carry one, however its ids were checked.
-        if request.path.split(separator: "/", omittingEmptySubsequences: false).contains(where: URLEncoding.isDotSegment) {
+        if URLEncoding.hasDotSegment(request.path) {
             throw CardGatewayError(.invalidRequest, "the request path has a dot segment (an id of \".\" or \"..\"); nothing was sent", provider: instance, providerKind: kind)
         }
-        var basePath = components.percentEncodedPath
-        while basePath.hasSuffix("/") { basePath.removeLast() }
-        var path = basePath + (request.path.hasPrefix("/") ? request.path : "/" + request.path)
+        var path: String
+        if endpoint.basePath.isEmpty && request.path.hasPrefix("/") {
+            path = request.path
+        } else {
+            path = endpoint.basePath + (request.path.hasPrefix("/") ? request.path : "/" + request.path)
+        }
         if !request.query.isEmpty { path += "?" + URLEncoding.query(request.query) }
-        let formattedHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        let authority = components.port.map { "\(formattedHost):\($0)" } ?? formattedHost
+        let scheme = endpoint.scheme
+        let authority = endpoint.authority
         var fields = headers
         if fields[.accept] == nil { fields[.accept] = "application/json" }
         if fields[.userAgent] == nil { fields[.userAgent] = "CardGateway/1.0" }
@@ -313,6 +362,8 @@ struct RetryStep: ProviderMiddleware {
 struct AttemptLogStep: ProviderMiddleware {
     func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
         let logger = context.logger
+        // The line is debug: below that level nothing is built (the check `logger.debug` makes anyway, made first).
+        guard logger.logLevel <= .debug else { return try await next(request, context) }
         let started = ContinuousClock.now
         var metadata: Logger.Metadata = [
             "http.request.method": .string(request.method.rawValue), "url.path": .string(request.path),

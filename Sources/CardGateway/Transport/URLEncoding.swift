@@ -12,12 +12,40 @@ public enum URLEncoding: Sendable {
     /// path would turn into another resource's path. Adapters refuse such ids by name; the HTTP client refuses
     /// any request path holding one.
     public static func isDotSegment(_ segment: some StringProtocol) -> Bool {
-        [".", "..", "%2e", "%2e%2e", ".%2e", "%2e."].contains(segment.lowercased())
+        // Every dot segment is 1 to 6 bytes and starts with "." or "%": anything else is answered without
+        // lowercasing (which allocates).
+        let utf8 = segment.utf8
+        guard let first = utf8.first, first == UInt8(ascii: ".") || first == UInt8(ascii: "%"), utf8.count <= 6 else { return false }
+        return [".", "..", "%2e", "%2e%2e", ".%2e", "%2e."].contains(segment.lowercased())
+    }
+
+    /// Whether any `/`-separated segment of `path` is a dot segment (``isDotSegment(_:)``), without splitting
+    /// the path into an array.
+    public static func hasDotSegment(_ path: String) -> Bool {
+        let utf8 = path.utf8
+        var start = utf8.startIndex
+        while true {
+            let end = utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? utf8.endIndex
+            if isDotSegment(path[start..<end]) { return true }
+            guard end < utf8.endIndex else { return false }
+            start = utf8.index(after: end)
+        }
     }
 
     /// Encodes everything but unreserved characters (so `/`, `?`, `&`, `=`, `+` and spaces are escaped).
     public static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+        // Most ids and values need no escaping: those are returned as they are, without Foundation's copy.
+        if text.utf8.allSatisfy(isUnreserved) { return text }
+        return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+
+    /// RFC 3986 unreserved: ALPHA, DIGIT, "-", ".", "_", "~" (the same set as `unreserved`).
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"): return true
+        default: return false
+        }
     }
 
     /// One path segment, escaped, for interpolating ids into paths.
