@@ -1,0 +1,58 @@
+import Benchmark
+import BenchmarkSupport
+import CardGateway
+import ProviderFixtures
+
+// `adapter/<kind>/<operation>`: one operation of one adapter through its public API (request building, the bare
+// `ProviderHTTPClient`, response parsing and mapping), over an in-process transport that replays the answers the
+// provider's simulator gave when the operation was run once at setup. No sockets, no server, no gateway
+// middlewares: the adapter's own cost.
+
+let benchmarks: @Sendable () -> Void = {
+    for kind in ProviderSubject.kinds {
+        for operation in ProviderSubject.operationNames(kind) {
+            adapterBenchmark(kind: kind, operation: operation)
+        }
+    }
+}
+
+func adapterBenchmark(kind: String, operation: String) {
+    Benchmark(
+        "adapter/\(kind)/\(operation)",
+        configuration: .init(
+            metrics: [.wallClock, .mallocCountTotal],
+            warmupIterations: 20,
+            scalingFactor: .one,
+            maxDuration: .milliseconds(500),
+            maxIterations: 10_000,
+            thresholds: [
+                // Allocation counts are deterministic: any growth over 5% is a regression. Wall-clock time on a
+                // shared 2-core VM is noisy: only a doubling counts.
+                .mallocCountTotal: .init(relative: [.p50: 5], absolute: [:]),
+                .wallClock: .init(relative: [.p50: 100], absolute: [:]),
+            ],
+            setup: { _ = try await ReplayFixtures.shared.entry(kind) }
+        ).callgrindAware
+    ) { benchmark in
+        let entry: ReplayFixtures.Entry
+        do { entry = try await ReplayFixtures.shared.entry(kind) } catch {
+            benchmark.error("setup failed: \(error)")
+            return
+        }
+        guard let adapter = entry.adapters[operation], let run = entry.subject.operations.first(where: { $0.name == operation })?.run else {
+            benchmark.error("no adapter for \(operation)")
+            return
+        }
+        let context = OperationContext()
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            do {
+                try await callgrindMeasuredAsync { try await run(adapter, context) }
+            } catch {
+                benchmark.error("adapter/\(kind)/\(operation) failed: \(error)")
+                return
+            }
+        }
+        benchmark.stopMeasurement()
+    }
+}
