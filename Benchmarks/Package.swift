@@ -39,11 +39,37 @@ let package = Package(
         // Already in the graph through the root package (same URL and requirement); named here because the
         // in-process transport of GatewayBenchmarks implements `HTTPTransport`, whose API uses HTTPTypes.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // Also already in the graph: JWTBenchmarks mints with jwt-kit next to the Trust Payments adapter.
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
     ],
     targets: [
-        benchmarkTarget("RouterBenchmarks", dependencies: [.product(name: "CardGateway", package: "CardGateway")]),
-        benchmarkTarget("ConfigurationBenchmarks", dependencies: [.product(name: "CardGateway", package: "CardGateway")]),
-        benchmarkTarget("SecurityBenchmarks", dependencies: [.product(name: "CardGateway", package: "CardGateway")]),
+        benchmarkTarget("RouterBenchmarks", dependencies: [.product(name: "CardGateway", package: "CardGateway"), "BenchmarkSupport"]),
+        benchmarkTarget("ConfigurationBenchmarks", dependencies: [.product(name: "CardGateway", package: "CardGateway"), "BenchmarkSupport"]),
+        benchmarkTarget("SecurityBenchmarks", dependencies: [.product(name: "CardGateway", package: "CardGateway"), "BenchmarkSupport"]),
+        // callgrindMeasured and Configuration.callgrindAware, for scripts/callgrind (instructions per operation).
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [.product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/BenchmarkSupport",
+            swiftSettings: swiftSettings
+        ),
+        // The targeted benchmarks' operations as a plain executable for scripts/callgrind (no malloc interposer).
+        .executableTarget(
+            name: "CallgrindProbe",
+            dependencies: [.product(name: "CardGateway", package: "CardGateway")],
+            path: "Benchmarks/CallgrindProbe",
+            swiftSettings: swiftSettings
+        ),
+        // jwt/trustpayments-mint next to jwt/jwtkit-mint: the same claims, algorithm, serializer and key.
+        benchmarkTarget(
+            "JWTBenchmarks",
+            dependencies: [
+                .product(name: "CardGateway", package: "CardGateway"),
+                .product(name: "CardGatewayTrustPayments", package: "CardGateway"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                "BenchmarkSupport",
+            ]
+        ),
         benchmarkTarget(
             "GatewayBenchmarks",
             dependencies: [

@@ -1,0 +1,109 @@
+import CardGateway
+import Foundation
+
+// The operations of the benchmarks with a target, run N times for scripts/callgrind: `CallgrindProbe <name> <N>`.
+// A plain executable, because the benchmark executables link package-benchmark's malloc interposer, under which
+// valgrind 3.19 (Debian 12) crashes. Each operation runs inside `callgrindMeasured`, the only place callgrind collects
+// (`--toggle-collect`); set-up happens outside it. The inputs are those of the benchmarks of the same name.
+
+/// Runs `body`. Kept out of line so that callgrind finds it by name.
+@inline(never)
+func callgrindMeasured<Result>(_ body: () throws -> Result) rethrows -> Result { try body() }
+
+@inline(never)
+func keep<T>(_ value: T) { withExtendedLifetime(value) {} }
+
+/// One route per disjoint 8-digit range behind three issuer/program routes, and a catch-all (RouterBenchmarks' table).
+func routes(size: Int) -> [Route] {
+    let spacing = 50_000_000 / size
+    var routes: [Route] = [
+        Route(when: .init(issuers: ["issuer-a"]), use: "issuer-a"),
+        Route(when: .init(programs: ["PROGRAM-1", "PROGRAM-2"]), use: "programs"),
+        Route(when: .init(issuers: ["issuer-b"], countries: ["DE", "AT"]), use: "issuer-b"),
+    ]
+    for index in 0..<size {
+        let low = 40_000_000 + index * spacing
+        routes.append(Route(when: .init(bins: [BINRange(low: String(low), high: String(low + spacing / 2 - 1))]), use: "bin-\(index % 4)"))
+    }
+    routes.append(Route(when: .init(), use: "default"))
+    return routes
+}
+
+func hits(size: Int) -> [RouteKey] {
+    let spacing = 50_000_000 / size
+    return (0..<1_024).map { draw in
+        let low = 40_000_000 + ((draw * 7_919) % size) * spacing
+        return RouteKey(bin: "\(low + spacing / 4)12345678", country: "GB", currency: "GBP")
+    }
+}
+
+/// ConfigurationBenchmarks' document: four instances of a fake kind, three routes, `count` BIN routes, a catch-all.
+func document(binRoutes count: Int) -> Data {
+    var routes = [#"{ "when": { "issuer": "issuer-a" }, "use": "eu-cards" }"#]
+    let spacing = 50_000_000 / count
+    let instances = ["eu-cards", "us-cards", "uk-cards", "fallback"]
+    for index in 0..<count {
+        let low = 40_000_000 + index * spacing
+        routes.append(#"{ "when": { "bin": "\#(low)-\#(low + spacing / 2 - 1)" }, "use": "\#(instances[index % 4])", "description": "sponsor range \#(index)" }"#)
+    }
+    routes.append(#"{ "when": {}, "use": "fallback" }"#)
+    let providers = instances.map { #""\#($0)": { "kind": "fake-issuer", "environment": "sandbox", "credentials": { "apiKey": "literal:key-\#($0)-123456" } }"# }
+    return Data(#"{ "providers": { \#(providers.joined(separator: ", ")) }, "routes": [ \#(routes.joined(separator: ",\n")) ] }"#.utf8)
+}
+
+struct FakeProvider: CardProvider { let descriptor: ProviderDescriptor }
+
+let registry: ProviderRegistry = {
+    let kind = ProviderKind("fake-issuer")
+    let descriptor = ProviderDescriptor(kind: kind, capabilities: [.cardLookup])
+    return ProviderRegistry([
+        ProviderFactory(
+            kind: kind, descriptor: descriptor, environments: ["sandbox": URL(string: "https://sandbox.fake.example/v1")!],
+            credentials: [CredentialSpec("apiKey")], options: []
+        ) { _ in FakeProvider(descriptor: descriptor) }
+    ])
+}()
+
+let providerMessage =
+    "Your card 4242 4242 4242 4242 was declined (card_declined); request made with key sk_test_4eC39HqLyjWDarjtT1zdp7dc, "
+    + "token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U; "
+    + "PAN 5555555555554444; see https://support.example.com/declines for details."
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3, let iterations = Int(arguments[2]) else {
+    print("usage: CallgrindProbe <router/match-10|router/match-100k-bins|router/init-100k-bins|config/load-10k-routes|error/init-description|safetext/scrub-provider-message> <iterations>")
+    exit(64)
+}
+
+switch arguments[1] {
+case "router/match-10", "router/match-100k-bins":
+    let size = arguments[1] == "router/match-10" ? 10 : 100_000
+    let router = Router(routes: routes(size: size))
+    let keys = hits(size: size)
+    for index in 0..<iterations { keep(callgrindMeasured { router.match(keys[index & 1_023]) }) }
+case "router/init-100k-bins":
+    let table = routes(size: 100_000)
+    for _ in 0..<iterations { keep(callgrindMeasured { Router(routes: table) }) }
+case "config/load-10k-routes":
+    let data = document(binRoutes: 10_000)
+    for _ in 0..<iterations { keep(try callgrindMeasured { try GatewayConfiguration.load(from: data, registry: registry) }) }
+case "error/init-description":
+    let fieldErrors = [
+        CardGatewayError.FieldError(field: "card.number", message: "4111111111111111 is not a valid card number"),
+        CardGatewayError.FieldError(field: "card.expiry", message: "must be in the future"),
+        CardGatewayError.FieldError(field: "amount", message: "must be greater than 0"),
+    ]
+    for _ in 0..<iterations {
+        keep(callgrindMeasured {
+            CardGatewayError(
+                .declined, providerMessage, provider: "eu-cards", providerKind: ProviderKind("stripe"), providerCode: "card_declined",
+                httpStatus: 402, requestID: "req_8Hq2LfzX0a1b2c", fieldErrors: fieldErrors
+            ).description
+        })
+    }
+case "safetext/scrub-provider-message":
+    for _ in 0..<iterations { keep(callgrindMeasured { SafeText.scrub(providerMessage) }) }
+default:
+    print("unknown operation \(arguments[1])")
+    exit(64)
+}
