@@ -39,6 +39,9 @@ let package = Package(
         // Already in the graph through the root package (same URL and requirement); named here because the
         // in-process transport of GatewayBenchmarks implements `HTTPTransport`, whose API uses HTTPTypes.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // Also already in the graph (same URL and requirement): EndToEndBenchmarks sends its bare requests with it.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         // Also already in the graph: JWTBenchmarks mints with jwt-kit next to the Trust Payments adapter.
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
     ],
@@ -70,15 +73,36 @@ let package = Package(
                 "BenchmarkSupport",
             ]
         ),
-        benchmarkTarget(
-            "GatewayBenchmarks",
+        // The five providers' adapters and simulators, the operations benchmarked for each, and the transports
+        // that record a simulator's answers and replay them in process (shared by the three targets below).
+        .target(
+            name: "ProviderFixtures",
             dependencies: [
                 .product(name: "CardGateway", package: "CardGateway"),
                 .product(name: "CardGatewayAsyncHTTPClient", package: "CardGateway"),
                 .product(name: "CardGatewaySimulation", package: "CardGateway"),
-                .product(name: "CardGatewayStripe", package: "CardGateway"),
-                .product(name: "StripeSimulator", package: "CardGateway"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ] + ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments"].flatMap { name -> [Target.Dependency] in
+                [.product(name: "CardGateway\(name)", package: "CardGateway"), .product(name: "\(name)Simulator", package: "CardGateway")]
+            },
+            path: "Benchmarks/ProviderFixtures",
+            swiftSettings: swiftSettings
+        ),
+        // adapter/<kind>/<operation>: each adapter's operations over replayed answers (no I/O).
+        benchmarkTarget("AdapterBenchmarks", dependencies: [.product(name: "CardGateway", package: "CardGateway"), "ProviderFixtures", "BenchmarkSupport"]),
+        // gateway/<kind>/<operation>: CardGateway with every default over replayed answers (no I/O).
+        benchmarkTarget("GatewayBenchmarks", dependencies: [.product(name: "CardGateway", package: "CardGateway"), "ProviderFixtures", "BenchmarkSupport"]),
+        // e2e/<kind>/gateway and e2e/<kind>/direct: the gateway and a bare AsyncHTTPClient request on loopback.
+        benchmarkTarget(
+            "EndToEndBenchmarks",
+            dependencies: [
+                .product(name: "CardGateway", package: "CardGateway"),
+                .product(name: "CardGatewayAsyncHTTPClient", package: "CardGateway"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                "ProviderFixtures",
+                "BenchmarkSupport",
             ]
         ),
         // The operation ledger's cost per write: in memory, and on PostgreSQL on loopback when
