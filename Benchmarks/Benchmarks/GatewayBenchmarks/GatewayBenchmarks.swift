@@ -27,7 +27,8 @@ func gatewayBenchmark(kind: String) {
             maxIterations: 20_000,
             thresholds: [
                 // Allocations are the precise signal; wall-clock time on a shared 2-core VM is noisy (only a
-                // doubling counts). The targets (issue 22: ≤ 40 allocations) are in Thresholds/.
+                // doubling counts). The issue's targets (≤ 10 µs, ≤ 40 allocations) are not met yet (README.md,
+                // "Benchmarks"), so these guard against regressions rather than hold the targets.
                 .mallocCountTotal: .init(relative: [.p50: 5], absolute: [:]),
                 .wallClock: .init(relative: [.p50: 100], absolute: [:]),
             ],
