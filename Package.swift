@@ -9,7 +9,7 @@ let swiftSettings: [SwiftSetting] = [
     .treatAllWarnings(as: .error),
 ]
 
-let providers = ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments"]
+let providers = ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments", "Marqeta"]
 
 /// Extra dependencies of one provider's adapter and simulator: Trust Payments' JWTs are jwt-kit's; only Bridge links
 /// `_CryptoExtras` (its webhooks are RSA-signed).

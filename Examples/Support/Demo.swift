@@ -5,6 +5,7 @@ import CardGatewaySimulation
 import Foundation
 import Synchronization
 import Logging
+import MarqetaSimulator
 import PaysafeSimulator
 import StripeSimulator
 import TrustPaymentsSimulator
@@ -38,7 +39,7 @@ public struct DemoReport: Sendable, Codable, Equatable {
 
 /// The main job: every capability of every provider, through the router, against the embedded simulators.
 ///
-/// No credentials and no network beyond loopback: the five simulators listen on ephemeral 127.0.0.1 ports for
+/// No credentials and no network beyond loopback: the six simulators listen on ephemeral 127.0.0.1 ports for
 /// the duration of the run. A step that fails is reported and the run goes on; the report says whether all passed.
 public enum Demo: Sendable {
     /// Runs the demo.
@@ -134,6 +135,7 @@ struct DemoSteps {
         await stripe(&recorder)
         await bridge(&recorder)
         await trustPayments(&recorder)
+        await marqeta(&recorder)
         await webhooks(&recorder)
     }
 
@@ -257,6 +259,24 @@ struct DemoSteps {
         await lifecycle(&recorder, name: Instance.bridge, via: via, lockable: CardRef(id: Seed.activeMastercard, customer: Seed.customerID), token: nil)
     }
 
+    // MARK: Marqeta: encrypted payload for all three wallets, card and token transitions
+
+    func marqeta(_ recorder: inout DemoRecorder) async {
+        typealias Seed = MarqetaSimulator.Seed
+        typealias Inputs = MarqetaSimulator.TestInputs
+        let via = RouteTarget.key(RouteKey(issuer: Issuer.marqeta))
+        let card = CardRef(id: Seed.activeCard)
+        await lookup(&recorder, name: Instance.marqeta, via: via, card: card)
+        let samsung = GooglePayProvisioningInput(clientDeviceID: Inputs.samsungDeviceID, clientWalletAccountID: Inputs.samsungWalletUserID)
+        await offerAndProvision(&recorder, name: Instance.marqeta, via: via, card: card, inputs: [
+            .applePay: [.applePay(SampleInputs.applePay)], .googlePay: [.googlePay(SampleInputs.googlePay)], .samsungPay: [.googlePay(samsung)],
+        ])
+        // No confirm step: Marqeta records nothing when the wallet reports success (token transitions follow as webhooks).
+        await lifecycle(
+            &recorder, name: Instance.marqeta, via: via, lockable: CardRef(id: Seed.lockableCard), token: (card: CardRef(id: Seed.walletCard), id: Seed.activeToken)
+        )
+    }
+
     // MARK: Trust Payments: store, verify, charge, reuse
 
     func trustPayments(_ recorder: inout DemoRecorder) async {
@@ -305,7 +325,7 @@ struct DemoSteps {
     // MARK: Webhooks
 
     func webhooks(_ recorder: inout DemoRecorder) async {
-        for name in [Instance.paysafe, Instance.adyen, Instance.stripe, Instance.bridge, Instance.trustPayments] {
+        for name in [Instance.paysafe, Instance.adyen, Instance.stripe, Instance.bridge, Instance.trustPayments, Instance.marqeta] {
             let delivery: WebhookDelivery?
             do {
                 delivery = try simulators.sampleWebhook(instance: name)
@@ -388,7 +408,7 @@ struct DemoSteps {
 
     /// An offer, then provisioning with each input in turn (one input per round trip), per wallet.
     func offerAndProvision(_ recorder: inout DemoRecorder, name: String, via: RouteTarget, card: CardRef, inputs: [Wallet: [ProvisioningInput]]) async {
-        for wallet in [Wallet.applePay, .googlePay] {
+        for wallet in Wallet.allCases {
             guard let rounds = inputs[wallet] else { continue }
             await recorder.step("\(wallet.title): offer", name) {
                 let offer = try await gateway.provisioningOffer(for: card, wallet: wallet, via: via)

@@ -5,11 +5,12 @@ import CardGatewayAsyncHTTPClient
 import CardGatewaySimulation
 import Foundation
 import Logging
+import MarqetaSimulator
 import PaysafeSimulator
 import StripeSimulator
 import TrustPaymentsSimulator
 
-/// The five provider simulators the example programs run in-process, and the gateway configuration that points
+/// The six provider simulators the example programs run in-process, and the gateway configuration that points
 /// one instance of each adapter at them.
 ///
 /// ```swift
@@ -31,6 +32,8 @@ public struct EmbeddedSimulators: Sendable {
         public static let bridge = "bridge-cards"
         /// Trust Payments credentials on file (kind `trustpayments`), routed by operation.
         public static let trustPayments = "cards-on-file"
+        /// Marqeta cards (kind `marqeta`), routed by `issuer = marqeta`.
+        public static let marqeta = "marqeta-cards"
     }
 
     /// The route keys of the built-in configuration.
@@ -39,6 +42,7 @@ public struct EmbeddedSimulators: Sendable {
         public static let adyen = "adyen-bank"
         public static let stripe = "stripe-us"
         public static let bridge = "bridge"
+        public static let marqeta = "marqeta"
     }
 
     public let paysafe: PaysafeSimulator
@@ -46,6 +50,7 @@ public struct EmbeddedSimulators: Sendable {
     public let stripe: StripeSimulator
     public let bridge: BridgeSimulator
     public let trustPayments: TrustPaymentsSimulator
+    public let marqeta: MarqetaSimulator
 
     /// Fresh simulators holding their documented seed data, each on the real clock.
     public init() {
@@ -54,12 +59,13 @@ public struct EmbeddedSimulators: Sendable {
         self.stripe = StripeSimulator()
         self.bridge = BridgeSimulator()
         self.trustPayments = TrustPaymentsSimulator()
+        self.marqeta = MarqetaSimulator()
     }
 
-    /// All five, in the order they are started and listed: Paysafe, Adyen, Stripe, Bridge, Trust Payments.
-    public var all: [any ProviderSimulator] { [paysafe, adyen, stripe, bridge, trustPayments] }
+    /// All six, in the order they are started and listed: Paysafe, Adyen, Stripe, Bridge, Trust Payments, Marqeta.
+    public var all: [any ProviderSimulator] { [paysafe, adyen, stripe, bridge, trustPayments, marqeta] }
 
-    /// Runs the five simulators on ephemeral loopback ports for the duration of `body`, then stops them.
+    /// Runs the six simulators on ephemeral loopback ports for the duration of `body`, then stops them.
     public func run<R: Sendable>(host: String = "127.0.0.1", logger: Logger? = nil, _ body: (RunningSimulators) async throws -> R) async throws -> R {
         try await withSimulators(all, host: host, logger: logger) { handles in
             try await body(RunningSimulators(simulators: self, handles: handles))
@@ -117,6 +123,16 @@ public struct EmbeddedSimulators: Sendable {
                 ],
                 "options": ["siteReference": TP.siteReference],
             ],
+            Instance.marqeta: [
+                "kind": "marqeta", "environment": "sandbox", "baseURL": try baseURL("marqeta"),
+                "description": "Marqeta cards (Core API)",
+                "credentials": [
+                    "applicationToken": literal(MarqetaSimulator.Seed.applicationToken), "accessToken": literal(MarqetaSimulator.Seed.accessToken),
+                    "webhookUsername": literal(MarqetaSimulator.Seed.webhookUsername), "webhookPassword": literal(MarqetaSimulator.Seed.webhookPassword),
+                    "webhookSecret": literal(MarqetaSimulator.Seed.webhookSecret),
+                ],
+                "options": ["provisioningAppVersion": "cardgateway-examples 1.0", "deviceType": "MOBILE_PHONE"],
+            ],
         ]
         typealias PaysafeSeed = PaysafeSimulator.Seed
         let routes: [[String: Any]] = [
@@ -129,6 +145,7 @@ public struct EmbeddedSimulators: Sendable {
             ["when": ["issuer": Issuer.adyen], "use": Instance.adyen],
             ["when": ["issuer": Issuer.stripe], "use": Instance.stripe],
             ["when": ["issuer": Issuer.bridge], "use": Instance.bridge],
+            ["when": ["issuer": Issuer.marqeta], "use": Instance.marqeta],
         ]
         return try JSONSerialization.data(
             withJSONObject: ["providers": providers, "routes": routes], options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -147,7 +164,7 @@ public struct RunningSimulators: Sendable {
         self.handles = handles
     }
 
-    /// The running simulator of a provider kind (`"paysafe"`, `"adyen"`, `"stripe"`, `"bridge"`, `"trustpayments"`).
+    /// The running simulator of a provider kind (`"paysafe"`, `"adyen"`, `"stripe"`, `"bridge"`, `"trustpayments"`, `"marqeta"`).
     public func handle(_ kind: String) -> SimulatorHandle? { handles.first { $0.kindName == kind } }
 
     /// ``EmbeddedSimulators/configurationJSON(handles:)`` for these handles.
@@ -158,7 +175,7 @@ public struct RunningSimulators: Sendable {
         try GatewayConfiguration.load(from: try configurationJSON(), registry: ExampleRegistry.all)
     }
 
-    /// A gateway over the five simulators.
+    /// A gateway over the six simulators.
     public func gateway(
         transport: any HTTPTransport = AsyncHTTPClientTransport(), logger: Logger = OperationContext.noopLogger,
         credentialStore: any CredentialReferenceStore = InMemoryCredentialReferenceStore(), observability: GatewayObservability = .bootstrapped

@@ -3,6 +3,7 @@ import BridgeSimulator
 import CardGateway
 import Foundation
 import HTTPTypes
+import MarqetaSimulator
 import PaysafeSimulator
 import StripeSimulator
 
@@ -55,6 +56,8 @@ extension EmbeddedSimulators {
                 throw CardGatewayError(.invalidConfiguration, "the Bridge simulator lost its seeded card account")
             }
             signed = delivery
+        case Instance.marqeta:
+            signed = marqeta.signedCardTransitionWebhook(card: MarqetaSimulator.Seed.lockableCard, state: "SUSPENDED", type: "state.suspended")
         default:
             return nil
         }

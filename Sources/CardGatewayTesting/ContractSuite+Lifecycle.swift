@@ -95,7 +95,7 @@ extension ContractRun {
             let card = try await activating.activateCard(activation, context: self.context)
             checks.expect(card.status == .active, "the activated card is \(card.status)")
             checks.expect(
-                self.newEntries(since: before).contains { $0.method != "GET" && $0.path.contains(activation.card.id) },
+                self.newEntries(since: before).contains { $0.method != "GET" && self.names($0, activation.card.id) },
                 "no write naming the card id went over the wire"
             )
         }
@@ -108,7 +108,7 @@ extension ContractRun {
             checks.expect(read.status == locked.status, "a lookup after the lock says \(read.status), the lock said \(locked.status)")
             let unlocked = try await control.changeStatus(CardStatusRequest(card: card, intent: .unlock), context: self.context)
             checks.expect(unlocked.status == .active, "the unlocked card is \(unlocked.status)")
-            let writes = self.newEntries(since: before).filter { $0.method != "GET" && $0.path.contains(card.id) }
+            let writes = self.newEntries(since: before).filter { $0.method != "GET" && self.names($0, card.id) }
             checks.expect(writes.count == 2, "lock and unlock should each send one write naming the card (saw \(writes.count))")
         }
         await lifecycleScenario(.cardCancellation, "cardCancellation: cancel is final", fixture: cards?.cancellable, scenario) { card, checks in
@@ -128,7 +128,7 @@ extension ContractRun {
             self.labelledNeedles.withLock { $0.append((label: "pin", value: change.pin.revealedValue)) }
             let before = self.handle.journal.entries().count
             _ = try await pins.setPIN(change, context: self.context)
-            let writes = self.newEntries(since: before).filter { $0.method != "GET" && $0.path.contains(change.card.id) }
+            let writes = self.newEntries(since: before).filter { $0.method != "GET" && self.names($0, change.card.id) }
             checks.expect(writes.count == 1, "the PIN change should send one write naming the card (saw \(writes.count))")
         }
         await lifecycleScenario(.cardPrograms, "cardPrograms: programs", fixture: cards, scenario) { fixture, checks in
@@ -174,7 +174,7 @@ extension ContractRun {
                 WalletTokenRequest(card: fixture.card, token: fixture.token, intent: .resume), context: self.context
             )
             checks.expect(resumed.status == .active, "the resumed token is \(resumed.status)")
-            let writes = self.newEntries(since: before).filter { $0.method != "GET" && $0.path.contains(fixture.token) }
+            let writes = self.newEntries(since: before).filter { $0.method != "GET" && self.names($0, fixture.token) }
             checks.expect(writes.count == 2, "suspend and resume should each send one write naming the token (saw \(writes.count))")
         }
         let deletable = tokens.flatMap { fixture in fixture.deletable.map { (card: fixture.card, token: $0) } }
@@ -188,6 +188,14 @@ extension ContractRun {
                 _ = try await control.changeWalletToken(WalletTokenRequest(card: fixture.card, token: fixture.token, intent: .resume), context: self.context)
             }
         }
+    }
+
+    /// Whether a request names `id`: in its path (`POST /cards/{id}/lock`), or as a JSON string value in its body,
+    /// as providers that take the subject of a transition in the body do (Marqeta's `POST /cardtransitions` carries
+    /// `card_token`, its `POST /digitalwallettokentransitions` the token). Only a whole JSON string counts, so an id
+    /// that is a prefix of another id in the body does not.
+    func names(_ entry: JournalEntry, _ id: String) -> Bool {
+        entry.path.contains(id) || entry.bodyText.contains("\"\(id)\"")
     }
 
     /// The provider as the protocol its declared capability promises; the descriptor scenario reports a mismatch.

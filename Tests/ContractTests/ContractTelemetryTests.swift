@@ -16,10 +16,11 @@ struct ContractTelemetryTests {
         "stripe": { StripeContractTests.subject() },
         "bridge": { BridgeContract.subject(encoding: "hex") },
         "trustpayments": { TrustPaymentsContractTests.subject() },
+        "marqeta": { MarqetaContract.subject() },
     ]
 
     @Test("a full contract run records attempt spans that carry no credential, card data, token, payload or card id", arguments: [
-        "paysafe", "adyen", "stripe", "bridge", "trustpayments",
+        "paysafe", "adyen", "stripe", "bridge", "trustpayments", "marqeta",
     ])
     func noSensitiveValueInSpans(provider: String) async throws {
         let makeSubject = try #require(Self.subjects[provider])

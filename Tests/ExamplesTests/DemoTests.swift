@@ -37,19 +37,24 @@ struct DemoTests {
         #expect(report.steps.filter { $0.instance == Instance.stripe && $0.name.hasSuffix(": provision") }.allSatisfy { $0.outcome.hasPrefix("ephemeral key ephkey_") })
         #expect(steps(Instance.bridge).contains("Apple Pay: provision"))
         #expect(steps(Instance.trustPayments).filter { $0.hasPrefix("credentials on file:") }.count == 5)
+        // Marqeta: the encrypted payload for all three wallets, Samsung Pay included.
+        let marqeta = steps(Instance.marqeta)
+        for name in ["card: look up", "Apple Pay: provision", "Google Pay: provision", "Samsung Pay: offer", "Samsung Pay: provision"] {
+            #expect(marqeta.contains(name), "\(name): \(marqeta)")
+        }
         // One verified webhook per provider that sends them; Trust Payments' row is marked not applicable.
         let webhooks = report.steps.filter { $0.name == "webhook: verify a signed delivery" }
-        #expect(webhooks.filter { $0.status == .passed }.map(\.instance).sorted() == [Instance.adyen, Instance.bridge, Instance.paysafe, Instance.stripe].sorted())
+        #expect(webhooks.filter { $0.status == .passed }.map(\.instance).sorted() == [Instance.adyen, Instance.bridge, Instance.paysafe, Instance.stripe, Instance.marqeta].sorted())
         #expect(webhooks.first { $0.instance == Instance.trustPayments }?.status == .skipped)
         // Every skipped step says why, and only a capability the provider lacks is skipped.
         let skipped = report.steps.filter { $0.status == .skipped }
         #expect(skipped.allSatisfy { !$0.outcome.isEmpty }, "\(skipped)")
         #expect(report.steps.first { $0.instance == Instance.paysafe && $0.name == "lifecycle: suspend and resume a wallet token" }?.status == .skipped)
         // A lock/unlock round trip on every provider with a card lock, a token suspend/resume on every one with token control.
-        for instance in [Instance.paysafe, Instance.adyen, Instance.stripe, Instance.bridge] {
+        for instance in [Instance.paysafe, Instance.adyen, Instance.stripe, Instance.bridge, Instance.marqeta] {
             #expect(report.steps.filter { $0.instance == instance && ["lifecycle: lock a card", "lifecycle: unlock it"].contains($0.name) && $0.status == .passed }.count == 2, "\(instance)")
         }
-        for instance in [Instance.adyen, Instance.stripe] {
+        for instance in [Instance.adyen, Instance.stripe, Instance.marqeta] {
             #expect(report.steps.filter { $0.instance == instance && ["lifecycle: suspend a wallet token", "lifecycle: resume it"].contains($0.name) && $0.status == .passed }.count == 2, "\(instance)")
         }
     }

@@ -8,7 +8,7 @@ import NIOFoundationCompat
 import Synchronization
 import Testing
 
-/// `cardgateway simulate`: five simulators, one `<kind> <baseURL>` line each, then `ready`; stops when cancelled.
+/// `cardgateway simulate`: every registered simulator, one `<kind> <baseURL>` line each, then `ready`; stops when cancelled.
 @Suite("cardgateway simulate")
 struct SimulateCommandTests {
     @Test("prints each simulator's base URL, then ready; the written configuration works with the other commands")
@@ -41,7 +41,9 @@ struct SimulateCommandTests {
         }
         try #require(lines.last == "ready", "simulate printed: \(lines)")
         let entries = lines.dropLast().map { $0.split(separator: " ").map(String.init) }
-        #expect(entries.map { $0.first ?? "" } == ["paysafe", "adyen", "stripe", "bridge", "trustpayments"])
+        // One line per registered simulator, in the registration's order (EmbeddedSimulators.all).
+        #expect(entries.map { $0.first ?? "" } == EmbeddedSimulators().all.map(\.kindName))
+        #expect(Array(entries.map { $0.first ?? "" }.prefix(5)) == ["paysafe", "adyen", "stripe", "bridge", "trustpayments"])
         let adyen = try #require(entries.first { $0.first == "adyen" }?.last)
         #expect(adyen.hasPrefix("http://127.0.0.1:") && adyen.hasSuffix("/bcl/v2"))
 

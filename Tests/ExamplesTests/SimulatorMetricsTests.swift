@@ -17,15 +17,21 @@ struct SimulatorMetricsTests {
     func scriptedRun() async throws {
         try await EmbeddedSimulators().run { running in
             let instance = EmbeddedSimulators.Instance.stripe
-            var configuration = try running.configuration()
-            configuration.providers[instance]?.timeout = .seconds(2)
-            configuration.providers[instance]?.retry = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(2))
-            configuration.providers[instance]?.circuitBreaker = CircuitBreakerSettings(failureThreshold: 3, coolDown: .seconds(60))
             let metrics = TestMetrics()
-            let gateway = try CardGateway(
-                configuration: configuration, registry: ExampleRegistry.all,
-                observability: GatewayObservability(metrics: metrics, tracer: InMemoryTracer())
-            )
+            // Two gateways over one metrics factory: a generous timeout for the success and the retry, so a loaded
+            // machine cannot turn them into timeouts, and a short one for the timeout phase, whose answers are
+            // delayed well past it. Both have a fresh breaker of the same settings.
+            func makeGateway(timeout: Duration) throws -> CardGateway {
+                var configuration = try running.configuration()
+                configuration.providers[instance]?.timeout = timeout
+                configuration.providers[instance]?.retry = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(2))
+                configuration.providers[instance]?.circuitBreaker = CircuitBreakerSettings(failureThreshold: 3, coolDown: .seconds(60))
+                return try CardGateway(
+                    configuration: configuration, registry: ExampleRegistry.all,
+                    observability: GatewayObservability(metrics: metrics, tracer: InMemoryTracer())
+                )
+            }
+            var gateway = try makeGateway(timeout: .seconds(30))
             let stripe = try #require(running.handle("stripe"))
             let card = CardRef(id: StripeSimulator.Seed.activeCardID)
             let base = [("provider.kind", "stripe"), ("provider.instance", instance)]
@@ -48,6 +54,7 @@ struct SimulatorMetricsTests {
             #expect(count("cardgateway.provider.retries") == 1)
 
             // A timeout: three attempts each slower than the 2 s timeout; the third failure opens the breaker.
+            gateway = try makeGateway(timeout: .seconds(2))
             stripe.faults.inject(FaultRule(count: 3, method: "GET", action: .delay(milliseconds: 6_000)))
             let timedOut = await gatewayError { _ = try await gateway.card(card, via: .instance(instance)) }
             #expect(timedOut?.code == .timeout)

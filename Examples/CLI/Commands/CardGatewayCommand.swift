@@ -11,7 +11,7 @@ public struct CardGatewayCommand: AsyncParsableCommand {
         abstract: "Card push provisioning and stored credentials from several providers, behind one API.",
         discussion: """
             `cardgateway demo` runs every capability against embedded simulators (no credentials, no network). \
-            `cardgateway simulate` serves the five simulators for use from any language.
+            `cardgateway simulate` serves the six simulators for use from any language.
 
             The other commands take a configuration file (--config) and print the normalised result as JSON on \
             stdout; on failure they print a JSON error on stderr and exit 2 (64 for a usage error).

@@ -9,7 +9,7 @@ struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "Run every capability of every provider, through the router, against embedded simulators.",
         discussion: """
-            Starts the five provider simulators on loopback, loads the built-in configuration (one instance per \
+            Starts the six provider simulators on loopback, loads the built-in configuration (one instance per \
             provider, routed by issuer, program and operation) and runs the card service, provisioning for each \
             wallet, stored credentials and webhook verification. Needs no credentials and no network. Prints a \
             table of steps (or JSON with --json) and exits 1 if any step failed.

@@ -4,8 +4,8 @@ import Foundation
 
 struct ProvisionCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "provision", abstract: "Add cards to Apple Pay and Google Pay.",
-        subcommands: [Offer.self, ApplePay.self, GooglePay.self, IssuerSDK.self, EphemeralKey.self, Confirm.self]
+        commandName: "provision", abstract: "Add cards to Apple Pay, Google Pay and Samsung Pay.",
+        subcommands: [Offer.self, ApplePay.self, GooglePay.self, SamsungPay.self, IssuerSDK.self, EphemeralKey.self, Confirm.self]
     )
 
     static func wallet(_ text: String) throws -> Wallet {
@@ -28,7 +28,7 @@ struct ProvisionCommand: AsyncParsableCommand {
         @OptionGroup var config: ConfigOptions
         @OptionGroup var target: TargetOptions
         @Option var customer: String?
-        @Option(help: "apple-pay or google-pay.") var wallet: String
+        @Option(help: "apple-pay, google-pay or samsung-pay.") var wallet: String
         @Argument var cardID: String
 
         func run() async throws {
@@ -73,6 +73,26 @@ struct ProvisionCommand: AsyncParsableCommand {
             try await reportingErrors {
                 let input = GooglePayProvisioningInput(clientDeviceID: deviceID, clientWalletAccountID: walletAccountID)
                 try await ProvisionCommand.provision(config, target, card: CardRef(id: cardID, customer: customer), wallet: .googlePay, input: .googlePay(input))
+            }
+        }
+    }
+
+    struct SamsungPay: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "samsung-pay", abstract: "Encrypted-payload provisioning for Samsung Pay: Samsung's device id and wallet account (user) id."
+        )
+        @OptionGroup var config: ConfigOptions
+        @OptionGroup var target: TargetOptions
+        @Option var customer: String?
+        @Option(name: .customLong("device-id")) var deviceID: String
+        @Option(name: .customLong("wallet-account-id")) var walletAccountID: String
+        @Argument var cardID: String
+
+        func run() async throws {
+            try await reportingErrors {
+                // The core models Samsung Pay's device id and wallet account id with the Google input.
+                let input = GooglePayProvisioningInput(clientDeviceID: deviceID, clientWalletAccountID: walletAccountID)
+                try await ProvisionCommand.provision(config, target, card: CardRef(id: cardID, customer: customer), wallet: .samsungPay, input: .googlePay(input))
             }
         }
     }

@@ -7,11 +7,11 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// `cardgateway simulate`: the five provider simulators as a long-running server, for any language's tests.
+/// `cardgateway simulate`: every registered provider simulator as a long-running server, for any language's tests.
 struct SimulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate",
-        abstract: "Serve the five provider simulators until interrupted.",
+        abstract: "Serve every provider simulator until interrupted.",
         discussion: """
             Prints one line per provider, `<kind> <baseURL>`, then `ready`. Point a client (ours, or the provider's \
             official library) at a base URL with the simulator's seed credentials (see the README). Every \
@@ -22,12 +22,15 @@ struct SimulateCommand: AsyncParsableCommand {
     )
 
     @Option(help: "Address to bind. Anything but loopback exposes the simulators to the network.") var host: String = "127.0.0.1"
-    @Option(help: "First port: the simulators take PORT … PORT+4 in the order listed. Default: ephemeral ports.") var port: Int?
+    @Option(help: "First port: the simulators take consecutive ports from PORT, in the order listed. Default: ephemeral ports.") var port: Int?
     @Option(name: .customLong("write-config"), help: "Write a gateway configuration for the running simulators to this file.", completion: .file())
     var writeConfig: String?
 
     func validate() throws {
-        if let port, !(1...65531).contains(port) { throw ValidationError("--port must be between 1 and 65531 (five consecutive ports are used)") }
+        let count = EmbeddedSimulators().all.count
+        if let port, !(1...(65536 - count)).contains(port) {
+            throw ValidationError("--port must be between 1 and \(65536 - count) (\(count) consecutive ports are used)")
+        }
     }
 
     func run() async throws {

@@ -98,14 +98,15 @@ enum ProvisioningWire {
             guard let nonce, let signature else { throw APIProblem.invalidRequest("The Apple Pay provisioning body is incomplete.") }
             return .applePay(ApplePayProvisioningInput(certificates: certificates, nonce: nonce, nonceSignature: signature))
 
-        case (.encryptedPayload, .googlePay, .GooglePayRequest(let request)):
+        case (.encryptedPayload, .googlePay, .GooglePayRequest(let request)), (.encryptedPayload, .samsungPay, .GooglePayRequest(let request)):
+            // Samsung Pay's device id and wallet account id travel in the Google shape, as the core models them.
             let deviceID = checks.text(request.clientDeviceId, "clientDeviceId", maxLength: 256)
             let accountID = checks.text(request.clientWalletAccountId, "clientWalletAccountId", maxLength: 256)
             try checks.finish()
-            guard let deviceID, let accountID else { throw APIProblem.invalidRequest("The Google Pay provisioning body is incomplete.") }
+            guard let deviceID, let accountID else { throw APIProblem.invalidRequest("The \(wallet == .samsungPay ? "Samsung" : "Google") Pay provisioning body is incomplete.") }
             return .googlePay(GooglePayProvisioningInput(clientDeviceID: deviceID, clientWalletAccountID: accountID))
 
-        case (.encryptedPayload, .applePay, _), (.encryptedPayload, .googlePay, _):
+        case (.encryptedPayload, .applePay, _), (.encryptedPayload, .googlePay, _), (.encryptedPayload, .samsungPay, _):
             throw wrongShape(body, expected: wallet == .applePay ? "certificates, nonce and nonceSignature" : "clientDeviceId and clientWalletAccountId")
 
         case (.encryptedPayload, _, _):

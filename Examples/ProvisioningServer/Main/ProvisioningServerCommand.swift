@@ -16,7 +16,7 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
         commandName: "provisioning-server",
         abstract: "Serve the provisioning API for a mobile app (see the README for the endpoints).",
         discussion: """
-            Without --config it starts the five embedded simulators and serves the demo users alice and bob (their \
+            Without --config it starts the embedded simulators and serves the demo users alice and bob (their \
             bearer tokens are in the README). With --config FILE (the gateway configuration) and --directory FILE \
             (users, tokens and cards) it serves real providers. Stops gracefully on SIGINT or SIGTERM.
             """

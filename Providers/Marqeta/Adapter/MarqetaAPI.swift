@@ -1,0 +1,123 @@
+import CardGateway
+import Foundation
+import HTTPTypes
+
+/// Everything this adapter assumes about Marqeta's Core API (v3), in one place, so that a path, field or code found
+/// to be wrong is corrected here and nowhere else. Each endpoint cites its reference page in
+/// `Providers/Marqeta/README.md`; the facts that page could not confirm are listed there as *unverified*.
+enum MarqetaAPI {
+    // MARK: Base URLs
+
+    /// `https://sandbox-api.marqeta.com/v3`: the public sandbox (Marqeta's "Core API quick start"). Production base
+    /// URLs are given to each program by Marqeta, so a production instance names its `baseURL` in configuration.
+    static let sandboxBaseURL = URL(string: "https://sandbox-api.marqeta.com/v3")!
+
+    /// Documented environments: only the shared sandbox has a public URL.
+    static let environments: [String: URL] = ["sandbox": sandboxBaseURL]
+
+    // MARK: Tokens (ids)
+
+    /// Marqeta tokens (card, user, digital wallet token, transition) are "1–36 chars".
+    static let tokenMaxLength = 36
+
+    // MARK: Paths (relative to the base URL)
+
+    /// `GET /cards/{token}` (Retrieve card).
+    static func card(_ token: String) -> String { "/cards/\(URLEncoding.pathSegment(token))" }
+
+    /// `POST /cards` (Create card): `user_token`, `card_product_token`.
+    static let cards = "/cards"
+
+    /// `GET /cards/user/{token}?count=&start_index=` (List cards by user): `count`, `start_index`, `end_index`,
+    /// `is_more`, `data`.
+    static func cardsByUser(_ token: String) -> String { "/cards/user/\(URLEncoding.pathSegment(token))" }
+
+    /// The page sizes this adapter sends as `count`. *Unverified*: Marqeta's maximum `count` for this listing.
+    static let listCountRange = 1...100
+
+    /// `POST /cardtransitions` (Create card transition): `card_token`, `state`, `channel`, `reason_code`, `reason`.
+    static let cardTransitions = "/cardtransitions"
+
+    /// `POST /digitalwalletprovisionrequests/applepay`.
+    static let applePayProvisioning = "/digitalwalletprovisionrequests/applepay"
+    /// `POST /digitalwalletprovisionrequests/androidpay`.
+    static let googlePayProvisioning = "/digitalwalletprovisionrequests/androidpay"
+    /// `POST /digitalwalletprovisionrequests/samsungpay` ("limited in availability").
+    static let samsungPayProvisioning = "/digitalwalletprovisionrequests/samsungpay"
+
+    /// `GET /digitalwallettokens/card/{card_token}` (List digital wallet tokens for card), paged like the cards.
+    static func walletTokensByCard(_ token: String) -> String { "/digitalwallettokens/card/\(URLEncoding.pathSegment(token))" }
+
+    /// `POST /digitalwallettokentransitions`: `digital_wallet_token.token`, `digital_wallet_token.card_token`,
+    /// `channel`, `state`, `reason_code`, `reason`.
+    static let walletTokenTransitions = "/digitalwallettokentransitions"
+
+    /// The page size the adapter reads wallet tokens with (it reads every page).
+    static let walletTokenPageSize = 50
+    /// The most pages a wallet-token listing follows before it is refused as endless.
+    static let maxWalletTokenPages = 20
+
+    // MARK: Values
+
+    /// `channel` of every transition the adapter makes: "Use this value when creating a card transition with an API
+    /// POST request".
+    static let apiChannel = "API"
+
+    /// Card `state` words (`UNACTIVATED`, `ACTIVE`, `SUSPENDED`, `TERMINATED`, and `LIMITED` on some programs).
+    enum CardState {
+        static let unactivated = "UNACTIVATED"
+        static let active = "ACTIVE"
+        static let suspended = "SUSPENDED"
+        static let terminated = "TERMINATED"
+        static let limited = "LIMITED"
+    }
+
+    /// Digital wallet token `state` words.
+    enum TokenState {
+        static let requested = "REQUESTED"
+        static let requestDeclined = "REQUEST_DECLINED"
+        static let active = "ACTIVE"
+        static let suspended = "SUSPENDED"
+        static let terminated = "TERMINATED"
+    }
+
+    /// `device_type` values of the provisioning requests.
+    static let deviceTypes = ["MOBILE_PHONE", "WATCH", "TABLET"]
+    /// The `device_type` sent when the instance configures none.
+    static let defaultDeviceType = "MOBILE_PHONE"
+    /// `provisioning_app_version`: "1–50 chars".
+    static let appVersionMaxLength = 50
+    /// Samsung `device_id`: "1–24 chars".
+    static let samsungDeviceIDMaxLength = 24
+    /// Google `device_id` and `wallet_account_id`, Samsung `wallet_user_id`: *unverified* bounds (the reference
+    /// pages read did not state them); this refuses absurd input only.
+    static let walletIDMaxLength = 100
+
+    /// `reason_code` of a transition, by the normalised reason. Marqeta's list: `01` requested by you, `06`
+    /// suspicious activity, `10` reported lost, `23` reported stolen, `31` other. *Unverified*: `06`, `10`, `23` and
+    /// `31` are read from the card transition object's enumeration and Marqeta's reason-code table as remembered,
+    /// not from a page fetched for this adapter (see the README).
+    static func reasonCode(_ reason: CardStatusReason?) -> String {
+        switch reason {
+        case .lost?: return "10"
+        case .stolen?: return "23"
+        case .suspectedFraud?: return "06"
+        case .damaged?, .other?: return "31"
+        default: return "01"
+        }
+    }
+
+    /// `reason` free text: "255 char max".
+    static let reasonMaxLength = 255
+
+    // MARK: Headers
+
+    /// The webhook signature header: lower-case hex HMAC of the raw body with the webhook's `secret` (the
+    /// "Signature verification" guide's Ruby sample).
+    static let signatureHeader = HTTPField.Name("X-Marqeta-Signature")!
+
+    /// Error codes Marqeta answers (or this adapter treats as answering) when a transition is not allowed from the
+    /// object's current state. *Unverified*: the Errors page lists codes by HTTP status; the state-refusal codes are
+    /// the simulator's choice until confirmed against a sandbox.
+    static let invalidTransitionCodes: Set<String> = ["400600", "400601"]
+}

@@ -1,0 +1,357 @@
+import CardGateway
+import Foundation
+import HTTPTypes
+import Logging
+
+extension ProviderKind {
+    /// Marqeta Core API (issuer processor).
+    public static let marqeta = ProviderKind("marqeta")
+}
+
+extension ProviderFactory {
+    /// Marqeta: `registry.register(.marqeta)`.
+    ///
+    /// - Environments: `sandbox` (`https://sandbox-api.marqeta.com/v3`). Production base URLs are issued per program:
+    ///   name it as `baseURL`.
+    /// - Credentials: `applicationToken` and `accessToken` (required: HTTP Basic username and password),
+    ///   `webhookUsername` and `webhookPassword` (the Basic credentials configured on the Marqeta webhook), and
+    ///   `webhookSecret` (the webhook's `secret`, for `X-Marqeta-Signature`). Verifying webhooks needs the Basic pair,
+    ///   the secret, or both.
+    /// - Options: `provisioningAppVersion` (required: the `provisioning_app_version` Marqeta asks of every
+    ///   provisioning request, 1–50 characters, the version of your app) and `deviceType` (`MOBILE_PHONE`, `WATCH`
+    ///   or `TABLET`; default `MOBILE_PHONE`).
+    public static var marqeta: ProviderFactory {
+        ProviderFactory(
+            kind: .marqeta,
+            descriptor: MarqetaProvider.descriptor,
+            environments: MarqetaAPI.environments,
+            credentials: [
+                CredentialSpec("applicationToken", required: true, summary: "Marqeta application token (HTTP Basic username)"),
+                CredentialSpec("accessToken", required: true, summary: "Marqeta user or admin access token (HTTP Basic password)"),
+                CredentialSpec("webhookUsername", required: false, summary: "basic_auth_username configured on the Marqeta webhook"),
+                CredentialSpec("webhookPassword", required: false, summary: "basic_auth_password configured on the Marqeta webhook"),
+                CredentialSpec("webhookSecret", required: false, summary: "the Marqeta webhook's secret, which signs X-Marqeta-Signature"),
+            ],
+            options: MarqetaOptions.self,
+            make: { setup, options in try MarqetaProvider(setup: setup, options: options) }
+        )
+    }
+}
+
+/// A Marqeta instance's `options`.
+public struct MarqetaOptions: ProviderOptions, Equatable {
+    /// `provisioning_app_version` of every provisioning request.
+    public var provisioningAppVersion: String
+    /// `device_type` of every provisioning request.
+    public var deviceType: String
+
+    enum CodingKeys: String, CodingKey { case provisioningAppVersion, deviceType }
+
+    public static let specs: [OptionSpec] = [
+        OptionSpec(
+            CodingKeys.provisioningAppVersion, type: .string, required: true,
+            summary: "provisioning_app_version sent with every push-provisioning request (1-50 characters)"
+        ),
+        OptionSpec(
+            CodingKeys.deviceType, type: .string, allowedValues: MarqetaAPI.deviceTypes,
+            summary: "device_type sent with every push-provisioning request (default MOBILE_PHONE)"
+        ),
+    ]
+
+    public init(provisioningAppVersion: String, deviceType: String = "MOBILE_PHONE") {
+        self.provisioningAppVersion = provisioningAppVersion
+        self.deviceType = deviceType
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let version = try container.decode(String.self, forKey: .provisioningAppVersion)
+        guard !version.isEmpty, version.count <= MarqetaAPI.appVersionMaxLength else {
+            throw DecodingError.dataCorruptedError(forKey: .provisioningAppVersion, in: container, debugDescription: "must be 1 to 50 characters")
+        }
+        provisioningAppVersion = version
+        let device = try container.decodeIfPresent(String.self, forKey: .deviceType) ?? MarqetaAPI.defaultDeviceType
+        guard MarqetaAPI.deviceTypes.contains(device) else {
+            throw DecodingError.dataCorruptedError(forKey: .deviceType, in: container, debugDescription: "must be one of \(MarqetaAPI.deviceTypes.joined(separator: ", "))")
+        }
+        deviceType = device
+    }
+}
+
+/// The Marqeta adapter: card look-up, listing and issuance; card transitions (lock, unlock, cancel); Apple Pay,
+/// Google Pay and Samsung Pay push provisioning by encrypted payload; digital wallet tokens and their transitions
+/// (list, suspend, resume, terminate); webhook verification (HTTP Basic and `X-Marqeta-Signature`).
+///
+/// Marqeta addresses cards by their token alone; ``CardRef/customer`` is the user token, needed only to list cards.
+/// Every request authenticates with HTTP Basic: the application token as the username, the access token as the
+/// password. Writes are `POST`s Marqeta does not de-duplicate by header, so none is repeated once it may have
+/// reached Marqeta.
+public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, WalletProvisioning, WalletTokenListing, WalletTokenControl,
+    WebhookVerifying, CustomStringConvertible
+{
+    /// What every Marqeta instance can do.
+    public static let descriptor = ProviderDescriptor(
+        kind: .marqeta,
+        capabilities: [
+            .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing, .walletTokenControl,
+            .walletProvisioning, .webhooks,
+        ],
+        provisioningFlows: [.applePay: .encryptedPayload, .googlePay: .encryptedPayload, .samsungPay: .encryptedPayload]
+    )
+
+    /// The same as ``descriptor`` (static).
+    public var descriptor: ProviderDescriptor { Self.descriptor }
+
+    public let options: MarqetaOptions
+    let http: ProviderHTTPClient
+    private let accessToken: Secret
+    let webhook: MarqetaWebhookVerifier
+
+    /// Builds the adapter from configuration.
+    public init(setup: ProviderSetup) throws {
+        try self.init(setup: setup, options: setup.options(MarqetaOptions.self))
+    }
+
+    /// Builds the adapter from configuration with its options already decoded.
+    public init(setup: ProviderSetup, options: MarqetaOptions) throws {
+        try self.init(
+            http: setup.http, applicationToken: setup.credential("applicationToken"), accessToken: setup.credential("accessToken"), options: options,
+            webhookUsername: setup.optionalCredential("webhookUsername"), webhookPassword: setup.optionalCredential("webhookPassword"),
+            webhookSecret: setup.optionalCredential("webhookSecret")
+        )
+    }
+
+    /// Builds the adapter directly.
+    /// - Parameters:
+    ///   - http: the client for the instance (its base URL includes `/v3`).
+    ///   - applicationToken: the HTTP Basic username.
+    ///   - accessToken: the HTTP Basic password (a user or admin access token).
+    ///   - options: the provisioning app version and device type.
+    ///   - webhookUsername, webhookPassword: the Basic credentials configured on the webhook.
+    ///   - webhookSecret: the webhook's signing secret.
+    public init(
+        http: ProviderHTTPClient, applicationToken: Secret, accessToken: Secret, options: MarqetaOptions,
+        webhookUsername: Secret? = nil, webhookPassword: Secret? = nil, webhookSecret: Secret? = nil
+    ) throws {
+        for (name, value) in [("applicationToken", applicationToken), ("accessToken", accessToken)]
+        where value.revealedValue.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw CardGatewayError(.invalidConfiguration, "providers.\(http.instance).credentials.\(name) is empty", provider: http.instance, providerKind: .marqeta)
+        }
+        guard !options.provisioningAppVersion.isEmpty, options.provisioningAppVersion.count <= MarqetaAPI.appVersionMaxLength,
+            MarqetaAPI.deviceTypes.contains(options.deviceType)
+        else {
+            throw CardGatewayError(
+                .invalidConfiguration, "providers.\(http.instance).options: provisioningAppVersion must be 1 to 50 characters and deviceType one of MOBILE_PHONE, WATCH, TABLET",
+                provider: http.instance, providerKind: .marqeta
+            )
+        }
+        if (webhookUsername == nil) != (webhookPassword == nil) {
+            throw CardGatewayError(
+                .invalidConfiguration, "providers.\(http.instance).credentials: webhookUsername and webhookPassword go together",
+                provider: http.instance, providerKind: .marqeta
+            )
+        }
+        self.options = options
+        self.accessToken = accessToken
+        self.http = http.authenticated(by: HeaderAuthentication.basic(username: applicationToken, password: accessToken))
+        self.webhook = MarqetaWebhookVerifier(
+            username: webhookUsername, password: webhookPassword, secret: webhookSecret.flatMap { $0.isEmpty ? nil : $0 }, instance: http.instance,
+            logger: http.logger
+        )
+    }
+
+    /// Safe to log: the instance and options, never a token or secret.
+    public var description: String {
+        "MarqetaProvider(instance: \(http.instance), deviceType: \(options.deviceType), webhooks: \(webhook.isConfigured ? "configured" : "not configured"))"
+    }
+
+    // MARK: Card lookup
+
+    /// `GET /cards/{token}`.
+    public func card(_ ref: CardRef, context: OperationContext) async throws -> Card {
+        try validate(token: ref.id, field: "card.id", what: "a Marqeta card token")
+        let wire = try await fetchCard(ref.id, context: context)
+        return try map(wire, ref: ref)
+    }
+
+    // MARK: Wallet provisioning
+
+    /// Eligibility from the card (only `ACTIVE` cards can be added; the reason names any other state) and the card's
+    /// existing digital wallet tokens. Every wallet is the encrypted-payload flow.
+    public func offer(for card: CardRef, wallet: Wallet, context: OperationContext) async throws -> ProvisioningOffer {
+        let mapped = try await self.card(card, context: context)
+        guard let flow = descriptor.provisioningFlows[wallet] else {
+            return ProvisioningOffer(
+                card: mapped.ref, wallet: wallet, eligible: false, ineligibleReason: .walletNotSupported(wallet), flow: nil,
+                cardholderName: nil, lastFour: mapped.lastFour, network: mapped.scheme, expiry: mapped.expiry
+            )
+        }
+        let reason: IneligibilityReason? = mapped.providerStatus == MarqetaAPI.CardState.active ? nil : .cardNotActive(mapped.providerStatus)
+        // Reading tokens needs the same credentials; a refusal leaves the list empty rather than failing the offer.
+        let tokens: [WalletToken]
+        do {
+            tokens = try await walletTokens(of: mapped.ref, context: context)
+        } catch let error as CardGatewayError where error.code == .permissionDenied {
+            context.logger.notice("marqeta offer without existing wallet tokens: the credentials may not list them", metadata: [
+                "provider": .string(http.instance), "error.code": .string(error.code.rawValue),
+            ])
+            tokens = []
+        }
+        return ProvisioningOffer(
+            card: mapped.ref, wallet: wallet, eligible: reason == nil, ineligibleReason: reason, flow: flow, cardholderName: nil,
+            lastFour: mapped.lastFour, network: mapped.scheme, expiry: mapped.expiry, existingTokens: tokens
+        )
+    }
+
+    /// One provisioning request. Apple Pay: `POST /digitalwalletprovisionrequests/applepay` with the certificates
+    /// (leaf first, as PassKit gives them), nonce and signature in standard Base64; answers the Apple payload. Google
+    /// Pay: `POST …/androidpay` with `wallet_account_id` and `device_id`; Samsung Pay: `POST …/samsungpay` with
+    /// `wallet_user_id` and `device_id` (the core's ``GooglePayProvisioningInput`` carries Samsung's ids too); both
+    /// answer `push_tokenize_request_data`, returned as a ``GooglePayPayload`` whose `opaquePaymentCard` is the UTF-8
+    /// of Marqeta's string, handed to the wallet as it is. `device_type` and `provisioning_app_version` come from the
+    /// instance's options. Sent once: Marqeta takes no idempotency key on these requests.
+    public func provision(_ request: ProvisioningRequest, context: OperationContext) async throws -> ProvisioningResponse {
+        guard descriptor.provisioningFlows[request.wallet] != nil else {
+            throw CardGatewayError(.unsupported, "Marqeta cannot provision cards to \(request.wallet)", provider: http.instance, providerKind: .marqeta)
+        }
+        var problems = ValidationProblems()
+        ProviderIDs.check(request.card.id, field: "card.id", what: "a Marqeta card token", maxLength: MarqetaAPI.tokenMaxLength, into: &problems)
+        let path: String
+        let body: Data
+        switch (request.wallet, request.input) {
+        case (.applePay, .applePay(let input)):
+            problems.require(!input.certificates.isEmpty, "input.certificates", "Marqeta needs the leaf and sub-CA certificates Apple gave")
+            for (index, certificate) in input.certificates.enumerated() where certificate.isEmpty {
+                problems.add("input.certificates[\(index)]", "is empty")
+            }
+            problems.require(!input.nonce.isEmpty, "input.nonce", "is empty")
+            problems.require(!input.nonceSignature.isEmpty, "input.nonceSignature", "is empty")
+            try problems.throwIfAny()
+            path = MarqetaAPI.applePayProvisioning
+            body = try encode(MarqetaWireApplePayRequest(
+                cardToken: request.card.id, deviceType: options.deviceType, provisioningAppVersion: options.provisioningAppVersion,
+                certificates: input.certificates.map { ByteEncoding.base64($0.revealedBytes) }, nonce: ByteEncoding.base64(input.nonce.revealedBytes),
+                nonceSignature: ByteEncoding.base64(input.nonceSignature.revealedBytes)
+            ))
+        case (.googlePay, .googlePay(let input)):
+            check(input.clientDeviceID, field: "input.clientDeviceID", maxLength: MarqetaAPI.walletIDMaxLength, into: &problems)
+            check(input.clientWalletAccountID, field: "input.clientWalletAccountID", maxLength: MarqetaAPI.walletIDMaxLength, into: &problems)
+            try problems.throwIfAny()
+            path = MarqetaAPI.googlePayProvisioning
+            body = try encode(MarqetaWireGooglePayRequest(
+                cardToken: request.card.id, deviceType: options.deviceType, provisioningAppVersion: options.provisioningAppVersion,
+                walletAccountID: input.clientWalletAccountID, deviceID: input.clientDeviceID
+            ))
+        case (.samsungPay, .googlePay(let input)):
+            check(input.clientDeviceID, field: "input.clientDeviceID", maxLength: MarqetaAPI.samsungDeviceIDMaxLength, into: &problems)
+            check(input.clientWalletAccountID, field: "input.clientWalletAccountID", maxLength: MarqetaAPI.walletIDMaxLength, into: &problems)
+            try problems.throwIfAny()
+            path = MarqetaAPI.samsungPayProvisioning
+            body = try encode(MarqetaWireSamsungPayRequest(
+                cardToken: request.card.id, deviceType: options.deviceType, provisioningAppVersion: options.provisioningAppVersion,
+                walletUserID: input.clientWalletAccountID, deviceID: input.clientDeviceID
+            ))
+        default:
+            throw CardGatewayError(
+                .unsupported, "Marqeta provisions \(request.wallet) by encrypted payload; \(request.input.flow) input for it is not supported",
+                provider: http.instance, providerKind: .marqeta
+            )
+        }
+        let response = try await send(
+            ProviderRequest(.post, path, headers: headers(json: true), body: body, repeatability: .never, operation: "provision \(request.wallet)"),
+            context: context
+        )
+        if request.wallet == .applePay {
+            let answer = try decode(MarqetaWireApplePayResponse.self, from: response, what: "Apple Pay provisioning")
+            func part(_ text: String?, _ name: String) throws -> SensitiveData {
+                guard let text, !text.isEmpty else { throw invalidResponse("Marqeta's Apple Pay answer has no \(name)", response) }
+                guard let bytes = ByteEncoding.decodeBase64(text), !bytes.isEmpty else { throw invalidResponse("Marqeta's \(name) is not Base64", response) }
+                return SensitiveData(bytes)
+            }
+            return .applePay(ApplePayPayload(
+                activationData: try part(answer.activationData, "activation_data"), encryptedPassData: try part(answer.encryptedPassData, "encrypted_pass_data"),
+                ephemeralPublicKey: try part(answer.ephemeralPublicKey, "ephemeral_public_key")
+            ))
+        }
+        let answer = try decode(MarqetaWirePushProvisionResponse.self, from: response, what: "\(request.wallet) provisioning")
+        guard let data = answer.pushTokenizeRequestData, let opaque = data.opaquePaymentCard, !opaque.isEmpty else {
+            throw invalidResponse("Marqeta's \(request.wallet) answer has no push_tokenize_request_data.opaque_payment_card", response)
+        }
+        return .googlePay(GooglePayPayload(
+            opaquePaymentCard: SensitiveData(Data(opaque.utf8)), network: data.network.map(MarqetaMapping.scheme), tokenProvider: data.tokenServiceProvider,
+            displayName: data.displayName.map { SafeText.scrub($0, maxLength: 64) }, lastFour: data.lastDigits
+        ))
+    }
+
+    /// Marqeta needs nothing once the wallet reports success (the digital wallet token's transitions follow as
+    /// webhooks).
+    public func confirm(_ confirmation: ProvisioningConfirmation, context: OperationContext) async throws {}
+
+    // MARK: Webhooks
+
+    /// Verifies the delivery (HTTP Basic credentials and/or `X-Marqeta-Signature`, as configured; constant-time)
+    /// and turns `cardtransitions` and `digitalwallettokentransitions` into events. Marqeta signs no timestamp, so
+    /// staleness cannot be checked: de-duplicate by event token.
+    public func verify(_ delivery: WebhookDelivery, now: Date) throws -> [GatewayEvent] {
+        try webhook.verify(delivery)
+    }
+
+    // MARK: Plumbing
+
+    func fetchCard(_ token: String, context: OperationContext) async throws -> MarqetaWireCard {
+        let response = try await send(ProviderRequest(.get, MarqetaAPI.card(token), headers: headers(), operation: "get card"), context: context)
+        return try decode(MarqetaWireCard.self, from: response, what: "card")
+    }
+
+    func map(_ wire: MarqetaWireCard, ref: CardRef?) throws -> Card {
+        do {
+            return try MarqetaMapping.card(wire, requested: ref)
+        } catch let error as CardGatewayError {
+            throw error.attributed(to: http.instance, kind: .marqeta)
+        }
+    }
+
+    /// Sends and maps any non-success status to the error table (``MarqetaErrors``).
+    func send(_ request: ProviderRequest, context: OperationContext) async throws -> ProviderResponse {
+        let response = try await http.send(request, context: context)
+        // A write Marqeta cannot de-duplicate is never called retryable once it may have been acted on.
+        guard response.isSuccess else {
+            throw MarqetaErrors.error(for: response, instance: http.instance, redacting: [accessToken.revealedValue]).answering(request)
+        }
+        return response
+    }
+
+    func headers(json: Bool = false) -> HTTPFields {
+        var fields = HTTPFields()
+        fields[.accept] = "application/json"
+        if json { fields[.contentType] = "application/json" }
+        return fields
+    }
+
+    func encode<T: Encodable>(_ value: T) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(value)
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, from response: ProviderResponse, what: String) throws -> T {
+        try response.decode(type, provider: "Marqeta", what: what, instance: http.instance, kind: .marqeta, requestID: MarqetaErrors.requestID(response))
+    }
+
+    func invalidResponse(_ message: String, _ response: ProviderResponse) -> CardGatewayError {
+        CardGatewayError(
+            .invalidResponse, message, provider: http.instance, providerKind: .marqeta, httpStatus: response.status,
+            requestID: MarqetaErrors.requestID(response), mayHaveReachedProvider: true
+        )
+    }
+
+    func validate(token: String, field: String, what: String) throws {
+        var problems = ValidationProblems()
+        ProviderIDs.check(token, field: field, what: what, maxLength: MarqetaAPI.tokenMaxLength, into: &problems)
+        try problems.throwIfAny()
+    }
+
+    private func check(_ value: String, field: String, maxLength: Int, into problems: inout ValidationProblems) {
+        problems.require(!value.isEmpty && value.count <= maxLength, field, "must be 1 to \(maxLength) characters")
+    }
+}

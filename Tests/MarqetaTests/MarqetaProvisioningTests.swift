@@ -1,0 +1,147 @@
+import CardGateway
+import CardGatewaySimulation
+import CardGatewayTesting
+import Crypto
+import Foundation
+import SharedTestSupport
+import Testing
+
+@testable import CardGatewayMarqeta
+
+@Suite("Marqeta provisioning")
+struct MarqetaProvisioningTests {
+    static func hex(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
+
+    @Test("Apple Pay: POST …/applepay with Base64 certificates (leaf first), nonce and signature, device_type and app version from options")
+    func applePay() async throws {
+        try await MarqetaFixture.withHarness { h in
+            let input = ApplePayProvisioningInput(certificates: [Inputs.leafCertificate, Inputs.subordinateCertificate], nonce: Inputs.nonce, nonceSignature: Inputs.nonceSignature)
+            let response = try await h.provider.provision(
+                ProvisioningRequest(card: CardRef(id: Seed.activeCard), wallet: .applePay, input: .applePay(input)), context: h.context
+            )
+            guard case .applePay(let payload) = response else {
+                Issue.record("expected an Apple payload, got \(response)")
+                return
+            }
+            #expect(payload.encryptedPassData.count == 96 && payload.activationData.count == 48 && payload.ephemeralPublicKey.count == 65)
+            let entry = try #require(h.handle.journal.entries().last)
+            #expect(entry.method == "POST" && entry.path == "/v3/digitalwalletprovisionrequests/applepay")
+            let body = try #require(h.json(entry))
+            #expect(body["card_token"]?.stringValue == Seed.activeCard)
+            #expect(body["device_type"]?.stringValue == "WATCH")
+            #expect(body["provisioning_app_version"]?.stringValue == "cardgateway-tests 2.1")
+            // The journal masks the Apple data; the simulator decoded it and kept digests.
+            #expect(body["nonce"]?.stringValue == JournalEntry.maskedValue)
+            #expect(h.simulator.lastApplePayDigests == [Inputs.leafCertificate, Inputs.subordinateCertificate, Inputs.nonce, Inputs.nonceSignature].map(Self.hex))
+            // What went on the wire, as the adapter sent it: standard Base64.
+            let sent = try #require(h.transport.requests.last?.jsonBody)
+            #expect(sent["certificates"]?.arrayValue?.compactMap(\.stringValue) == [Inputs.leafCertificate.base64EncodedString(), Inputs.subordinateCertificate.base64EncodedString()])
+            #expect(sent["nonce"]?.stringValue == Inputs.nonce.base64EncodedString())
+            #expect(sent["nonce_signature"]?.stringValue == Inputs.nonceSignature.base64EncodedString())
+            #expect(h.transport.requests.last?.header("Authorization") == MarqetaHarness.expectedAuthorization)
+        }
+    }
+
+    @Test("Google Pay: POST …/androidpay with wallet_account_id and device_id; the opaque payment card as Marqeta sent it")
+    func googlePay() async throws {
+        try await MarqetaFixture.withHarness { h in
+            let input = GooglePayProvisioningInput(clientDeviceID: Inputs.googleDeviceID, clientWalletAccountID: Inputs.googleWalletAccountID)
+            let response = try await h.provider.provision(ProvisioningRequest(card: CardRef(id: Seed.activeCard), wallet: .googlePay, input: .googlePay(input)), context: h.context)
+            guard case .googlePay(let payload) = response else {
+                Issue.record("expected a Google payload, got \(response)")
+                return
+            }
+            #expect(payload.network == .visa)
+            #expect(payload.tokenProvider == "TOKEN_PROVIDER_VISA")
+            #expect(payload.lastFour == "4242")
+            #expect(payload.displayName == "Marqeta Sim Card")
+            let text = String(decoding: payload.opaquePaymentCard.revealedBytes, as: UTF8.self)
+            #expect(Data(base64Encoded: text) != nil)
+            let entry = try #require(h.handle.journal.entries().last)
+            #expect(entry.path == "/v3/digitalwalletprovisionrequests/androidpay")
+            let body = try #require(h.json(entry))
+            #expect(body["wallet_account_id"]?.stringValue == Inputs.googleWalletAccountID)
+            #expect(body["device_id"]?.stringValue == Inputs.googleDeviceID)
+            #expect(body["device_type"]?.stringValue == "WATCH")
+            #expect(body["wallet_user_id"] == nil)
+        }
+    }
+
+    @Test("Samsung Pay: POST …/samsungpay with wallet_user_id and device_id (1-24 chars)")
+    func samsungPay() async throws {
+        try await MarqetaFixture.withHarness { h in
+            let input = GooglePayProvisioningInput(clientDeviceID: Inputs.samsungDeviceID, clientWalletAccountID: Inputs.samsungWalletUserID)
+            let response = try await h.provider.provision(ProvisioningRequest(card: CardRef(id: Seed.activeCard), wallet: .samsungPay, input: .googlePay(input)), context: h.context)
+            guard case .googlePay(let payload) = response else {
+                Issue.record("expected a push payload, got \(response)")
+                return
+            }
+            #expect(!payload.opaquePaymentCard.isEmpty)
+            let entry = try #require(h.handle.journal.entries().last)
+            #expect(entry.path == "/v3/digitalwalletprovisionrequests/samsungpay")
+            let body = try #require(h.json(entry))
+            #expect(body["wallet_user_id"]?.stringValue == Inputs.samsungWalletUserID)
+            #expect(body["device_id"]?.stringValue == Inputs.samsungDeviceID)
+            #expect(body["wallet_account_id"] == nil)
+
+            let before = h.journalCount
+            let long = GooglePayProvisioningInput(clientDeviceID: String(repeating: "x", count: 25), clientWalletAccountID: "w")
+            let error = await gatewayError { _ = try await h.provider.provision(ProvisioningRequest(card: CardRef(id: Seed.activeCard), wallet: .samsungPay, input: .googlePay(long)), context: h.context) }
+            #expect(error?.fieldErrors.map(\.field) == ["input.clientDeviceID"])
+            #expect(h.journalCount == before)
+        }
+    }
+
+    @Test("offers: ACTIVE is eligible with its tokens, SUSPENDED is not; every wallet is encryptedPayload, Samsung included")
+    func offers() async throws {
+        try await MarqetaFixture.withHarness { h in
+            for wallet in Wallet.allCases {
+                let offer = try await h.provider.offer(for: CardRef(id: Seed.activeCard), wallet: wallet, context: h.context)
+                #expect(offer.eligible)
+                #expect(offer.flow == .encryptedPayload)
+                #expect(offer.lastFour == "4242")
+                #expect(offer.existingTokens.map(\.id) == [Seed.eligibleCardToken])
+            }
+            let suspended = try await h.provider.offer(for: CardRef(id: Seed.suspendedCard), wallet: .samsungPay, context: h.context)
+            #expect(!suspended.eligible)
+            #expect(suspended.ineligibleReason?.code == "cardNotActive")
+        }
+    }
+
+    @Test("refused before sending: empty certificates, a wrong input kind, a card token with a slash")
+    func refusedBeforeSending() async throws {
+        try await MarqetaFixture.withHarness { h in
+            let before = h.journalCount
+            let empty = ApplePayProvisioningInput(certificates: [], nonce: Data(), nonceSignature: Data([1]))
+            let error = await gatewayError { _ = try await h.provider.provision(ProvisioningRequest(card: CardRef(id: Seed.activeCard), wallet: .applePay, input: .applePay(empty)), context: h.context) }
+            #expect(Set(error?.fieldErrors.map(\.field) ?? []) == ["input.certificates", "input.nonce"])
+            let wrongKind = await gatewayError {
+                _ = try await h.provider.provision(ProvisioningRequest(card: CardRef(id: Seed.activeCard), wallet: .googlePay, input: .issuerSDKKey(apiVersion: "x")), context: h.context)
+            }
+            #expect(wrongKind?.code == .unsupported)
+            let slash = await gatewayError { _ = try await h.provider.card(CardRef(id: "../users"), context: h.context) }
+            #expect(slash?.code == .invalidRequest)
+            #expect(h.journalCount == before)
+        }
+    }
+
+    @Test("configuration: app version required (1-50), device type from the enumeration, Basic credentials not empty")
+    func configuration() throws {
+        let json = #"{"provisioningAppVersion":"1.0"}"#
+        let options = try JSONDecoder().decode(MarqetaOptions.self, from: Data(json.utf8))
+        #expect(options.deviceType == "MOBILE_PHONE")
+        #expect(throws: (any Error).self) { try JSONDecoder().decode(MarqetaOptions.self, from: Data(#"{"provisioningAppVersion":"1.0","deviceType":"FRIDGE"}"#.utf8)) }
+        #expect(throws: (any Error).self) { try JSONDecoder().decode(MarqetaOptions.self, from: Data("{}".utf8)) }
+        #expect(throws: (any Error).self) {
+            try JSONDecoder().decode(MarqetaOptions.self, from: Data(#"{"provisioningAppVersion":"\#(String(repeating: "9", count: 51))"}"#.utf8))
+        }
+        let http = try ProviderHTTPClient(instance: "mq", kind: .marqeta, baseURL: URL(string: "https://sandbox-api.marqeta.com/v3")!, transport: ScriptedTransport([]))
+        let error = gatewayError {
+            _ = try MarqetaProvider(http: http, applicationToken: Secret(" "), accessToken: Secret("x"), options: MarqetaOptions(provisioningAppVersion: "1"))
+        }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(throws: (any Error).self) {
+            _ = try ProviderHTTPClient(instance: "mq", kind: .marqeta, baseURL: URL(string: "http://sandbox-api.marqeta.com/v3")!, transport: ScriptedTransport([]))
+        }
+    }
+}
