@@ -60,10 +60,13 @@ public struct CardGateway: Sendable {
     /// Builds one adapter per configured instance.
     ///
     /// - Parameters:
+    ///   - configuration: the loaded configuration: provider instances and routes.
+    ///   - registry: the provider kinds (and middlewares) this program links; every instance's kind must be in it.
     ///   - transport: how requests travel. `CardGatewayAsyncHTTPClient` has the default one
     ///     (`AsyncHTTPClientTransport`) and an initialiser without this parameter that uses it.
     ///   - logger: where the gateway logs (never secrets or card data); nothing by default.
     ///   - credentialStore: where stored-credential references are kept; in memory by default.
+    ///   - now: the wall clock adapters read (webhook freshness, key expiry); a fixed clock in tests.
     ///   - middlewares: middlewares this program adds to an instance in code, run after those its configuration
     ///     names (see ``ProviderMiddleware`` for where each placement runs); none by default.
     ///   - observability: where metrics and spans go; by default what the program bootstrapped.

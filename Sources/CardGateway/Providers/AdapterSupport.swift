@@ -83,7 +83,11 @@ public enum ProviderIDs: Sendable {
     /// resource's path however a proxy normalises it.
     ///
     /// - Parameters:
+    ///   - id: the id to check; nil or empty is reported as required.
+    ///   - field: the field path the problem is reported under ("card.id").
     ///   - what: how the message names the id ("a Stripe id"); the message never repeats the id itself.
+    ///   - maxLength: the longest id accepted, in UTF-8 bytes.
+    ///   - problems: where a problem is added.
     public static func check(_ id: String?, field: String, what: String, maxLength: Int = 255, into problems: inout ValidationProblems) {
         guard let id, !id.isEmpty else {
             problems.add(field, "is required")
@@ -113,8 +117,12 @@ extension ProviderResponse {
     /// missing" — carrying the status and the provider's request id, never the body (it may hold card data).
     ///
     /// - Parameters:
+    ///   - type: the type the body decodes to.
+    ///   - decoder: the decoder to use (an adapter's own, with its date and key strategies).
     ///   - provider: the provider's name for the message ("Adyen").
     ///   - what: what the body should be ("card", "ephemeral key").
+    ///   - instance: the instance that answered, for the error.
+    ///   - kind: the provider kind, for the error.
     ///   - requestID: the provider's id for this exchange, read from its header or body by the adapter.
     public func decode<T: Decodable>(
         _ type: T.Type, using decoder: JSONDecoder = ProviderResponse.sharedDecoder, provider: String, what: String, instance: String, kind: ProviderKind,

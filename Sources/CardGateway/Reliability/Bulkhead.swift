@@ -29,7 +29,10 @@ public final class Bulkhead: Sendable {
     private let inner = Mutex(Inner())
     private let onInFlightChange: @Sendable (Int) -> Void
 
-    /// - Parameter onInFlightChange: called with the number of requests in flight after each change (for a gauge).
+    /// - Parameters:
+    ///   - instance: the provider instance whose requests are limited, for errors.
+    ///   - limit: how many requests may be in flight at once.
+    ///   - onInFlightChange: called with the number of requests in flight after each change (for a gauge).
     public init(instance: String, limit: Int = Bulkhead.defaultLimit, onInFlightChange: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.instance = instance
         self.limit = max(1, limit)

@@ -95,6 +95,10 @@ public final class CircuitBreaker: Sendable {
     private let onStateChange: @Sendable (_ from: State, _ to: State) -> Void
 
     /// - Parameters:
+    ///   - instance: the provider instance the breaker guards, for logs and errors.
+    ///   - settings: the failure threshold, cool-down and number of half-open probes.
+    ///   - logger: where changes of state are logged.
+    ///   - now: the clock the cool-down is measured on (a test clock in tests).
     ///   - onStateChange: called after each change of state (outside the breaker's lock), for metrics.
     public init(
         instance: String, settings: CircuitBreakerSettings = .default, logger: Logger = OperationContext.noopLogger,
