@@ -19,20 +19,10 @@ let benchmarks: @Sendable () -> Void = {
 func adapterBenchmark(kind: String, operation: String) {
     Benchmark(
         "adapter/\(kind)/\(operation)",
-        configuration: .init(
-            metrics: [.wallClock, .mallocCountTotal],
-            warmupIterations: 20,
-            scalingFactor: .one,
-            maxDuration: .milliseconds(500),
-            maxIterations: 10_000,
-            thresholds: [
-                // Allocation counts are deterministic: any growth over 5% is a regression. Wall-clock time on a
-                // shared 2-core VM is noisy: only a doubling counts.
-                .mallocCountTotal: .init(relative: [.p50: 5], absolute: [:]),
-                .wallClock: .init(relative: [.p50: 100], absolute: [:]),
-            ],
+        configuration: .regressionGuarded(
+            warmupIterations: 20, maxDuration: .milliseconds(500), maxIterations: 10_000,
             setup: { _ = try await ReplayFixtures.shared.entry(kind) }
-        ).callgrindAware
+        )
     ) { benchmark in
         let entry: ReplayFixtures.Entry
         do { entry = try await ReplayFixtures.shared.entry(kind) } catch {

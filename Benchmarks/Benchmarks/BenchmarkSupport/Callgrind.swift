@@ -56,3 +56,24 @@ public func targetThresholds(time: Int, extra: [BenchmarkMetric: BenchmarkThresh
         .mallocCountTotal: .init(relative: [.p50: 0], absolute: [.p90: 0]),
     ].merging(extra) { $1 }
 }
+
+extension Benchmark.Configuration {
+    /// Wall clock and mallocs, with regression-only thresholds: allocation counts are deterministic, so growth over
+    /// 5% at the median fails; wall-clock time on a shared 2-core VM is noisy, so only a doubling does. Callgrind-aware.
+    public static func regressionGuarded(
+        warmupIterations: Int, maxDuration: Duration, maxIterations: Int, setup: Benchmark.BenchmarkSetupHook? = nil
+    ) -> Benchmark.Configuration {
+        Benchmark.Configuration(
+            metrics: [.wallClock, .mallocCountTotal],
+            warmupIterations: warmupIterations,
+            scalingFactor: .one,
+            maxDuration: maxDuration,
+            maxIterations: maxIterations,
+            thresholds: [
+                .mallocCountTotal: .init(relative: [.p50: 5], absolute: [:]),
+                .wallClock: .init(relative: [.p50: 100], absolute: [:]),
+            ],
+            setup: setup
+        ).callgrindAware
+    }
+}
