@@ -2,6 +2,7 @@ import AdyenSimulator
 import BridgeSimulator
 import CardGateway
 import Logging
+import MarqetaSimulator
 import PaysafeSimulator
 import ProvisioningServerApp
 import StripeSimulator
@@ -44,6 +45,10 @@ public enum DemoUsers: Sendable {
                     route: .key(RouteKey(issuer: Issuer.bridge)), displayName: "Stablecoin card (Bridge)"
                 ),
                 OwnedCard(id: "new", ref: CardRef(id: StripeSimulator.Seed.inactiveCardID), route: .key(RouteKey(issuer: Issuer.stripe)), displayName: "New card (Stripe)"),
+                OwnedCard(
+                    id: "rewards", ref: CardRef(id: MarqetaSimulator.Seed.activeCard, customer: MarqetaSimulator.Seed.userToken),
+                    route: .key(RouteKey(issuer: Issuer.marqeta)), displayName: "Rewards card (Marqeta)", wallets: [.applePay, .googlePay, .samsungPay]
+                ),
             ]
         )
         return [alice, bob]

@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import MarqetaSimulator
 import ProvisioningServerApp
 import Testing
 import TrustPaymentsSimulator
@@ -63,6 +64,27 @@ struct DemoServerTests {
             let relay = try await client.send(.post, "/v1/cards/travel/provisioning/applePay", token: DemoUsers.aliceToken, json: "{}")
             #expect(relay.status == 200, "\(relay.text)")
             #expect(try relay.json()["sdkInput"]?.stringValue?.isEmpty == false)
+        }
+    }
+
+    @Test("bob's Marqeta card goes to Samsung Pay through the server, by Marqeta's provision request")
+    func samsungPayThroughMarqeta() async throws {
+        try await Self.withDemoServer { client, running in
+            let offer = try await client.send(.get, "/v1/cards/rewards/provisioning/offer?wallet=samsungPay", token: DemoUsers.bobToken)
+            #expect(offer.status == 200, "\(offer.text)")
+            #expect(try offer.json()["eligible"] == .bool(true))
+            #expect(try offer.json()["flow"]?.stringValue == "encryptedPayload")
+            let samsung = try await client.send(
+                .post, "/v1/cards/rewards/provisioning/samsungPay", token: DemoUsers.bobToken,
+                json: #"{"clientDeviceId":"device-1","clientWalletAccountId":"wallet-user-1"}"#
+            )
+            #expect(samsung.status == 200, "\(samsung.text)")
+            #expect(try samsung.json()["opaquePaymentCard"]?.stringValue?.isEmpty == false)
+            let calls = try #require(running.handle("marqeta")?.journal.entries(method: "POST", pathContains: "/digitalwalletprovisionrequests/"))
+            #expect(calls.map(\.path) == ["/v3/digitalwalletprovisionrequests/samsungpay"])
+            #expect(calls.first?.bodyText.contains(#""card_token":"\#(MarqetaSimulator.Seed.activeCard)""#) == true, "\(calls.first?.bodyText ?? "")")
+            // Alice has no card called rewards.
+            #expect(try await client.send(.post, "/v1/cards/rewards/provisioning/samsungPay", token: DemoUsers.aliceToken, json: "{}").status == 404)
         }
     }
 
