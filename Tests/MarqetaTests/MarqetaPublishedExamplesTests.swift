@@ -13,7 +13,7 @@ struct MarqetaPublishedExamplesTests {
 
     static func fixture(_ name: String) throws -> Data { try Data(contentsOf: directory.appendingPathComponent(name)) }
 
-    /// Every key path of a JSON object ("digital_wallet_token.token"), arrays entered through their first element.
+    /// Every key path of a JSON object ("digital_wallet_token.token"); arrays are not entered (their key is listed).
     static func keyPaths(_ value: JSONValue, prefix: String = "") -> Set<String> {
         guard case .object(let members) = value else { return [] }
         var paths: Set<String> = []
