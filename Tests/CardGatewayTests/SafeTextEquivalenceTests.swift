@@ -35,6 +35,21 @@ struct SafeTextEquivalenceTests {
         #expect(SafeText.scrub(Self.providerMessage, maxLength: 20) == SafeText.scrubScalars(Self.providerMessage, maxLength: 20))
     }
 
+    @Test("text with nothing to mask and within the length comes back as it is; anything else is rewritten")
+    func unchangedText() {
+        func outcome(_ text: String, maxLength: Int = 300) -> SafeText.ASCIIScrub? {
+            text.utf8.withContiguousStorageIfAvailable { SafeText.scrubASCII($0, maxLength: maxLength) }
+        }
+        for text in ["card.expiry", "must be greater than 0", "req_8Hq2LfzX0a1b2c", "card 4242 4242 424", "sk_short", ""] {
+            #expect(outcome(text) == .unchanged, "\(text)")
+            #expect(SafeText.scrub(text) == text)
+        }
+        #expect(outcome("card 4242 4242 4242 4242") == .scrubbed("card **** **** **** ****"))
+        #expect(outcome("key sk_test_4eC39HqLyjWDarjtT1zdp7dc") == .scrubbed("key <redacted>"))
+        #expect(outcome("must be greater than 0", maxLength: 4) == .scrubbed("must…"))
+        #expect(outcome("refusée") == .notASCII)
+    }
+
     @Test("text that is not all ASCII takes the scalar path and is still scrubbed")
     func nonASCII() {
         let text = "Carte 4242\u{00A0}4242 4242 4242 refusée — clé sk_test_4eC39HqLyjWDarjtT1zdp7dc"

@@ -100,47 +100,55 @@ public struct CardGatewayError: Error, Sendable, CustomStringConvertible, Custom
 
     /// `CardGatewayError(code: …, provider: …, …): message [field: message; …]`, written into one string.
     public var description: String {
-        var text = "CardGatewayError(code: "
-        text.reserveCapacity(96 + message.utf8.count + (provider?.utf8.count ?? 0) + (requestID?.utf8.count ?? 0) + fieldErrors.count * 48)
-        text += code.rawValue
-        if let provider {
-            text += ", provider: "
-            text += provider
-        }
-        if let providerKind {
-            text += ", kind: "
-            text += providerKind.description
-        }
-        if let providerCode {
-            text += ", providerCode: "
-            text += providerCode
-        }
-        if let httpStatus {
-            text += ", status: "
-            text += String(httpStatus)
-        }
-        if let requestID {
-            text += ", requestID: "
-            text += requestID
-        }
-        if let retryAfter {
-            text += ", retryAfter: "
-            text += retryAfter.description
-        }
-        if isRetryable { text += ", retryable" }
-        text += "): "
-        text += message
-        if !fieldErrors.isEmpty {
-            text += " ["
-            for (position, fieldError) in fieldErrors.enumerated() {
-                if position > 0 { text += "; " }
-                text += fieldError.field
-                text += ": "
-                text += fieldError.message
+        let kind = providerKind?.description
+        let status = httpStatus.map { String($0) }
+        let wait = retryAfter?.description
+        // The pieces in order, given to `emit`: once to count their bytes, once to copy them.
+        func pieces(_ emit: (String) -> Void) {
+            func field(_ label: String, _ value: String?) {
+                guard let value else { return }
+                emit(label)
+                emit(value)
             }
-            text += "]"
+            emit("CardGatewayError(code: ")
+            emit(code.rawValue)
+            field(", provider: ", provider)
+            field(", kind: ", kind)
+            field(", providerCode: ", providerCode)
+            field(", status: ", status)
+            field(", requestID: ", requestID)
+            field(", retryAfter: ", wait)
+            if isRetryable { emit(", retryable") }
+            emit("): ")
+            emit(message)
+            guard !fieldErrors.isEmpty else { return }
+            emit(" [")
+            for (position, fieldError) in fieldErrors.enumerated() {
+                if position > 0 { emit("; ") }
+                emit(fieldError.field)
+                emit(": ")
+                emit(fieldError.message)
+            }
+            emit("]")
         }
-        return text
+        var length = 0
+        pieces { length += $0.utf8.count }
+        // One allocation of exactly the text's length, where appending piece by piece to a `String` costs a capacity
+        // check and a copy per piece.
+        return String(unsafeUninitializedCapacity: length) { buffer in
+            // Sound: each piece's bytes go to `buffer` at `written`; the precondition keeps every copy within the
+            // buffer (the pieces are the same immutable strings the length was summed from, so it always holds).
+            var written = 0
+            pieces { piece in
+                var piece = piece
+                piece.withUTF8 { bytes in
+                    precondition(written + bytes.count <= buffer.count, "CardGatewayError: the description outgrew its length")
+                    if let source = bytes.baseAddress, let target = buffer.baseAddress { (target + written).update(from: source, count: bytes.count) }
+                    written += bytes.count
+                }
+            }
+            return written
+        }
     }
 
     public var debugDescription: String { description }

@@ -190,17 +190,32 @@ struct BINProbe: Sendable {
     var padded: UInt64
 
     init?(_ bin: String) {
-        var digits = 0
-        var value: UInt64 = 0
-        for byte in bin.utf8 {
-            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
-            if digits < 11 { value = value * 10 + UInt64(byte - UInt8(ascii: "0")) }
-            digits += 1
-        }
-        guard digits >= 6 else { return nil }
-        for _ in min(digits, 11)..<11 { value *= 10 }
+        // Read from the string's contiguous UTF-8 (`withUTF8` copies only a bridged string, which Linux has none of):
+        // iterating `bin.utf8` one byte at a time costs several times more for a string longer than 15 bytes.
+        var text = bin
+        guard let (digits, value) = text.withUTF8({ BINProbe.read($0) }) else { return nil }
         self.digits = digits
         self.padded = value
+    }
+
+    /// The number of digits and the first 11 of them padded to 11, or nil when a byte is not a digit or there are
+    /// fewer than 6.
+    private static func read(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int, UInt64)? {
+        let digits = bytes.count
+        guard digits >= 6 else { return nil }
+        var value: UInt64 = 0
+        var index = 0
+        while index < digits {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit <= 9 else { return nil }
+            if index < 11 { value = value &* 10 &+ UInt64(digit) }
+            index += 1
+        }
+        while index < 11 {
+            value = value &* 10
+            index += 1
+        }
+        return (digits, value)
     }
 }
 

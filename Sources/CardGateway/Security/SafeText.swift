@@ -15,57 +15,101 @@ public enum SafeText: Sendable {
     /// before it is cut, so a secret straddling the cut is still found.
     public static func scrub(_ text: String, maxLength: Int = 300) -> String {
         // ASCII text (nearly every provider message) takes a byte-level path with the same rules; anything else
-        // goes through the Unicode scalar path. Both are checked against each other in SafeTextTests. The buffer
-        // pointer is the string's own UTF-8 storage, only read, within bounds, and only inside the closure.
-        if let scrubbed = text.utf8.withContiguousStorageIfAvailable({ scrubASCII($0, maxLength: maxLength) }), let scrubbed {
-            return scrubbed
+        // goes through the Unicode scalar path. Both are checked against each other in SafeTextEquivalenceTests. The
+        // buffer pointer is the string's own UTF-8 storage, only read, within bounds, and only inside the closure.
+        switch text.utf8.withContiguousStorageIfAvailable({ scrubASCII($0, maxLength: maxLength) }) {
+        case .unchanged?: return text
+        case .scrubbed(let scrubbed)?: return scrubbed
+        case .notASCII?, nil: return scrubScalars(text, maxLength: maxLength)
         }
-        return scrubScalars(text, maxLength: maxLength)
     }
 
-    private static let redactedBytes = Array("<redacted>".utf8)
-    private static let secretPrefixBytes = ["sk_", "rk_", "pk_live", "whsec_", "ek_", "eyJ", "Bearer", "Basic"].map { Array($0.utf8) }
+    /// What the ASCII path made of a text.
+    enum ASCIIScrub: Equatable {
+        /// Nothing to mask or cut: the text itself is the answer (nothing allocated).
+        case unchanged
+        case scrubbed(String)
+        /// A byte is not ASCII: the scalar path decides.
+        case notASCII
+    }
 
-    /// ``scrub(_:maxLength:)`` over ASCII bytes (one byte per scalar, so counts and cuts are the same); nil when the
-    /// text is not all ASCII.
-    static func scrubASCII(_ bytes: UnsafeBufferPointer<UInt8>, maxLength: Int) -> String? {
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count + 16)
+    /// ``scrub(_:maxLength:)`` over ASCII bytes (one byte per scalar, so counts and cuts are the same).
+    ///
+    /// A first pass only reads: most texts (field names, codes, ordinary messages) have nothing to mask and fit, and
+    /// are answered `unchanged`. Otherwise a second pass writes the new string's storage directly (one allocation):
+    /// the text word by word with sensitive words replaced, then its card numbers masked in place, then the cut.
+    static func scrubASCII(_ bytes: UnsafeBufferPointer<UInt8>, maxLength: Int) -> ASCIIScrub {
+        let count = bytes.count
+        // The sensitive words' byte ranges (allocated only when there is one), and how many digits the text holds.
+        var sensitive: [Range<Int>] = []
+        var digits = 0
         var start = 0
-        while start < bytes.count {
+        while start < count {
             let byte = bytes[start]
-            guard byte < 0x80 else { return nil }
+            guard byte < 0x80 else { return .notASCII }
             if isSeparatorASCII(byte) {
-                output.append(byte)
                 start += 1
                 continue
             }
             var end = start
-            while end < bytes.count && !isSeparatorASCII(bytes[end]) {
-                guard bytes[end] < 0x80 else { return nil }
+            repeat {
+                let byte = bytes[end]
+                guard byte < 0x80 else { return .notASCII }
+                if isSeparatorASCII(byte) { break }
+                if isDigitASCII(byte) { digits += 1 }
                 end += 1
+            } while end < count
+            if end - start > 8 && isSensitiveASCII(UnsafeBufferPointer(rebasing: bytes[start..<end])) {
+                if sensitive.isEmpty { sensitive.reserveCapacity(8) }
+                sensitive.append(start..<end)
             }
-            let word = UnsafeBufferPointer(rebasing: bytes[start..<end])
-            if isSensitiveASCII(word) { output.append(contentsOf: redactedBytes) } else { output.append(contentsOf: word) }
             start = end
         }
-        maskCardNumbers(&output)
-        if output.count > maxLength {
-            output.removeSubrange(maxLength...)
-            output.append(contentsOf: "…".utf8)
+        let mayHoldCardNumber = digits >= cardNumberDigits
+        // Without a redacted word the copy would equal the text, so its card numbers are the text's.
+        if sensitive.isEmpty && count <= maxLength && !(mayHoldCardNumber && hasCardNumber(bytes)) { return .unchanged }
+
+        // A redacted word is at least 9 bytes long (a secret prefix needs more than 8, an opaque word 40) and becomes
+        // 10, so the copy is at most `count + sensitive.count` bytes; the cut adds "…" (3 bytes).
+        let redacted: StaticString = "<redacted>"
+        let text = String(unsafeUninitializedCapacity: count + sensitive.count + 3) { output in
+            // Sound: `write` checks that every copy ends within `output` (the buffer of the capacity asked for); only
+            // `bytes` is read, at ranges within its bounds.
+            var written = 0
+            func write(_ source: UnsafeBufferPointer<UInt8>) {
+                precondition(written + source.count <= output.count, "SafeText: the scrubbed text outgrew its bound")
+                if let from = source.baseAddress, let to = output.baseAddress { (to + written).update(from: from, count: source.count) }
+                written += source.count
+            }
+            var copied = 0
+            for word in sensitive {
+                write(UnsafeBufferPointer(rebasing: bytes[copied..<word.lowerBound]))
+                redacted.withUTF8Buffer { write($0) }
+                copied = word.upperBound
+            }
+            write(UnsafeBufferPointer(rebasing: bytes[copied..<count]))
+            if mayHoldCardNumber { maskCardNumbers(UnsafeMutableBufferPointer(rebasing: output[..<written])) }
+            guard written > maxLength else { return written }
+            written = maxLength
+            ("…" as StaticString).withUTF8Buffer { write($0) }
+            return written
         }
-        return String(decoding: output, as: UTF8.self)
+        return .scrubbed(text)
     }
 
     /// The ASCII separators: space, `,`, `;`, quotes, and the ASCII whitespace (tab, line feed, vertical tab, form
     /// feed, carriage return).
+    @inline(__always)
     private static func isSeparatorASCII(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == UInt8(ascii: ",") || byte == UInt8(ascii: ";") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'")
-            || (byte >= 0x09 && byte <= 0x0D)
+        // Bits 0x09…0x0D, 0x20 (space), 0x22 ("), 0x27 ('), 0x2C (,) and 0x3B (;) of one 64-bit word.
+        let separators: UInt64 = 0x3E00 | 1 << 0x20 | 1 << 0x22 | 1 << 0x27 | 1 << 0x2C | 1 << 0x3B
+        return byte < 64 && separators & (1 << UInt64(byte)) != 0
     }
 
+    /// A word of more than 8 bytes starting with a secret's prefix, or of ``opaqueWordLength`` or more bytes of the
+    /// Base64/hex/key alphabet.
     private static func isSensitiveASCII(_ word: UnsafeBufferPointer<UInt8>) -> Bool {
-        if word.count > 8 && secretPrefixBytes.contains(where: { word.starts(with: $0) }) { return true }
+        if word.count > 8 && startsWithSecretPrefix(word) { return true }
         guard word.count >= opaqueWordLength else { return false }
         return word.allSatisfy { byte in
             (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
@@ -74,32 +118,75 @@ public enum SafeText: Sendable {
         }
     }
 
-    /// ``maskCardNumbers(_:)`` over ASCII bytes.
-    private static func maskCardNumbers(_ bytes: inout [UInt8]) {
-        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+    /// `sk_`, `rk_`, `pk_live`, `whsec_`, `ek_`, `eyJ`, `Bearer`, `Basic` (the list of ``scrubScalars(_:maxLength:)``),
+    /// tested on the first byte first so that most words cost one comparison.
+    private static func startsWithSecretPrefix(_ word: UnsafeBufferPointer<UInt8>) -> Bool {
+        func has(_ prefix: StaticString) -> Bool {
+            prefix.withUTF8Buffer { prefix in word.count >= prefix.count && word.starts(with: prefix) }
+        }
+        switch word[0] {
+        case UInt8(ascii: "s"): return has("sk_")
+        case UInt8(ascii: "r"): return has("rk_")
+        case UInt8(ascii: "p"): return has("pk_live")
+        case UInt8(ascii: "w"): return has("whsec_")
+        case UInt8(ascii: "e"): return has("ek_") || has("eyJ")
+        case UInt8(ascii: "B"): return has("Bearer") || has("Basic")
+        default: return false
+        }
+    }
+
+    @inline(__always)
+    private static func isDigitASCII(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") <= 9 }
+
+    /// The end of the card-number-shaped run starting at `start` (a digit) and its number of digits: digits, grouped
+    /// by single spaces or dashes.
+    @inline(__always)
+    private static func digitRun<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, from start: Bytes.Index) -> (end: Bytes.Index, digits: Int) {
+        var digits = 0
+        var end = start
+        while end < bytes.endIndex {
+            if isDigitASCII(bytes[end]) {
+                digits += 1
+                end = bytes.index(after: end)
+            } else if bytes[end] == 0x20 || bytes[end] == UInt8(ascii: "-"), bytes.index(after: end) < bytes.endIndex,
+                isDigitASCII(bytes[bytes.index(after: end)])
+            {
+                end = bytes.index(after: end)
+            } else {
+                break
+            }
+        }
+        return (end, digits)
+    }
+
+    /// True when some run holds ``cardNumberDigits`` digits or more.
+    private static func hasCardNumber(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0
         while index < bytes.count {
-            guard isDigit(bytes[index]) else {
+            guard isDigitASCII(bytes[index]) else {
                 index += 1
                 continue
             }
-            let runStart = index
-            var digits = 0
-            var runEnd = index
-            while runEnd < bytes.count {
-                if isDigit(bytes[runEnd]) {
-                    digits += 1
-                    runEnd += 1
-                } else if (bytes[runEnd] == 0x20 || bytes[runEnd] == UInt8(ascii: "-")) && runEnd + 1 < bytes.count && isDigit(bytes[runEnd + 1]) {
-                    runEnd += 1
-                } else {
-                    break
-                }
+            let run = digitRun(bytes, from: index)
+            if run.digits >= cardNumberDigits { return true }
+            index = run.end
+        }
+        return false
+    }
+
+    /// ``maskCardNumbers(_:)`` over ASCII bytes.
+    private static func maskCardNumbers(_ bytes: UnsafeMutableBufferPointer<UInt8>) {
+        var index = 0
+        while index < bytes.count {
+            guard isDigitASCII(bytes[index]) else {
+                index += 1
+                continue
             }
-            if digits >= cardNumberDigits {
-                for position in runStart..<runEnd where isDigit(bytes[position]) { bytes[position] = UInt8(ascii: "*") }
+            let run = digitRun(bytes, from: index)
+            if run.digits >= cardNumberDigits {
+                for position in index..<run.end where isDigitASCII(bytes[position]) { bytes[position] = UInt8(ascii: "*") }
             }
-            index = runEnd
+            index = run.end
         }
     }
 
