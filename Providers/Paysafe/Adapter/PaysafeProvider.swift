@@ -272,7 +272,7 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
             }
             throw error
         }
-        guard let wire = try? JSONDecoder().decode(PaysafeWireToken.self, from: response.body), !wire.accessToken.isEmpty else {
+        guard let wire = try? ResponseDecoder().decode(PaysafeWireToken.self, from: response.body), !wire.accessToken.isEmpty else {
             throw CardGatewayError(
                 .invalidResponse, "Paysafe's token answer has no access_token", provider: http.instance, providerKind: .paysafe,
                 httpStatus: response.status, requestID: PaysafeErrorMapping.requestID(response.headers), mayHaveReachedProvider: true

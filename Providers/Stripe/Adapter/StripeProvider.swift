@@ -476,7 +476,7 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
     ) throws -> T {
         guard response.isSuccess else { throw StripeErrors.error(for: response, instance: http.instance) }
         let value = try response.decode(
-            T.self, using: StripeJSON.decoder(), provider: "Stripe", what: what, instance: http.instance, kind: .stripe,
+            T.self, provider: "Stripe", what: what, instance: http.instance, kind: .stripe,
             requestID: StripeErrors.requestID(response)
         )
         if let object = value[keyPath: objectField], object != expected {
