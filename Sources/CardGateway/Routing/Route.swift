@@ -52,6 +52,19 @@ public struct BINRange: Sendable, Equatable, Hashable, CustomStringConvertible {
 
     /// Parses `LOW-HIGH` or a single prefix; nil with a reason on failure.
     public static func parse(_ text: String) -> Result<BINRange, ConfigurationProblemText> {
+        // A well-formed value (what nearly every configuration holds) is recognised from its UTF-8 bytes; anything
+        // else takes the path below, which says what is wrong. Both accept exactly the same values.
+        var utf8 = text
+        switch utf8.withUTF8({ wellFormed($0) }) {
+        case .prefix?: return .success(BINRange(low: text, high: text))
+        case .range(let low, let high)?: return .success(BINRange(low: low, high: high))
+        case nil: return parseExplaining(text)
+        }
+    }
+
+    /// ``parse(_:)`` character by character, with the reason for a refusal: the reference the UTF-8 path is tested
+    /// against (RouteTests), and the path for every value that path does not accept.
+    static func parseExplaining(_ text: String) -> Result<BINRange, ConfigurationProblemText> {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
         // A value that could be a card number typed in by mistake is never repeated in the message.
         let shown = text.count <= 23 && parts.allSatisfy({ $0.count <= 11 }) ? "\"\(text)\"" : "the value"
@@ -75,6 +88,24 @@ public struct BINRange: Sendable, Equatable, Hashable, CustomStringConvertible {
     public init(low: String, high: String) {
         self.low = low
         self.high = high
+    }
+
+    private enum WellFormed { case prefix, range(low: String, high: String) }
+
+    /// A single prefix of 6 to 11 ASCII digits, or `LOW-HIGH` (6 to 11 ASCII digits each, the same number,
+    /// low ≤ high) with its ends; nil for anything else.
+    private static func wellFormed(_ bytes: UnsafeBufferPointer<UInt8>) -> WellFormed? {
+        func digits(_ part: UnsafeBufferPointer<UInt8>) -> Bool {
+            (6...11).contains(part.count) && part.allSatisfy { $0 &- UInt8(ascii: "0") <= 9 }
+        }
+        guard let dash = bytes.firstIndex(of: UInt8(ascii: "-")) else {
+            return digits(bytes) ? .prefix : nil
+        }
+        let low = UnsafeBufferPointer(rebasing: bytes[..<dash])
+        let high = UnsafeBufferPointer(rebasing: bytes[(dash + 1)...])
+        // Same-length digit strings compare as their bytes do.
+        guard digits(low), low.count == high.count, digits(high), !high.lexicographicallyPrecedes(low) else { return nil }
+        return .range(low: String(decoding: low, as: UTF8.self), high: String(decoding: high, as: UTF8.self))
     }
 
     /// True when `bin` has at least this range's length and its prefix of that length lies in the range.

@@ -231,7 +231,19 @@ final class RouterTables: Sendable {
         let byValue: [String: [Int32]]
 
         init<Values: Sequence<String>>(count: Int, _ values: (Int) -> Values?) {
+            // Counted first, so that the lists are allocated once at their size, and a dimension no route constrains
+            // (the usual case for most of them) keeps no list at all: its lookups never read one.
+            var openCount = 0
+            for position in 0..<count where values(position) == nil { openCount += 1 }
+            guard openCount != count else {
+                self.wildcard = RouteBits(count: 0, positions: [])
+                self.wildcardList = []
+                self.byValue = [:]
+                self.constrained = false
+                return
+            }
             var open: [Int32] = []
+            open.reserveCapacity(openCount)
             var byValue: [String: [Int32]] = [:]
             for position in 0..<count {
                 guard let set = values(position) else {
@@ -276,8 +288,22 @@ final class RouterTables: Sendable {
         struct Interval { var low: UInt64; var high: UInt64; var route: Int32; var range: Int32; var length: UInt8 }
 
         init(routes: [Route]) {
+            // Counted first, so that both lists are allocated once at their size.
+            var openCount = 0
+            var rangeCount = 0
+            for route in routes {
+                if let bins = route.when.bins { rangeCount += bins.count } else { openCount += 1 }
+            }
+            guard openCount != routes.count else {
+                wildcard = RouteBits(count: 0, positions: [])
+                wildcardList = []
+                constrained = false
+                return
+            }
             var open: [Int32] = []
+            open.reserveCapacity(openCount)
             var intervals: [Interval] = []
+            intervals.reserveCapacity(rangeCount)
             for (position, route) in routes.enumerated() {
                 guard let bins = route.when.bins else {
                     open.append(Int32(position))
@@ -291,8 +317,15 @@ final class RouterTables: Sendable {
             }
             wildcard = RouteBits(count: routes.count, positions: open)
             wildcardList = open
-            constrained = open.count != routes.count
+            constrained = true
             guard !intervals.isEmpty else { return }
+            // Disjoint ranges (the usual table) make one segment and one entry each.
+            starts.reserveCapacity(intervals.count)
+            ends.reserveCapacity(intervals.count)
+            entryStart.reserveCapacity(intervals.count + 1)
+            entryRoute.reserveCapacity(intervals.count)
+            entryLength.reserveCapacity(intervals.count)
+            entryRange.reserveCapacity(intervals.count)
 
             // Sweep the boundaries left to right, keeping the intervals that cover the current point.
             intervals.sort { $0.low < $1.low }
