@@ -169,6 +169,8 @@ enum PaysafeMapping {
 
     /// ISO 8601 with or without fractional seconds; nil when it is neither.
     static func date(_ text: String) -> Date? {
+        // The usual whole-second form without ICU (identical answers); the formatters read everything else.
+        if let date = InternetDateTime.parseWholeSeconds(text) { return date }
         if let date = plainFormatter.withLock({ $0.date(from: text) }) { return date }
         return fractionalFormatter.withLock { $0.date(from: text) }
     }
