@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-/// The configuration loader reads JSON with its own one-pass reader; `JSONValue.parse` (JSONDecoder) is the
+/// The configuration loader and `JSONValue.parse` read JSON with a one-pass reader; `JSONValue.decodedByFoundation` (JSONDecoder) is the
 /// reference. Every document must give the same value, or be left to the reference (nil from the reader).
 @Suite("Configuration: the one-pass JSON reader reads as JSONDecoder does")
 struct ConfigurationJSONTests {
@@ -27,7 +27,7 @@ struct ConfigurationJSONTests {
     @Test("documents both read give the same value")
     func sameValues() throws {
         for text in Self.documents {
-            let reference = try JSONValue.parse(Data(text.utf8))
+            let reference = try JSONValue.decodedByFoundation(Data(text.utf8))
             #expect(Self.read(text) == reference, "\(text)")
             #expect(try ConfigurationJSON.parse(Data(text.utf8)) == reference, "\(text)")
         }
@@ -37,7 +37,7 @@ struct ConfigurationJSONTests {
     func refusedGoToTheReference() {
         for text in Self.refused {
             #expect(Self.read(text) == nil, "\(text.debugDescription)")
-            let reference = try? JSONValue.parse(Data(text.utf8))
+            let reference = try? JSONValue.decodedByFoundation(Data(text.utf8))
             let ours = try? ConfigurationJSON.parse(Data(text.utf8))
             #expect(ours == reference, "\(text.debugDescription)")
         }
@@ -47,6 +47,6 @@ struct ConfigurationJSONTests {
     func invalidUTF8() {
         let bytes: [UInt8] = Array("{\"a\":\"".utf8) + [0xC3, 0x28] + Array("\"}".utf8)
         #expect(bytes.withUnsafeBufferPointer { ConfigurationJSON.read($0) } == nil)
-        #expect((try? ConfigurationJSON.parse(Data(bytes))) == (try? JSONValue.parse(Data(bytes))))
+        #expect((try? ConfigurationJSON.parse(Data(bytes))) == (try? JSONValue.decodedByFoundation(Data(bytes))))
     }
 }

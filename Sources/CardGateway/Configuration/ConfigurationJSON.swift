@@ -2,17 +2,17 @@ import Foundation
 
 /// A strict RFC 8259 reader of UTF-8 JSON into ``JSONValue``, for configuration documents.
 ///
-/// `JSONValue.parse` goes through `JSONDecoder` and `JSONValue.init(from:)`, which tries each JSON type in turn and
+/// `JSONDecoder` with `JSONValue.init(from:)` tries each JSON type in turn and
 /// throws (and builds a `DecodingError`) for every wrong guess: most of a 10 000-route document's load time. This
 /// reader produces the same values in one pass. Anything it does not accept (invalid JSON, but also UTF-16/32
-/// documents or any construct it is not sure to read exactly as `JSONDecoder` does) goes to `JSONValue.parse`, so
+/// documents or any construct it is not sure to read exactly as `JSONDecoder` does) goes to `JSONDecoder`, so
 /// what loads and what is refused, and why, is unchanged (ConfigurationJSONTests compares the two).
 enum ConfigurationJSON {
     static func parse(_ data: Data) throws -> JSONValue {
         if let value = data.withContiguousStorageIfAvailable({ read($0) }) ?? Array(data).withUnsafeBufferPointer({ read($0) }) {
             return value
         }
-        return try JSONValue.parse(data)
+        return try JSONValue.decodedByFoundation(data)
     }
 
     /// The document's value, or nil when this reader does not accept it. The buffer is only read, within bounds, while

@@ -11,6 +11,14 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
 
     /// Parses JSON text. Throws when it is not JSON.
     public static func parse(_ data: Data) throws -> JSONValue {
+        // The one-pass reader gives the same values (ConfigurationJSONTests) without JSONDecoder's trial decoding of
+        // every value as each type in turn; it leaves whatever it is unsure of, and every error, to JSONDecoder.
+        try ConfigurationJSON.parse(data)
+    }
+
+    /// ``parse(_:)`` through `JSONDecoder` and ``init(from:)``: the reference the one-pass reader is held to, and
+    /// its fallback.
+    static func decodedByFoundation(_ data: Data) throws -> JSONValue {
         try JSONDecoder().decode(JSONValue.self, from: data)
     }
 
