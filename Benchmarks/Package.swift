@@ -59,7 +59,7 @@ let package = Package(
         // The targeted benchmarks' operations as a plain executable for scripts/callgrind (no malloc interposer).
         .executableTarget(
             name: "CallgrindProbe",
-            dependencies: [.product(name: "CardGateway", package: "CardGateway")],
+            dependencies: [.product(name: "CardGateway", package: "CardGateway"), "ProviderFixtures"],
             path: "Benchmarks/CallgrindProbe",
             swiftSettings: swiftSettings
         ),

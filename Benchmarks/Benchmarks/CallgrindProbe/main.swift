@@ -1,5 +1,6 @@
 import CardGateway
 import Foundation
+import ProviderFixtures
 
 // The operations of the benchmarks with a target, run N times for scripts/callgrind: `CallgrindProbe <name> <N>`.
 // A plain executable, because the benchmark executables link package-benchmark's malloc interposer, under which
@@ -9,6 +10,19 @@ import Foundation
 /// Runs `body`. Kept out of line so that callgrind finds it by name.
 @inline(never)
 func callgrindMeasured<Result>(_ body: () throws -> Result) rethrows -> Result { try body() }
+
+/// `callgrindMeasured` for asynchronous bodies.
+@inline(never)
+func callgrindMeasuredAsync<Result>(_ body: () async throws -> Result) async rethrows -> Result { try await body() }
+
+/// The gateway calls, in a nonisolated function so that they run on the global executor like a server's request
+/// tasks do, and not on the main actor of this file's top-level code (which would hop executors on every call).
+nonisolated func gatewayCalls(_ entry: ReplayFixtures.Entry, _ iterations: Int) async throws {
+    let context = OperationContext()
+    for _ in 0..<iterations {
+        try await callgrindMeasuredAsync { try await entry.subject.throughGateway(entry.gateway, entry.subject.target, context) }
+    }
+}
 
 @inline(never)
 func keep<T>(_ value: T) { withExtendedLifetime(value) {} }
@@ -71,7 +85,7 @@ let providerMessage =
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let iterations = Int(arguments[2]) else {
-    print("usage: CallgrindProbe <router/match-10|router/match-100k-bins|router/init-100k-bins|config/load-10k-routes|error/init-description|safetext/scrub-provider-message> <iterations>")
+    print("usage: CallgrindProbe <router/match-10|router/match-100k-bins|router/init-100k-bins|config/load-10k-routes|error/init-description|safetext/scrub-provider-message|gateway/paysafe/card|gateway/adyen/card|gateway/stripe/card|gateway/bridge/card|gateway/trustpayments/charge> <iterations>")
     exit(64)
 }
 
@@ -103,6 +117,14 @@ case "error/init-description":
     }
 case "safetext/scrub-provider-message":
     for _ in 0..<iterations { keep(callgrindMeasured { SafeText.scrub(providerMessage) }) }
+case let name where name.hasPrefix("gateway/"):
+    // GatewayBenchmarks' call: the whole gateway over the answers the provider's simulator gave (recorded first,
+    // outside the measured part).
+    let kind = name.split(separator: "/")[1]
+    let entry = try await ReplayFixtures.shared.entry(String(kind))
+    let started = ContinuousClock.now
+    try await gatewayCalls(entry, iterations)
+    if ProcessInfo.processInfo.environment["PROBE_TIME"] != nil { print("\(name): \((ContinuousClock.now - started) / iterations) per call") }
 default:
     print("unknown operation \(arguments[1])")
     exit(64)
