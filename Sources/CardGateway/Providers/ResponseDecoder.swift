@@ -192,14 +192,8 @@ struct ResponseDecoderScanner {
                 position += 1
                 guard value(parent: keyIndex, depth: depth + 1) else { return false }
                 count += 1
-                skipWhitespace()
-                guard position < bytes.count else { return false }
-                if bytes[position] == UInt8(ascii: ",") {
-                    position += 1
-                    continue
-                }
-                guard bytes[position] == UInt8(ascii: "}") else { return false }
-                position += 1
+                guard let another = separator(closing: UInt8(ascii: "}")) else { return false }
+                if another { continue }
                 break
             }
         }
@@ -207,6 +201,20 @@ struct ResponseDecoderScanner {
         tape[index].count = count
         tape[index].flags = flags
         return true
+    }
+
+    /// After a member or an element: true at a comma (another follows), false at the closing bracket (both
+    /// consumed), nil at anything else.
+    mutating func separator(closing: UInt8) -> Bool? {
+        skipWhitespace()
+        guard position < bytes.count else { return nil }
+        if bytes[position] == UInt8(ascii: ",") {
+            position += 1
+            return true
+        }
+        guard bytes[position] == closing else { return nil }
+        position += 1
+        return false
     }
 
     mutating func array(parent: UInt32, depth: Int) -> Bool {
@@ -221,14 +229,8 @@ struct ResponseDecoderScanner {
             while true {
                 guard value(parent: UInt32(index), depth: depth + 1) else { return false }
                 count += 1
-                skipWhitespace()
-                guard position < bytes.count else { return false }
-                if bytes[position] == UInt8(ascii: ",") {
-                    position += 1
-                    continue
-                }
-                guard bytes[position] == UInt8(ascii: "]") else { return false }
-                position += 1
+                guard let another = separator(closing: UInt8(ascii: "]")) else { return false }
+                if another { continue }
                 break
             }
         }
