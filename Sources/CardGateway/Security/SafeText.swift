@@ -159,34 +159,34 @@ public enum SafeText: Sendable {
         return (end, digits)
     }
 
-    /// True when some run holds ``cardNumberDigits`` digits or more.
-    private static func hasCardNumber(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var index = 0
-        while index < bytes.count {
+    /// The next card-number-shaped run at or after `start` holding ``cardNumberDigits`` digits or more, or nil.
+    @inline(__always)
+    private static func nextCardNumber<Bytes: RandomAccessCollection<UInt8>>(in bytes: Bytes, from start: Int) -> Range<Int>?
+    where Bytes.Index == Int {
+        var index = start
+        while index < bytes.endIndex {
             guard isDigitASCII(bytes[index]) else {
                 index += 1
                 continue
             }
             let run = digitRun(bytes, from: index)
-            if run.digits >= cardNumberDigits { return true }
+            if run.digits >= cardNumberDigits { return index..<run.end }
             index = run.end
         }
-        return false
+        return nil
+    }
+
+    /// True when some run holds ``cardNumberDigits`` digits or more.
+    private static func hasCardNumber(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        nextCardNumber(in: bytes, from: 0) != nil
     }
 
     /// ``maskCardNumbers(_:)`` over ASCII bytes.
     private static func maskCardNumbers(_ bytes: UnsafeMutableBufferPointer<UInt8>) {
-        var index = 0
-        while index < bytes.count {
-            guard isDigitASCII(bytes[index]) else {
-                index += 1
-                continue
-            }
-            let run = digitRun(bytes, from: index)
-            if run.digits >= cardNumberDigits {
-                for position in index..<run.end where isDigitASCII(bytes[position]) { bytes[position] = UInt8(ascii: "*") }
-            }
-            index = run.end
+        var start = 0
+        while let run = nextCardNumber(in: bytes, from: start) {
+            for position in run where isDigitASCII(bytes[position]) { bytes[position] = UInt8(ascii: "*") }
+            start = run.upperBound
         }
     }
 
