@@ -60,7 +60,7 @@ let package = Package(
         .executableTarget(
             name: "CallgrindProbe",
             dependencies: [.product(name: "CardGateway", package: "CardGateway"), "ProviderFixtures"],
-            path: "Benchmarks/CallgrindProbe",
+            path: "Probes/CallgrindProbe",
             swiftSettings: swiftSettings
         ),
         // jwt/trustpayments-mint next to jwt/jwtkit-mint: the same claims, algorithm, serializer and key.
