@@ -61,12 +61,13 @@ extension Benchmark.Configuration {
     /// Wall clock and mallocs, with regression-only thresholds: allocation counts are deterministic, so growth over
     /// 5% at the median fails; wall-clock time on a shared 2-core VM is noisy, so only a doubling does. Callgrind-aware.
     public static func regressionGuarded(
-        warmupIterations: Int, maxDuration: Duration, maxIterations: Int, setup: Benchmark.BenchmarkSetupHook? = nil
+        warmupIterations: Int, maxDuration: Duration, maxIterations: Int, scalingFactor: BenchmarkScalingFactor = .one,
+        setup: Benchmark.BenchmarkSetupHook? = nil
     ) -> Benchmark.Configuration {
         Benchmark.Configuration(
             metrics: [.wallClock, .mallocCountTotal],
             warmupIterations: warmupIterations,
-            scalingFactor: .one,
+            scalingFactor: scalingFactor,
             maxDuration: maxDuration,
             maxIterations: maxIterations,
             thresholds: [

@@ -19,10 +19,13 @@ func gatewayBenchmark(kind: String) {
     let operation = kind == "trustpayments" ? "charge" : "card"
     Benchmark(
         "gateway/\(kind)/\(operation)",
-        // Regression guards only: the targets (≤ 10 µs, ≤ 40 allocations) are not met yet (README.md,
-        // "Benchmarks").
+        // Regression guards only: the issue's ≤ 40 allocations hold for Stripe, Adyen and Bridge, not for Paysafe and
+        // Trust Payments, and ≤ 10 µs for none (README.md, "Benchmarks").
+        // A sample is 1 000 calls, so that what package-benchmark does around each sample (starting the body, hopping
+        // to it and back, reading its counters: about 28 allocations and tens of microseconds) is spread over them
+        // instead of being counted as the gateway's.
         configuration: .regressionGuarded(
-            warmupIterations: 100, maxDuration: .seconds(1), maxIterations: 20_000,
+            warmupIterations: 3, maxDuration: .seconds(2), maxIterations: 1_000, scalingFactor: .kilo,
             setup: { _ = try await ReplayFixtures.shared.entry(kind) }
         )
     ) { benchmark in

@@ -55,6 +55,23 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
 
     // MARK: Card service
 
+    /// `"scaDetails"`, searched for in every successful answer (bytes made once; searching a `Data` for another
+    /// `Data` goes through NSData).
+    static let scaDetailsMarker = Array("\"scaDetails\"".utf8)
+
+    /// Whether the body holds ``scaDetailsMarker``: a plain byte search over the body's bytes (read in bounds, only
+    /// while the closure runs).
+    static func mentionsSCADetails(_ body: Data) -> Bool {
+        let marker = scaDetailsMarker
+        return body.withUnsafeBytes { bytes in
+            guard bytes.count >= marker.count else { return false }
+            for start in 0...(bytes.count - marker.count) where bytes[start] == marker[0] {
+                if marker.indices.allSatisfy({ bytes[start + $0] == marker[$0] }) { return true }
+            }
+            return false
+        }
+    }
+
     public func card(_ ref: CardRef, context: OperationContext) async throws -> Card {
         var problems = ValidationProblems()
         PaysafeValidation.cardID(ref.id, field: "card.id", into: &problems)
@@ -243,7 +260,7 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
             // be looked up, not repeated.
             throw PaysafeErrorMapping.error(for: response, operation: call.operation, instance: http.instance).answering(request)
         }
-        if response.body.range(of: Data("\"scaDetails\"".utf8)) != nil, let challenge = PaysafeSCA.challenge(inBody: response.body) {
+        if Self.mentionsSCADetails(response.body), let challenge = PaysafeSCA.challenge(inBody: response.body) {
             throw PaysafeSCA.error(challenge, status: response.status, headers: response.headers, instance: http.instance)
         }
         return response

@@ -50,7 +50,9 @@ enum PaysafeValidation {
     }
 
     static func isBlank(_ text: String?) -> Bool {
-        text?.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ?? true
+        // Every scalar white space (what trimming `.whitespacesAndNewlines` would remove), checked without bridging
+        // to NSString.
+        text?.unicodeScalars.allSatisfy(\.properties.isWhitespace) ?? true
     }
 
     // MARK: Requests

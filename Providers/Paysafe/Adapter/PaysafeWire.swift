@@ -117,11 +117,12 @@ struct PaysafeWireTokenizationList: Decodable {
     }
 
     init(from decoder: any Decoder) throws {
-        if let list = try? decoder.singleValueContainer().decode([PaysafeWireTokenization].self) {
-            items = list
+        // An object (what the sandbox answers) is tried first, so that the usual answer costs no failed attempt; a
+        // value that is not an object must be the list itself (or the decoding fails, as before).
+        guard let container = try? decoder.container(keyedBy: AnyKey.self) else {
+            items = try decoder.singleValueContainer().decode([PaysafeWireTokenization].self)
             return
         }
-        let container = try decoder.container(keyedBy: AnyKey.self)
         let preferred = ["mobileWallets", "tokenizations", "items", "wallets"]
         let keys = container.allKeys.sorted { lhs, rhs in
             (preferred.firstIndex(of: lhs.stringValue) ?? preferred.count) < (preferred.firstIndex(of: rhs.stringValue) ?? preferred.count)
