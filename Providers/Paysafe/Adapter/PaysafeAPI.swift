@@ -24,7 +24,17 @@ enum PaysafeAPI {
 
     /// `GET …/cards/{cardId}?include=` [C]; `PATCH` on the same path updates status or PIN [U].
     static func card(customer: String, card: String) -> String {
-        "\(cards(customer: customer))/\(URLEncoding.pathSegment(card))"
+        // ``cards(customer:)`` and the card's segment, written as one string.
+        var path = ""
+        let customer = URLEncoding.pathSegment(customer)
+        let card = URLEncoding.pathSegment(card)
+        path.reserveCapacity(prefix.utf8.count + customer.utf8.count + card.utf8.count + 32)
+        path += prefix
+        path += "/customers/"
+        path += customer
+        path += "/prepaid/cards/"
+        path += card
+        return path
     }
 
     /// The method of the card update (status or PIN). [U]

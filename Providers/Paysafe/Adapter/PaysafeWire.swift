@@ -109,6 +109,8 @@ struct PaysafeWireTokenization: Decodable {
 struct PaysafeWireTokenizationList: Decodable {
     var items: [PaysafeWireTokenization]
 
+    static let preferredKeys = ["mobileWallets", "tokenizations", "items", "wallets"]
+
     struct AnyKey: CodingKey {
         var stringValue: String
         var intValue: Int? { nil }
@@ -123,11 +125,14 @@ struct PaysafeWireTokenizationList: Decodable {
             items = try decoder.singleValueContainer().decode([PaysafeWireTokenization].self)
             return
         }
-        let preferred = ["mobileWallets", "tokenizations", "items", "wallets"]
-        let keys = container.allKeys.sorted { lhs, rhs in
-            (preferred.firstIndex(of: lhs.stringValue) ?? preferred.count) < (preferred.firstIndex(of: rhs.stringValue) ?? preferred.count)
+        // The documented names first, in this order, then any other member holding such a list.
+        for name in Self.preferredKeys {
+            if let key = AnyKey(stringValue: name), container.contains(key), let list = try? container.decode([PaysafeWireTokenization].self, forKey: key) {
+                items = list
+                return
+            }
         }
-        for key in keys {
+        for key in container.allKeys where !Self.preferredKeys.contains(key.stringValue) {
             if let list = try? container.decode([PaysafeWireTokenization].self, forKey: key) {
                 items = list
                 return

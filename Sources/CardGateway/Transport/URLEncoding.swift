@@ -53,7 +53,18 @@ public enum URLEncoding: Sendable {
 
     /// `name=value&…`, both escaped, in the order given.
     public static func query(_ items: [(name: String, value: String)]) -> String {
-        items.map { "\(escape($0.name))=\(escape($0.value))" }.joined(separator: "&")
+        // Written into one string (escaping only what needs it) rather than joined from a string per item.
+        var capacity = 0
+        for item in items { capacity += item.name.utf8.count + item.value.utf8.count + 2 }
+        var text = ""
+        text.reserveCapacity(capacity)
+        for (position, item) in items.enumerated() {
+            if position > 0 { text += "&" }
+            text += escape(item.name)
+            text += "="
+            text += escape(item.value)
+        }
+        return text
     }
 
     /// An `application/x-www-form-urlencoded` body, in the order given.
