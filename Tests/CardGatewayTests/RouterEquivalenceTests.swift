@@ -84,8 +84,10 @@ struct RouterEquivalenceTests {
                 let actual = router.match(key)
                 #expect(actual == expected, "key \(key)")
                 #expect(actual?.reason == expected?.reason, "key \(key)")
-                // The word-at-a-time scan (used when no dimension is selective) decides the same.
-                #expect(router.tables.firstMatch(key, enumerationLimit: 0) == expected?.routeIndex, "key \(key)")
+                // The word-at-a-time scan (used when no dimension is selective) decides the same, and so does the
+                // enumeration a table of at most 64 routes skips for its one-word path.
+                #expect(router.tables.firstMatch(key, enumerationLimit: 0, oneWord: false) == expected?.routeIndex, "key \(key)")
+                #expect(router.tables.firstMatch(key, oneWord: false) == expected?.routeIndex, "key \(key)")
                 #expect(router.explain(key) == legacy.explain(key), "key \(key)")
             }
         }
@@ -121,5 +123,74 @@ struct RouterEquivalenceTests {
         match.reason = "set by hand"
         #expect(match.reason == "set by hand")
         #expect(router.match(RouteKey(issuer: "b"))?.reason == "the route has no conditions (catch-all)")
+    }
+
+    @Test("dimensions with more values than are compared in turn are looked up by hash, with the same decisions")
+    func manyValues() {
+        var generator = Generator(state: 99)
+        let countries = (0..<30).map { "C\($0)" }
+        var routes: [Route] = (0..<40).map { index in
+            var when = Route.Conditions(countries: Set(countries.shuffled(using: &generator).prefix(Int.random(in: 9...20, using: &generator))))
+            if index % 3 == 0 { when.issuers = Set((0..<12).map { "i\($0 + index % 5)" }) }
+            if index % 4 == 0 { when.bins = [Self.range(&generator)] }
+            return Route(when: when, use: "instance-\(index % 7)")
+        }
+        routes.append(Route(when: .init(wallets: [.googlePay], operations: [.card]), use: "wallets"))
+        let router = Router(routes: routes)
+        let legacy = LegacyRouter(routes: routes)
+        #expect(router.tables.countries.values.count > RouterTables.ValueIndex.comparedValues)
+        for _ in 0..<2_000 {
+            var key = Self.key(&generator)
+            key.country = Bool.random(using: &generator) ? countries.randomElement(using: &generator)! : key.country
+            key.issuer = Bool.random(using: &generator) ? "i\(Int.random(in: 0..<17, using: &generator))" : key.issuer
+            let expected = legacy.match(key)
+            #expect(router.match(key) == expected, "key \(key)")
+            #expect(router.match(key)?.reason == expected?.reason, "key \(key)")
+            #expect(router.tables.firstMatch(key, oneWord: false) == expected?.routeIndex, "key \(key)")
+        }
+    }
+
+    @Test("a deferred reason names the BIN's digits as the key has them: leading zeros, 6 to 19 digits")
+    func deferredBINReason() throws {
+        let router = Router(routes: [
+            Route(when: .init(bins: [BINRange(low: "000100", high: "000199"), BINRange(low: "01234567", high: "01234567")]), use: "zeros"),
+            Route(when: .init(bins: [BINRange(low: "41111111111", high: "41111111111")]), use: "eleven"),
+        ])
+        for bin in ["000150", "0001509", "0123456712345678", "012345679", "41111111111", "4111111111111111", "4111111111111111111"] {
+            let key = RouteKey(bin: bin)
+            let match = router.match(key)
+            #expect(match == router.explain(key).match, "bin \(bin)")
+            #expect(match?.reason == router.explain(key).match?.reason, "bin \(bin)")
+        }
+        #expect(try #require(router.match(RouteKey(bin: "0001501234"))).reason == "bin 000150 is in 000100-000199")
+        #expect(router.match(RouteKey(bin: "012345689")) == nil)
+    }
+
+    /// The reader BINProbe replaced: one byte at a time.
+    static func plainProbe(_ bin: String) -> (Int, UInt64)? {
+        let bytes = Array(bin.utf8)
+        guard bytes.count >= 6, bytes.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        var value: UInt64 = 0
+        for index in 0..<11 { value = value * 10 + (index < bytes.count ? UInt64(bytes[index] - UInt8(ascii: "0")) : 0) }
+        return (bytes.count, value)
+    }
+
+    @Test("BINProbe's eight-bytes-at-a-time digit check agrees with a byte-at-a-time reader")
+    func binProbeReader() {
+        var generator = Generator(state: 7)
+        // Bytes next to the digits' edges, and non-ASCII text, in every position.
+        let intruders: [String] = ["/", ":", " ", "\u{0}", "\u{7F}", "é", "٣", "0\u{301}", "a", "+", "-"]
+        for _ in 0..<20_000 {
+            let length = Int.random(in: 0...40, using: &generator)
+            var text = String((0..<length).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
+            if length > 0 && Bool.random(using: &generator) {
+                var characters = Array(text)
+                characters[Int.random(in: 0..<length, using: &generator)] = Character(intruders.randomElement(using: &generator)!)
+                text = String(characters)
+            }
+            let probe = BINProbe(text)
+            let expected = Self.plainProbe(text)
+            #expect(probe?.digits == expected?.0 && probe?.padded == expected?.1, "bin \(text.debugDescription)")
+        }
     }
 }

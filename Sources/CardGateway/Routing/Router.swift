@@ -12,7 +12,7 @@ public struct RouteMatch: Sendable, Equatable, Codable {
         get {
             switch storedReason {
             case .text(let text): text
-            case .deferred(let router, let key): router.reason(routeIndex: routeIndex, key: key)
+            case .deferred(let tables, let evidence): tables.reason(routeIndex: routeIndex, evidence: evidence)
             }
         }
         set { storedReason = .text(newValue) }
@@ -20,8 +20,9 @@ public struct RouteMatch: Sendable, Equatable, Codable {
 
     private enum StoredReason: Sendable {
         case text(String)
-        /// The router's tables and the key (both held by reference or inline; no allocation).
-        case deferred(RouterTables, RouteKey)
+        /// The router's tables (one reference) and what the reason is worded from (plain numbers): no allocation,
+        /// and nothing of the key's strings retained.
+        case deferred(RouterTables, MatchEvidence)
     }
 
     private var storedReason: StoredReason
@@ -32,10 +33,10 @@ public struct RouteMatch: Sendable, Equatable, Codable {
         self.storedReason = .text(reason)
     }
 
-    init(routeIndex: Int, instance: String, deferredFrom tables: RouterTables, key: RouteKey) {
+    init(routeIndex: Int, instance: String, deferredFrom tables: RouterTables, evidence: MatchEvidence) {
         self.routeIndex = routeIndex
         self.instance = instance
-        self.storedReason = .deferred(tables, key)
+        self.storedReason = .deferred(tables, evidence)
     }
 
     public static func == (lhs: RouteMatch, rhs: RouteMatch) -> Bool {
@@ -101,8 +102,8 @@ public struct Router: Sendable {
 
     /// The first matching route, or nil. Allocates nothing: the match's ``RouteMatch/reason`` is worded when read.
     public func match(_ key: RouteKey) -> RouteMatch? {
-        guard let routeIndex = tables.firstMatch(key) else { return nil }
-        return RouteMatch(routeIndex: routeIndex, instance: tables.routes[routeIndex].use, deferredFrom: tables, key: key)
+        guard let (routeIndex, evidence) = tables.locate(key) else { return nil }
+        return RouteMatch(routeIndex: routeIndex, instance: tables.routes[routeIndex].use, deferredFrom: tables, evidence: evidence)
     }
 
     /// The match and the reason every earlier route was skipped.
@@ -190,45 +191,68 @@ struct BINProbe: Sendable {
     var padded: UInt64
 
     init?(_ bin: String) {
-        // Read from the string's contiguous UTF-8 (`withUTF8` copies only a bridged string, which Linux has none of):
-        // iterating `bin.utf8` one byte at a time costs several times more for a string longer than 15 bytes.
-        var text = bin
-        guard let (digits, value) = text.withUTF8({ BINProbe.read($0) }) else { return nil }
+        // Read from the string's contiguous UTF-8 in place (a native string always has it; iterating `bin.utf8` one
+        // byte at a time costs several times more for a string longer than 15 bytes). `withUTF8` on a copy is the
+        // fallback for a string without contiguous storage.
+        let read = bin.utf8.withContiguousStorageIfAvailable { BINProbe.read($0) } ?? {
+            var text = bin
+            return text.withUTF8 { BINProbe.read($0) }
+        }()
+        guard let (digits, value) = read else { return nil }
         self.digits = digits
         self.padded = value
     }
+
+    /// Powers of ten, for padding a value of fewer than 11 digits.
+    private static let scale: [UInt64] = (0...11).map { (0..<$0).reduce(1) { value, _ in value * 10 } }
 
     /// The number of digits and the first 11 of them padded to 11, or nil when a byte is not a digit or there are
     /// fewer than 6.
     private static func read(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int, UInt64)? {
         let digits = bytes.count
-        guard digits >= 6 else { return nil }
-        var value: UInt64 = 0
+        guard digits >= 6, let base = bytes.baseAddress else { return nil }
+        // Every byte a digit, eight at a time: with the bytes as lanes of a word, `lane - 0x30` borrows (sets the
+        // lane's high bit) for a byte below "0", and `lane + 0x46` carries into it for a byte above "9"; a byte with
+        // its own high bit set is refused too. Lanes are independent: no lane of a valid word borrows or carries.
+        let high: UInt64 = 0x8080_8080_8080_8080
         var index = 0
+        while index + 8 <= digits {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            guard (word | (word &- 0x3030_3030_3030_3030) | (word &+ 0x4646_4646_4646_4646)) & high == 0 else { return nil }
+            index += 8
+        }
         while index < digits {
-            let digit = bytes[index] &- UInt8(ascii: "0")
-            guard digit <= 9 else { return nil }
-            if index < 11 { value = value &* 10 &+ UInt64(digit) }
+            guard base[index] &- UInt8(ascii: "0") <= 9 else { return nil }
             index += 1
         }
-        while index < 11 {
-            value = value &* 10
-            index += 1
-        }
-        return (digits, value)
+        let head = min(digits, 11)
+        var value: UInt64 = 0
+        for position in 0..<head { value = value &* 10 &+ UInt64(base[position] &- UInt8(ascii: "0")) }
+        return (digits, value &* scale[11 - head])
     }
 }
 
 /// The router's tables, shared by reference so that a ``RouteMatch`` can word its reason later without copying them.
 final class RouterTables: Sendable {
     /// One dimension's routes by allowed value (sorted position lists), and the routes that do not constrain it.
+    /// Each allowed value has a slot: a number a lookup returns and a ``MatchEvidence`` keeps instead of the key's
+    /// string (so a match holds nothing counted by reference for it).
     struct ValueIndex: Sendable {
         /// True when some route constrains the dimension.
         let constrained: Bool
         /// Routes without a condition on this dimension: as a bitset (membership) and an ascending list (enumeration).
         let wildcard: RouteBits
         let wildcardList: [Int32]
-        let byValue: [String: [Int32]]
+        /// The allowed values by slot, each slot's routes (ascending), and the slot of each value.
+        let values: [String]
+        let lists: [[Int32]]
+        let slots: [String: Int32]
+        /// For a table of at most 64 routes, each slot's routes as one word (empty otherwise).
+        let masks: [UInt64]
+
+        /// Up to this many values, a lookup compares them in turn rather than hashing the key's value: comparing a
+        /// short string is a few instructions, hashing one (SipHash) a few hundred.
+        static let comparedValues = 8
 
         init<Values: Sequence<String>>(count: Int, _ values: (Int) -> Values?) {
             // Counted first, so that the lists are allocated once at their size, and a dimension no route constrains
@@ -238,34 +262,73 @@ final class RouterTables: Sendable {
             guard openCount != count else {
                 self.wildcard = RouteBits(count: 0, positions: [])
                 self.wildcardList = []
-                self.byValue = [:]
+                self.values = []
+                self.lists = []
+                self.slots = [:]
+                self.masks = []
                 self.constrained = false
                 return
             }
             var open: [Int32] = []
             open.reserveCapacity(openCount)
-            var byValue: [String: [Int32]] = [:]
+            var slots: [String: Int32] = [:]
+            var allowed: [String] = []
+            var lists: [[Int32]] = []
             for position in 0..<count {
                 guard let set = values(position) else {
                     open.append(Int32(position))
                     continue
                 }
-                for value in set { byValue[value, default: []].append(Int32(position)) }
+                for value in set {
+                    if let slot = slots[value] {
+                        lists[Int(slot)].append(Int32(position))
+                    } else {
+                        slots[value] = Int32(allowed.count)
+                        allowed.append(value)
+                        lists.append([Int32(position)])
+                    }
+                }
             }
             self.wildcard = RouteBits(count: count, positions: open)
             self.wildcardList = open
-            self.byValue = byValue
+            self.values = allowed
+            self.lists = lists
+            self.slots = slots
+            self.masks = count <= 64 ? lists.map { $0.reduce(0) { $0 | 1 << UInt64($1) } } : []
             self.constrained = open.count != count
         }
 
-        /// The routes naming `value` (empty when none does or the key has no value).
-        func matches(_ value: String?) -> [Int32] {
-            guard constrained, let value, let list = byValue[value] else { return [] }
-            return list
+        /// The slot of `value`, or -1 when no route names it, the key has no value or no route constrains the dimension.
+        @inline(__always)
+        func slot(_ value: String?) -> Int32 {
+            guard constrained, let value else { return -1 }
+            if values.count <= Self.comparedValues {
+                var index = 0
+                while index < values.count {
+                    if values[index] == value { return Int32(index) }
+                    index += 1
+                }
+                return -1
+            }
+            return slots[value] ?? -1
         }
+
+        /// The routes naming the value in `slot` (empty for -1).
+        @inline(__always)
+        func list(_ slot: Int32) -> [Int32] { slot < 0 ? [] : lists[Int(slot)] }
+
+        /// The value in `slot` (nil for -1).
+        func value(_ slot: Int32) -> String? { slot < 0 ? nil : values[Int(slot)] }
 
         func allows(_ position: Int, matches: [Int32]) -> Bool {
             !constrained || wildcard.contains(position) || matches.sortedContains(Int32(position))
+        }
+
+        /// For a table of at most 64 routes: the routes this dimension allows for the value in `slot`, as one word.
+        @inline(__always)
+        func allowedWord(_ slot: Int32) -> UInt64 {
+            guard constrained else { return ~0 }
+            return slot < 0 ? wildcard.words[0] : wildcard.words[0] | masks[Int(slot)]
         }
     }
 
@@ -439,19 +502,56 @@ final class RouterTables: Sendable {
 
     /// The position of the first route whose every condition holds. Allocates nothing: the per-dimension lists
     /// are the index's own arrays (retained, not copied).
-    func firstMatch(_ key: RouteKey, enumerationLimit: Int = RouterTables.enumerationLimit) -> Int? {
+    func firstMatch(_ key: RouteKey, enumerationLimit: Int = RouterTables.enumerationLimit, oneWord: Bool = true) -> Int? {
+        locate(key, enumerationLimit: enumerationLimit, oneWord: oneWord)?.route
+    }
+
+    /// The first matching route and what its reason is worded from. A table of at most 64 routes (`oneWord`) is
+    /// decided a word at a time: each dimension's allowed routes are one precomputed word, and the match is the
+    /// lowest bit set in all of them. A larger one enumerates the most selective dimension's candidates.
+    func locate(_ key: RouteKey, enumerationLimit: Int = RouterTables.enumerationLimit, oneWord: Bool = true) -> (route: Int, evidence: MatchEvidence)? {
         let count = routes.count
         guard count > 0 else { return nil }
-        let issuer = issuers.matches(key.issuer)
-        let program = programs.matches(key.program)
-        let country = countries.matches(key.country)
-        let currency = currencies.matches(key.currency)
-        let tenant = tenants.matches(key.tenant)
-        let wallet = wallets.matches(key.wallet?.rawValue)
-        let operation = operations.matches(key.operation?.rawValue)
+        var evidence = MatchEvidence(
+            issuer: issuers.slot(key.issuer), program: programs.slot(key.program), country: countries.slot(key.country),
+            currency: currencies.slot(key.currency), tenant: tenants.slot(key.tenant),
+            // Read only when constrained: the raw value of a wallet or an operation is a string to retain and release.
+            wallet: wallets.constrained ? wallets.slot(key.wallet?.rawValue) : -1,
+            operation: operations.constrained ? operations.slot(key.operation?.rawValue) : -1
+        )
         let probe = bins.constrained ? key.bin.flatMap(BINProbe.init) : nil
         let segment = bins.constrained ? bins.entries(probe) : 0..<0
         let digits = probe?.digits ?? 0
+        if let probe {
+            evidence.binDigits = Int32(probe.digits)
+            evidence.binPadded = probe.padded
+        }
+
+        if oneWord && count <= 64 {
+            var bits: UInt64 = count == 64 ? ~0 : (1 << UInt64(count)) - 1
+            bits &= issuers.allowedWord(evidence.issuer) & programs.allowedWord(evidence.program)
+            bits &= countries.allowedWord(evidence.country) & currencies.allowedWord(evidence.currency)
+            bits &= tenants.allowedWord(evidence.tenant) & wallets.allowedWord(evidence.wallet) & operations.allowedWord(evidence.operation)
+            if bins.constrained && bits != 0 {
+                var binBits = bins.wildcard.words[0]
+                for entry in segment where Int(bins.entryLength[entry]) <= digits { binBits |= 1 << UInt64(bins.entryRoute[entry]) }
+                bits &= binBits
+            }
+            return bits == 0 ? nil : (bits.trailingZeroBitCount, evidence)
+        }
+        return firstMatch(evidence, segment: segment, digits: digits, enumerationLimit: enumerationLimit).map { ($0, evidence) }
+    }
+
+    /// ``locate(_:enumerationLimit:oneWord:)`` for a table of any size: the most selective dimension's candidates, or
+    /// a scan of the bitsets a word at a time when every dimension has many.
+    private func firstMatch(_ evidence: MatchEvidence, segment: Range<Int>, digits: Int, enumerationLimit: Int) -> Int? {
+        let issuer = issuers.list(evidence.issuer)
+        let program = programs.list(evidence.program)
+        let country = countries.list(evidence.country)
+        let currency = currencies.list(evidence.currency)
+        let tenant = tenants.list(evidence.tenant)
+        let wallet = wallets.list(evidence.wallet)
+        let operation = operations.list(evidence.operation)
 
         func allowed(_ position: Int) -> Bool {
             issuers.allows(position, matches: issuer) && programs.allows(position, matches: program)
@@ -602,8 +702,35 @@ final class RouterTables: Sendable {
         return routes[position].when.bins?[Int(bins.entryRange[entry])]
     }
 
-    /// Why route `routeIndex` matches `key`, in words.
-    func reason(routeIndex: Int, key: RouteKey) -> String {
-        Router.evaluate(routes[routeIndex].when, key, locateBIN: { range(ofRoute: routeIndex, containing: $0) }).reason
+    /// Why route `routeIndex` matches the key `evidence` was taken from, in words.
+    ///
+    /// The reason is worded from the key's values on the dimensions the route constrains, and the evidence holds
+    /// exactly those: a value the route allows is in the index under its slot (spelled as the route spells it, which
+    /// is the key's value or one `==` to it), and a BIN's first 11 digits are its padded value (a reason names at most
+    /// a range's length, at most 11 digits, of it). Dimensions the route does not constrain are not read.
+    func reason(routeIndex: Int, evidence: MatchEvidence) -> String {
+        var key = RouteKey(
+            issuer: issuers.value(evidence.issuer), program: programs.value(evidence.program), country: countries.value(evidence.country),
+            currency: currencies.value(evidence.currency), tenant: tenants.value(evidence.tenant),
+            wallet: wallets.value(evidence.wallet).flatMap(Wallet.init(rawValue:)),
+            operation: operations.value(evidence.operation).flatMap(GatewayOperation.init(rawValue:))
+        )
+        if evidence.binDigits > 0 {
+            let shown = min(Int(evidence.binDigits), 11)
+            var digits = String(evidence.binPadded)
+            // The padded value has 11 digits, or fewer when it begins with zeros.
+            digits = String(repeating: "0", count: 11 - digits.count) + digits
+            key.bin = String(digits.prefix(shown))
+        }
+        return Router.evaluate(routes[routeIndex].when, key, locateBIN: { range(ofRoute: routeIndex, containing: $0) }).reason
     }
+}
+
+/// What a match's reason is worded from, kept in place of the key: the slot of each of the key's values in its
+/// dimension's index (-1: none), and the BIN's length and padded first 11 digits (length 0: none). Plain numbers, so a
+/// ``RouteMatch`` copies without counting references and keeps no card digits beyond the BIN's first 11.
+struct MatchEvidence: Sendable {
+    var issuer, program, country, currency, tenant, wallet, operation: Int32
+    var binDigits: Int32 = 0
+    var binPadded: UInt64 = 0
 }
