@@ -43,7 +43,17 @@ enum HS256JWT {
     /// keys; the HMAC is swift-crypto's under the secret's own bytes (the zero padding ``hmacKey(_:)`` adds for
     /// jwt-kit changes no MAC, see there). No key collection (an actor) is built per token.
     static func sign(_ claims: some Encodable, secret: Secret) async throws -> String {
-        let payload = try claimsEncoder.encode(claims)
+        signed(try claimsEncoder.encode(claims), secret: secret)
+    }
+
+    /// A session's token: ``sign(_:secret:)`` with the claims written by ``SessionClaims/sortedJSON`` rather than by
+    /// `JSONEncoder` (the same bytes, checked in TrustPaymentsJWTTests; the encoder was most of a mint's cost).
+    static func sign(session claims: SessionClaims, secret: Secret) -> String {
+        signed(claims.sortedJSON, secret: secret)
+    }
+
+    /// `base64url(header).base64url(payload).base64url(HMAC-SHA256)` for claims already serialized.
+    private static func signed(_ payload: some Collection<UInt8>, secret: Secret) -> String {
         var token: [UInt8] = []
         token.reserveCapacity(encodedHeader.count + 2 + (payload.count * 4 + 2) / 3 + 43)
         token.append(contentsOf: encodedHeader)
@@ -132,6 +142,76 @@ enum HS256JWT {
                 parenttransactionreference: parentTransactionReference, orderreference: orderReference
             )
         )
-        return try await HS256JWT.sign(claims, secret: secret)
+        return HS256JWT.sign(session: claims, secret: secret)
+    }
+}
+
+extension SessionClaims {
+    /// The claims as `JSONEncoder` writes them with ``HS256JWT/claimsEncoder``'s options (keys sorted by their UTF-8
+    /// bytes, slashes unescaped, absent optionals left out), written directly: for every claim value, the same bytes
+    /// (checked against the encoder in TrustPaymentsJWTTests, on generated text with quotes, backslashes, control
+    /// characters and non-ASCII).
+    var sortedJSON: [UInt8] {
+        var json: [UInt8] = []
+        json.reserveCapacity(320)
+        func key(_ name: StaticString) {
+            json.append(UInt8(ascii: "\""))
+            json.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            json.append(contentsOf: "\":".utf8)
+        }
+        func string(_ name: StaticString, _ value: String) {
+            key(name)
+            SessionClaims.appendJSONString(value, to: &json)
+            json.append(UInt8(ascii: ","))
+        }
+        json.append(UInt8(ascii: "{"))
+        key("iat")
+        json.append(contentsOf: String(iat).utf8)
+        json.append(UInt8(ascii: ","))
+        string("iss", iss)
+        key("payload")
+        json.append(UInt8(ascii: "{"))
+        string("accounttypedescription", payload.accounttypedescription)
+        string("baseamount", payload.baseamount)
+        string("credentialsonfile", payload.credentialsonfile)
+        string("currencyiso3a", payload.currencyiso3a)
+        if let order = payload.orderreference { string("orderreference", order) }
+        if let parent = payload.parenttransactionreference { string("parenttransactionreference", parent) }
+        key("requesttypedescriptions")
+        json.append(UInt8(ascii: "["))
+        for (index, type) in payload.requesttypedescriptions.enumerated() {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            SessionClaims.appendJSONString(type, to: &json)
+        }
+        json.append(contentsOf: "],".utf8)
+        key("sitereference")
+        SessionClaims.appendJSONString(payload.sitereference, to: &json)
+        json.append(contentsOf: "}}".utf8)
+        return json
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// A JSON string as `JSONEncoder` writes it without escaping slashes: `"` and `\` escaped, the control characters
+    /// with a short escape as such (`\b \f \n \r \t`), the others as `\u00xx`, everything else (non-ASCII too) as is.
+    static func appendJSONString(_ value: String, to json: inout [UInt8]) {
+        json.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x08: json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+            case 0x0C: json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            case 0x0A: json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                json.append(contentsOf: "\\u00".utf8)
+                json.append(hexDigits[Int(byte >> 4)])
+                json.append(hexDigits[Int(byte & 0xF)])
+            default: json.append(byte)
+            }
+        }
+        json.append(UInt8(ascii: "\""))
     }
 }

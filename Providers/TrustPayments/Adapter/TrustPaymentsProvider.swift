@@ -143,7 +143,7 @@ public struct TrustPaymentsProvider: StoredCredentials {
                 parenttransactionreference: parent, orderreference: request.orderReference
             )
         )
-        let token = try await HS256JWT.sign(claims, secret: jwtSecret)
+        let token = HS256JWT.sign(session: claims, secret: jwtSecret)
         context.logger.debug("trustpayments client session minted", metadata: [
             "provider": .string(setup.instance), "requesttypes": .string(requestTypes.joined(separator: ",")),
             "credentialsonfile": .string(credentialsOnFile),
