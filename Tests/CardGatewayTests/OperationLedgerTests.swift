@@ -405,6 +405,31 @@ struct GatewayLedgerTests {
         #expect(entries[1].requestID == "req-j")
         #expect(entries.allSatisfy { $0.instance == "probe" })
     }
+
+    @Test("a full in-memory journal replaces its oldest entry: the newest `capacity` are kept, newest first, as a list would")
+    func journalRing() async throws {
+        for capacity in [1, 2, 3, 5] {
+            let journal = InMemoryProvisioningJournal(capacity: capacity)
+            var appended: [ProvisioningJournalEntry] = []
+            for index in 0..<(capacity * 3 + 1) {
+                let entry = ProvisioningJournalEntry(
+                    at: Date(timeIntervalSince1970: Double(index)), operation: .charge, instance: "i", card: index % 2 == 0 ? "even" : "odd",
+                    outcome: "ok", latencyMilliseconds: index
+                )
+                try await journal.append(entry)
+                appended.append(entry)
+                // The list the ring replaces: the newest `capacity`, newest first.
+                let kept = Array(appended.suffix(capacity).reversed())
+                for limit in [-1, 0, 1, 2, capacity, capacity + 4] {
+                    #expect(try await journal.entries(card: nil, limit: limit).map(\.latencyMilliseconds) == kept.prefix(max(0, limit)).map(\.latencyMilliseconds))
+                    for card in ["even", "odd", "none"] {
+                        let expected = kept.filter { $0.card == card }.prefix(max(0, limit)).map(\.latencyMilliseconds)
+                        #expect(try await journal.entries(card: card, limit: limit).map(\.latencyMilliseconds) == expected, "capacity \(capacity) after \(index + 1), card \(card), limit \(limit)")
+                    }
+                }
+            }
+        }
+    }
 }
 
 @Suite("The store section of the configuration")

@@ -251,7 +251,9 @@ extension CardGateway {
     private static func settle(
         _ ledger: any OperationLedger, key: String, instance: ProviderInstance, logger: Logger, _ write: @escaping @Sendable () async throws -> Void
     ) async {
-        let written = await Task {
+        // An unstructured task, so that the caller's cancellation does not reach the write; `immediate`, so that it
+        // starts on this thread rather than being enqueued (an in-memory store's write completes before it returns).
+        let written = await Task.immediate {
             for attempt in 1...3 {
                 do {
                     try await write()
@@ -357,7 +359,8 @@ extension CardGateway {
         )
         let journal = provisioningJournal
         do {
-            try await Task { try await journal.append(entry) }.value
+            // Shielded from the caller's cancellation (an unstructured task), started here (`immediate`): see `settle`.
+            try await Task.immediate { try await journal.append(entry) }.value
         } catch {
             context.logger.warning("the provisioning journal could not be written", metadata: [
                 "provider": .string(instance.name), "operation": .string(operation.rawValue),
@@ -374,7 +377,8 @@ extension CardGateway {
     func markUsed(_ reference: String, instance: ProviderInstance, context: OperationContext) async {
         let store = credentialStore
         do {
-            try await Task { try await store.markUsed(reference: reference, at: Date()) }.value
+            // Shielded from the caller's cancellation (an unstructured task), started here (`immediate`): see `settle`.
+            try await Task.immediate { try await store.markUsed(reference: reference, at: Date()) }.value
         } catch {
             context.logger.warning("the credential store could not note the charge", metadata: ["provider": .string(instance.name)])
         }

@@ -72,9 +72,16 @@ public struct ProvisioningJournalEntry: Sendable, Equatable, Codable {
     }
 }
 
-/// Keeps the newest entries in memory (10,000 by default).
+/// Keeps the newest entries in memory (10,000 by default), in a ring: once full, an entry replaces the oldest in place
+/// (an append costs the same whatever the capacity; shifting the array down by one cost a copy of all of it).
 public final class InMemoryProvisioningJournal: ProvisioningJournal {
-    private let storage = Mutex<[ProvisioningJournalEntry]>([])
+    /// The entries, oldest at `oldest` once the ring is full (before that, in order from 0).
+    private struct Ring {
+        var entries: [ProvisioningJournalEntry] = []
+        var oldest = 0
+    }
+
+    private let storage = Mutex(Ring())
     public let capacity: Int
 
     public init(capacity: Int = 10_000) {
@@ -82,16 +89,29 @@ public final class InMemoryProvisioningJournal: ProvisioningJournal {
     }
 
     public func append(_ entry: ProvisioningJournalEntry) async throws {
-        storage.withLock { entries in
-            entries.append(entry)
-            if entries.count > capacity { entries.removeFirst(entries.count - capacity) }
+        storage.withLock { ring in
+            if ring.entries.count < capacity {
+                ring.entries.append(entry)
+            } else {
+                ring.entries[ring.oldest] = entry
+                ring.oldest = (ring.oldest + 1) % capacity
+            }
         }
     }
 
     public func entries(card: String?, limit: Int) async throws -> [ProvisioningJournalEntry] {
-        storage.withLock { entries in
+        storage.withLock { ring in
             let card = card.map(ProvisioningJournalEntry.identifier)
-            return Array(entries.reversed().lazy.filter { card == nil || $0.card == card }.prefix(max(0, limit)))
+            var found: [ProvisioningJournalEntry] = []
+            // Newest first: from the one before `oldest` backwards, wrapping around.
+            let count = ring.entries.count
+            var step = 0
+            while step < count && found.count < limit {
+                let entry = ring.entries[(ring.oldest - 1 - step + 2 * count) % count]
+                if card == nil || entry.card == card { found.append(entry) }
+                step += 1
+            }
+            return found
         }
     }
 }
