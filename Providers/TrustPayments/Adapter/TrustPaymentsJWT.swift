@@ -147,71 +147,26 @@ enum HS256JWT {
 }
 
 extension SessionClaims {
-    /// The claims as `JSONEncoder` writes them with ``HS256JWT/claimsEncoder``'s options (keys sorted by their UTF-8
-    /// bytes, slashes unescaped, absent optionals left out), written directly: for every claim value, the same bytes
-    /// (checked against the encoder in TrustPaymentsJWTTests, on generated text with quotes, backslashes, control
-    /// characters and non-ASCII).
+    /// The claims as `JSONEncoder` writes them with ``HS256JWT/claimsEncoder``'s options (keys sorted, slashes
+    /// unescaped, absent optionals left out), written directly: the same bytes for every claim value (checked against
+    /// the encoder in TrustPaymentsJWTTests).
     var sortedJSON: [UInt8] {
-        var json: [UInt8] = []
-        json.reserveCapacity(320)
-        func key(_ name: StaticString) {
-            json.append(UInt8(ascii: "\""))
-            json.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            json.append(contentsOf: "\":".utf8)
-        }
-        func string(_ name: StaticString, _ value: String) {
-            key(name)
-            SessionClaims.appendJSONString(value, to: &json)
-            json.append(UInt8(ascii: ","))
-        }
-        json.append(UInt8(ascii: "{"))
-        key("iat")
-        json.append(contentsOf: String(iat).utf8)
-        json.append(UInt8(ascii: ","))
-        string("iss", iss)
-        key("payload")
-        json.append(UInt8(ascii: "{"))
-        string("accounttypedescription", payload.accounttypedescription)
-        string("baseamount", payload.baseamount)
-        string("credentialsonfile", payload.credentialsonfile)
-        string("currencyiso3a", payload.currencyiso3a)
-        if let order = payload.orderreference { string("orderreference", order) }
-        if let parent = payload.parenttransactionreference { string("parenttransactionreference", parent) }
-        key("requesttypedescriptions")
-        json.append(UInt8(ascii: "["))
-        for (index, type) in payload.requesttypedescriptions.enumerated() {
-            if index > 0 { json.append(UInt8(ascii: ",")) }
-            SessionClaims.appendJSONString(type, to: &json)
-        }
-        json.append(contentsOf: "],".utf8)
-        key("sitereference")
-        SessionClaims.appendJSONString(payload.sitereference, to: &json)
-        json.append(contentsOf: "}}".utf8)
-        return json
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// A JSON string as `JSONEncoder` writes it without escaping slashes: `"` and `\` escaped, the control characters
-    /// with a short escape as such (`\b \f \n \r \t`), the others as `\u00xx`, everything else (non-ASCII too) as is.
-    static func appendJSONString(_ value: String, to json: inout [UInt8]) {
-        json.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x08: json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0x0A: json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                json.append(contentsOf: "\\u00".utf8)
-                json.append(hexDigits[Int(byte >> 4)])
-                json.append(hexDigits[Int(byte & 0xF)])
-            default: json.append(byte)
-            }
-        }
-        json.append(UInt8(ascii: "\""))
+        var json = SortedJSONWriter(capacity: 320)
+        json.beginObject()
+        json.member("iat", iat)
+        json.member("iss", iss)
+        json.key("payload")
+        json.beginObject()
+        json.member("accounttypedescription", payload.accounttypedescription)
+        json.member("baseamount", payload.baseamount)
+        json.member("credentialsonfile", payload.credentialsonfile)
+        json.member("currencyiso3a", payload.currencyiso3a)
+        json.member("orderreference", payload.orderreference)
+        json.member("parenttransactionreference", payload.parenttransactionreference)
+        json.member("requesttypedescriptions", payload.requesttypedescriptions)
+        json.member("sitereference", payload.sitereference)
+        json.endObject()
+        json.endObject()
+        return json.bytes
     }
 }

@@ -363,7 +363,7 @@ public struct TrustPaymentsProvider: StoredCredentials {
         ])
         let response = try await http.send(
             ProviderRequest(
-                .post, TrustPaymentsAPI.jsonPath, headers: headers, body: try Self.encoder.encode(envelope),
+                .post, TrustPaymentsAPI.jsonPath, headers: headers, body: Data(envelope.sortedJSON),
                 repeatability: .never, operation: "charge"
             ),
             context: context
@@ -371,15 +371,15 @@ public struct TrustPaymentsProvider: StoredCredentials {
         guard response.status == 200 else {
             throw TrustPaymentsErrorTable.httpError(status: response.status, instance: setup.instance, retryAfter: response.retryAfter)
         }
-        guard let body = try? JSONValue.parse(response.body).objectValue else {
+        guard let answer = webservicesAnswer(response.body) else {
             throw invalidResponse("the Webservices response is not a JSON object", requestID: nil, httpStatus: response.status)
         }
-        let answeredReference = body["requestreference"]?.stringValue
+        let answeredReference = answer.requestReference
         guard answeredReference == requestReference else {
             // The official client refuses such a response too (its code 9): it may answer another request.
             throw invalidResponse("the response's requestreference is not the one sent, so it may answer another request; check the transaction in MyST before charging again", requestID: answeredReference, httpStatus: response.status)
         }
-        guard let elements = responseElements(body), !elements.isEmpty else {
+        guard let elements = answer.elements, !elements.isEmpty else {
             throw invalidResponse("the Webservices response has no response elements", requestID: requestReference, httpStatus: response.status)
         }
         try checkEveryElement(elements, requestID: requestReference, httpStatus: response.status)
@@ -485,12 +485,6 @@ public struct TrustPaymentsProvider: StoredCredentials {
             requestID: requestID, mayHaveReachedProvider: true
         )
     }
-
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 
     /// `A` and eight random lower-case letters and digits, like the official client's `requestreference`.
     public static func randomRequestReference() -> String {
