@@ -46,6 +46,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         }
         var outgoing = HTTPClientRequest(url: "\(scheme)://\(authority)\(path)")
         outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
+        outgoing.headers.reserveCapacity(request.headerFields.count)
         for field in request.headerFields {
             outgoing.headers.add(name: field.name.rawName, value: field.value)
         }
@@ -58,6 +59,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             let response = try await client.execute(outgoing, timeout: .nanoseconds(nanoseconds))
             sent = true
             var fields = HTTPFields()
+            fields.reserveCapacity(response.headers.count)
             for (name, value) in response.headers {
                 if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
             }
