@@ -82,6 +82,8 @@ let package = Package(
                 .product(name: "CardGatewayAsyncHTTPClient", package: "CardGateway"),
                 .product(name: "CardGatewaySimulation", package: "CardGateway"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ] + ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments"].flatMap { name -> [Target.Dependency] in
                 [.product(name: "CardGateway\(name)", package: "CardGateway"), .product(name: "\(name)Simulator", package: "CardGateway")]
             },

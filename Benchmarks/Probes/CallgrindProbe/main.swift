@@ -29,6 +29,20 @@ nonisolated func gatewayCalls(_ entry: ReplayFixtures.Entry, _ iterations: Int) 
     }
 }
 
+/// EndToEndBenchmarks' calls, on the global executor (see `gatewayCalls`).
+nonisolated func loopbackCalls(_ entry: LiveFixtures.Entry, direct: Bool, _ iterations: Int) async throws {
+    let context = OperationContext()
+    for _ in 0..<iterations {
+        try await callgrindMeasuredAsync {
+            if direct {
+                keep(try await entry.sendDirect())
+            } else {
+                try await entry.subject.throughGateway(entry.gateway, entry.subject.target, context)
+            }
+        }
+    }
+}
+
 @inline(never)
 func keep<T>(_ value: T) { withExtendedLifetime(value) {} }
 
@@ -90,7 +104,7 @@ let providerMessage =
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let iterations = Int(arguments[2]) else {
-    print("usage: CallgrindProbe <router/match-10|router/match-100k-bins|router/init-100k-bins|config/load-10k-routes|error/init-description|safetext/scrub-provider-message|gateway/paysafe/card|gateway/adyen/card|gateway/stripe/card|gateway/bridge/card|gateway/trustpayments/charge> <iterations>")
+    print("usage: CallgrindProbe <router/match-10|router/match-100k-bins|router/init-100k-bins|config/load-10k-routes|error/init-description|safetext/scrub-provider-message|gateway/paysafe/card|gateway/adyen/card|gateway/stripe/card|gateway/bridge/card|gateway/trustpayments/charge|e2e/<kind>/gateway|e2e/<kind>/direct> <iterations>")
     exit(64)
 }
 
@@ -142,6 +156,17 @@ case let name where name.hasPrefix("gateway/"):
     let entry = try await ReplayFixtures.shared.entry(String(kind))
     let started = ContinuousClock.now
     try await gatewayCalls(entry, iterations)
+    if ProcessInfo.processInfo.environment["PROBE_TIME"] != nil { print("\(name): \((ContinuousClock.now - started) / iterations) per call") }
+case let name where name.hasPrefix("e2e/"):
+    // EndToEndBenchmarks' calls: the provider's simulator on loopback, through the gateway or as the bare request.
+    let parts = name.split(separator: "/")
+    guard parts.count == 3, parts[2] == "gateway" || parts[2] == "direct" else {
+        print("unknown operation \(name)")
+        exit(64)
+    }
+    let entry = try await LiveFixtures.shared.entry(String(parts[1]))
+    let started = ContinuousClock.now
+    try await loopbackCalls(entry, direct: parts[2] == "direct", iterations)
     if ProcessInfo.processInfo.environment["PROBE_TIME"] != nil { print("\(name): \((ContinuousClock.now - started) / iterations) per call") }
 default:
     print("unknown operation \(arguments[1])")
