@@ -35,6 +35,35 @@ struct SafeTextEquivalenceTests {
         #expect(SafeText.scrub(Self.providerMessage, maxLength: 20) == SafeText.scrubScalars(Self.providerMessage, maxLength: 20))
     }
 
+    @Test("random text over every ASCII byte, each at every position of an eight-byte group, scrubs as the scalar path")
+    func everyByteEveryLane() {
+        var generator = RouterEquivalenceTests.Generator(state: 11)
+        // Every byte, with digits and separators (and the bytes next to their ranges) more often, so that runs of
+        // digits, words of every length and separators land in every lane.
+        let weighted: [UInt8] = Array(0..<128) + Array(repeating: Array(UInt8(ascii: "0")...UInt8(ascii: "9")), count: 6).flatMap { $0 }
+            + [0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x26, 0x27, 0x28, 0x2B, 0x2C, 0x2D, 0x2F, 0x3A, 0x3B, 0x3C]
+            + Array(repeating: [0x20, 0x2D], count: 4).flatMap { $0 }
+        for _ in 0..<5_000 {
+            var bytes = (0..<Int.random(in: 0...90, using: &generator)).map { _ in weighted.randomElement(using: &generator)! }
+            if Bool.random(using: &generator) {
+                // A secret's prefix or a long opaque word somewhere.
+                let word = Array(["sk_test_4eC39HqLyjWDarjtT1zdp7dc", "eyJhbGciOiJIUzI1NiJ9.x", String(repeating: "Ab9+", count: 11)].randomElement(using: &generator)!.utf8)
+                bytes.insert(contentsOf: word, at: Int.random(in: 0...bytes.count, using: &generator))
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            for maxLength in [7, 300] {
+                #expect(SafeText.scrub(text, maxLength: maxLength) == SafeText.scrubScalars(text, maxLength: maxLength), "\(text.debugDescription)")
+            }
+        }
+        // A byte that is not ASCII, at every offset of a text long enough for several groups, sends it to the scalar path.
+        for offset in 0..<40 {
+            var text = Array(String(repeating: "4111 card_", count: 4).utf8)
+            text.replaceSubrange(offset..<(offset + 1), with: Array("é".utf8))
+            let outcome = text.withUnsafeBufferPointer { SafeText.scrubASCII($0, maxLength: 300) }
+            #expect(outcome == .notASCII, "offset \(offset)")
+        }
+    }
+
     @Test("text with nothing to mask and within the length comes back as it is; anything else is rewritten")
     func unchangedText() {
         func outcome(_ text: String, maxLength: Int = 300) -> SafeText.ASCIIScrub? {

@@ -43,28 +43,43 @@ public enum SafeText: Sendable {
         // The sensitive words' byte ranges (allocated only when there is one), and how many digits the text holds.
         var sensitive: [Range<Int>] = []
         var digits = 0
-        var start = 0
-        while start < count {
-            let byte = bytes[start]
-            guard byte < 0x80 else { return .notASCII }
-            if isSeparatorASCII(byte) {
-                start += 1
-                continue
-            }
-            var end = start
-            repeat {
-                let byte = bytes[end]
-                guard byte < 0x80 else { return .notASCII }
-                if isSeparatorASCII(byte) { break }
-                if isDigitASCII(byte) { digits += 1 }
-                end += 1
-            } while end < count
-            if end - start > 8 && isSensitiveASCII(UnsafeBufferPointer(rebasing: bytes[start..<end])) {
+        // Words are the runs between separators: `wordStart` is the first byte after the last separator.
+        var wordStart = 0
+        func finishWord(at end: Int) {
+            if end - wordStart > 8 && isSensitiveASCII(UnsafeBufferPointer(rebasing: bytes[wordStart..<end])) {
                 if sensitive.isEmpty { sensitive.reserveCapacity(8) }
-                sensitive.append(start..<end)
+                sensitive.append(wordStart..<end)
             }
-            start = end
         }
+        var index = 0
+        if let base = bytes.baseAddress {
+            // Eight bytes at a time, as lanes of a word: a non-ASCII lane ends the pass; the digit lanes are counted;
+            // each separator lane ends the word before it (lanes in order, lowest first).
+            while index + 8 <= count {
+                let lanes = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                guard lanes & ASCIILanes.high == 0 else { return .notASCII }
+                digits += ASCIILanes.digits(lanes).nonzeroBitCount
+                var separators = ASCIILanes.separators(lanes)
+                while separators != 0 {
+                    let position = index + separators.trailingZeroBitCount >> 3
+                    if position > wordStart { finishWord(at: position) }
+                    wordStart = position + 1
+                    separators &= separators &- 1
+                }
+                index += 8
+            }
+        }
+        while index < count {
+            let byte = bytes[index]
+            guard byte < 0x80 else { return .notASCII }
+            if isDigitASCII(byte) { digits += 1 }
+            if isSeparatorASCII(byte) {
+                if index > wordStart { finishWord(at: index) }
+                wordStart = index + 1
+            }
+            index += 1
+        }
+        if count > wordStart { finishWord(at: count) }
         let mayHoldCardNumber = digits >= cardNumberDigits
         // Without a redacted word the copy would equal the text, so its card numbers are the text's.
         if sensitive.isEmpty && count <= maxLength && !(mayHoldCardNumber && hasCardNumber(bytes)) { return .unchanged }
@@ -73,28 +88,59 @@ public enum SafeText: Sendable {
         // 10, so the copy is at most `count + sensitive.count` bytes; the cut adds "…" (3 bytes).
         let redacted: StaticString = "<redacted>"
         let text = String(unsafeUninitializedCapacity: count + sensitive.count + 3) { output in
-            // Sound: `write` checks that every copy ends within `output` (the buffer of the capacity asked for); only
-            // `bytes` is read, at ranges within its bounds.
+            // Sound: `append` checks that every copy ends within `output` (the buffer of the capacity asked for); only
+            // `bytes` is read, at ranges within its bounds. (`written` is passed inout to a static function rather than
+            // captured by a nested one, which would check exclusive access at run time on every copy.)
             var written = 0
-            func write(_ source: UnsafeBufferPointer<UInt8>) {
-                precondition(written + source.count <= output.count, "SafeText: the scrubbed text outgrew its bound")
-                if let from = source.baseAddress, let to = output.baseAddress { (to + written).update(from: from, count: source.count) }
-                written += source.count
-            }
             var copied = 0
             for word in sensitive {
-                write(UnsafeBufferPointer(rebasing: bytes[copied..<word.lowerBound]))
-                redacted.withUTF8Buffer { write($0) }
+                append(UnsafeBufferPointer(rebasing: bytes[copied..<word.lowerBound]), to: output, at: &written)
+                redacted.withUTF8Buffer { append($0, to: output, at: &written) }
                 copied = word.upperBound
             }
-            write(UnsafeBufferPointer(rebasing: bytes[copied..<count]))
+            append(UnsafeBufferPointer(rebasing: bytes[copied..<count]), to: output, at: &written)
             if mayHoldCardNumber { maskCardNumbers(UnsafeMutableBufferPointer(rebasing: output[..<written])) }
             guard written > maxLength else { return written }
             written = maxLength
-            ("…" as StaticString).withUTF8Buffer { write($0) }
+            ("…" as StaticString).withUTF8Buffer { append($0, to: output, at: &written) }
             return written
         }
         return .scrubbed(text)
+    }
+
+    /// Copies `source` into `output` at `written` and moves `written` past it; traps rather than write past the end.
+    @inline(__always)
+    private static func append(_ source: UnsafeBufferPointer<UInt8>, to output: UnsafeMutableBufferPointer<UInt8>, at written: inout Int) {
+        precondition(written + source.count <= output.count, "SafeText: the scrubbed text outgrew its bound")
+        if let from = source.baseAddress, let to = output.baseAddress { (to + written).update(from: from, count: source.count) }
+        written += source.count
+    }
+
+    /// Eight ASCII bytes as the lanes of a word (lane 0 the first byte), and masks with each lane's high bit set where
+    /// the lane is of a class. Exact for lanes below 0x80 (the caller checks that first): a lane with its high bit set
+    /// minus a number up to 0x80 never borrows from the next lane.
+    enum ASCIILanes {
+        static let high: UInt64 = 0x8080_8080_8080_8080
+        static let ones: UInt64 = 0x0101_0101_0101_0101
+
+        /// Lanes at or above `value`.
+        @inline(__always)
+        static func atLeast(_ lanes: UInt64, _ value: UInt64) -> UInt64 { ((lanes | high) &- ones &* value) & high }
+
+        /// Lanes equal to `value`: the lanes of `lanes ^ value` that are not at least 1.
+        @inline(__always)
+        static func equal(_ lanes: UInt64, _ value: UInt64) -> UInt64 { ~atLeast(lanes ^ (ones &* value), 1) & high }
+
+        /// `0` to `9`.
+        @inline(__always)
+        static func digits(_ lanes: UInt64) -> UInt64 { atLeast(lanes, 0x30) & ~atLeast(lanes, 0x3A) & high }
+
+        /// ``isSeparatorASCII(_:)``'s bytes: 0x09 to 0x0D, space, `"`, `'`, `,` and `;`.
+        @inline(__always)
+        static func separators(_ lanes: UInt64) -> UInt64 {
+            (atLeast(lanes, 0x09) & ~atLeast(lanes, 0x0E) & high) | equal(lanes, 0x20) | equal(lanes, 0x22) | equal(lanes, 0x27)
+                | equal(lanes, 0x2C) | equal(lanes, 0x3B)
+        }
     }
 
     /// The ASCII separators: space, `,`, `;`, quotes, and the ASCII whitespace (tab, line feed, vertical tab, form
@@ -160,12 +206,23 @@ public enum SafeText: Sendable {
     }
 
     /// The next card-number-shaped run at or after `start` holding ``cardNumberDigits`` digits or more, or nil.
+    /// The bytes are ASCII (``scrubASCII(_:maxLength:)`` checked them).
     @inline(__always)
-    private static func nextCardNumber<Bytes: RandomAccessCollection<UInt8>>(in bytes: Bytes, from start: Int) -> Range<Int>?
-    where Bytes.Index == Int {
+    private static func nextCardNumber(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Range<Int>? {
+        guard let base = bytes.baseAddress else { return nil }
+        let count = bytes.count
         var index = start
-        while index < bytes.endIndex {
-            guard isDigitASCII(bytes[index]) else {
+        while index < count {
+            // Eight bytes without a digit are passed over at once. With the bytes as lanes of a word, `lane ^ 0x30` is
+            // below 10 exactly for a digit, and `(x - 0x0A…) & ~x & 0x80…` is non-zero exactly when some lane of x is
+            // below 10 (Bit Twiddling Hacks' "has less", exact for lanes below 0x80, which ASCII XOR 0x30 is).
+            while index + 8 <= count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) ^ 0x3030_3030_3030_3030
+                guard (word &- 0x0A0A_0A0A_0A0A_0A0A) & ~word & 0x8080_8080_8080_8080 == 0 else { break }
+                index += 8
+            }
+            guard index < count else { break }
+            guard isDigitASCII(base[index]) else {
                 index += 1
                 continue
             }
@@ -184,7 +241,7 @@ public enum SafeText: Sendable {
     /// ``maskCardNumbers(_:)`` over ASCII bytes.
     private static func maskCardNumbers(_ bytes: UnsafeMutableBufferPointer<UInt8>) {
         var start = 0
-        while let run = nextCardNumber(in: bytes, from: start) {
+        while let run = nextCardNumber(in: UnsafeBufferPointer(bytes), from: start) {
             for position in run where isDigitASCII(bytes[position]) { bytes[position] = UInt8(ascii: "*") }
             start = run.upperBound
         }
