@@ -29,6 +29,14 @@ nonisolated func gatewayCalls(_ entry: ReplayFixtures.Entry, _ iterations: Int) 
     }
 }
 
+/// AdapterBenchmarks' calls, on the global executor (see `gatewayCalls`).
+nonisolated func adapterCalls<Adapter>(_ adapter: Adapter, _ run: (Adapter, OperationContext) async throws -> Void, _ iterations: Int) async throws {
+    let context = OperationContext()
+    for _ in 0..<iterations {
+        try await callgrindMeasuredAsync { try await run(adapter, context) }
+    }
+}
+
 /// EndToEndBenchmarks' calls, on the global executor (see `gatewayCalls`).
 nonisolated func loopbackCalls(_ entry: LiveFixtures.Entry, direct: Bool, _ iterations: Int) async throws {
     let context = OperationContext()
@@ -104,7 +112,7 @@ let providerMessage =
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let iterations = Int(arguments[2]) else {
-    print("usage: CallgrindProbe <router/match-10|router/match-100k-bins|router/init-100k-bins|config/load-10k-routes|error/init-description|safetext/scrub-provider-message|gateway/paysafe/card|gateway/adyen/card|gateway/stripe/card|gateway/bridge/card|gateway/trustpayments/charge|e2e/<kind>/gateway|e2e/<kind>/direct> <iterations>")
+    print("usage: CallgrindProbe <router/match-10|router/match-100k-bins|router/init-100k-bins|config/load-10k-routes|error/init-description|safetext/scrub-provider-message|gateway/paysafe/card|gateway/adyen/card|gateway/stripe/card|gateway/bridge/card|gateway/trustpayments/charge|adapter/<kind>/<operation>|e2e/<kind>/gateway|e2e/<kind>/direct> <iterations>")
     exit(64)
 }
 
@@ -156,6 +164,21 @@ case let name where name.hasPrefix("gateway/"):
     let entry = try await ReplayFixtures.shared.entry(String(kind))
     let started = ContinuousClock.now
     try await gatewayCalls(entry, iterations)
+    if ProcessInfo.processInfo.environment["PROBE_TIME"] != nil { print("\(name): \((ContinuousClock.now - started) / iterations) per call") }
+case let name where name.hasPrefix("adapter/"):
+    // AdapterBenchmarks' call: the adapter alone (no gateway) over the recorded answers.
+    let parts = name.split(separator: "/").map(String.init)
+    guard parts.count == 3 else {
+        print("unknown operation \(name)")
+        exit(64)
+    }
+    let entry = try await ReplayFixtures.shared.entry(parts[1])
+    guard let adapter = entry.adapters[parts[2]], let run = entry.subject.operations.first(where: { $0.name == parts[2] })?.run else {
+        print("unknown operation \(name)")
+        exit(64)
+    }
+    let started = ContinuousClock.now
+    try await adapterCalls(adapter, run, iterations)
     if ProcessInfo.processInfo.environment["PROBE_TIME"] != nil { print("\(name): \((ContinuousClock.now - started) / iterations) per call") }
 case let name where name.hasPrefix("e2e/"):
     // EndToEndBenchmarks' calls: the provider's simulator on loopback, through the gateway or as the bare request.
