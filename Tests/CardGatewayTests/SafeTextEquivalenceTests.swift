@@ -55,6 +55,12 @@ struct SafeTextEquivalenceTests {
                 #expect(SafeText.scrub(text, maxLength: maxLength) == SafeText.scrubScalars(text, maxLength: maxLength), "\(text.debugDescription)")
             }
         }
+        // More sensitive words than the stack holds (8): the rest go to an array, and every one is redacted.
+        for words in [7, 8, 9, 30] {
+            let text = (0..<words).map { "sk_test_\($0)abcdefghij" }.joined(separator: " ")
+            #expect(SafeText.scrub(text, maxLength: 2_000) == SafeText.scrubScalars(text, maxLength: 2_000))
+            #expect(SafeText.scrub(text, maxLength: 2_000) == Array(repeating: "<redacted>", count: words).joined(separator: " "))
+        }
         // A byte that is not ASCII, at every offset of a text long enough for several groups, sends it to the scalar path.
         for offset in 0..<40 {
             var text = Array(String(repeating: "4111 card_", count: 4).utf8)

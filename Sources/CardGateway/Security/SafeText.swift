@@ -39,15 +39,49 @@ public enum SafeText: Sendable {
     /// are answered `unchanged`. Otherwise a second pass writes the new string's storage directly (one allocation):
     /// the text word by word with sensitive words replaced, then its card numbers masked in place, then the cut.
     static func scrubASCII(_ bytes: UnsafeBufferPointer<UInt8>, maxLength: Int) -> ASCIIScrub {
+        // The sensitive words' byte ranges go to space on the stack (an array only past `inlineCapacity` of them).
+        withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: SensitiveRanges.inlineCapacity) { inline in
+            var sensitive = SensitiveRanges(inline: inline)
+            return scrubASCII(bytes, maxLength: maxLength, sensitive: &sensitive)
+        }
+    }
+
+    /// Byte ranges kept in a caller's stack buffer, then in an array once it is full. `Range<Int>` is a trivial type,
+    /// so the buffer's slots need no deinitialization: each is initialized once before it is read.
+    struct SensitiveRanges {
+        static let inlineCapacity = 8
+        let inline: UnsafeMutableBufferPointer<Range<Int>>
+        private(set) var inlineCount = 0
+        private(set) var overflow: [Range<Int>] = []
+
+        init(inline: UnsafeMutableBufferPointer<Range<Int>>) { self.inline = inline }
+
+        var count: Int { inlineCount + overflow.count }
+        var isEmpty: Bool { count == 0 }
+
+        mutating func append(_ range: Range<Int>) {
+            if inlineCount < inline.count {
+                (inline.baseAddress! + inlineCount).initialize(to: range)
+                inlineCount += 1
+            } else {
+                overflow.append(range)
+            }
+        }
+
+        func forEach(_ body: (Range<Int>) -> Void) {
+            for index in 0..<inlineCount { body(inline[index]) }
+            for range in overflow { body(range) }
+        }
+    }
+
+    private static func scrubASCII(_ bytes: UnsafeBufferPointer<UInt8>, maxLength: Int, sensitive: inout SensitiveRanges) -> ASCIIScrub {
         let count = bytes.count
-        // The sensitive words' byte ranges (allocated only when there is one), and how many digits the text holds.
-        var sensitive: [Range<Int>] = []
+        // How many digits the text holds.
         var digits = 0
         // Words are the runs between separators: `wordStart` is the first byte after the last separator.
         var wordStart = 0
         func finishWord(at end: Int) {
             if end - wordStart > 8 && isSensitiveASCII(UnsafeBufferPointer(rebasing: bytes[wordStart..<end])) {
-                if sensitive.isEmpty { sensitive.reserveCapacity(8) }
                 sensitive.append(wordStart..<end)
             }
         }
@@ -93,7 +127,7 @@ public enum SafeText: Sendable {
             // captured by a nested one, which would check exclusive access at run time on every copy.)
             var written = 0
             var copied = 0
-            for word in sensitive {
+            sensitive.forEach { word in
                 append(UnsafeBufferPointer(rebasing: bytes[copied..<word.lowerBound]), to: output, at: &written)
                 redacted.withUTF8Buffer { append($0, to: output, at: &written) }
                 copied = word.upperBound
