@@ -41,7 +41,9 @@ enum HS256JWT {
     /// ``serializer`` (checked in TrustPaymentsJWTTests), written directly. The header is always
     /// `{"alg":"HS256","typ":"JWT"}`, so its base64url form is a constant; the claims are encoded once with sorted
     /// keys; the HMAC is swift-crypto's under the secret's own bytes (the zero padding ``hmacKey(_:)`` adds for
-    /// jwt-kit changes no MAC, see there). No key collection (an actor) is built per token.
+    /// jwt-kit changes no MAC, see there). No key collection (an actor) is built per token. The adapter mints
+    /// sessions with ``sign(session:secret:)``; this generic form, through `JSONEncoder`, is the reference the tests
+    /// hold that one to.
     static func sign(_ claims: some Encodable, secret: Secret) async throws -> String {
         signed(try claimsEncoder.encode(claims), secret: secret)
     }
