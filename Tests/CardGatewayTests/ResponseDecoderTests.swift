@@ -326,9 +326,17 @@ func expectSameOutcome<T: Decodable & Equatable>(
                 return text == expected
             }
             return value == referenceValue
-        case (.error(let text), .error):
+        case (.error(let text), .error(let expected)):
             if outcome == reference { return true }
             for _ in 0..<30 where Outcome.of({ try JSONDecoder().decode(type, from: data) }, render: render) == .error(text) { return true }
+            // A type that decodes objects as dictionaries meets their members in the dictionary's order, which
+            // depends on where its storage was allocated: with two bad members, either may be the one an error
+            // names, and retrying in a loop reuses the same storage. Both errors are JSONDecoder's (the fast path
+            // never makes one), so for these types the error's kind and type are what must match, not its path.
+            if T.self is JSONValue.Type || T.self is [String: JSONValue].Type || T.self is [JSONValue].Type {
+                func kind(_ text: String) -> String { text.range(of: " at ").map { String(text[..<$0.lowerBound]) } ?? text }
+                return kind(text) == kind(expected)
+            }
             return false
         default:
             return false
