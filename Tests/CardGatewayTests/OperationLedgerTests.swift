@@ -16,6 +16,10 @@ final class LedgerProbe: CardService, StoredCredentials {
     static let kind = ProviderKind("probe")
 
     private let state = Mutex<(charges: Int, creates: Int, lookups: Int, behaviour: Behaviour, delay: Duration)>((0, 0, 0, .succeed, .zero))
+    private let chargeHold = Mutex<ChargeHold?>(nil)
+
+    /// Makes every charge wait at `hold` after it has counted, as a provider whose answer is still on its way.
+    func holdCharges(_ hold: ChargeHold) { chargeHold.withLock { $0 = hold } }
 
     var charges: Int { state.withLock { $0.charges } }
     var creates: Int { state.withLock { $0.creates } }
@@ -58,11 +62,82 @@ final class LedgerProbe: CardService, StoredCredentials {
 
     func charge(_ request: ChargeRequest, context: OperationContext) async throws -> ChargeResult {
         try await counted(\.charges)
+        if let hold = chargeHold.withLock({ $0 }) { await hold.wait() }
         return ChargeResult(
             transactionReference: "9-9-\(charges)", parentReference: request.reference, status: .authorised, amount: request.amount, authCode: "A1",
             providerStatus: "0"
         )
     }
+}
+
+/// Holds a call until the test releases it, whatever happens to the caller's task meanwhile: the wait is a plain
+/// continuation, which cancellation does not end.
+final class ChargeHold: Sendable {
+    private let state = Mutex<(waiter: CheckedContinuation<Void, Never>?, released: Bool)>((nil, false))
+    private let entered = AsyncStream.makeStream(of: Void.self)
+
+    /// Called by the provider: announce the call, then wait for `release`.
+    func wait() async {
+        entered.continuation.yield()
+        await withCheckedContinuation { waiter in
+            let resume = state.withLock { state -> Bool in
+                if state.released { return true }
+                state.waiter = waiter
+                return false
+            }
+            if resume { waiter.resume() }
+        }
+    }
+
+    /// Called by the test: returns once a call is waiting.
+    func waitUntilHeld() async {
+        for await _ in entered.stream { return }
+    }
+
+    func release() {
+        let waiter = state.withLock { state in
+            state.released = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+}
+
+/// Stores that refuse to work in a cancelled task, as a database client does: a write the gateway does not shield
+/// from its caller's cancellation fails here and is counted.
+final class CancellationRefusingStores: OperationLedger, ProvisioningJournal, CredentialReferenceStore {
+    let ledger = InMemoryOperationLedger()
+    let journal = InMemoryProvisioningJournal()
+    let credentials = InMemoryCredentialReferenceStore()
+    private let refusals = Mutex(0)
+    var refused: Int { refusals.withLock { $0 } }
+
+    private func refuseIfCancelled() throws {
+        if Task.isCancelled {
+            refusals.withLock { $0 += 1 }
+            throw CancellationError()
+        }
+    }
+
+    func claim(_ intent: LedgerIntent) async throws -> LedgerClaim { try refuseIfCancelled(); return try await ledger.claim(intent) }
+    func record(_ outcome: LedgerOutcome, key: String, owner: UUID) async throws {
+        try refuseIfCancelled()
+        try await ledger.record(outcome, key: key, owner: owner)
+    }
+    func release(key: String, owner: UUID) async throws { try refuseIfCancelled(); try await ledger.release(key: key, owner: owner) }
+    func record(key: String) async throws -> LedgerRecord? { try await ledger.record(key: key) }
+    func reconcile(key: String, to resolution: LedgerReconciliation) async throws { try await ledger.reconcile(key: key, to: resolution) }
+    func purgeExpired() async throws -> Int { try await ledger.purgeExpired() }
+
+    func append(_ entry: ProvisioningJournalEntry) async throws { try refuseIfCancelled(); try await journal.append(entry) }
+    func entries(card: String?, limit: Int) async throws -> [ProvisioningJournalEntry] { try await journal.entries(card: card, limit: limit) }
+
+    func save(_ credential: StoredCredential) async throws { try refuseIfCancelled(); try await credentials.save(credential) }
+    func credential(reference: String) async throws -> StoredCredential? { try await credentials.credential(reference: reference) }
+    func credentials(customer: String) async throws -> [StoredCredential] { try await credentials.credentials(customer: customer) }
+    func remove(reference: String) async throws { try await credentials.remove(reference: reference) }
+    func markUsed(reference: String, at date: Date) async throws { try refuseIfCancelled(); try await credentials.markUsed(reference: reference, at: date) }
 }
 
 /// A ledger that works until told to fail: `claim` (the database is down before sending) or the writes after
@@ -97,7 +172,7 @@ final class FaultyLedger: OperationLedger {
 enum LedgerFixture {
     static func gateway(
         _ probe: LedgerProbe, ledger: any OperationLedger = InMemoryOperationLedger(), journal: any ProvisioningJournal = InMemoryProvisioningJournal(),
-        policy: LedgerPolicy = .default
+        credentialStore: any CredentialReferenceStore = InMemoryCredentialReferenceStore(), policy: LedgerPolicy = .default
     ) throws -> CardGateway {
         let factory = ProviderFactory(
             kind: LedgerProbe.kind, descriptor: probe.descriptor, environments: ["sandbox": URL(string: "https://probe.example")!], credentials: []
@@ -107,7 +182,7 @@ enum LedgerFixture {
             from: Data(#"{"providers": {"probe": {"kind": "probe", "environment": "sandbox"}}, "routes": [{"use": "probe"}]}"#.utf8),
             registry: registry, secrets: SecretResolver(environment: [:])
         )
-        return try CardGateway(configuration: configuration, registry: registry, transport: ScriptedTransport([]))
+        return try CardGateway(configuration: configuration, registry: registry, transport: ScriptedTransport([]), credentialStore: credentialStore)
             .using(ledger: ledger, journal: journal, ledgerPolicy: policy)
     }
 
@@ -404,6 +479,38 @@ struct GatewayLedgerTests {
         #expect(entries[0].providerRequestID == "tp-req-9")
         #expect(entries[1].requestID == "req-j")
         #expect(entries.allSatisfy { $0.instance == "probe" })
+    }
+
+    @Test("a caller cancelled while the provider charges gets the charge, and the ledger outcome, the journal entry and the credential's use are all written")
+    func cancelledCallerStillRecords() async throws {
+        let probe = LedgerProbe()
+        let stores = CancellationRefusingStores()
+        let gateway = try LedgerFixture.gateway(probe, ledger: stores, journal: stores, credentialStore: stores)
+        _ = try await gateway.verifyResult(Secret("result.jwt.token"), customer: "c-1", via: .instance("probe"))
+        #expect(try await stores.credential(reference: "1-2-3")?.lastUsed == nil)
+
+        let hold = ChargeHold()
+        probe.holdCharges(hold)
+        let caller = Task { try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("cancelled")) }
+        await hold.waitUntilHeld()
+        caller.cancel()
+        hold.release()
+        let result = try await caller.value
+
+        #expect(result.transactionReference == "9-9-1")
+        #expect(probe.charges == 1)
+        #expect(stores.refused == 0)
+        let record = try await stores.record(key: "cancelled")
+        #expect(record?.state == .succeeded)
+        let entries = try await stores.entries(card: "1-2-3", limit: 10)
+        #expect(entries.map(\.operation) == [.charge])
+        #expect(entries.first?.outcome == "ok")
+        #expect(entries.first?.requestID == "req-cancelled")
+        #expect(try await stores.credential(reference: "1-2-3")?.lastUsed != nil)
+        // A repeat with the key is answered from the ledger: the provider still saw one charge.
+        let repeated = try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("cancelled"))
+        #expect(repeated == result)
+        #expect(probe.charges == 1)
     }
 
     @Test("a full in-memory journal replaces its oldest entry: the newest `capacity` are kept, newest first, as a list would")
