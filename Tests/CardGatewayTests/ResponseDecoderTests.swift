@@ -577,6 +577,55 @@ struct ResponseDecoderTests {
         #expect(fastTaken > 500)
     }
 
+    @Test("strings and whitespace are read eight bytes at a time: every kind of byte at every offset of a group reads as JSONDecoder reads it")
+    func eightByteGroups() throws {
+        // Bytes a string's scan must stop at (or not), each put at offsets 0…19 of a 20-byte run, which covers every
+        // lane of the first groups and the byte-by-byte tail.
+        let inString: [[UInt8]] = [
+            Array("\\\"".utf8), Array("\\n".utf8), Array("\\u00e9".utf8), Array("\\\\".utf8), Array("é".utf8), Array("😀".utf8),
+            [0x01], [0x1F], [0x7F], [0x20], [0x7E], [0xFF], [0xC3], [0xE2, 0x82], Array("\"".utf8),
+        ]
+        var fastTaken = 0
+        for special in inString {
+            for offset in 0..<20 {
+                let text = [UInt8](repeating: UInt8(ascii: "a"), count: offset) + special + [UInt8](repeating: UInt8(ascii: "b"), count: 19 - offset)
+                let document = Data([UInt8(ascii: "\"")] + text + [UInt8(ascii: "\"")])
+                expectSameOutcome(String.self, document, "\(special) at \(offset)")
+                let object = Data(Array("{\"k\":\"".utf8) + text + Array("\",\"n\":1}".utf8))
+                expectSameOutcome([String: JSONValue].self, object, "\(special) at \(offset) in an object")
+                if ResponseDecoder().fastDecode(String.self, from: document) != nil { fastTaken += 1 }
+            }
+        }
+        // The valid strings (escapes, UTF-8, DEL, space, tilde) are read by the fast path, not left to JSONDecoder.
+        #expect(fastTaken == 9 * 20)
+
+        // Whitespace runs of every length up to 19 around every token, with a byte that is not JSON whitespace (vertical
+        // tab, no-break space, a letter) at every offset of some of them.
+        let whitespace: [UInt8] = [0x20, 0x0A, 0x0D, 0x09]
+        for length in 0..<20 {
+            let run = (0..<length).map { whitespace[($0 * 7 + length) % whitespace.count] }
+            let pieces = ["{", "\"k\"", ":", "[", "true", ",", "null", ",", "false", ",", "\"v\"", ",", "12", "]", "}"]
+            let document = Data(run + pieces.flatMap { Array($0.utf8) + run })
+            expectSameOutcome(JSONValue.self, document, "whitespace runs of \(length)")
+            #expect(ResponseDecoder().fastDecode(JSONValue.self, from: document) != nil, "whitespace runs of \(length)")
+            for intruder: [UInt8] in [[0x0B], [0xC2, 0xA0], [UInt8(ascii: "x")]] {
+                for offset in 0...length {
+                    let damaged = Array(run[..<offset]) + intruder + Array(run[offset...])
+                    expectSameOutcome(JSONValue.self, Data(Array("{\"k\":".utf8) + damaged + Array("1}".utf8)), "\(intruder) at \(offset) of \(length)")
+                }
+            }
+        }
+        // Literals, whole and cut short at the end of the document.
+        for literal in ["true", "false", "null"] {
+            for cut in 0...literal.count {
+                expectSameOutcome(JSONValue.self, Data(("[" + literal.prefix(cut)).utf8), "\(literal) cut at \(cut)")
+                expectSameOutcome(JSONValue.self, Data(literal.prefix(cut).utf8), "\(literal) cut at \(cut), alone")
+            }
+            expectSameOutcome(JSONValue.self, Data((literal + "e").utf8), "\(literal) and more")
+            expectSameOutcome(JSONValue.self, Data(literal.uppercased().utf8), literal.uppercased())
+        }
+    }
+
     @Test("a decoder kept past decode reads nothing")
     func keptDecoder() throws {
         let kept = try ResponseDecoder().decode(DecoderKeeper.self, from: Data(#"{"a":"some text long enough to be allocated"}"#.utf8))

@@ -51,6 +51,11 @@ nonisolated func loopbackCalls(_ entry: LiveFixtures.Entry, direct: Bool, _ iter
     }
 }
 
+/// A document opened and nothing read from it: what `ResponseDecoder` does before the first member is looked up.
+struct OpenedDocument: Decodable {
+    init(from decoder: any Decoder) throws { _ = try decoder.singleValueContainer() }
+}
+
 @inline(never)
 func keep<T>(_ value: T) { withExtendedLifetime(value) {} }
 
@@ -112,7 +117,7 @@ let providerMessage =
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let iterations = Int(arguments[2]) else {
-    print("usage: CallgrindProbe <router/match-10|router/match-100k-bins|router/init-100k-bins|config/load-10k-routes|error/init-description|safetext/scrub-provider-message|gateway/paysafe/card|gateway/adyen/card|gateway/stripe/card|gateway/bridge/card|gateway/trustpayments/charge|adapter/<kind>/<operation>|e2e/<kind>/gateway|e2e/<kind>/direct> <iterations>")
+    print("usage: CallgrindProbe <router/match-10|router/match-100k-bins|router/init-100k-bins|config/load-10k-routes|error/init-description|safetext/scrub-provider-message|gateway/paysafe/card|gateway/adyen/card|gateway/stripe/card|gateway/bridge/card|gateway/trustpayments/charge|adapter/<kind>/<operation>|e2e/<kind>/gateway|e2e/<kind>/direct|scan/<kind>> <iterations>")
     exit(64)
 }
 
@@ -191,6 +196,29 @@ case let name where name.hasPrefix("e2e/"):
     let started = ContinuousClock.now
     try await loopbackCalls(entry, direct: parts[2] == "direct", iterations)
     if ProcessInfo.processInfo.environment["PROBE_TIME"] != nil { print("\(name): \((ContinuousClock.now - started) / iterations) per call") }
+case let name where name.hasPrefix("scan/"):
+    // The answer a gateway benchmark's call reads (its representative operation's last), opened by `ResponseDecoder`:
+    // the one-pass scan that checks and indexes the whole document, which every answer pays in full however few of
+    // its members the adapter reads. Without the asynchronous call around it, so that callgrind can count a change to
+    // the scanner. valgrind cannot run the simulator that records the answer, so with PROBE_ANSWER_DIR set the answer
+    // is read from `<dir>/<kind>.json` when it is there and written there when it is not (scripts/callgrind records
+    // it first, outside valgrind).
+    let kind = String(name.dropFirst("scan/".count))
+    let saved = ProcessInfo.processInfo.environment["PROBE_ANSWER_DIR"].map { URL(fileURLWithPath: $0).appendingPathComponent("\(kind).json") }
+    let body: Data
+    if let saved, let data = try? Data(contentsOf: saved) {
+        body = data
+    } else {
+        let entry = try await ReplayFixtures.shared.entry(kind)
+        guard let recorded = entry.tapes[entry.subject.representative]?.last?.response.body else {
+            print("no recorded answer for \(kind)")
+            exit(64)
+        }
+        body = recorded
+        if let saved { try body.write(to: saved) }
+    }
+    let decoder = ResponseDecoder()
+    for _ in 0..<iterations { keep(try callgrindMeasured { try decoder.decode(OpenedDocument.self, from: body) }) }
 default:
     print("unknown operation \(arguments[1])")
     exit(64)

@@ -116,13 +116,32 @@ struct ResponseDecoderScanner {
         return scanner.tape
     }
 
+    /// Inlined where a token may follow whitespace: most often none does, which costs one test.
+    @inline(__always)
     mutating func skipWhitespace() {
-        while position < bytes.count {
-            switch bytes[position] {
-            case 0x20, 0x09, 0x0A, 0x0D: position += 1
-            default: return
+        if position < bytes.count && Self.isWhitespace(bytes[position]) { skipWhitespaceRun() }
+    }
+
+    /// At whitespace: passes it. A single byte (the space after a name's colon) is passed by itself; a longer run (a
+    /// pretty-printed document's line break and indentation) eight bytes at a time.
+    mutating func skipWhitespaceRun() {
+        guard let base = bytes.baseAddress else { return }
+        position += 1
+        guard position < bytes.count && Self.isWhitespace(base[position]) else { return }
+        while position + 8 <= bytes.count {
+            let others = ASCIILanes.jsonNonWhitespace(ASCIILanes.load(base, at: position))
+            if others != 0 {
+                position += others.trailingZeroBitCount >> 3
+                return
             }
+            position += 8
         }
+        while position < bytes.count, Self.isWhitespace(bytes[position]) { position += 1 }
+    }
+
+    @inline(__always)
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
     mutating func append(_ kind: ResponseDecoderEntry.Kind, flags: UInt8 = 0, start: Int, end: Int, parent: UInt32) {
@@ -161,10 +180,14 @@ struct ResponseDecoderScanner {
     }
 
     /// `text.utf8Start` points at the literal's `utf8CodeUnitCount` bytes, which are all that is read.
+    /// `true`, `false` or `null` at `position`: the first four bytes compared at once (both loads in the machine's
+    /// order), then `false`'s fifth.
     mutating func literal(_ text: StaticString) -> Bool {
         let count = text.utf8CodeUnitCount
-        guard position + count <= bytes.count else { return false }
-        for offset in 0..<count where bytes[position + offset] != text.utf8Start[offset] { return false }
+        guard count >= 4, position + count <= bytes.count, let base = bytes.baseAddress else { return false }
+        let expected = UnsafeRawPointer(text.utf8Start).loadUnaligned(as: UInt32.self)
+        guard UnsafeRawPointer(base + position).loadUnaligned(as: UInt32.self) == expected else { return false }
+        for offset in 4..<count where base[position + offset] != text.utf8Start[offset] { return false }
         position += count
         return true
     }
@@ -242,10 +265,21 @@ struct ResponseDecoderScanner {
     /// At the opening quote: the offset of the closing quote and the string's flags, or nil when it is not a valid
     /// string (a control character, an unknown escape, a `\u` without four hex digits, invalid UTF-8).
     mutating func string() -> (Int, UInt8)? {
+        guard let base = bytes.baseAddress else { return nil }
         position += 1  // "
         let start = position
         var flags: UInt8 = 0
         while position < bytes.count {
+            // Eight bytes that need no look (no quote, backslash, control character or non-ASCII byte) at once, else
+            // straight to the first that does.
+            if position + 8 <= bytes.count {
+                let specials = ASCIILanes.jsonStringSpecials(ASCIILanes.load(base, at: position))
+                if specials == 0 {
+                    position += 8
+                    continue
+                }
+                position += specials.trailingZeroBitCount >> 3
+            }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") { break }
             if byte < 0x20 { return nil }

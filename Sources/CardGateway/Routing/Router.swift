@@ -211,14 +211,10 @@ struct BINProbe: Sendable {
     private static func read(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int, UInt64)? {
         let digits = bytes.count
         guard digits >= 6, let base = bytes.baseAddress else { return nil }
-        // Every byte a digit, eight at a time: with the bytes as lanes of a word, `lane - 0x30` borrows (sets the
-        // lane's high bit) for a byte below "0", and `lane + 0x46` carries into it for a byte above "9"; a byte with
-        // its own high bit set is refused too. Lanes are independent: no lane of a valid word borrows or carries.
-        let high: UInt64 = 0x8080_8080_8080_8080
+        // Every byte a digit, eight at a time.
         var index = 0
         while index + 8 <= digits {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-            guard (word | (word &- 0x3030_3030_3030_3030) | (word &+ 0x4646_4646_4646_4646)) & high == 0 else { return nil }
+            guard ASCIILanes.allDigits(ASCIILanes.load(base, at: index)) else { return nil }
             index += 8
         }
         while index < digits {

@@ -90,10 +90,10 @@ public enum SafeText: Sendable {
             // Eight bytes at a time, as lanes of a word: a non-ASCII lane ends the pass; the digit lanes are counted;
             // each separator lane ends the word before it (lanes in order, lowest first).
             while index + 8 <= count {
-                let lanes = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                let lanes = ASCIILanes.load(base, at: index)
                 guard lanes & ASCIILanes.high == 0 else { return .notASCII }
                 digits += ASCIILanes.digits(lanes).nonzeroBitCount
-                var separators = ASCIILanes.separators(lanes)
+                var separators = separatorLanes(lanes)
                 while separators != 0 {
                     let position = index + separators.trailingZeroBitCount >> 3
                     if position > wordStart { finishWord(at: position) }
@@ -150,31 +150,12 @@ public enum SafeText: Sendable {
         written += source.count
     }
 
-    /// Eight ASCII bytes as the lanes of a word (lane 0 the first byte), and masks with each lane's high bit set where
-    /// the lane is of a class. Exact for lanes below 0x80 (the caller checks that first): a lane with its high bit set
-    /// minus a number up to 0x80 never borrows from the next lane.
-    enum ASCIILanes {
-        static let high: UInt64 = 0x8080_8080_8080_8080
-        static let ones: UInt64 = 0x0101_0101_0101_0101
-
-        /// Lanes at or above `value`.
-        @inline(__always)
-        static func atLeast(_ lanes: UInt64, _ value: UInt64) -> UInt64 { ((lanes | high) &- ones &* value) & high }
-
-        /// Lanes equal to `value`: the lanes of `lanes ^ value` that are not at least 1.
-        @inline(__always)
-        static func equal(_ lanes: UInt64, _ value: UInt64) -> UInt64 { ~atLeast(lanes ^ (ones &* value), 1) & high }
-
-        /// `0` to `9`.
-        @inline(__always)
-        static func digits(_ lanes: UInt64) -> UInt64 { atLeast(lanes, 0x30) & ~atLeast(lanes, 0x3A) & high }
-
-        /// ``isSeparatorASCII(_:)``'s bytes: 0x09 to 0x0D, space, `"`, `'`, `,` and `;`.
-        @inline(__always)
-        static func separators(_ lanes: UInt64) -> UInt64 {
-            (atLeast(lanes, 0x09) & ~atLeast(lanes, 0x0E) & high) | equal(lanes, 0x20) | equal(lanes, 0x22) | equal(lanes, 0x27)
-                | equal(lanes, 0x2C) | equal(lanes, 0x3B)
-        }
+    /// ``isSeparatorASCII(_:)``'s bytes among eight ASCII lanes (see ``ASCIILanes``): 0x09 to 0x0D, space, `"`, `'`,
+    /// `,` and `;`.
+    @inline(__always)
+    private static func separatorLanes(_ lanes: UInt64) -> UInt64 {
+        (ASCIILanes.atLeast(lanes, 0x09) & ~ASCIILanes.atLeast(lanes, 0x0E) & ASCIILanes.high) | ASCIILanes.equal(lanes, 0x20)
+            | ASCIILanes.equal(lanes, 0x22) | ASCIILanes.equal(lanes, 0x27) | ASCIILanes.equal(lanes, 0x2C) | ASCIILanes.equal(lanes, 0x3B)
     }
 
     /// The ASCII separators: space, `,`, `;`, quotes, and the ASCII whitespace (tab, line feed, vertical tab, form
@@ -247,14 +228,8 @@ public enum SafeText: Sendable {
         let count = bytes.count
         var index = start
         while index < count {
-            // Eight bytes without a digit are passed over at once. With the bytes as lanes of a word, `lane ^ 0x30` is
-            // below 10 exactly for a digit, and `(x - 0x0A…) & ~x & 0x80…` is non-zero exactly when some lane of x is
-            // below 10 (Bit Twiddling Hacks' "has less", exact for lanes below 0x80, which ASCII XOR 0x30 is).
-            while index + 8 <= count {
-                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) ^ 0x3030_3030_3030_3030
-                guard (word &- 0x0A0A_0A0A_0A0A_0A0A) & ~word & 0x8080_8080_8080_8080 == 0 else { break }
-                index += 8
-            }
+            // Eight bytes without a digit are passed over at once.
+            while index + 8 <= count, !ASCIILanes.hasDigit(ASCIILanes.load(base, at: index)) { index += 8 }
             guard index < count else { break }
             guard isDigitASCII(base[index]) else {
                 index += 1
