@@ -234,6 +234,15 @@ struct ChargeTests {
         let second = TrustPaymentsProvider.randomRequestReference()
         #expect(first.count == 9 && first.hasPrefix("A"))
         #expect(first != second)
+        // Every one of the 36 characters turns up in every position, and nothing else does.
+        let alphabet = Set("abcdefghijklmnopqrstuvwxyz0123456789")
+        var seen = Array(repeating: Set<Character>(), count: 8)
+        for _ in 0..<2_000 {
+            let reference = Array(TrustPaymentsProvider.randomRequestReference())
+            #expect(reference.count == 9 && reference[0] == "A")
+            for position in 0..<8 { seen[position].insert(reference[position + 1]) }
+        }
+        #expect(seen.allSatisfy { $0 == alphabet }, "\(seen.map { $0.count })")
     }
 }
 

@@ -488,8 +488,23 @@ public struct TrustPaymentsProvider: StoredCredentials {
 
     /// `A` and eight random lower-case letters and digits, like the official client's `requestreference`.
     public static func randomRequestReference() -> String {
-        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
         var generator = SystemRandomNumberGenerator()
-        return "A" + String((0..<8).map { _ in alphabet[Int(generator.next(upperBound: UInt32(alphabet.count)))] })
+        return requestReference(from: &generator)
+    }
+
+    /// `A` and the eight base-36 digits of one number drawn uniformly below 36⁸: the same as eight uniform draws from
+    /// the 36 characters, for one call to the system's generator instead of eight.
+    static func requestReference(from generator: inout some RandomNumberGenerator) -> String {
+        let alphabet: StaticString = "abcdefghijklmnopqrstuvwxyz0123456789"
+        var value = generator.next(upperBound: 2_821_109_907_456 as UInt64)  // 36⁸
+        return String(unsafeUninitializedCapacity: 9) { output in
+            // Nine bytes into a buffer of capacity nine; each digit below 36 indexes the 36-byte alphabet.
+            output[0] = UInt8(ascii: "A")
+            for position in 1...8 {
+                output[position] = alphabet.utf8Start[Int(value % 36)]
+                value /= 36
+            }
+            return 9
+        }
     }
 }

@@ -31,7 +31,8 @@ public struct HeaderAuthentication: ProviderMiddleware, CustomStringConvertible 
 
     public func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
         var request = request
-        for (name, value) in fields where request.headers[name] == nil { request.headers[name] = value.revealedValue }
+        // `contains` and `append` (a name not there yet): the subscript would join every value of the name to test it.
+        for (name, value) in fields where !request.headers.contains(name) { request.headers.append(HTTPField(name: name, value: value.revealedValue)) }
         return try await next(request, context)
     }
 

@@ -290,8 +290,9 @@ public struct ProviderHTTPClient: Sendable {
         let scheme = endpoint.scheme
         let authority = endpoint.authority
         var fields = headers
-        if fields[.accept] == nil { fields[.accept] = "application/json" }
-        if fields[.userAgent] == nil { fields[.userAgent] = "CardGateway/1.0" }
+        // `contains` and `append`: the subscript would join every value of the name into a new string to test it.
+        if !fields.contains(.accept) { fields.append(HTTPField(name: .accept, value: "application/json")) }
+        if !fields.contains(.userAgent) { fields.append(HTTPField(name: .userAgent, value: "CardGateway/1.0")) }
         return HTTPRequest(method: request.method, scheme: scheme, authority: authority, path: path, headerFields: fields)
     }
 }

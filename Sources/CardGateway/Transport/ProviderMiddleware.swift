@@ -92,7 +92,8 @@ public struct StaticHeadersMiddleware: ProviderMiddleware {
 
     public func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
         var request = request
-        for (name, value) in fields.fields where request.headers[name] == nil { request.headers[name] = value }
+        // `contains` and `append` (a name not there yet): the subscript would join every value of the name to test it.
+        for (name, value) in fields.fields where !request.headers.contains(name) { request.headers.append(HTTPField(name: name, value: value)) }
         return try await next(request, context)
     }
 }
