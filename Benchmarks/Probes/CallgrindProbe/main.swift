@@ -117,7 +117,7 @@ let providerMessage =
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let iterations = Int(arguments[2]) else {
-    print("usage: CallgrindProbe <router/match-10|router/match-100k-bins|router/init-100k-bins|config/load-10k-routes|error/init-description|safetext/scrub-provider-message|gateway/paysafe/card|gateway/adyen/card|gateway/stripe/card|gateway/bridge/card|gateway/trustpayments/charge|adapter/<kind>/<operation>|e2e/<kind>/gateway|e2e/<kind>/direct|scan/<kind>> <iterations>")
+    print("usage: CallgrindProbe <router/match-10|router/match-100k-bins|router/init-100k-bins|config/load-10k-routes|error/init-description|safetext/scrub-provider-message|gateway/paysafe/card|gateway/adyen/card|gateway/stripe/card|gateway/bridge/card|gateway/trustpayments/charge|adapter/<kind>/<operation>|e2e/<kind>/gateway|e2e/<kind>/direct|e2e/<kind>/paired|scan/<kind>> <iterations>")
     exit(64)
 }
 
@@ -185,6 +185,36 @@ case let name where name.hasPrefix("adapter/"):
     let started = ContinuousClock.now
     try await adapterCalls(adapter, run, iterations)
     if ProcessInfo.processInfo.environment["PROBE_TIME"] != nil { print("\(name): \((ContinuousClock.now - started) / iterations) per call") }
+case let name where name.hasPrefix("e2e/") && name.hasSuffix("/paired"):
+    // 40 rounds of `iterations` calls through the gateway and as many bare requests, in alternating order, each pair
+    // timed side by side in wall time and in the process's CPU time (the simulator's included on both sides): the
+    // median and quartiles of the rounds' gateway ÷ direct. Pairing cancels the drift between two benchmarks run one
+    // after the other; the quartiles show what is left of this machine's noise.
+    let kind = String(name.split(separator: "/")[1])
+    let entry = try await LiveFixtures.shared.entry(kind)
+    func processCPUTime() -> Duration {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+    }
+    var wallRatios: [Double] = []
+    var cpuRatios: [Double] = []
+    for round in 0..<40 {
+        var wall: [Bool: Duration] = [:]
+        var cpu: [Bool: Duration] = [:]
+        for direct in round % 2 == 0 ? [false, true] : [true, false] {
+            let (started, startedCPU) = (ContinuousClock.now, processCPUTime())
+            try await loopbackCalls(entry, direct: direct, iterations)
+            (wall[direct], cpu[direct]) = (ContinuousClock.now - started, processCPUTime() - startedCPU)
+        }
+        wallRatios.append(wall[false]! / wall[true]!)
+        cpuRatios.append(cpu[false]! / cpu[true]!)
+    }
+    func summary(_ ratios: [Double]) -> String {
+        let sorted = ratios.sorted()
+        return String(format: "median %.3f, quartiles %.3f–%.3f", sorted[sorted.count / 2], sorted[sorted.count / 4], sorted[3 * sorted.count / 4])
+    }
+    print("\(name): wall \(summary(wallRatios)); CPU \(summary(cpuRatios))")
 case let name where name.hasPrefix("e2e/"):
     // EndToEndBenchmarks' calls: the provider's simulator on loopback, through the gateway or as the bare request.
     let parts = name.split(separator: "/")
