@@ -34,6 +34,18 @@ struct RequestPathTests {
         #expect(URLEncoding.escape(text) == text.addingPercentEncoding(withAllowedCharacters: unreserved))
     }
 
+    @Test("escaping writes what Foundation writes for 5 000 generated texts over every ASCII character and multi-byte ones")
+    func escapingGenerated() {
+        var unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        unreserved.insert(charactersIn: "-._~")
+        let pieces = (0..<128).map { String(UnicodeScalar(UInt8($0))) } + ["é", "€", "😀", "e\u{301}", "\u{FFFD}", "\u{10FFFF}", "ß", "\u{7FF}", "\u{800}"]
+        var random = RouterEquivalenceTests.Generator(state: 0xE5CA9E)
+        for _ in 0..<5_000 {
+            let text = (0..<Int.random(in: 0...12, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            #expect(URLEncoding.escape(text) == text.addingPercentEncoding(withAllowedCharacters: unreserved), "\(Array(text.utf8))")
+        }
+    }
+
     @Test("a client's settings changed after it was made apply to its next request, and not to copies made before")
     func settingsChangedLater() async throws {
         let transport = ScriptedTransport([.json(200, "{}"), .json(200, "{}")])

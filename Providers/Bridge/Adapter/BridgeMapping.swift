@@ -57,12 +57,14 @@ enum BridgeMapping {
 
     /// What can be done next. A freeze whose initiator is neither `developer` nor `customer` (Bridge's own, or an
     /// initiator added later) cannot be lifted through the API, so a card held by one offers no unlock.
+    /// The initiators whose freezes the API may lift, made once (not on every card read).
+    static let liftableInitiators = Set(BridgeFreezeInitiator.allCases.map(\.rawValue))
+
     static func actions(_ status: CardStatus, freezes: [BridgeCardFreeze] = []) -> [CardAction] {
-        let liftable = Set(BridgeFreezeInitiator.allCases.map(\.rawValue))
         switch status {
         case .active: return [.lock]
         case .locked, .suspended:
-            return freezes.contains { !liftable.contains($0.initiator ?? "") } ? [] : [.unlock]
+            return freezes.contains { !liftableInitiators.contains($0.initiator ?? "") } ? [] : [.unlock]
         default: return []
         }
     }
@@ -103,11 +105,35 @@ enum BridgeMapping {
         return CardExpiry(month: month, year: year)
     }
 
+    /// The names Bridge gave, each trimmed of `CharacterSet.whitespaces` (space separators and tab), the non-empty
+    /// ones joined by a space; nil when none is left. Written into one string: no array, no bridging to `NSString`.
     static func cardholderName(_ name: BridgeCardAccount.CardholderName?) -> String? {
         guard let name else { return nil }
-        let parts = [name.firstName, name.middleName, name.lastName].compactMap { $0?.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }
-        return parts.isEmpty ? nil : parts.joined(separator: " ")
+        var joined = ""
+        func add(_ part: String?) {
+            guard let part else { return }
+            let trimmed = trimmedWhitespace(part)
+            guard !trimmed.isEmpty else { return }
+            if !joined.isEmpty { joined.append(" ") }
+            joined.append(contentsOf: trimmed)
+        }
+        add(name.firstName)
+        add(name.middleName)
+        add(name.lastName)
+        return joined.isEmpty ? nil : joined
+    }
+
+    /// `text` without leading and trailing `CharacterSet.whitespaces` (on this Foundation: the space separators, tab
+    /// and U+200B), as `trimmingCharacters(in: .whitespaces)` gives it, without bridging to `NSString`.
+    static func trimmedWhitespace(_ text: String) -> Substring {
+        let whitespaces = CharacterSet.whitespaces
+        func isWhitespace(_ scalar: Unicode.Scalar) -> Bool { whitespaces.contains(scalar) }
+        let scalars = text.unicodeScalars
+        var start = scalars.startIndex
+        var end = scalars.endIndex
+        while start < end && isWhitespace(scalars[start]) { start = scalars.index(after: start) }
+        while end > start && isWhitespace(scalars[scalars.index(before: end)]) { end = scalars.index(before: end) }
+        return Substring(scalars[start..<end])
     }
 
     // MARK: Provisioning

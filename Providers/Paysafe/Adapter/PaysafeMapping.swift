@@ -83,6 +83,18 @@ enum PaysafeMapping {
         }
     }
 
+    /// The actions of the entries that name one, in order, into an array made once at its final size (`compactMap`
+    /// would grow it one entry at a time).
+    static func actions(_ entries: [PaysafeWireAvailableAction]?) -> [CardAction] {
+        guard let entries else { return [] }
+        var actions: [CardAction] = []
+        actions.reserveCapacity(entries.count)
+        for entry in entries {
+            if let word = entry.value { actions.append(action(word)) }
+        }
+        return actions
+    }
+
     /// Available actions: the SDK's words, unknown ones kept verbatim. [C]
     static func action(_ word: String) -> CardAction {
         switch word.uppercased() {
@@ -148,7 +160,7 @@ enum PaysafeMapping {
             currency: wire.currency,
             created: wire.createdDate.flatMap(date),
             walletTokens: tokens,
-            availableActions: (wire.availableActions ?? []).compactMap { $0.value.map(action) }
+            availableActions: actions(wire.availableActions)
         )
     }
 

@@ -2,12 +2,6 @@ import Foundation
 
 /// Percent-encoding for paths, queries and form bodies (RFC 3986 unreserved characters are kept).
 public enum URLEncoding: Sendable {
-    private static let unreserved: CharacterSet = {
-        var set = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        set.insert(charactersIn: "-._~")
-        return set
-    }()
-
     /// Whether a path segment (raw or percent-encoded) is "." or "..": one that a server or proxy normalising the
     /// path would turn into another resource's path. Adapters refuse such ids by name; the HTTP client refuses
     /// any request path holding one.
@@ -36,10 +30,28 @@ public enum URLEncoding: Sendable {
     public static func escape(_ text: String) -> String {
         // Most ids and values need no escaping: those are returned as they are, without Foundation's copy.
         if text.utf8.allSatisfy(isUnreserved) { return text }
-        return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+        // Each other UTF-8 byte becomes `%` and two upper-case hex digits, as `addingPercentEncoding` writes it (tested
+        // against it), into one string of at most three bytes per byte, without Foundation's bridging.
+        let hex: StaticString = "0123456789ABCDEF"
+        return String(unsafeUninitializedCapacity: text.utf8.count * 3) { output in
+            // Sound: at most three bytes are written per byte of `text`, into a buffer of three times its length.
+            var written = 0
+            for byte in text.utf8 {
+                if isUnreserved(byte) {
+                    output[written] = byte
+                    written += 1
+                } else {
+                    output[written] = UInt8(ascii: "%")
+                    output[written + 1] = hex.utf8Start[Int(byte >> 4)]
+                    output[written + 2] = hex.utf8Start[Int(byte & 0x0F)]
+                    written += 3
+                }
+            }
+            return written
+        }
     }
 
-    /// RFC 3986 unreserved: ALPHA, DIGIT, "-", ".", "_", "~" (the same set as `unreserved`).
+    /// RFC 3986 unreserved: ALPHA, DIGIT, "-", ".", "_", "~".
     private static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
