@@ -626,6 +626,31 @@ struct ResponseDecoderTests {
         }
     }
 
+    @Test("arrays are filled at their size with what Array.init(from:) would give them, and left to JSONDecoder where it would fail")
+    func sizedArrays() throws {
+        let documents = [
+            "[]", "[1]", "[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]", "[1,null,3]", "[1,\"x\",3]", "[[1,2],[],[3]]", "[[1],[\"x\"]]",
+            #"[{"a":1},{"b":"s"},{"l":[{"a":2}]}]"#, #"[{"a":1},{"a":"s"}]"#, "null", "{}", "1", #"["a","é","\u00e9"]"#,
+        ]
+        var fastTaken = 0
+        for text in documents {
+            let data = Data(text.utf8)
+            expectSameOutcome([Int].self, data, text)
+            expectSameOutcome([Int?].self, data, text)
+            expectSameOutcome([[Int]].self, data, text)
+            expectSameOutcome([String].self, data, text)
+            expectSameOutcome([FixedMirror].self, data, text)
+            expectSameOutcome([JSONValue].self, data, text)
+            expectSameOutcome(FixedMirror.self, Data(#"{"l":\#(text),"e":\#(text)}"#.utf8), "in an object: \(text)")
+            if let value = ResponseDecoder().fastDecode([Int].self, from: data) {
+                fastTaken += 1
+                #expect(value.capacity <= value.count + 2, "made at its size (growing by doubling would give 32 for 17): \(text)")
+            }
+        }
+        // The arrays of integers ("[]", "[1]", the seventeen) are read by the fast path, not left to JSONDecoder.
+        #expect(fastTaken == 3)
+    }
+
     @Test("a decoder kept past decode reads nothing")
     func keptDecoder() throws {
         let kept = try ResponseDecoder().decode(DecoderKeeper.self, from: Data(#"{"a":"some text long enough to be allocated"}"#.utf8))
