@@ -263,18 +263,7 @@ struct BridgeCardholderNameTests {
         // Space separators (space, no-break, em, ideographic), tab, zero-width space (in Foundation's set though not a
         // separator), and what is not in the set (line breaks, word joiner, a combining mark, letters beyond ASCII).
         let pieces = ["", " ", "\t", "\u{00A0}", "\u{2003}", "\u{3000}", "\n", "\r\n", "\u{200B}", "\u{2060}", "\u{301}", "Jenny", "é", "e\u{301}", "😀", "O'Brien", "van der"]
-        // SplitMix64, seeded, so that a failure repeats.
-        struct Seeded: RandomNumberGenerator {
-            var state: UInt64
-            mutating func next() -> UInt64 {
-                state &+= 0x9E37_79B9_7F4A_7C15
-                var z = state
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                return z ^ (z >> 31)
-            }
-        }
-        var random = Seeded(state: 0xB41D6E)
+        var random = SeededGenerator(state: 0xB41D6E)
         func part() -> String? {
             if Int.random(in: 0..<6, using: &random) == 0 { return nil }
             return (0..<Int.random(in: 0...4, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()

@@ -1,5 +1,6 @@
 @testable import CardGateway
 import Foundation
+import SharedTestSupport
 import Testing
 
 /// The zero-allocation router against the router it replaced (``LegacyRouter``, kept verbatim): the same route,
@@ -8,16 +9,7 @@ import Testing
 @Suite("Routing: the indexed router decides as the router it replaced")
 struct RouterEquivalenceTests {
     /// SplitMix64: reproducible tables from a seed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias Generator = SeededGenerator
 
     static let operations: [GatewayOperation] = [.card, .listCards, .createCard, .lockCard, .programs]
 

@@ -1,5 +1,6 @@
 import CardGateway
 import Foundation
+import SharedTestSupport
 import Testing
 
 @Suite("Routing")
@@ -55,7 +56,7 @@ struct RouterTests {
 
     @Test("the index agrees with route-by-route evaluation on many random keys")
     func indexAgreesWithExplain() {
-        var generator = SeededGenerator(seed: 42)
+        var generator = SeededGenerator(state: 42)
         var routes: [Route] = []
         for index in 0..<60 {
             var conditions = Route.Conditions()
@@ -139,15 +140,3 @@ struct RouterTests {
     }
 }
 
-/// A small deterministic generator so failures reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
