@@ -56,6 +56,11 @@ struct OpenedDocument: Decodable {
     init(from decoder: any Decoder) throws { _ = try decoder.singleValueContainer() }
 }
 
+/// With PROBE_TIME set, the wall time per call since `started`.
+func reportTime(_ name: String, since started: ContinuousClock.Instant, iterations: Int) {
+    if ProcessInfo.processInfo.environment["PROBE_TIME"] != nil { print("\(name): \((ContinuousClock.now - started) / iterations) per call") }
+}
+
 @inline(never)
 func keep<T>(_ value: T) { withExtendedLifetime(value) {} }
 
@@ -169,7 +174,7 @@ case let name where name.hasPrefix("gateway/"):
     let entry = try await ReplayFixtures.shared.entry(String(kind))
     let started = ContinuousClock.now
     try await gatewayCalls(entry, iterations)
-    if ProcessInfo.processInfo.environment["PROBE_TIME"] != nil { print("\(name): \((ContinuousClock.now - started) / iterations) per call") }
+    reportTime(name, since: started, iterations: iterations)
 case let name where name.hasPrefix("adapter/"):
     // AdapterBenchmarks' call: the adapter alone (no gateway) over the recorded answers.
     let parts = name.split(separator: "/").map(String.init)
@@ -184,7 +189,7 @@ case let name where name.hasPrefix("adapter/"):
     }
     let started = ContinuousClock.now
     try await adapterCalls(adapter, run, iterations)
-    if ProcessInfo.processInfo.environment["PROBE_TIME"] != nil { print("\(name): \((ContinuousClock.now - started) / iterations) per call") }
+    reportTime(name, since: started, iterations: iterations)
 case let name where name.hasPrefix("e2e/") && name.hasSuffix("/paired"):
     // 40 rounds of `iterations` calls through the gateway and as many bare requests, in alternating order, each pair
     // timed side by side in wall time and in the process's CPU time (the simulator's included on both sides): the
@@ -225,7 +230,7 @@ case let name where name.hasPrefix("e2e/"):
     let entry = try await LiveFixtures.shared.entry(String(parts[1]))
     let started = ContinuousClock.now
     try await loopbackCalls(entry, direct: parts[2] == "direct", iterations)
-    if ProcessInfo.processInfo.environment["PROBE_TIME"] != nil { print("\(name): \((ContinuousClock.now - started) / iterations) per call") }
+    reportTime(name, since: started, iterations: iterations)
 case let name where name.hasPrefix("scan/"):
     // The answer a gateway benchmark's call reads (its representative operation's last), opened by `ResponseDecoder`:
     // the one-pass scan that checks and indexes the whole document, which every answer pays in full however few of

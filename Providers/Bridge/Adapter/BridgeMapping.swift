@@ -55,11 +55,11 @@ enum BridgeMapping {
         return statusReason.flatMap { $0.isEmpty ? nil : SafeText.scrub($0) }
     }
 
-    /// What can be done next. A freeze whose initiator is neither `developer` nor `customer` (Bridge's own, or an
-    /// initiator added later) cannot be lifted through the API, so a card held by one offers no unlock.
     /// The initiators whose freezes the API may lift, made once (not on every card read).
     static let liftableInitiators = Set(BridgeFreezeInitiator.allCases.map(\.rawValue))
 
+    /// What can be done next. A freeze whose initiator is neither `developer` nor `customer` (Bridge's own, or an
+    /// initiator added later) cannot be lifted through the API, so a card held by one offers no unlock.
     static func actions(_ status: CardStatus, freezes: [BridgeCardFreeze] = []) -> [CardAction] {
         switch status {
         case .active: return [.lock]
@@ -105,8 +105,7 @@ enum BridgeMapping {
         return CardExpiry(month: month, year: year)
     }
 
-    /// The names Bridge gave, each trimmed of `CharacterSet.whitespaces` (space separators and tab), the non-empty
-    /// ones joined by a space; nil when none is left. Written into one string: no array, no bridging to `NSString`.
+    /// The names Bridge gave, each trimmed of `CharacterSet.whitespaces`, the non-empty ones joined by a space; nil when none is left. Written into one string: no array, no bridging to `NSString`.
     static func cardholderName(_ name: BridgeCardAccount.CardholderName?) -> String? {
         guard let name else { return nil }
         var joined = ""

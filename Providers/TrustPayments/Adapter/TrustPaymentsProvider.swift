@@ -486,16 +486,12 @@ public struct TrustPaymentsProvider: StoredCredentials {
         )
     }
 
-    /// `A` and eight random lower-case letters and digits, like the official client's `requestreference`.
+    /// `A` and eight random lower-case letters and digits, like the official client's `requestreference`: the eight
+    /// base-36 digits of one number drawn uniformly below 36⁸, which is the same as eight uniform draws from the 36
+    /// characters, for one call to the system's generator instead of eight.
     public static func randomRequestReference() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return requestReference(from: &generator)
-    }
-
-    /// `A` and the eight base-36 digits of one number drawn uniformly below 36⁸: the same as eight uniform draws from
-    /// the 36 characters, for one call to the system's generator instead of eight.
-    static func requestReference(from generator: inout some RandomNumberGenerator) -> String {
         let alphabet: StaticString = "abcdefghijklmnopqrstuvwxyz0123456789"
+        var generator = SystemRandomNumberGenerator()
         var value = generator.next(upperBound: 2_821_109_907_456 as UInt64)  // 36⁸
         return String(unsafeUninitializedCapacity: 9) { output in
             // Nine bytes into a buffer of capacity nine; each digit below 36 indexes the 36-byte alphabet.

@@ -179,9 +179,9 @@ struct ResponseDecoderScanner {
         }
     }
 
-    /// `text.utf8Start` points at the literal's `utf8CodeUnitCount` bytes, which are all that is read.
     /// `true`, `false` or `null` at `position`: the first four bytes compared at once (both loads in the machine's
-    /// order), then `false`'s fifth.
+    /// order), then `false`'s fifth. `text.utf8Start` points at the literal's `utf8CodeUnitCount` bytes (at least
+    /// four), which are all that is read of it.
     mutating func literal(_ text: StaticString) -> Bool {
         let count = text.utf8CodeUnitCount
         guard count >= 4, position + count <= bytes.count, let base = bytes.baseAddress else { return false }

@@ -1,7 +1,8 @@
 /// Eight bytes at a time: the bytes as the lanes of a 64-bit word (lane 0 the first byte, whatever the machine's byte
 /// order), and masks with each lane's high bit set where the lane is of a class. Shared by the router's BIN reading,
-/// `SafeText`'s scrub and `ResponseDecoder`'s scan; checked against byte-at-a-time readers in
-/// `SafeTextEquivalenceTests` (every ASCII byte in every lane) and `RouterTests` (BINs).
+/// `SafeText`'s scrub and `ResponseDecoder`'s scan; each mask is checked against a byte-at-a-time reading in
+/// `ASCIILanesTests`, and each user against its byte-at-a-time path (`SafeTextEquivalenceTests`, `RouterTests`,
+/// `ResponseDecoderTests`).
 ///
 /// The class masks (`atLeast`, `equal`, `digits`) are exact for lanes below 0x80: a lane with its high bit set minus
 /// a number up to 0x80 never borrows from the next lane. For a lane at 0x80 or above they may answer wrongly, so a

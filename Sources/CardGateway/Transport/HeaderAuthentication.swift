@@ -31,8 +31,7 @@ public struct HeaderAuthentication: ProviderMiddleware, CustomStringConvertible 
 
     public func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
         var request = request
-        // `contains` and `append` (a name not there yet): the subscript would join every value of the name to test it.
-        for (name, value) in fields where !request.headers.contains(name) { request.headers.append(HTTPField(name: name, value: value.revealedValue)) }
+        for (name, value) in fields { request.headers.appendIfAbsent(name, value.revealedValue) }
         return try await next(request, context)
     }
 

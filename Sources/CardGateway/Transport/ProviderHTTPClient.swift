@@ -292,9 +292,8 @@ public struct ProviderHTTPClient: Sendable {
         var fields = headers
         // Room for the two defaults at the copy a first change makes anyway, rather than a second growth to add them.
         fields.reserveCapacity(headers.count + 2)
-        // `contains` and `append`: the subscript would join every value of the name into a new string to test it.
-        if !fields.contains(.accept) { fields.append(HTTPField(name: .accept, value: "application/json")) }
-        if !fields.contains(.userAgent) { fields.append(HTTPField(name: .userAgent, value: "CardGateway/1.0")) }
+        fields.appendIfAbsent(.accept, "application/json")
+        fields.appendIfAbsent(.userAgent, "CardGateway/1.0")
         return HTTPRequest(method: request.method, scheme: scheme, authority: authority, path: path, headerFields: fields)
     }
 }

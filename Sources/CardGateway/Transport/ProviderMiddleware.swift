@@ -92,8 +92,7 @@ public struct StaticHeadersMiddleware: ProviderMiddleware {
 
     public func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
         var request = request
-        // `contains` and `append` (a name not there yet): the subscript would join every value of the name to test it.
-        for (name, value) in fields.fields where !request.headers.contains(name) { request.headers.append(HTTPField(name: name, value: value)) }
+        for (name, value) in fields.fields { request.headers.appendIfAbsent(name, value) }
         return try await next(request, context)
     }
 }
@@ -120,5 +119,13 @@ extension Array where Element == any ProviderMiddleware {
         reversed().reduce(terminal) { next, middleware in
             { request, context in try await middleware.intercept(request, context: context, next: next) }
         }
+    }
+}
+
+extension HTTPFields {
+    /// Adds `name: value` unless a field of that name is there already. Tested with `contains`: the subscript would
+    /// join every value of the name into a new string just to compare it with nil.
+    mutating func appendIfAbsent(_ name: HTTPField.Name, _ value: String) {
+        if !contains(name) { append(HTTPField(name: name, value: value)) }
     }
 }
