@@ -125,7 +125,8 @@ final class RefusedPort: Sendable {
 }
 
 extension ContractRun {
-    /// The patience of an attempt in the matrix's timeout cells; the simulator answers `matrixDelay` later.
+    /// The patience of an attempt in the cells whose answer is delayed, dropped or cut off; in the timeout cells the
+    /// simulator answers `matrixDelay` later. The cells answered in full wait ``requestTimeout``.
     static let matrixTimeout: Duration = .milliseconds(400)
     static let matrixDelay: Duration = .milliseconds(1_000)
     /// Two attempts, so every cell also shows what the client repeats; no wait for `Retry-After`.
@@ -238,7 +239,7 @@ extension ContractRun {
             // A clean run finds the request the operation ends with and how the adapter declared it.
             var target: MatrixTarget?
             await scenario("fault matrix: \(operation.name), no fault", nil) { checks in
-                let (made, recorder, _) = try makeMatrixProvider(deadPort: refused.port)
+                let (made, recorder, _) = try makeMatrixProvider(deadPort: refused.port, timeout: Self.requestTimeout)
                 await subject.simulator.reset()
                 let call = try await operation.prepare(made, context)
                 recorder.clear()
@@ -265,20 +266,20 @@ extension ContractRun {
             + (skipped.isEmpty ? "" : "; sends nothing to the provider, so not faulted: \(skipped.joined(separator: ", "))"))
     }
 
-    /// A provider for one cell: retries as ``matrixRetry``, a short attempt timeout, a response size limit, a
+    /// A provider for one cell: retries as ``matrixRetry``, the attempt timeout given, a response size limit, a
     /// recorder of the adapter's requests and a transport that can refuse the target's connection.
-    func makeMatrixProvider(deadPort: Int) throws -> (any CardProvider, RequestRecorder, RefusingRouteTransport) {
+    func makeMatrixProvider(deadPort: Int, timeout: Duration) throws -> (any CardProvider, RequestRecorder, RefusingRouteTransport) {
         let recorder = RequestRecorder()
         let transport = RefusingRouteTransport(
             base: AsyncHTTPClientTransport(maxResponseBytes: FaultMatrix.maxResponseBytes), deadAuthority: "127.0.0.1:\(deadPort)"
         )
         let configuration = ProviderInstanceConfiguration(
             name: "matrix-\(subject.name)", kind: subject.factory.kind, environment: nil, baseURL: handle.baseURL,
-            credentials: subject.credentials, options: subject.options, timeout: Self.matrixTimeout, retry: Self.matrixRetry
+            credentials: subject.credentials, options: subject.options, timeout: timeout, retry: Self.matrixRetry
         )
         let http = try ProviderHTTPClient(
             instance: configuration.name, kind: configuration.kind, baseURL: handle.baseURL, transport: transport,
-            timeout: Self.matrixTimeout, retry: Self.matrixRetry, logger: capture.logger(label: "contract.matrix.http"),
+            timeout: timeout, retry: Self.matrixRetry, logger: capture.logger(label: "contract.matrix.http"),
             requestMiddlewares: [recorder]
         )
         let setup = ProviderSetup(configuration: configuration, http: http, logger: capture.logger(label: "contract.matrix"), credentialStore: subject.credentialStore)
@@ -287,7 +288,10 @@ extension ContractRun {
 
     func runCell(_ operation: MatrixOperation, target: MatrixTarget, fault: FaultMatrix.Fault, refusedPort: Int, _ checks: ScenarioChecks) async throws {
         let expected = FaultMatrix.expectation(for: fault, on: target.requestClass)
-        let (provider, recorder, transport) = try makeMatrixProvider(deadPort: refusedPort)
+        // A fault answered in full waits as long as any call, so a loaded machine's slow answer is never taken for a
+        // timeout; a delayed, dropped or cut-off answer waits `matrixTimeout`, which is what those cells exercise.
+        let timeout = fault.isAnsweredInFull ? Self.requestTimeout : Self.matrixTimeout
+        let (provider, recorder, transport) = try makeMatrixProvider(deadPort: refusedPort, timeout: timeout)
         let mark = UUID().uuidString
         recorder.mark(mark)
         await subject.simulator.reset()

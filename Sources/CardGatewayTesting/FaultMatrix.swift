@@ -42,6 +42,16 @@ public enum FaultMatrix: Sendable {
 
         public var description: String { rawValue }
 
+        /// Whether the simulator sends a whole response (a status, a malformed, mislabelled or oversized body), so
+        /// the client never has to give up waiting for it.
+        public var isAnsweredInFull: Bool {
+            switch self {
+            case .status500, .status502, .status503, .status503RetryAfter, .status429RetryAfter: return true
+            case .malformedJSON, .wrongContentType, .oversizedBody: return true
+            case .slowerThanTimeout, .refusedBeforeSending, .droppedAfterSending, .truncatedBody: return false
+            }
+        }
+
         /// The `Retry-After` the fault sends, in seconds.
         public var retryAfterSeconds: Int? {
             switch self {

@@ -219,7 +219,7 @@ struct MiddlewareTests {
         let configuration = try GatewayConfiguration.load(from: Data(json.utf8), registry: registry)
         let transport = ScriptedTransport([.json(503, "{}"), .json(200, "{}")])
         let gateway = try CardGateway(configuration: configuration, registry: registry, transport: transport)
-        _ = try await gateway.card(CardRef(id: "c1"), via: .instance("eu"), context: OperationContext(deadline: .now + .seconds(30)))
+        _ = try await gateway.card(CardRef(id: "c1"), via: .instance("eu"))
         #expect(transport.requests.map { $0.header("X-Attempt") } == ["1", "2"])
 
         let missing = Self.document(middlewares: #"[{"name": "attempt-counter", "options": {}}]"#)

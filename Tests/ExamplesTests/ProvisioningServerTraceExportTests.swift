@@ -261,13 +261,15 @@ final class ServerProcess {
         self.process = process
         let out = self.out
         let err = self.err
+        // At the end of a stream the handler is removed: on Linux it would otherwise be called again and again
+        // with no data, spinning a dispatch thread for the rest of the test run.
         stdout.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
-            out.data.withLock { $0.append(data) }
+            if data.isEmpty { handle.readabilityHandler = nil } else { out.data.withLock { $0.append(data) } }
         }
         stderr.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
-            err.data.withLock { $0.append(data) }
+            if data.isEmpty { handle.readabilityHandler = nil } else { err.data.withLock { $0.append(data) } }
         }
         try process.run()
     }
