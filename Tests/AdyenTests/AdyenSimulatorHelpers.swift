@@ -43,7 +43,7 @@ struct RawClient {
         if body != nil { fields[.contentType] = "application/json" }
         for (name, value) in headers { fields.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
         let request = HTTPRequest(method: method, scheme: "http", authority: "127.0.0.1:\(handle.port)", path: "/bcl/v2" + path, headerFields: fields)
-        let response = try await transport.send(request, body: body, timeout: .seconds(5))
+        let response = try await transport.send(request, body: body, timeout: .seconds(30))
         return Reply(status: response.response.status.code, headers: response.response.headerFields, body: response.body)
     }
 
@@ -72,7 +72,7 @@ enum SimulatorFixture {
     static func provider(
         _ handle: SimulatorHandle, apiKey: String = AdyenSimulator.Credentials.apiKey,
         hmacKey: String? = AdyenSimulator.Credentials.hmacKeyHex, transport: (any HTTPTransport)? = nil,
-        timeout: Duration = .seconds(5), retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5))
+        timeout: Duration = .seconds(30), retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5))
     ) throws -> AdyenProvider {
         let http = try ProviderHTTPClient(
             instance: "adyen-sim", kind: .adyen, baseURL: handle.baseURL, transport: transport ?? AsyncHTTPClientTransport(), timeout: timeout,

@@ -34,7 +34,7 @@ struct RawBridge: Sendable {
         if let idempotencyKey { fields[HTTPField.Name("Idempotency-Key")!] = idempotencyKey }
         if body != nil { fields[.contentType] = "application/json" }
         let request = HTTPRequest(method: method, scheme: "http", authority: "127.0.0.1:\(handle.port)", path: "/v0" + path, headerFields: fields)
-        let response = try await AsyncHTTPClientTransport().send(request, body: body.map { Data($0.utf8) }, timeout: .seconds(5))
+        let response = try await AsyncHTTPClientTransport().send(request, body: body.map { Data($0.utf8) }, timeout: .seconds(30))
         return Reply(status: response.response.status.code, body: response.body)
     }
 

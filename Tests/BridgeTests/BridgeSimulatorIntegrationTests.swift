@@ -27,7 +27,7 @@ enum BridgeLive {
         return try await withSimulator(simulator) { handle in
             let http = try ProviderHTTPClient(
                 instance: "bridge-sim", kind: .bridge, baseURL: handle.baseURL, transport: AsyncHTTPClientTransport(),
-                timeout: .seconds(5), retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5)),
+                timeout: .seconds(30), retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5)),
                 logger: logger
             )
             let provider = try BridgeProvider(

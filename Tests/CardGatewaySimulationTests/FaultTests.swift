@@ -134,7 +134,7 @@ struct FaultTests {
             try await withClient { client async throws in
                 var request = HTTPClientRequest(url: sim.at("/items"))
                 request.method = .GET
-                let response = try await client.execute(request, timeout: .seconds(5))
+                let response = try await client.execute(request, timeout: .seconds(30))
                 #expect(response.status.code == 200)
                 #expect(response.headers.first(name: "content-type") == "application/json")
                 let declared = Int(response.headers.first(name: "content-length") ?? "") ?? 0

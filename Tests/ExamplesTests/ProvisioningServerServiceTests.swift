@@ -25,7 +25,7 @@ struct ProvisioningServerServiceTests {
             let port = try #require(await iterator.next())
             #expect(port > 0)
             let request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(port)", path: "/health")
-            let response = try await AsyncHTTPClientTransport().send(request, body: nil, timeout: .seconds(5))
+            let response = try await AsyncHTTPClientTransport().send(request, body: nil, timeout: .seconds(30))
             #expect(response.response.status.code == 200)
             #expect(String(decoding: response.body, as: UTF8.self) == #"{"status":"ok"}"#)
             await group.triggerGracefulShutdown()

@@ -25,7 +25,7 @@ struct MarqetaSimulatorTests {
         fields[.authorization] = "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
         if body != nil { fields[.contentType] = "application/json" }
         let request = HTTPRequest(method: method, scheme: "http", authority: "127.0.0.1:\(handle.port)", path: "/v3" + path, headerFields: fields)
-        let response = try await AsyncHTTPClientTransport().send(request, body: body.map { Data($0.utf8) }, timeout: .seconds(5))
+        let response = try await AsyncHTTPClientTransport().send(request, body: body.map { Data($0.utf8) }, timeout: .seconds(30))
         return Reply(status: response.response.status.code, body: response.body)
     }
 

@@ -32,7 +32,7 @@ struct SimulatorHarness {
         let simulator = PaysafeSimulator(clock: simulatorClock)
         return try await withSimulator(simulator) { handle in
             let http = try ProviderHTTPClient(
-                instance: "paysafe-sim", kind: .paysafe, baseURL: handle.baseURL, transport: AsyncHTTPClientTransport(), timeout: .seconds(5),
+                instance: "paysafe-sim", kind: .paysafe, baseURL: handle.baseURL, transport: AsyncHTTPClientTransport(), timeout: .seconds(30),
                 retry: retry, logger: logger ?? OperationContext.noopLogger
             )
             let credentials = PaysafeSimulator.Credentials.default

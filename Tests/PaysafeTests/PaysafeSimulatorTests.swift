@@ -29,7 +29,7 @@ struct RawHTTP {
         var fields = HTTPFields()
         for (name, value) in headers { fields[HTTPField.Name(name)!] = value }
         let request = HTTPRequest(method: method, scheme: "http", authority: "127.0.0.1:\(handle.port)", path: path, headerFields: fields)
-        let response = try await transport.send(request, body: body, timeout: .seconds(5))
+        let response = try await transport.send(request, body: body, timeout: .seconds(30))
         return Reply(status: response.response.status.code, headers: response.response.headerFields, body: response.body)
     }
 

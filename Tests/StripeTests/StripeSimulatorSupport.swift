@@ -49,7 +49,7 @@ struct RawClient: Sendable {
         }
         let escaped = path.replacingOccurrences(of: "[", with: "%5B").replacingOccurrences(of: "]", with: "%5D")
         let request = HTTPRequest(method: method, scheme: "http", authority: "127.0.0.1:\(handle.port)", path: escaped, headerFields: fields)
-        let response = try await AsyncHTTPClientTransport().send(request, body: form.map { Data($0.utf8) }, timeout: .seconds(5))
+        let response = try await AsyncHTTPClientTransport().send(request, body: form.map { Data($0.utf8) }, timeout: .seconds(30))
         return RawResponse(status: response.response.status.code, headers: response.response.headerFields, body: response.body)
     }
 }
@@ -79,7 +79,7 @@ enum SimulatorFixture {
         key: String = StripeSimulator.Credentials.default.testSecretKey, logger: Logger? = nil, stripeAccount: String? = nil
     ) throws -> StripeProvider {
         let http = try ProviderHTTPClient(
-            instance: "stripe-sim", kind: .stripe, baseURL: handle.baseURL, transport: transport, timeout: .seconds(5),
+            instance: "stripe-sim", kind: .stripe, baseURL: handle.baseURL, transport: transport, timeout: .seconds(30),
             retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5)),
             logger: logger ?? OperationContext.noopLogger
         )

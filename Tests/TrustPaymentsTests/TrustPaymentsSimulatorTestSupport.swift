@@ -37,7 +37,7 @@ enum SimFixture {
     static func provider(
         _ handle: SimulatorHandle, transport: any HTTPTransport = AsyncHTTPClientTransport(),
         store: any CredentialReferenceStore = SimFixture.seededStore(), password: String = Seed.webservicesPassword,
-        timeout: Duration = .seconds(5), logger: Logger? = nil
+        timeout: Duration = .seconds(30), logger: Logger? = nil
     ) throws -> TrustPaymentsProvider {
         let configuration = ProviderInstanceConfiguration(
             name: "tp-sim", kind: .trustpayments, environment: nil, baseURL: handle.baseURL,
@@ -89,7 +89,7 @@ enum Raw {
             if let fieldName = HTTPField.Name(name) { fields[fieldName] = value }
         }
         let request = HTTPRequest(method: .post, scheme: "http", authority: "127.0.0.1:\(handle.port)", path: path, headerFields: fields)
-        let response = try await AsyncHTTPClientTransport().send(request, body: body, timeout: .seconds(5))
+        let response = try await AsyncHTTPClientTransport().send(request, body: body, timeout: .seconds(30))
         return RawResponse(status: response.response.status.code, headers: response.response.headerFields, body: response.body)
     }
 
