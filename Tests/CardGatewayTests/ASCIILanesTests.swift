@@ -26,6 +26,14 @@ struct ASCIILanesTests {
 
     static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
+    @Test("the count of a mask's lanes: every one of the 256 masks")
+    func counts() {
+        for bits in 0..<256 {
+            let mask = (0..<8).reduce(UInt64(0)) { mask, lane in bits & (1 << lane) != 0 ? mask | 0x80 << (8 * UInt64(lane)) : mask }
+            #expect(ASCIILanes.count(mask) == bits.nonzeroBitCount, "\(bits)")
+        }
+    }
+
     @Test("lane 0 is the first byte")
     func order() {
         #expect(Self.loaded([1, 2, 3, 4, 5, 6, 7, 8]) == 0x0807_0605_0403_0201)
@@ -43,12 +51,13 @@ struct ASCIILanesTests {
         }
     }
 
-    @Test("ASCII bytes: digits, at least, equal")
+    @Test("ASCII bytes: digits, at least, equal, and the count of a mask's lanes")
     func asciiBytes() {
         for bytes in Self.words(count: 50_000, asciiOnly: true) {
             let lanes = Self.loaded(bytes)
             #expect(Self.lanes(ASCIILanes.digits(lanes)) == bytes.map(Self.isDigit), "\(bytes)")
-            for value: UInt8 in [0x01, 0x09, 0x20, 0x30, 0x3A, 0x7F] {
+            #expect(ASCIILanes.count(ASCIILanes.digits(lanes)) == bytes.filter(Self.isDigit).count, "\(bytes)")
+            for value: UInt8 in [0x01, 0x09, 0x20, 0x30, 0x3A, 0x40, 0x7F] {
                 #expect(Self.lanes(ASCIILanes.atLeast(lanes, UInt64(value))) == bytes.map { $0 >= value }, "\(bytes) at least \(value)")
                 #expect(Self.lanes(ASCIILanes.equal(lanes, UInt64(value))) == bytes.map { $0 == value }, "\(bytes) equal to \(value)")
             }

@@ -88,17 +88,23 @@ public enum SafeText: Sendable {
         var index = 0
         if let base = bytes.baseAddress {
             // Eight bytes at a time, as lanes of a word: a non-ASCII lane ends the pass; the digit lanes are counted;
-            // each separator lane ends the word before it (lanes in order, lowest first).
+            // each separator lane ends the word before it (lanes in order, lowest first). Every separator is below
+            // 0x40, so only the lanes below 0x40 that are not digits (spaces and punctuation, a few per word of text)
+            // are tested one by one; letters, at 0x40 and above, never are.
             while index + 8 <= count {
                 let lanes = ASCIILanes.load(base, at: index)
                 guard lanes & ASCIILanes.high == 0 else { return .notASCII }
-                digits += ASCIILanes.digits(lanes).nonzeroBitCount
-                var separators = separatorLanes(lanes)
-                while separators != 0 {
-                    let position = index + separators.trailingZeroBitCount >> 3
-                    if position > wordStart { finishWord(at: position) }
-                    wordStart = position + 1
-                    separators &= separators &- 1
+                let digitLanes = ASCIILanes.digits(lanes)
+                digits += ASCIILanes.count(digitLanes)
+                var candidates = ~ASCIILanes.atLeast(lanes, 0x40) & ~digitLanes & ASCIILanes.high
+                while candidates != 0 {
+                    let lane = candidates.trailingZeroBitCount >> 3
+                    if isSeparatorASCII(UInt8(truncatingIfNeeded: lanes >> UInt64(lane << 3))) {
+                        let position = index + lane
+                        if position > wordStart { finishWord(at: position) }
+                        wordStart = position + 1
+                    }
+                    candidates &= candidates &- 1
                 }
                 index += 8
             }
@@ -148,14 +154,6 @@ public enum SafeText: Sendable {
         precondition(written + source.count <= output.count, "SafeText: the scrubbed text outgrew its bound")
         if let from = source.baseAddress, let to = output.baseAddress { (to + written).update(from: from, count: source.count) }
         written += source.count
-    }
-
-    /// ``isSeparatorASCII(_:)``'s bytes among eight ASCII lanes (see ``ASCIILanes``): 0x09 to 0x0D, space, `"`, `'`,
-    /// `,` and `;`.
-    @inline(__always)
-    private static func separatorLanes(_ lanes: UInt64) -> UInt64 {
-        (ASCIILanes.atLeast(lanes, 0x09) & ~ASCIILanes.atLeast(lanes, 0x0E) & ASCIILanes.high) | ASCIILanes.equal(lanes, 0x20)
-            | ASCIILanes.equal(lanes, 0x22) | ASCIILanes.equal(lanes, 0x27) | ASCIILanes.equal(lanes, 0x2C) | ASCIILanes.equal(lanes, 0x3B)
     }
 
     /// The ASCII separators: space, `,`, `;`, quotes, and the ASCII whitespace (tab, line feed, vertical tab, form
