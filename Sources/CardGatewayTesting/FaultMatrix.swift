@@ -44,7 +44,7 @@ public enum FaultMatrix: Sendable {
 
         /// Whether the simulator sends a whole response (a status, a malformed, mislabelled or oversized body), so
         /// the client never has to give up waiting for it.
-        public var isAnsweredInFull: Bool {
+        var isAnsweredInFull: Bool {
             switch self {
             case .status500, .status502, .status503, .status503RetryAfter, .status429RetryAfter: return true
             case .malformedJSON, .wrongContentType, .oversizedBody: return true

@@ -1,5 +1,6 @@
 @testable import CardGateway
 import Foundation
+import SharedTestSupport
 import Testing
 
 /// `InternetDateTime.parseWholeSeconds` replaces a date formatter for the usual timestamp form; wherever it answers,
@@ -33,7 +34,7 @@ struct InternetDateTimeTests {
 
     @Test("generated timestamps in every month, with and without offsets, against both formatters")
     func generated() {
-        var generator = RouterEquivalenceTests.Generator(state: 23)
+        var generator = SeededGenerator(state: 23)
         for _ in 0..<3_000 {
             let year = Int.random(in: 1600...2400, using: &generator)
             let month = Int.random(in: 1...12, using: &generator)

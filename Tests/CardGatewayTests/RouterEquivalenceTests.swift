@@ -8,28 +8,25 @@ import Testing
 /// mixed lengths, conditions on every dimension and keys with BINs of every length (and some that are not digits).
 @Suite("Routing: the indexed router decides as the router it replaced")
 struct RouterEquivalenceTests {
-    /// SplitMix64: reproducible tables from a seed.
-    typealias Generator = SeededGenerator
-
     static let operations: [GatewayOperation] = [.card, .listCards, .createCard, .lockCard, .programs]
 
-    static func values(_ prefix: String, _ count: Int, _ generator: inout Generator) -> Set<String> {
+    static func values(_ prefix: String, _ count: Int, _ generator: inout SeededGenerator) -> Set<String> {
         Set((0..<Int.random(in: 1...3, using: &generator)).map { _ in "\(prefix)\(Int.random(in: 0..<count, using: &generator))" })
     }
 
     /// Digits from a small alphabet, so that ranges and keys collide often.
-    static func digits(_ count: Int, _ generator: inout Generator) -> String {
+    static func digits(_ count: Int, _ generator: inout SeededGenerator) -> String {
         String((0..<count).map { index in index == 0 ? "4" : ["0", "1", "5", "9"].randomElement(using: &generator)! })
     }
 
-    static func range(_ generator: inout Generator) -> BINRange {
+    static func range(_ generator: inout SeededGenerator) -> BINRange {
         let length = [6, 6, 8, 8, 8, 9, 11].randomElement(using: &generator)!
         let a = digits(length, &generator)
         let b = Bool.random(using: &generator) ? a : digits(length, &generator)
         return BINRange(low: min(a, b), high: max(a, b))
     }
 
-    static func routes(_ count: Int, _ generator: inout Generator) -> [Route] {
+    static func routes(_ count: Int, _ generator: inout SeededGenerator) -> [Route] {
         (0..<count).map { index in
             var when = Route.Conditions()
             func maybe(_ probability: Double) -> Bool { Double.random(in: 0..<1, using: &generator) < probability }
@@ -45,7 +42,7 @@ struct RouterEquivalenceTests {
         }
     }
 
-    static func key(_ generator: inout Generator) -> RouteKey {
+    static func key(_ generator: inout SeededGenerator) -> RouteKey {
         func maybe<T>(_ value: @autoclosure () -> T) -> T? { Bool.random(using: &generator) ? value() : nil }
         var key = RouteKey()
         key.issuer = maybe("i\(Int.random(in: 0..<5, using: &generator))")
@@ -65,7 +62,7 @@ struct RouterEquivalenceTests {
 
     @Test("match, its reason and explain agree with the old router", arguments: [1, 2, 3, 4, 5, 6, 7, 8])
     func sameDecisions(seed: UInt64) {
-        var generator = Generator(state: seed)
+        var generator = SeededGenerator(state: seed)
         for _ in 0..<20 {
             let routes = Self.routes(Int.random(in: 0...120, using: &generator), &generator)
             let router = Router(routes: routes)
@@ -87,7 +84,7 @@ struct RouterEquivalenceTests {
 
     @Test("a large table: 3 000 routes with many overlapping ranges, looked up both ways")
     func largeTable() {
-        var generator = Generator(state: 42)
+        var generator = SeededGenerator(state: 42)
         let routes = Self.routes(3_000, &generator)
         let router = Router(routes: routes)
         let legacy = LegacyRouter(routes: routes)
@@ -119,7 +116,7 @@ struct RouterEquivalenceTests {
 
     @Test("dimensions with more values than are compared in turn are looked up by hash, with the same decisions")
     func manyValues() {
-        var generator = Generator(state: 99)
+        var generator = SeededGenerator(state: 99)
         let countries = (0..<30).map { "C\($0)" }
         var routes: [Route] = (0..<40).map { index in
             var when = Route.Conditions(countries: Set(countries.shuffled(using: &generator).prefix(Int.random(in: 9...20, using: &generator))))
@@ -169,7 +166,7 @@ struct RouterEquivalenceTests {
 
     @Test("BINProbe's eight-bytes-at-a-time digit check agrees with a byte-at-a-time reader")
     func binProbeReader() {
-        var generator = Generator(state: 7)
+        var generator = SeededGenerator(state: 7)
         // Bytes next to the digits' edges, and non-ASCII text, in every position.
         let intruders: [String] = ["/", ":", " ", "\u{0}", "\u{7F}", "é", "٣", "0\u{301}", "a", "+", "-"]
         for _ in 0..<20_000 {
