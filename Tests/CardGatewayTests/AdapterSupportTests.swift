@@ -1,6 +1,7 @@
 import CardGateway
 import CardGatewayTesting
 import Foundation
+import SharedTestSupport
 import Testing
 
 @Suite("Shared adapter helpers: status table, id checks, decoding")
@@ -26,6 +27,28 @@ struct AdapterSupportTests {
     @Test("ids: provider-shaped ids pass", arguments: ["ic_1MvSieLkdIwHu7ixn6uuO0Xu", "PI3227C223222B5BPCMFXD2XG", "2-9-4617572", "5f8e2c5a-8b7e-4b8e-9c1a-2d3e4f5a6b7c", "a.b", "a..b", "x:y"])
     func goodIDs(id: String) {
         #expect(ProviderIDs.isValid(id))
+    }
+
+    @Test("ids: a character is accepted exactly when it is printable ASCII other than / \\ ? # %, checked over every scalar up to U+2FFF and a few beyond")
+    func idCharacters() {
+        let scalars = (0..<0x3000).compactMap(Unicode.Scalar.init) + ["\u{FEFF}", "\u{1F600}", "\u{10FFFF}"]
+        for scalar in scalars {
+            let expected = (0x21..<0x7f).contains(scalar.value) && !"/\\?#%".unicodeScalars.contains(scalar)
+            #expect(ProviderIDs.isValid("a\(Character(scalar))b") == expected, "U+\(String(scalar.value, radix: 16))")
+        }
+    }
+
+    @Test("whitespace trimming gives what trimmingCharacters(in: .whitespaces) gives, on 3 000 generated strings")
+    func trimming() {
+        let alphabet: [String] = ["a", "Z", "0", " ", "\t", "\n", "\r", "\u{A0}", "\u{1680}", "\u{2003}", "\u{200B}", "\u{3000}", "\u{2028}", "\u{85}", "\u{FEFF}", "\u{7F}", "é", "e\u{301}", "😀"]
+        var generator = SeededGenerator(state: 23)
+        var samples = ["", " ", "\t \u{A0}", "03", " 03 ", "2028\t"]
+        for _ in 0..<3_000 {
+            samples.append((0..<Int.random(in: 0...8, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }.joined())
+        }
+        for text in samples {
+            #expect(String(TextTrimming.whitespace(text)) == text.trimmingCharacters(in: .whitespaces), "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
     }
 
     @Test("ids: empty, too long, spaces, control characters, delimiters and dot segments are refused, naming no id", arguments: [

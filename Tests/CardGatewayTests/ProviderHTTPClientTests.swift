@@ -27,6 +27,24 @@ struct ProviderHTTPClientTests {
         #expect(request.header("Accept") == "application/json")
     }
 
+    @Test("a caller's logger gets the provider, kind, operation and request id on every line of the request; the no-op logger gets nothing")
+    func requestMetadata() async throws {
+        let transport = ScriptedTransport([.json(200, "{}"), .json(200, "{}")])
+        let capture = LogCapture()
+        let context = OperationContext(logger: capture.logger(level: .debug), requestID: "req-77")
+        _ = try await client(transport, sleeps: SleepRecorder()).send(ProviderRequest(.get, "/cards/c1", operation: "get card"), context: context)
+        let line = try #require(capture.all.first { $0.message == "provider attempt" })
+        #expect(line.metadata["cardgateway.provider"] == "test")
+        #expect(line.metadata["cardgateway.provider.kind"] == "alpha")
+        #expect(line.metadata["cardgateway.operation"] == "get card")
+        #expect(line.metadata["request.id"] == "req-77")
+        // Without a logger the request still goes out, and nothing is captured anywhere.
+        capture.clear()
+        _ = try await client(transport, sleeps: SleepRecorder()).send(ProviderRequest(.get, "/cards/c2", operation: "get card"), context: OperationContext())
+        #expect(transport.requestCount == 2)
+        #expect(capture.all.isEmpty)
+    }
+
     @Test("a path with a dot segment is refused before anything is sent", arguments: ["/cards/..", "/cards/./x", "/cards/%2E%2E/x", "/cards/%2e"])
     func dotSegments(path: String) async throws {
         let transport = ScriptedTransport([.json(200, "{}")])

@@ -1,5 +1,5 @@
 import CardGateway
-import CardGatewayPaysafe
+@testable import CardGatewayPaysafe
 import CardGatewayTesting
 import Foundation
 import Testing
@@ -169,5 +169,22 @@ struct PaysafeErrorTests {
         #expect(error?.mayHaveReachedProvider == true)
         #expect(error?.isRetryable == false)
         #expect(harness.businessRequests.map(\.method) == ["GET", "POST"])
+    }
+
+    @Test("the scaDetails marker is found wherever it is, and only there: the memchr search agrees with a plain search on 4 000 generated bodies")
+    func scaMarkerSearch() {
+        let marker = Data(#""scaDetails""#.utf8)
+        let pieces = [#""scaDetails""#, #""scaDetail""#, #"scaDetails""#, #""scaDetails"#, "D", "\"", "a", #"{"id":"c1","expiryDate":"2030-01"}"#, " ", "é", "\"sca", "Details\""]
+        var generator = SeededGenerator(state: 31)
+        var bodies = [Data(), marker, Data(#"x"scaDetails""#.utf8), Data(#""scaDetails"x"#.utf8), Data(#""scaDetailsD"#.utf8), Data("DDDDDDDDDDDD".utf8)]
+        for _ in 0..<4_000 {
+            bodies.append(Data((0..<Int.random(in: 0...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined().utf8))
+        }
+        for body in bodies {
+            #expect(PaysafeProvider.mentionsSCADetails(body) == (body.firstRange(of: marker) != nil), "\(String(decoding: body, as: UTF8.self))")
+            // At an offset inside a larger buffer (a slice's indices do not start at zero).
+            let padded = Data("xx".utf8) + body
+            #expect(PaysafeProvider.mentionsSCADetails(padded[2...]) == (body.firstRange(of: marker) != nil))
+        }
     }
 }

@@ -13,6 +13,38 @@ let benchmarks: @Sendable () -> Void = {
     for kind in ProviderSubject.kinds {
         gatewayBenchmark(kind: kind)
     }
+    floorBenchmark("floor/gateway", sending: false)
+    floorBenchmark("floor/client", sending: true)
+}
+
+/// `floor/gateway` and `floor/client`: the same gateway over an issuer that does no provider's work (``FloorFixtures``),
+/// answering at once or after one GET through its request chain to a transport that answers `{}`. No target: they
+/// show how much of a `gateway/<kind>/card` is the gateway's and its chain's, whatever the adapter. Guarded against
+/// regressions only (allocations +5%, time ×2 at the median, between two runs).
+func floorBenchmark(_ name: String, sending: Bool) {
+    let gateway: CardGateway
+    do { gateway = try FloorFixtures.gateway(sending: sending) } catch { fatalError("\(name): \(error)") }
+    Benchmark(
+        name,
+        configuration: .regressionGuarded(warmupIterations: 3, maxDuration: .seconds(2), maxIterations: 1_000, scalingFactor: .kilo)
+    ) { benchmark in
+        benchmark.startMeasurement()
+        do {
+            try await floorCalls(gateway, benchmark.scaledIterations.count)
+        } catch {
+            benchmark.error("\(name) failed: \(error)")
+            return
+        }
+        benchmark.stopMeasurement()
+    }
+}
+
+/// The floor's calls, on the global executor (see `gatewayCalls`).
+nonisolated func floorCalls(_ gateway: CardGateway, _ count: Int) async throws {
+    let context = OperationContext()
+    for _ in 0..<count {
+        blackHole(try await callgrindMeasuredAsync { try await gateway.card(FloorFixtures.card, via: FloorFixtures.target, context: context) })
+    }
 }
 
 func gatewayBenchmark(kind: String) {

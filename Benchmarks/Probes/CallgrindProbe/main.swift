@@ -115,6 +115,14 @@ let registry: ProviderRegistry = {
     ])
 }()
 
+/// The floor's calls, on the global executor (see `gatewayCalls`).
+nonisolated func floorCalls(_ gateway: CardGateway, _ iterations: Int) async throws {
+    let context = OperationContext()
+    for _ in 0..<iterations {
+        keep(try await callgrindMeasuredAsync { try await gateway.card(FloorFixtures.card, via: FloorFixtures.target, context: context) })
+    }
+}
+
 let providerMessage =
     "Your card 4242 4242 4242 4242 was declined (card_declined); request made with key sk_test_4eC39HqLyjWDarjtT1zdp7dc, "
     + "token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U; "
@@ -122,7 +130,7 @@ let providerMessage =
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let iterations = Int(arguments[2]) else {
-    print("usage: CallgrindProbe <router/match-10|router/match-100k-bins|router/init-100k-bins|config/load-10k-routes|error/init-description|safetext/scrub-provider-message|gateway/paysafe/card|gateway/adyen/card|gateway/stripe/card|gateway/bridge/card|gateway/trustpayments/charge|adapter/<kind>/<operation>|e2e/<kind>/gateway|e2e/<kind>/direct|e2e/<kind>/paired|scan/<kind>> <iterations>")
+    print("usage: CallgrindProbe <router/match-10|router/match-100k-bins|router/init-100k-bins|config/load-10k-routes|error/init-description|safetext/scrub-provider-message|gateway/paysafe/card|gateway/adyen/card|gateway/stripe/card|gateway/bridge/card|gateway/trustpayments/charge|adapter/<kind>/<operation>|e2e/<kind>/gateway|e2e/<kind>/direct|e2e/<kind>/paired|scan/<kind>|floor/gateway|floor/client> <iterations>")
     exit(64)
 }
 
@@ -175,6 +183,13 @@ case let name where name.hasPrefix("gateway/"):
     let started = ContinuousClock.now
     try await gatewayCalls(entry, iterations)
     reportTime(name, since: started, iterations: iterations)
+case "floor/gateway", "floor/client":
+    // What a lookup costs when the provider does no work of its own: answered at once (the gateway alone), or after
+    // one GET through the gateway's request chain to a transport that answers `{}` (the gateway and the chain).
+    let gateway = try FloorFixtures.gateway(sending: arguments[1] == "floor/client")
+    let started = ContinuousClock.now
+    try await floorCalls(gateway, iterations)
+    reportTime(arguments[1], since: started, iterations: iterations)
 case let name where name.hasPrefix("adapter/"):
     // AdapterBenchmarks' call: the adapter alone (no gateway) over the recorded answers.
     let parts = name.split(separator: "/").map(String.init)

@@ -111,7 +111,7 @@ enum BridgeMapping {
         var joined = ""
         func add(_ part: String?) {
             guard let part else { return }
-            let trimmed = trimmedWhitespace(part)
+            let trimmed = TextTrimming.whitespace(part)
             guard !trimmed.isEmpty else { return }
             if !joined.isEmpty { joined.append(" ") }
             joined.append(contentsOf: trimmed)
@@ -120,19 +120,6 @@ enum BridgeMapping {
         add(name.middleName)
         add(name.lastName)
         return joined.isEmpty ? nil : joined
-    }
-
-    /// `text` without leading and trailing `CharacterSet.whitespaces` (on this Foundation: the space separators, tab
-    /// and U+200B), as `trimmingCharacters(in: .whitespaces)` gives it, without bridging to `NSString`.
-    static func trimmedWhitespace(_ text: String) -> Substring {
-        let whitespaces = CharacterSet.whitespaces
-        func isWhitespace(_ scalar: Unicode.Scalar) -> Bool { whitespaces.contains(scalar) }
-        let scalars = text.unicodeScalars
-        var start = scalars.startIndex
-        var end = scalars.endIndex
-        while start < end && isWhitespace(scalars[start]) { start = scalars.index(after: start) }
-        while end > start && isWhitespace(scalars[scalars.index(before: end)]) { end = scalars.index(before: end) }
-        return Substring(scalars[start..<end])
     }
 
     // MARK: Provisioning

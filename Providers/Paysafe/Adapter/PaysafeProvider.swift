@@ -59,14 +59,23 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
     /// `Data` goes through NSData).
     static let scaDetailsMarker = Array("\"scaDetails\"".utf8)
 
-    /// Whether the body holds ``scaDetailsMarker``: a plain byte search over the body's bytes (read in bounds, only
-    /// while the closure runs).
+    /// Whether the body holds ``scaDetailsMarker``: a byte search over the body's bytes (read in bounds, only while
+    /// the closure runs). `memchr` finds each candidate's `D` (far rarer in a JSON answer than the quote the marker
+    /// starts with), and only there is the whole marker compared.
     static func mentionsSCADetails(_ body: Data) -> Bool {
         let marker = scaDetailsMarker
-        return body.withUnsafeBytes { bytes in
-            guard bytes.count >= marker.count else { return false }
-            for start in 0...(bytes.count - marker.count) where bytes[start] == marker[0] {
-                if marker.indices.allSatisfy({ bytes[start + $0] == marker[$0] }) { return true }
+        let anchor = 4  // "scaDetails": the D
+        return body.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
+            guard bytes.count >= marker.count, let base = bytes.baseAddress else { return false }
+            // A D at `offset` starts a candidate at `offset - anchor`, which must leave room for the whole marker.
+            var offset = anchor
+            let lastOffset = bytes.count - marker.count + anchor
+            while offset <= lastOffset {
+                guard let found = memchr(base + offset, Int32(marker[anchor]), lastOffset - offset + 1) else { return false }
+                offset = base.distance(to: UnsafeRawPointer(found))
+                let start = offset - anchor
+                if memcmp(base + start, marker, marker.count) == 0 { return true }
+                offset += 1
             }
             return false
         }

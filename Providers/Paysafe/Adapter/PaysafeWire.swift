@@ -1,3 +1,4 @@
+import CardGateway
 import Foundation
 
 // Codable mirrors of Paysafe's JSON. Unknown fields are ignored; fields the documentation marks required are
@@ -29,7 +30,7 @@ struct PaysafeFlexibleInt: Decodable, Equatable {
         let container = try decoder.singleValueContainer()
         if let number = try? container.decode(Int.self) {
             value = number
-        } else if let text = try? container.decode(String.self), let number = Int(text.trimmingCharacters(in: .whitespaces)) {
+        } else if let text = try? container.decode(String.self), let number = Int(TextTrimming.whitespace(text)) {
             value = number
         } else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected an integer")

@@ -274,19 +274,19 @@ public struct CardGateway: Sendable {
             }
         }
         do {
-            return try await observability.tracer.withSpan(Self.spanNames[operation] ?? "cardgateway.\(operation.rawValue)", ofKind: .internal) { span in
+            return try await observability.span(Self.spanNames[operation] ?? "cardgateway.\(operation.rawValue)", ofKind: .internal) { span in
                 // A span that records nothing (the no-op tracer's) is not given attributes it would throw away.
-                if span.isRecording {
+                if let span, span.isRecording {
                     span.attributes["cardgateway.provider.instance"] = instance.name
                     span.attributes["cardgateway.provider.kind"] = instance.kind.name
                     span.attributes["cardgateway.operation"] = operation.rawValue
                 }
                 do {
                     let value = try await attributedBody(instance, body)
-                    if span.isRecording { span.attributes["cardgateway.outcome"] = "success" }
+                    if let span, span.isRecording { span.attributes["cardgateway.outcome"] = "success" }
                     return value
                 } catch {
-                    if span.isRecording {
+                    if let span, span.isRecording {
                         span.attributes["cardgateway.outcome"] = GatewayObservability.outcome(of: error)
                         if let gatewayError = error as? CardGatewayError, let requestID = gatewayError.requestID {
                             span.attributes["cardgateway.provider.request_id"] = requestID

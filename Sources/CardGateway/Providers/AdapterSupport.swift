@@ -70,11 +70,40 @@ extension CardGatewayError {
     }
 }
 
+/// Trimming of provider text, for adapters.
+package enum TextTrimming {
+    /// `text` without leading and trailing `CharacterSet.whitespaces` (on this Foundation: the space separators, tab
+    /// and U+200B), as `text.trimmingCharacters(in: .whitespaces)` gives it, without bridging to `NSString`. Text
+    /// that starts and ends with an ASCII byte other than space and tab (an expiry's "03", most names) has nothing
+    /// to trim and is returned whole without consulting the character set: every other whitespace is beyond ASCII.
+    package static func whitespace(_ text: String) -> Substring {
+        let utf8 = text.utf8
+        guard let first = utf8.first, let last = utf8.last else { return Substring(text) }
+        if first < 0x80 && first != 0x20 && first != 0x09 && last < 0x80 && last != 0x20 && last != 0x09 {
+            return Substring(text)
+        }
+        let whitespaces = CharacterSet.whitespaces
+        let scalars = text.unicodeScalars
+        var start = scalars.startIndex
+        var end = scalars.endIndex
+        while start < end && whitespaces.contains(scalars[start]) { start = scalars.index(after: start) }
+        while end > start && whitespaces.contains(scalars[scalars.index(before: end)]) { end = scalars.index(before: end) }
+        return Substring(scalars[start..<end])
+    }
+}
+
 /// Checks on the ids callers pass, which adapters put into provider URL paths.
 public enum ProviderIDs: Sendable {
-    /// Characters that never appear in a provider's ids and that change what a URL means: path and query
-    /// delimiters, the escape character and the backslash some servers read as a slash.
-    private static let refused: Set<Unicode.Scalar> = ["/", "\\", "?", "#", "%"]
+    /// Whether a UTF-8 byte of an id is allowed: printable ASCII other than the characters that never appear in a
+    /// provider's ids and that change what a URL means (path and query delimiters, the escape character and the
+    /// backslash some servers read as a slash). Every byte of a scalar outside ASCII is 0x80 or above, so such a
+    /// scalar is refused as a whole, as it was when the scalars were checked.
+    private static func isAllowed(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "/"), UInt8(ascii: "\\"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "%"): return false
+        default: return byte > 0x20 && byte < 0x7f
+        }
+    }
 
     /// Adds a problem to `problems` unless `id` is a plausible provider id: 1 to `maxLength` UTF-8 bytes of
     /// printable ASCII without spaces, `/`, `\`, `?`, `#` or `%`, and not a dot segment ("." or ".."). Every
@@ -95,7 +124,7 @@ public enum ProviderIDs: Sendable {
         }
         if id.utf8.count > maxLength {
             problems.add(field, "is too long for \(what) (at most \(maxLength) characters)")
-        } else if URLEncoding.isDotSegment(id) || !id.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f && !refused.contains($0) }) {
+        } else if URLEncoding.isDotSegment(id) || !id.utf8.allSatisfy(isAllowed) {
             problems.add(field, "is not \(what): printable ASCII without spaces, /, \\, ?, # or %, and not . or ..")
         }
     }
@@ -123,14 +152,16 @@ extension ProviderResponse {
     ///   - what: what the body should be ("card", "ephemeral key").
     ///   - instance: the instance that answered, for the error.
     ///   - kind: the provider kind, for the error.
-    ///   - requestID: the provider's id for this exchange, read from its header or body by the adapter.
+    ///   - requestID: the provider's id for this exchange, read from its header or body by the adapter; evaluated only
+    ///     when the body cannot be read.
     public func decode<T: Decodable>(
-        _ type: T.Type, provider: String, what: String, instance: String, kind: ProviderKind, requestID: String?
+        _ type: T.Type, provider: String, what: String, instance: String, kind: ProviderKind,
+        requestID: @autoclosure () -> String?
     ) throws -> T {
         do {
             return try Self.sharedDecoder.decode(type, from: body)
         } catch {
-            throw decodingFailure(error, provider: provider, what: what, instance: instance, kind: kind, requestID: requestID)
+            throw decodingFailure(error, provider: provider, what: what, instance: instance, kind: kind, requestID: requestID())
         }
     }
 
@@ -145,15 +176,16 @@ extension ProviderResponse {
     ///   - what: what the body should be ("card", "ephemeral key").
     ///   - instance: the instance that answered, for the error.
     ///   - kind: the provider kind, for the error.
-    ///   - requestID: the provider's id for this exchange, read from its header or body by the adapter.
+    ///   - requestID: the provider's id for this exchange, read from its header or body by the adapter; evaluated only
+    ///     when the body cannot be read.
     public func decode<T: Decodable>(
         _ type: T.Type, using decoder: JSONDecoder, provider: String, what: String, instance: String, kind: ProviderKind,
-        requestID: String?
+        requestID: @autoclosure () -> String?
     ) throws -> T {
         do {
             return try decoder.decode(type, from: body)
         } catch {
-            throw decodingFailure(error, provider: provider, what: what, instance: instance, kind: kind, requestID: requestID)
+            throw decodingFailure(error, provider: provider, what: what, instance: instance, kind: kind, requestID: requestID())
         }
     }
 

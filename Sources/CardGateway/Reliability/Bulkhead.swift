@@ -46,6 +46,20 @@ public final class Bulkhead: Sendable {
     /// Requests turned away because no slot came free in time, since the bulkhead was made.
     public var rejected: Int { inner.withLock { $0.rejected } }
 
+    /// Takes a slot if one is free now, as ``acquire(until:)`` does first, without the asynchronous call: false when
+    /// the limit is reached (then `acquire` waits). Throws `CancellationError` when the caller gave up.
+    func acquireIfFree() throws -> Bool {
+        try Task.checkCancellation()
+        let inFlight: Int? = inner.withLock { inner in
+            guard inner.inFlight < limit else { return nil }
+            inner.inFlight += 1
+            return inner.inFlight
+        }
+        guard let inFlight else { return false }
+        onInFlightChange(inFlight)
+        return true
+    }
+
     /// Takes a slot, waiting for one until `deadline`. Throws `providerUnavailable` when none came free in
     /// time, and `CancellationError` when the caller gave up.
     public func acquire(until deadline: ContinuousClock.Instant) async throws {
@@ -140,7 +154,8 @@ public struct BulkheadMiddleware: ProviderMiddleware {
 
     public func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
         do {
-            try await bulkhead.acquire(until: .now + context.attemptTimeout)
+            // A free slot is taken without the asynchronous call (and its frame); a full bulkhead waits.
+            if try !bulkhead.acquireIfFree() { try await bulkhead.acquire(until: .now + context.attemptTimeout) }
         } catch var refusal as CardGatewayError {
             refusal.providerKind = context.kind
             throw refusal

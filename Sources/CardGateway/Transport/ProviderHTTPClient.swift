@@ -207,10 +207,14 @@ public struct ProviderHTTPClient: Sendable {
     /// when no response came.
     public func send(_ request: ProviderRequest, context: OperationContext) async throws -> ProviderResponse {
         var logger = context.logger.label == OperationContext.noopLogger.label ? self.logger : context.logger
-        logger[metadataKey: "cardgateway.provider"] = .string(instance)
-        logger[metadataKey: "cardgateway.provider.kind"] = .string(kind.name)
-        logger[metadataKey: "cardgateway.operation"] = .string(request.operation)
-        if let requestID = context.requestID { logger[metadataKey: "request.id"] = .string(requestID) }
+        // A logger that drops everything (no logger given) is not given metadata: its dictionary would be allocated
+        // and filled on every request for nothing.
+        if !(logger.handler is SwiftLogNoOpLogHandler) {
+            logger[metadataKey: "cardgateway.provider"] = .string(instance)
+            logger[metadataKey: "cardgateway.provider.kind"] = .string(kind.name)
+            logger[metadataKey: "cardgateway.operation"] = .string(request.operation)
+            if let requestID = context.requestID { logger[metadataKey: "request.id"] = .string(requestID) }
+        }
         let callContext = ProviderCallContext(
             instance: instance, kind: kind, baseURL: baseURL, operation: context, logger: logger, attemptTimeout: timeout
         )
