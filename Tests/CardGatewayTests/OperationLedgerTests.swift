@@ -513,6 +513,30 @@ struct GatewayLedgerTests {
         #expect(probe.charges == 1)
     }
 
+    @Test("with the in-memory stores (written without a shielding task), a caller cancelled while the provider charges still gets the journal entry and the credential's use written")
+    func cancelledCallerInMemoryStores() async throws {
+        let probe = LedgerProbe()
+        let journal = InMemoryProvisioningJournal()
+        let credentials = InMemoryCredentialReferenceStore()
+        let gateway = try LedgerFixture.gateway(probe, journal: journal, credentialStore: credentials)
+        _ = try await gateway.verifyResult(Secret("result.jwt.token"), customer: "c-1", via: .instance("probe"))
+        #expect(try await credentials.credential(reference: "1-2-3")?.lastUsed == nil)
+
+        let hold = ChargeHold()
+        probe.holdCharges(hold)
+        let caller = Task { try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("cancelled-memory")) }
+        await hold.waitUntilHeld()
+        caller.cancel()
+        hold.release()
+        let result = try await caller.value
+
+        #expect(result.transactionReference == "9-9-1")
+        let entries = try await journal.entries(card: "1-2-3", limit: 10)
+        #expect(entries.map(\.operation) == [.charge])
+        #expect(entries.first?.outcome == "ok")
+        #expect(try await credentials.credential(reference: "1-2-3")?.lastUsed != nil)
+    }
+
     @Test("a full in-memory journal replaces its oldest entry: the newest `capacity` are kept, newest first, as a list would")
     func journalRing() async throws {
         for capacity in [1, 2, 3, 5] {

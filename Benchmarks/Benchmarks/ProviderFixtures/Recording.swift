@@ -69,7 +69,11 @@ public struct ReplayTransport: HTTPTransport {
         guard let answer = find(request) else {
             throw TransportError(.other, "no answer was recorded for \(request.method.rawValue) \(request.path ?? "")")
         }
-        guard let parts = answer.parts, let echoing, let value = request.headerFields[echoing] else { return answer.response }
+        // The first field of the name, as it was sent (the subscript would join every value of the name into a new
+        // string, inside every measured call).
+        guard let parts = answer.parts, let echoing, let value = request.headerFields.first(where: { $0.name == echoing })?.value else {
+            return answer.response
+        }
         var response = answer.response
         var echoed = Data()
         echoed.reserveCapacity(answer.response.body.count + 64)

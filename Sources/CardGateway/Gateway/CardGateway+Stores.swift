@@ -359,8 +359,14 @@ extension CardGateway {
         )
         let journal = provisioningJournal
         do {
-            // Shielded from the caller's cancellation (an unstructured task), started here (`immediate`): see `settle`.
-            try await Task.immediate { try await journal.append(entry) }.value
+            if let memory = journal as? InMemoryProvisioningJournal {
+                // Its append never suspends or reads the task's cancellation, so the caller's cancellation cannot cut
+                // it short: no shield (and no task made per entry) is needed.
+                try await memory.append(entry)
+            } else {
+                // Shielded from the caller's cancellation (an unstructured task), started here (`immediate`): see `settle`.
+                try await Task.immediate { try await journal.append(entry) }.value
+            }
         } catch {
             context.logger.warning("the provisioning journal could not be written", metadata: [
                 "provider": .string(instance.name), "operation": .string(operation.rawValue),
@@ -377,8 +383,13 @@ extension CardGateway {
     func markUsed(_ reference: String, instance: ProviderInstance, context: OperationContext) async {
         let store = credentialStore
         do {
-            // Shielded from the caller's cancellation (an unstructured task), started here (`immediate`): see `settle`.
-            try await Task.immediate { try await store.markUsed(reference: reference, at: Date()) }.value
+            if let memory = store as? InMemoryCredentialReferenceStore {
+                // As the in-memory journal's append (see `appendJournal`): nothing in it can be cancelled.
+                try await memory.markUsed(reference: reference, at: Date())
+            } else {
+                // Shielded from the caller's cancellation (an unstructured task), started here (`immediate`): see `settle`.
+                try await Task.immediate { try await store.markUsed(reference: reference, at: Date()) }.value
+            }
         } catch {
             context.logger.warning("the credential store could not note the charge", metadata: ["provider": .string(instance.name)])
         }
