@@ -481,6 +481,17 @@ struct GatewayLedgerTests {
         #expect(entries.allSatisfy { $0.instance == "probe" })
     }
 
+    /// A keyed charge whose caller is cancelled while the provider holds it; the caller's result.
+    func chargeCancelledMidway(_ gateway: CardGateway, _ probe: LedgerProbe, key: String) async throws -> ChargeResult {
+        let hold = ChargeHold()
+        probe.holdCharges(hold)
+        let caller = Task { try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed(key)) }
+        await hold.waitUntilHeld()
+        caller.cancel()
+        hold.release()
+        return try await caller.value
+    }
+
     @Test("a caller cancelled while the provider charges gets the charge, and the ledger outcome, the journal entry and the credential's use are all written")
     func cancelledCallerStillRecords() async throws {
         let probe = LedgerProbe()
@@ -489,13 +500,7 @@ struct GatewayLedgerTests {
         _ = try await gateway.verifyResult(Secret("result.jwt.token"), customer: "c-1", via: .instance("probe"))
         #expect(try await stores.credential(reference: "1-2-3")?.lastUsed == nil)
 
-        let hold = ChargeHold()
-        probe.holdCharges(hold)
-        let caller = Task { try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("cancelled")) }
-        await hold.waitUntilHeld()
-        caller.cancel()
-        hold.release()
-        let result = try await caller.value
+        let result = try await chargeCancelledMidway(gateway, probe, key: "cancelled")
 
         #expect(result.transactionReference == "9-9-1")
         #expect(probe.charges == 1)
@@ -522,13 +527,7 @@ struct GatewayLedgerTests {
         _ = try await gateway.verifyResult(Secret("result.jwt.token"), customer: "c-1", via: .instance("probe"))
         #expect(try await credentials.credential(reference: "1-2-3")?.lastUsed == nil)
 
-        let hold = ChargeHold()
-        probe.holdCharges(hold)
-        let caller = Task { try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("cancelled-memory")) }
-        await hold.waitUntilHeld()
-        caller.cancel()
-        hold.release()
-        let result = try await caller.value
+        let result = try await chargeCancelledMidway(gateway, probe, key: "cancelled-memory")
 
         #expect(result.transactionReference == "9-9-1")
         let entries = try await journal.entries(card: "1-2-3", limit: 10)

@@ -771,6 +771,14 @@ struct ResponseKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try state.isNull(index) ? nil : index
     }
 
+    /// `read` of the key's value, or nil when it is absent or null. Not `Optional.map`, which for a generic member type
+    /// was an unspecialised call per member; this one is inlined into each `decodeIfPresent`.
+    @inline(__always)
+    private func ifPresent<T>(_ key: Key, _ read: (Int) throws -> T) throws -> T? {
+        guard let index = try present(key) else { return nil }
+        return try read(index)
+    }
+
     func decodeNil(forKey key: Key) throws -> Bool { try state.isNull(try value(key)) }
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try state.bool(try value(key)) }
     func decode(_ type: String.Type, forKey key: Key) throws -> String { try state.string(try value(key)) }
@@ -790,68 +798,24 @@ struct ResponseKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { throw state.bail() }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try state.decodeValue(type, at: try value(key)) }
 
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        guard let index = try present(key) else { return nil }
-        return try state.bool(index)
-    }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        guard let index = try present(key) else { return nil }
-        return try state.string(index)
-    }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        guard let index = try present(key) else { return nil }
-        return try state.double(index)
-    }
-    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-        guard let index = try present(key) else { return nil }
-        return try state.float(index)
-    }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        guard let index = try present(key) else { return nil }
-        return try state.integer(type, index)
-    }
-    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
-        guard let index = try present(key) else { return nil }
-        return try state.integer(type, index)
-    }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
-        guard let index = try present(key) else { return nil }
-        return try state.integer(type, index)
-    }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
-        guard let index = try present(key) else { return nil }
-        return try state.integer(type, index)
-    }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-        guard let index = try present(key) else { return nil }
-        return try state.integer(type, index)
-    }
-    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
-        guard let index = try present(key) else { return nil }
-        return try state.integer(type, index)
-    }
-    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
-        guard let index = try present(key) else { return nil }
-        return try state.integer(type, index)
-    }
-    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
-        guard let index = try present(key) else { return nil }
-        return try state.integer(type, index)
-    }
-    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
-        guard let index = try present(key) else { return nil }
-        return try state.integer(type, index)
-    }
-    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
-        guard let index = try present(key) else { return nil }
-        return try state.integer(type, index)
-    }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try ifPresent(key) { try state.bool($0) } }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try ifPresent(key) { try state.string($0) } }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try ifPresent(key) { try state.double($0) } }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try ifPresent(key) { try state.float($0) } }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try ifPresent(key) { try state.integer(type, $0) } }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try ifPresent(key) { try state.integer(type, $0) } }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try ifPresent(key) { try state.integer(type, $0) } }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try ifPresent(key) { try state.integer(type, $0) } }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try ifPresent(key) { try state.integer(type, $0) } }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try ifPresent(key) { try state.integer(type, $0) } }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try ifPresent(key) { try state.integer(type, $0) } }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try ifPresent(key) { try state.integer(type, $0) } }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try ifPresent(key) { try state.integer(type, $0) } }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try ifPresent(key) { try state.integer(type, $0) } }
     func decodeIfPresent(_ type: Int128.Type, forKey key: Key) throws -> Int128? { throw state.bail() }
     func decodeIfPresent(_ type: UInt128.Type, forKey key: Key) throws -> UInt128? { throw state.bail() }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        // Not `Optional.map`: for a generic `T` that is an unspecialised call with a closure context per member.
-        guard let index = try present(key) else { return nil }
-        return try state.decodeValue(type, at: index)
+        try ifPresent(key) { try state.decodeValue(type, at: $0) }
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
