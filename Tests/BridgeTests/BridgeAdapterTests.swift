@@ -250,6 +250,53 @@ struct BridgeCardAccountTests {
     }
 }
 
+@Suite("Bridge adapter: card numbers' networks and expiry dates, read as bytes")
+struct BridgeByteReadingTests {
+    /// The network as it was read before, by characters.
+    static func referenceScheme(_ bin: String?) -> CardScheme {
+        guard let bin, bin.count >= 4, bin.allSatisfy({ $0.isASCII && $0.isNumber }), let prefix4 = Int(bin.prefix(4)),
+            let prefix2 = Int(bin.prefix(2))
+        else { return .unknown }
+        if bin.hasPrefix("4") { return .visa }
+        if (51...55).contains(prefix2) || (2221...2720).contains(prefix4) { return .mastercard }
+        if prefix2 == 34 || prefix2 == 37 { return .amex }
+        if prefix4 == 6011 || prefix2 == 65 { return .discover }
+        return .unknown
+    }
+
+    /// The expiry as it was read before, split into substrings.
+    static func referenceExpiry(_ text: String?) -> CardExpiry? {
+        guard let text else { return nil }
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 2, parts[1].count == 2 || parts[1].count == 4,
+            let month = Int(parts[0]), let year = Int(parts[1]), (1...12).contains(month)
+        else { return nil }
+        return CardExpiry(month: month, year: year)
+    }
+
+    @Test("every 4-digit prefix, and 4 000 generated BINs and expiry texts, read as the character-based reading did")
+    func sameAnswers() {
+        for prefix in 0..<10_000 {
+            let bin = String(prefix).leftPadded(to: 4) + "1234"
+            #expect(BridgeMapping.scheme(bin: bin) == Self.referenceScheme(bin), "\(bin)")
+        }
+        let pieces = ["0", "1", "2", "4", "5", "9", "/", "+", "-", " ", "١", "\u{301}", "\r\n", "é", "a"]
+        var random = SeededGenerator(state: 0xB1_E7)
+        var texts: [String?] = [nil, "", "12/25", "01/2030", "+1/25", "-1/25", "12/-025", "1/2/3", "12//5", "13/25", "00/25", "12/\u{301}25", "1\u{301}/25"]
+        for _ in 0..<4_000 {
+            texts.append((0..<Int.random(in: 0...8, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined())
+        }
+        for text in texts {
+            #expect(BridgeMapping.scheme(bin: text) == Self.referenceScheme(text), "\(String(reflecting: text))")
+            #expect(BridgeMapping.expiry(text) == Self.referenceExpiry(text), "\(String(reflecting: text))")
+        }
+    }
+}
+
+private extension String {
+    func leftPadded(to length: Int) -> String { String(repeating: "0", count: max(0, length - count)) + self }
+}
+
 @Suite("Bridge adapter: cardholder names")
 struct BridgeCardholderNameTests {
     /// What the mapping did before it wrote the name directly: Foundation's trim, then a join of the non-empty parts.
