@@ -245,6 +245,17 @@ extension CardGateway {
         return value
     }
 
+    /// Runs a write to `store` out of reach of the caller's cancellation: in an unstructured task started here
+    /// (`immediate`, see `settle`), or, for the in-memory journal and credential store, directly. Their writes never
+    /// suspend or read the task's cancellation, so nothing can cut them short, and a task per write would be wasted.
+    private static func shielded(_ store: some Sendable, _ write: @escaping @Sendable () async throws -> Void) async throws {
+        if store is InMemoryProvisioningJournal || store is InMemoryCredentialReferenceStore {
+            try await write()
+        } else {
+            try await Task.immediate { try await write() }.value
+        }
+    }
+
     /// Writes an outcome even when the caller was cancelled (the provider's answer is in hand and must be kept), with
     /// two more tries. A record that cannot be written stays `pending` and turns `unknown` when its lease ends: a
     /// repeat is then refused rather than sent twice. The caller still gets the provider's answer.
@@ -359,14 +370,7 @@ extension CardGateway {
         )
         let journal = provisioningJournal
         do {
-            if let memory = journal as? InMemoryProvisioningJournal {
-                // Its append never suspends or reads the task's cancellation, so the caller's cancellation cannot cut
-                // it short: no shield (and no task made per entry) is needed.
-                try await memory.append(entry)
-            } else {
-                // Shielded from the caller's cancellation (an unstructured task), started here (`immediate`): see `settle`.
-                try await Task.immediate { try await journal.append(entry) }.value
-            }
+            try await Self.shielded(journal) { try await journal.append(entry) }
         } catch {
             context.logger.warning("the provisioning journal could not be written", metadata: [
                 "provider": .string(instance.name), "operation": .string(operation.rawValue),
@@ -383,13 +387,7 @@ extension CardGateway {
     func markUsed(_ reference: String, instance: ProviderInstance, context: OperationContext) async {
         let store = credentialStore
         do {
-            if let memory = store as? InMemoryCredentialReferenceStore {
-                // As the in-memory journal's append (see `appendJournal`): nothing in it can be cancelled.
-                try await memory.markUsed(reference: reference, at: Date())
-            } else {
-                // Shielded from the caller's cancellation (an unstructured task), started here (`immediate`): see `settle`.
-                try await Task.immediate { try await store.markUsed(reference: reference, at: Date()) }.value
-            }
+            try await Self.shielded(store) { try await store.markUsed(reference: reference, at: Date()) }
         } catch {
             context.logger.warning("the credential store could not note the charge", metadata: ["provider": .string(instance.name)])
         }

@@ -46,8 +46,9 @@ public final class Bulkhead: Sendable {
     /// Requests turned away because no slot came free in time, since the bulkhead was made.
     public var rejected: Int { inner.withLock { $0.rejected } }
 
-    /// Takes a slot if one is free now, as ``acquire(until:)`` does first, without the asynchronous call: false when
-    /// the limit is reached (then `acquire` waits). Throws `CancellationError` when the caller gave up.
+    /// Takes a slot if one is free now, without waiting: false when the limit is reached. ``acquire(until:)`` starts
+    /// with it; `BulkheadMiddleware` calls it first so that a free slot costs no asynchronous call. Throws
+    /// `CancellationError` when the caller gave up.
     func acquireIfFree() throws -> Bool {
         try Task.checkCancellation()
         let inFlight: Int? = inner.withLock { inner in
@@ -63,18 +64,11 @@ public final class Bulkhead: Sendable {
     /// Takes a slot, waiting for one until `deadline`. Throws `providerUnavailable` when none came free in
     /// time, and `CancellationError` when the caller gave up.
     public func acquire(until deadline: ContinuousClock.Instant) async throws {
-        try Task.checkCancellation()
-        let taken: (id: UInt64?, inFlight: Int) = inner.withLock { inner in
-            if inner.inFlight < limit {
-                inner.inFlight += 1
-                return (nil, inner.inFlight)
-            }
+        if try acquireIfFree() { return }
+        // Full: wait under an id. A slot freed in between is taken below, under the same lock that queues the waiter.
+        let id: UInt64 = inner.withLock { inner in
             inner.nextID += 1
-            return (inner.nextID, inner.inFlight)
-        }
-        guard let id = taken.id else {
-            onInFlightChange(taken.inFlight)
-            return
+            return inner.nextID
         }
         let granted = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
