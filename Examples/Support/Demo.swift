@@ -267,10 +267,13 @@ struct DemoSteps {
         let via = RouteTarget.key(RouteKey(issuer: Issuer.marqeta))
         let card = CardRef(id: Seed.activeCard)
         await lookup(&recorder, name: Instance.marqeta, via: via, card: card)
-        let samsung = GooglePayProvisioningInput(clientDeviceID: Inputs.samsungDeviceID, clientWalletAccountID: Inputs.samsungWalletUserID)
-        await offerAndProvision(&recorder, name: Instance.marqeta, via: via, card: card, inputs: [
-            .applePay: [.applePay(SampleInputs.applePay)], .googlePay: [.googlePay(SampleInputs.googlePay)], .samsungPay: [.googlePay(samsung)],
-        ])
+        let samsung = SamsungPayProvisioningInput(deviceID: Inputs.samsungDeviceID, walletUserID: Inputs.samsungWalletUserID)
+        // Each wallet from another kind of device, as the app reports it (Marqeta's device_type).
+        await offerAndProvision(
+            &recorder, name: Instance.marqeta, via: via, card: card,
+            inputs: [.applePay: [.applePay(SampleInputs.applePay)], .googlePay: [.googlePay(SampleInputs.googlePay)], .samsungPay: [.samsungPay(samsung)]],
+            devices: [.applePay: .watch, .googlePay: .tablet, .samsungPay: .mobilePhone]
+        )
         // No confirm step: Marqeta records nothing when the wallet reports success (token transitions follow as webhooks).
         await lifecycle(
             &recorder, name: Instance.marqeta, via: via, lockable: CardRef(id: Seed.lockableCard), token: (card: CardRef(id: Seed.walletCard), id: Seed.activeToken)
@@ -407,7 +410,10 @@ struct DemoSteps {
     }
 
     /// An offer, then provisioning with each input in turn (one input per round trip), per wallet.
-    func offerAndProvision(_ recorder: inout DemoRecorder, name: String, via: RouteTarget, card: CardRef, inputs: [Wallet: [ProvisioningInput]]) async {
+    func offerAndProvision(
+        _ recorder: inout DemoRecorder, name: String, via: RouteTarget, card: CardRef, inputs: [Wallet: [ProvisioningInput]],
+        devices: [Wallet: ProvisioningDeviceType] = [:]
+    ) async {
         for wallet in Wallet.allCases {
             guard let rounds = inputs[wallet] else { continue }
             await recorder.step("\(wallet.title): offer", name) {
@@ -427,10 +433,11 @@ struct DemoSteps {
                 switch (input, index) {
                 case (.issuerSDK(output: .none), _): label = "provision: start the issuer SDK relay"
                 case (.issuerSDK, _): label = "provision: relay the SDK's output (round trip \(index) of \(relayed))"
-                default: label = "provision"
+                default: label = devices[wallet].map { "provision from a \($0.title)" } ?? "provision"
                 }
                 await recorder.step("\(wallet.title): \(label)", name) {
-                    let response = try await gateway.provision(ProvisioningRequest(card: card, wallet: wallet, input: input), via: via)
+                    let request = ProvisioningRequest(card: card, wallet: wallet, input: input, deviceType: devices[wallet])
+                    let response = try await gateway.provision(request, via: via)
                     previous.value = response
                     return describe(response)
                 }
@@ -452,6 +459,9 @@ struct DemoSteps {
             return "encrypted pass data (\(payload.encryptedPassData.count) bytes), activation data (\(payload.activationData.count) bytes), ephemeral key (\(payload.ephemeralPublicKey.count) bytes)"
         case .googlePay(let payload):
             return "opaque payment card (\(payload.opaquePaymentCard.count) bytes)" + (payload.tokenProvider.map { " for \($0)" } ?? "")
+        case .samsungPay(let payload):
+            return "extra provision payload (\(payload.extraProvisionPayload.count) bytes)" + (payload.cardType.map { ", \($0) card" } ?? "")
+                + (payload.tokenProvider.map { " for \($0)" } ?? "")
         case .issuerSDKInput(let input):
             return "\(input.count) bytes for the issuer SDK"
         case .ephemeralKey(let key):
@@ -469,6 +479,18 @@ struct DemoSteps {
             return "\((token.token.wallet?.title ?? "wallet")) token \(token.token.status.rawValue) for \(token.card.id)"
         case .credentialStored(let credential):
             return "credential \(credential.reference) stored"
+        }
+    }
+}
+
+extension ProvisioningDeviceType {
+    /// The device kind in words.
+    var title: String {
+        switch self {
+        case .mobilePhone: return "phone"
+        case .watch: return "watch"
+        case .tablet: return "tablet"
+        default: return rawValue
         }
     }
 }

@@ -344,6 +344,10 @@ extension ContractRun {
             let keys = Set(faulted.map { entry in entry.headers.first { $0.key.contains("idempotency") }?.value ?? "" })
             checks.expect(keys.count <= 1 && !keys.contains(""), "\(cell): the attempts carried idempotency keys \(keys.count) different or missing")
         }
+        if target.requestClass == .keyedByContent {
+            let bodies = Set(faulted.map(\.body))
+            checks.expect(bodies.count <= 1 && !bodies.contains(Data()), "\(cell): the attempts carried \(bodies.count) different bodies, or none")
+        }
         // Reads and keyed writes recover once the fault clears; an unkeyed write with an unknown outcome is left
         // for its caller to check.
         if target.requestClass != .unkeyed || !expected.mayHaveReachedProvider {

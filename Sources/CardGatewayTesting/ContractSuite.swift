@@ -326,9 +326,12 @@ struct ContractRun {
                         checks.expect(!payload.activationData.isEmpty && !payload.encryptedPassData.isEmpty && !payload.ephemeralPublicKey.isEmpty, "an Apple payload part is empty")
                         remember(payload.encryptedPassData)
                         remember(payload.activationData)
-                    case (.encryptedPayload, .googlePay, .googlePay(let payload)), (.encryptedPayload, .samsungPay, .googlePay(let payload)):
+                    case (.encryptedPayload, .googlePay, .googlePay(let payload)):
                         checks.expect(!payload.opaquePaymentCard.isEmpty, "the opaque payment card is empty")
                         remember(payload.opaquePaymentCard)
+                    case (.encryptedPayload, .samsungPay, .samsungPay(let payload)):
+                        checks.expect(!payload.extraProvisionPayload.isEmpty, "the extra provision payload is empty")
+                        remember(payload.extraProvisionPayload)
                     case (.issuerSDKRelay, _, .issuerSDKInput(let input)):
                         checks.expect(!input.isEmpty, "round \(round + 1): the SDK input is empty")
                         remember(input)

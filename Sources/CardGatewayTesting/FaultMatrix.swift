@@ -66,8 +66,11 @@ public enum FaultMatrix: Sendable {
     public enum RequestClass: String, Sendable, CaseIterable, CustomStringConvertible {
         /// A read, or a write that sets a state and changes nothing when repeated (`.safe`).
         case safe
-        /// A write carrying an idempotency key the provider honours (`.idempotent`).
+        /// A write carrying an idempotency key the provider honours in a header (`.idempotent`).
         case keyed
+        /// A write carrying an idempotency key the provider honours in its body (`.idempotentByContent`, Marqeta's
+        /// `token`): every attempt sends the same bytes.
+        case keyedByContent
         /// A write the provider cannot de-duplicate (`.never`): a charge, a Paysafe card creation.
         case unkeyed
 
@@ -75,6 +78,7 @@ public enum FaultMatrix: Sendable {
             switch repeatability {
             case .safe: self = .safe
             case .idempotent: self = .keyed
+            case .idempotentByContent: self = .keyedByContent
             case .never: self = .unkeyed
             }
         }

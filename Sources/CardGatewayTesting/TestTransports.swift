@@ -99,22 +99,24 @@ public final class ScriptedTransport: HTTPTransport {
 /// Wraps another transport and records what passes through.
 public final class RecordingTransport: HTTPTransport {
     private let base: any HTTPTransport
-    private let recorded = Mutex<[(RecordedRequest, Int?)]>([])
+    private let recorded = Mutex<[(RecordedRequest, Int?, Data?)]>([])
 
     public init(_ base: any HTTPTransport) { self.base = base }
 
     /// Each request with the status it got (nil when it failed).
     public var exchanges: [(request: RecordedRequest, status: Int?)] { recorded.withLock { $0.map { ($0.0, $0.1) } } }
     public var requests: [RecordedRequest] { exchanges.map(\.request) }
+    /// The body of each answer, in the order of ``exchanges`` (nil when the request failed).
+    public var responseBodies: [Data?] { recorded.withLock { $0.map(\.2) } }
 
     public func send(_ request: HTTPRequest, body: Data?, timeout: Duration) async throws -> TransportResponse {
         let entry = RecordedRequest(request: request, body: body, timeout: timeout)
         do {
             let response = try await base.send(request, body: body, timeout: timeout)
-            recorded.withLock { $0.append((entry, response.response.status.code)) }
+            recorded.withLock { $0.append((entry, response.response.status.code, response.body)) }
             return response
         } catch {
-            recorded.withLock { $0.append((entry, nil)) }
+            recorded.withLock { $0.append((entry, nil, nil)) }
             throw error
         }
     }

@@ -90,6 +90,10 @@ struct ProvisioningResponseJSON: Encodable {
     var encryptedPassData: String?
     var ephemeralPublicKey: String?
     var opaquePaymentCard: String?
+    var extraProvisionPayload: String?
+    var cardType: String?
+    var displayName: String?
+    var lastFour: String?
     var network: String?
     var tokenProvider: String?
     var sdkInput: String?
@@ -111,6 +115,16 @@ struct ProvisioningResponseJSON: Encodable {
             opaquePaymentCard = payload.opaquePaymentCard.revealedBytes.base64EncodedString()
             network = payload.network?.rawValue
             tokenProvider = payload.tokenProvider
+            displayName = payload.displayName
+            lastFour = payload.lastFour
+        case .samsungPay(let payload):
+            type = "samsungPay"
+            extraProvisionPayload = payload.extraProvisionPayload.revealedBytes.base64EncodedString()
+            cardType = payload.cardType
+            network = payload.network?.rawValue
+            tokenProvider = payload.tokenProvider
+            displayName = payload.displayName
+            lastFour = payload.lastFour
         case .issuerSDKInput(let input):
             type = "issuerSDKInput"
             sdkInput = input.revealedBytes.base64EncodedString()

@@ -18,9 +18,27 @@ struct ProvisionCommand: AsyncParsableCommand {
         return data
     }
 
-    static func provision(_ config: ConfigOptions, _ target: TargetOptions, card: CardRef, wallet: Wallet, input: ProvisioningInput) async throws {
-        let response = try await config.withGateway() { gateway in try await gateway.provision(ProvisioningRequest(card: card, wallet: wallet, input: input), via: target.target) }
+    static func provision(
+        _ config: ConfigOptions, _ target: TargetOptions, card: CardRef, wallet: Wallet, input: ProvisioningInput, device: DeviceOptions? = nil
+    ) async throws {
+        let request = ProvisioningRequest(card: card, wallet: wallet, input: input, deviceType: try device?.type(), appVersion: device?.appVersion)
+        let response = try await config.withGateway() { gateway in try await gateway.provision(request, via: target.target) }
         try CLIOutput.json(ProvisioningResponseJSON(response))
+    }
+
+    /// The device the card is added on and the app's version, as the app reports them (Marqeta's `device_type` and
+    /// `provisioning_app_version`); the provider instance's options apply where they are left out.
+    struct DeviceOptions: ParsableArguments {
+        @Option(name: .customLong("device-type"), help: "mobile-phone, watch, tablet, wearable, household or automobile.") var deviceType: String?
+        @Option(name: .customLong("app-version"), help: "The version of the app that provisions.") var appVersion: String?
+
+        func type() throws -> ProvisioningDeviceType? {
+            guard let deviceType else { return nil }
+            guard let kind = ProvisioningDeviceType(parsing: deviceType) else {
+                throw CLIUsageError(message: "unknown device type \"\(deviceType)\"; expected mobile-phone, watch, tablet, wearable, household or automobile")
+            }
+            return kind
+        }
     }
 
     struct Offer: AsyncParsableCommand {
@@ -47,6 +65,7 @@ struct ProvisionCommand: AsyncParsableCommand {
         @Option(name: .customLong("certificate"), help: "A certificate from PassKit's chain, Base64 DER; repeat, leaf first.") var certificates: [String] = []
         @Option(help: "Base64.") var nonce: String
         @Option(name: .customLong("nonce-signature"), help: "Base64.") var nonceSignature: String
+        @OptionGroup var device: ProvisionCommand.DeviceOptions
         @Argument var cardID: String
 
         func run() async throws {
@@ -55,7 +74,7 @@ struct ProvisionCommand: AsyncParsableCommand {
                     certificates: try certificates.map { try ProvisionCommand.base64($0, "--certificate") },
                     nonce: try ProvisionCommand.base64(nonce, "--nonce"), nonceSignature: try ProvisionCommand.base64(nonceSignature, "--nonce-signature")
                 )
-                try await ProvisionCommand.provision(config, target, card: CardRef(id: cardID, customer: customer), wallet: .applePay, input: .applePay(input))
+                try await ProvisionCommand.provision(config, target, card: CardRef(id: cardID, customer: customer), wallet: .applePay, input: .applePay(input), device: device)
             }
         }
     }
@@ -67,32 +86,38 @@ struct ProvisionCommand: AsyncParsableCommand {
         @Option var customer: String?
         @Option(name: .customLong("device-id")) var deviceID: String
         @Option(name: .customLong("wallet-account-id")) var walletAccountID: String
+        @OptionGroup var device: ProvisionCommand.DeviceOptions
         @Argument var cardID: String
 
         func run() async throws {
             try await reportingErrors {
                 let input = GooglePayProvisioningInput(clientDeviceID: deviceID, clientWalletAccountID: walletAccountID)
-                try await ProvisionCommand.provision(config, target, card: CardRef(id: cardID, customer: customer), wallet: .googlePay, input: .googlePay(input))
+                try await ProvisionCommand.provision(
+                    config, target, card: CardRef(id: cardID, customer: customer), wallet: .googlePay, input: .googlePay(input), device: device
+                )
             }
         }
     }
 
     struct SamsungPay: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "samsung-pay", abstract: "Encrypted-payload provisioning for Samsung Pay: Samsung's device id and wallet account (user) id."
+            commandName: "samsung-pay",
+            abstract: "Encrypted-payload provisioning for Samsung Pay: Samsung's device id and wallet user id; prints the extra provision payload, network, card type and token provider."
         )
         @OptionGroup var config: ConfigOptions
         @OptionGroup var target: TargetOptions
         @Option var customer: String?
         @Option(name: .customLong("device-id")) var deviceID: String
-        @Option(name: .customLong("wallet-account-id")) var walletAccountID: String
+        @Option(name: [.customLong("wallet-user-id"), .customLong("wallet-account-id")], help: "Samsung's wallet user id.") var walletUserID: String
+        @OptionGroup var device: ProvisionCommand.DeviceOptions
         @Argument var cardID: String
 
         func run() async throws {
             try await reportingErrors {
-                // The core models Samsung Pay's device id and wallet account id with the Google input.
-                let input = GooglePayProvisioningInput(clientDeviceID: deviceID, clientWalletAccountID: walletAccountID)
-                try await ProvisionCommand.provision(config, target, card: CardRef(id: cardID, customer: customer), wallet: .samsungPay, input: .googlePay(input))
+                let input = SamsungPayProvisioningInput(deviceID: deviceID, walletUserID: walletUserID)
+                try await ProvisionCommand.provision(
+                    config, target, card: CardRef(id: cardID, customer: customer), wallet: .samsungPay, input: .samsungPay(input), device: device
+                )
             }
         }
     }

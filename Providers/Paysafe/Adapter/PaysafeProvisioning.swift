@@ -52,6 +52,8 @@ extension PaysafeProvider {
             }
             wire.clientDeviceId = PaysafeValidation.isBlank(input.clientDeviceID) ? nil : input.clientDeviceID
             wire.clientWalletAccountId = PaysafeValidation.isBlank(input.clientWalletAccountID) ? nil : input.clientWalletAccountID
+        case .samsungPay:
+            throw CardGatewayError.invalidRequest("this adapter provisions Apple Pay and Google Pay only", field: "input")
         case .issuerSDK, .issuerSDKKey:
             throw CardGatewayError.invalidRequest("Paysafe provisions by encrypted payload, not by an issuer SDK", field: "input")
         }

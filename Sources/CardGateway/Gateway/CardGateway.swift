@@ -494,7 +494,7 @@ public struct CardGateway: Sendable {
             throw CardGatewayError.invalidRequest("\(instance.name) provisions \(request.wallet) by the \(flow) flow, but the request carries \(request.input.flow) input", field: "input")
         }
         // A malformed chain, an empty nonce or an id with a control character is refused before any provider is asked.
-        try ProvisioningInputChecks.problems(in: request.input).throwIfAny()
+        try ProvisioningInputChecks.problems(in: request).throwIfAny()
         return try await journaled(.provision, instance, card: request.card.id, wallet: request.wallet, context: context) {
             try await attributed(instance, .provision) { try await provider.provision(request, context: context) }
         }

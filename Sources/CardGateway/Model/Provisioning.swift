@@ -87,18 +87,72 @@ public struct GooglePayProvisioningInput: Sendable, Equatable {
     }
 }
 
-/// What the app sends for one provisioning round trip.
+/// What Samsung Pay's push-provisioning API gives the app: the device's id and the Samsung wallet user's id
+/// (Samsung's `WalletInfo`), which the issuer needs to encrypt the card for that wallet.
+public struct SamsungPayProvisioningInput: Sendable, Equatable {
+    public var deviceID: String
+    public var walletUserID: String
+
+    public init(deviceID: String, walletUserID: String) {
+        self.deviceID = deviceID
+        self.walletUserID = walletUserID
+    }
+}
+
+/// The kind of device a card is being added on, as the app reports it (Marqeta's `device_type`). A struct with
+/// static members, so that a new kind breaks no caller's `switch`; the raw value is stable in JSON and logs.
+public struct ProvisioningDeviceType: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    public let rawValue: String
+    private init(_ rawValue: String) { self.rawValue = rawValue }
+    /// A kind this version knows; nil for any other name.
+    public init?(rawValue: String) {
+        guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = known
+    }
+    public var description: String { rawValue }
+
+    public static let mobilePhone = ProvisioningDeviceType("mobilePhone")
+    public static let watch = ProvisioningDeviceType("watch")
+    public static let tablet = ProvisioningDeviceType("tablet")
+    public static let wearable = ProvisioningDeviceType("wearable")
+    public static let household = ProvisioningDeviceType("household")
+    public static let automobile = ProvisioningDeviceType("automobile")
+
+    public static let allCases: [ProvisioningDeviceType] = [.mobilePhone, .watch, .tablet, .wearable, .household, .automobile]
+
+    /// Accepts the canonical name (`mobilePhone`) and the kebab, snake and upper-case spellings (`mobile-phone`,
+    /// `MOBILE_PHONE`).
+    public init?(parsing text: String) {
+        let folded = text.lowercased().replacingOccurrences(of: "-", with: "").replacingOccurrences(of: "_", with: "")
+        guard let kind = Self.allCases.first(where: { $0.rawValue.lowercased() == folded }) else { return nil }
+        self = kind
+    }
+}
+
+/// What the app sends for one provisioning round trip. Each wallet that takes an encrypted payload has its own
+/// case: a card is never provisioned to one wallet with another wallet's input.
 public enum ProvisioningInput: Sendable, Equatable, CustomStringConvertible {
     case applePay(ApplePayProvisioningInput)
     case googlePay(GooglePayProvisioningInput)
+    case samsungPay(SamsungPayProvisioningInput)
     /// The issuer SDK's output; nil starts the relay.
     case issuerSDK(output: SensitiveData?)
     /// The API version the issuer SDK asked for.
     case issuerSDKKey(apiVersion: String)
 
+    /// The wallet whose input this is, for the inputs that belong to one wallet; nil for the issuer SDK's.
+    public var wallet: Wallet? {
+        switch self {
+        case .applePay: return .applePay
+        case .googlePay: return .googlePay
+        case .samsungPay: return .samsungPay
+        case .issuerSDK, .issuerSDKKey: return nil
+        }
+    }
+
     public var flow: ProvisioningFlow {
         switch self {
-        case .applePay, .googlePay: return .encryptedPayload
+        case .applePay, .googlePay, .samsungPay: return .encryptedPayload
         case .issuerSDK: return .issuerSDKRelay
         case .issuerSDKKey: return .issuerSDKKey
         }
@@ -108,6 +162,7 @@ public enum ProvisioningInput: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .applePay(let input): return input.description
         case .googlePay: return "googlePay(<device ids>)"
+        case .samsungPay: return "samsungPay(<device ids>)"
         case .issuerSDK(let output): return output == nil ? "issuerSDK(start)" : "issuerSDK(<redacted>)"
         case .issuerSDKKey(let version): return "issuerSDKKey(apiVersion: \(version))"
         }
@@ -118,14 +173,24 @@ public struct ProvisioningRequest: Sendable, Equatable, CustomStringConvertible 
     public var card: CardRef
     public var wallet: Wallet
     public var input: ProvisioningInput
+    /// The device the card is being added on, as the app reports it; nil leaves it to the provider instance's
+    /// default (a phone, unless configured otherwise). Providers that take no device type ignore it.
+    public var deviceType: ProvisioningDeviceType?
+    /// The version of the app that provisions (Marqeta's `provisioning_app_version`); nil leaves it to the provider
+    /// instance's default. Printable ASCII, at most ``ProvisioningInputChecks/maxAppVersionLength`` characters.
+    public var appVersion: String?
 
-    public init(card: CardRef, wallet: Wallet, input: ProvisioningInput) {
+    public init(card: CardRef, wallet: Wallet, input: ProvisioningInput, deviceType: ProvisioningDeviceType? = nil, appVersion: String? = nil) {
         self.card = card
         self.wallet = wallet
         self.input = input
+        self.deviceType = deviceType
+        self.appVersion = appVersion
     }
 
-    public var description: String { "ProvisioningRequest(card: \(card), wallet: \(wallet), input: \(input))" }
+    public var description: String {
+        "ProvisioningRequest(card: \(card), wallet: \(wallet), input: \(input), deviceType: \(deviceType?.rawValue ?? "-"))"
+    }
 }
 
 /// What `PKAddPaymentPassRequest` needs.
@@ -168,6 +233,34 @@ public struct GooglePayPayload: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "GooglePayPayload(<redacted>, network: \(network.map(\.rawValue) ?? "-"))" }
 }
 
+/// What Samsung Pay's push-provisioning call (`AddCardInfo`) needs: the issuer's encrypted card data for the
+/// wallet, handed on unchanged, and what the card looks like.
+public struct SamsungPayPayload: Sendable, Equatable, CustomStringConvertible {
+    /// The provider's encrypted card data (Samsung's `EXTRA_PROVISION_PAYLOAD`), passed to the app as it came: the
+    /// UTF-8 bytes of the provider's string, never decoded. The backend cannot read it.
+    public var extraProvisionPayload: SensitiveData
+    public var network: CardScheme?
+    /// The card type the provider names (Samsung's `CARD_TYPE`: credit, debit, prepaid…), as the provider wrote it.
+    public var cardType: String?
+    public var tokenProvider: String?
+    public var displayName: String?
+    public var lastFour: String?
+
+    public init(
+        extraProvisionPayload: SensitiveData, network: CardScheme? = nil, cardType: String? = nil, tokenProvider: String? = nil,
+        displayName: String? = nil, lastFour: String? = nil
+    ) {
+        self.extraProvisionPayload = extraProvisionPayload
+        self.network = network
+        self.cardType = cardType
+        self.tokenProvider = tokenProvider
+        self.displayName = displayName
+        self.lastFour = lastFour
+    }
+
+    public var description: String { "SamsungPayPayload(<redacted>, network: \(network.map(\.rawValue) ?? "-"))" }
+}
+
 /// A short-lived key for the issuer's SDK, kept byte for byte as the provider sent it.
 public struct EphemeralKey: Sendable, Equatable, CustomStringConvertible {
     public var id: String
@@ -192,6 +285,7 @@ public struct EphemeralKey: Sendable, Equatable, CustomStringConvertible {
 public enum ProvisioningResponse: Sendable, Equatable, CustomStringConvertible {
     case applePay(ApplePayPayload)
     case googlePay(GooglePayPayload)
+    case samsungPay(SamsungPayPayload)
     /// The next input for the issuer SDK (the relay goes on until the SDK stops asking).
     case issuerSDKInput(SensitiveData)
     case ephemeralKey(EphemeralKey)
@@ -200,6 +294,7 @@ public enum ProvisioningResponse: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .applePay(let payload): return payload.description
         case .googlePay(let payload): return payload.description
+        case .samsungPay(let payload): return payload.description
         case .issuerSDKInput(let input): return "issuerSDKInput(\(input))"
         case .ephemeralKey(let key): return key.description
         }

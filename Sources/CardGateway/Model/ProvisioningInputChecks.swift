@@ -21,6 +21,23 @@ public enum ProvisioningInputChecks: Sendable {
     public static let maxSDKOutputBytes = 256 * 1024
     /// The longest SDK API version accepted.
     public static let maxAPIVersionLength = 64
+    /// The longest app version accepted (Marqeta's `provisioning_app_version` allows 50).
+    public static let maxAppVersionLength = 50
+
+    /// Every problem with `request`: the input's own, an input of another wallet
+    /// than the request's (Samsung Pay's ids are not Google Pay's), and the app version.
+    public static func problems(in request: ProvisioningRequest) -> ValidationProblems {
+        var problems = problems(in: request.input)
+        if let inputWallet = request.input.wallet, inputWallet != request.wallet {
+            problems.add("input", "carries \(inputWallet) input for a \(request.wallet) provisioning")
+        }
+        if let version = request.appVersion {
+            if version.isEmpty || version.utf8.count > maxAppVersionLength || !version.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7f }) {
+                problems.add("appVersion", "must be 1 to \(maxAppVersionLength) printable ASCII characters")
+            }
+        }
+        return problems
+    }
 
     /// Every problem with `input`, by field path (`input.certificates[1]`), never quoting a value.
     public static func problems(in input: ProvisioningInput) -> ValidationProblems {
@@ -48,6 +65,9 @@ public enum ProvisioningInputChecks: Sendable {
         case .googlePay(let google):
             check(google.clientDeviceID, field: "input.clientDeviceID", into: &problems)
             check(google.clientWalletAccountID, field: "input.clientWalletAccountID", into: &problems)
+        case .samsungPay(let samsung):
+            check(samsung.deviceID, field: "input.deviceID", into: &problems)
+            check(samsung.walletUserID, field: "input.walletUserID", into: &problems)
         case .issuerSDK(let output):
             if let output {
                 if output.isEmpty {

@@ -11,6 +11,10 @@ public struct ProviderRequest: Sendable, CustomStringConvertible {
         /// A write the provider de-duplicates by key: the client puts one key (derived once for this request
         /// from the operation's key and `scope`) in `header` and sends the same key on every attempt.
         case idempotent(header: HTTPField.Name, scope: String)
+        /// A write the provider de-duplicates by a key the adapter has already written into the request itself
+        /// (Marqeta's body `token`): repeated like an idempotent write, with the same bytes on every attempt. The
+        /// adapter derives the key with ``IdempotencyKeys/derive(operationKey:scope:maxLength:)`` once per call.
+        case idempotentByContent
         /// A write that must never be repeated once it may have reached the provider (a charge). It is still
         /// repeated when the connection provably never opened.
         case never
