@@ -19,7 +19,7 @@ enum MarqetaContract {
             certificates: [Inputs.leafCertificate, Inputs.subordinateCertificate], nonce: Inputs.nonce, nonceSignature: Inputs.nonceSignature
         ))
         let google = ProvisioningInput.googlePay(GooglePayProvisioningInput(clientDeviceID: Inputs.googleDeviceID, clientWalletAccountID: Inputs.googleWalletAccountID))
-        let samsung = ProvisioningInput.googlePay(GooglePayProvisioningInput(clientDeviceID: Inputs.samsungDeviceID, clientWalletAccountID: Inputs.samsungWalletUserID))
+        let samsung = ProvisioningInput.samsungPay(SamsungPayProvisioningInput(deviceID: Inputs.samsungDeviceID, walletUserID: Inputs.samsungWalletUserID))
         let webhooks = ContractFixtures.Webhooks(signsTimestamp: false) { variant, _ in
             let signed: (headers: [(String, String)], body: Data)
             switch variant {
@@ -77,10 +77,10 @@ enum MarqetaContract {
                         )
                     },
                     .init(name: "a Samsung device id longer than 24 characters is refused before sending", expected: .invalidRequest) { provider, context in
-                        let long = ProvisioningInput.googlePay(GooglePayProvisioningInput(clientDeviceID: String(repeating: "d", count: 25), clientWalletAccountID: "w"))
+                        let long = ProvisioningInput.samsungPay(SamsungPayProvisioningInput(deviceID: String(repeating: "d", count: 25), walletUserID: "w"))
                         _ = try await (provider as? any WalletProvisioning)?.provision(ProvisioningRequest(card: eligible, wallet: .samsungPay, input: long), context: context)
                     },
-                    .init(name: "an issuer SDK input is not an encrypted-payload input", expected: .unsupported) { provider, context in
+                    .init(name: "an issuer SDK input is not an encrypted-payload input", expected: .invalidRequest) { provider, context in
                         _ = try await (provider as? any WalletProvisioning)?.provision(
                             ProvisioningRequest(card: eligible, wallet: .applePay, input: .issuerSDK(output: nil)), context: context
                         )

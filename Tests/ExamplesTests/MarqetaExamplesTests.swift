@@ -22,10 +22,18 @@ struct MarqetaExamplesTests {
 
             let samsung = await runCLI([
                 "provision", "samsung-pay", "--config", path, "--issuer", "marqeta", "--device-id", Inputs.samsungDeviceID,
-                "--wallet-account-id", Inputs.samsungWalletUserID, Seed.activeCard,
+                "--wallet-user-id", Inputs.samsungWalletUserID, "--device-type", "watch", "--app-version", "bank-app 3.0", Seed.activeCard,
             ])
             #expect(samsung.exitCode == 0, "\(samsung.stderr)")
-            #expect(try samsung.json()["type"]?.stringValue == "googlePay")
+            // What Samsung's SDK needs, printed: the extra provision payload (Base64 of Marqeta's bytes), network, card type
+            // and token service provider.
+            let printed = try samsung.json()
+            #expect(printed["type"]?.stringValue == "samsungPay")
+            #expect(printed["extraProvisionPayload"]?.stringValue.flatMap { Data(base64Encoded: $0) }?.isEmpty == false)
+            #expect(printed["cardType"]?.stringValue?.isEmpty == false)
+            #expect(printed["tokenProvider"]?.stringValue?.isEmpty == false)
+            #expect(printed["network"] != nil)
+            #expect(printed["opaquePaymentCard"] == nil)
             let journal = try #require(running.handle("marqeta")?.journal)
             let post = try #require(journal.entries(method: "POST", pathContains: "samsungpay").last)
             #expect(post.path == "/v3/digitalwalletprovisionrequests/samsungpay")
@@ -33,7 +41,8 @@ struct MarqetaExamplesTests {
             #expect(body["card_token"]?.stringValue == Seed.activeCard)
             #expect(body["device_id"]?.stringValue == Inputs.samsungDeviceID)
             #expect(body["wallet_user_id"]?.stringValue == Inputs.samsungWalletUserID)
-            #expect(body["provisioning_app_version"]?.stringValue == "cardgateway-examples 1.0")
+            #expect(body["provisioning_app_version"]?.stringValue == "bank-app 3.0")
+            #expect(body["device_type"]?.stringValue == "WATCH")
             #expect(post.header("authorization") == JournalEntry.maskedValue)
 
             let google = await runCLI([

@@ -27,8 +27,10 @@ struct MarqetaErrorTests {
         Row(status: 404, errorCode: "404001", expected: .notFound, retryable: false, mayHaveReached: false),
         Row(status: 409, errorCode: "409001", expected: .conflict, retryable: false, mayHaveReached: false),
         Row(status: 412, errorCode: "412000", expected: .invalidRequest, retryable: false, mayHaveReached: false),
-        Row(status: 422, errorCode: "400600", expected: .invalidCardState, retryable: false, mayHaveReached: false),
-        Row(status: 422, errorCode: "422003", expected: .invalidRequest, retryable: false, mayHaveReached: false),
+        Row(status: 422, errorCode: "400600", expected: .invalidRequest, retryable: false, mayHaveReached: false),
+        Row(status: 422, errorCode: "422003", expected: .invalidCardState, retryable: false, mayHaveReached: false),
+        Row(status: 422, errorCode: "422004", expected: .invalidCardState, retryable: false, mayHaveReached: false),
+        Row(status: 422, errorCode: "422001", expected: .invalidRequest, retryable: false, mayHaveReached: false),
         Row(status: 429, errorCode: "429000", expected: .rateLimited, retryable: true, mayHaveReached: false),
         Row(status: 500, errorCode: "500000", expected: .providerUnavailable, retryable: true, mayHaveReached: true),
         Row(status: 503, errorCode: "503000", expected: .providerUnavailable, retryable: true, mayHaveReached: true),
@@ -74,16 +76,17 @@ struct MarqetaErrorTests {
         #expect(error.code == .authenticationFailed)
     }
 
-    @Test("a 500 to a transition POST is not retryable: Marqeta cannot de-duplicate it")
-    func unkeyedWriteIsNotRetryable() async throws {
+    @Test("a 500 to a transition POST is retryable: it carries Marqeta's idempotency token, so a repeat is answered, not acted on twice")
+    func keyedWriteIsRetryable() async throws {
         let (provider, transport) = try MarqetaFixture.scripted([
             .json(200, #"{"token":"card_1","state":"ACTIVE","user_token":"u","last_four":"1234"}"#),
             .json(500, #"{"error_code":"500000","error_message":"boom"}"#),
         ])
         let error = await gatewayError { _ = try await provider.changeStatus(CardStatusRequest(card: CardRef(id: "card_1"), intent: .lock), context: OperationContext()) }
         #expect(error?.code == .providerUnavailable)
-        #expect(error?.isRetryable == false)
+        #expect(error?.isRetryable == true)
         #expect(error?.mayHaveReachedProvider == true)
         #expect(transport.requests.map { "\($0.method) \($0.pathWithoutQuery)" } == ["GET /v3/cards/card_1", "POST /v3/cardtransitions"])
+        #expect(transport.requests.last?.jsonBody?["token"]?.stringValue?.count == 36)
     }
 }

@@ -130,9 +130,10 @@ struct MarqetaLifecycleTests {
         try await MarqetaFixture.withHarness { h in
             let card = CardRef(id: Seed.walletCard)
             let tokens = try await h.provider.walletTokens(of: card, context: h.context)
-            #expect(tokens.map(\.id) == [Seed.activeToken, Seed.deletableToken, Seed.terminatedToken, Seed.suspendedToken])
-            #expect(tokens.map(\.status) == [.active, .active, .deleted, .suspended])
-            #expect(tokens.map(\.wallet) == [.applePay, .googlePay, .samsungPay, .googlePay])
+            // Marqeta lists newest first (sort_by -createdTime by default).
+            #expect(tokens.map(\.id) == [Seed.suspendedToken, Seed.terminatedToken, Seed.deletableToken, Seed.activeToken])
+            #expect(tokens.map(\.status) == [.suspended, .deleted, .active, .active])
+            #expect(tokens.map(\.wallet) == [.googlePay, .samsungPay, .googlePay, .applePay])
             let list = try #require(h.handle.journal.entries().last)
             #expect(list.path == "/v3/digitalwallettokens/card/\(Seed.walletCard)")
             #expect(list.query == "count=50&start_index=0")
@@ -165,16 +166,96 @@ struct MarqetaLifecycleTests {
         }
     }
 
-    @Test("a fault on a transition: 503 is providerUnavailable, not retryable and sent once")
+    @Test("a fault on a transition: retried with the same idempotency token and body, and the transition happens once")
     func faultOnTransition() async throws {
         try await MarqetaFixture.withHarness(retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(2))) { h in
-            h.handle.faults.inject(FaultRule(count: 3, pathPrefix: "/v3/cardtransitions", method: "POST", action: .status(503, retryAfterSeconds: nil, message: "maintenance")))
-            let before = h.journalCount
+            h.handle.faults.inject(FaultRule(count: 2, pathPrefix: "/v3/cardtransitions", method: "POST", action: .status(503, retryAfterSeconds: nil, message: "maintenance")))
+            let before = h.transport.requests.count
+            let card = try await h.provider.changeStatus(CardStatusRequest(card: CardRef(id: Seed.lockableCard), intent: .lock), context: h.context)
+            #expect(card.status == .suspended)
+            let posts = h.transport.requests.dropFirst(before).filter { $0.method == "POST" }
+            #expect(posts.count == 3)
+            #expect(Set(posts.map(\.bodyText)).count == 1)
+            let token = try #require(posts.first?.jsonBody?["token"]?.stringValue)
+            #expect((1...36).contains(token.count))
+            #expect(h.simulator.cardState(Seed.lockableCard) == "SUSPENDED")
+        }
+        // Every attempt refused: a retryable providerUnavailable, since a repeat with the same token is safe.
+        try await MarqetaFixture.withHarness(retry: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(1), maxDelay: .milliseconds(2))) { h in
+            h.handle.faults.inject(FaultRule(count: 5, pathPrefix: "/v3/cardtransitions", method: "POST", action: .status(503, retryAfterSeconds: nil, message: "maintenance")))
             let error = await gatewayError { _ = try await h.provider.changeStatus(CardStatusRequest(card: CardRef(id: Seed.lockableCard), intent: .lock), context: h.context) }
             #expect(error?.code == .providerUnavailable)
-            #expect(error?.isRetryable == false)
-            #expect(h.entries(since: before).filter { $0.method == "POST" }.count == 1)
+            #expect(error?.isRetryable == true)
             #expect(h.simulator.cardState(Seed.lockableCard) == "ACTIVE")
         }
+    }
+}
+
+/// Marqeta's idempotency (core-api/idempotency): a `POST` carrying its own `token` answers the same object when repeated
+/// with the same body, and 409 with another body. The adapter derives the token from the operation's idempotency key.
+@Suite("Marqeta idempotency tokens")
+struct MarqetaIdempotencyTests {
+    @Test("card creation: one operation key, one token: a repeat (or another gateway) gets the first card, and the simulator holds one")
+    func createCardRepeated() async throws {
+        try await MarqetaFixture.withHarness(retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(2))) { h in
+            var context = h.context
+            context.idempotencyKey = "order-7781-card"
+            let request = CreateCardRequest(customer: Seed.emptyUserToken, type: .virtual, program: Seed.virtualProduct, currency: "USD")
+            let first = try await h.provider.createCard(request, context: context)
+            let second = try await h.provider.createCard(request, context: context)
+            #expect(first.id == second.id)
+            let posts = h.transport.requests.filter { $0.method == "POST" && $0.pathWithoutQuery == "/v3/cards" }
+            #expect(posts.count == 2)
+            #expect(posts[0].bodyText == posts[1].bodyText)
+            let token = try #require(posts[0].jsonBody?["token"]?.stringValue)
+            #expect(token == IdempotencyKeys.derive(operationKey: "order-7781-card", scope: "marqeta.cards", maxLength: 36))
+            #expect(token.count == 36 && first.id == token)
+            let page = try await h.provider.listCards(CardQuery(customer: Seed.emptyUserToken, limit: 100), context: h.context)
+            #expect(page.cards.map(\.id) == [first.id])
+
+            // The same key for another card is a conflict, not a second card, and is not repeated.
+            let other = CreateCardRequest(customer: Seed.userToken, type: .virtual, program: Seed.virtualProduct, currency: "USD")
+            let sent = h.transport.requests.count
+            let conflict = await gatewayError { _ = try await h.provider.createCard(other, context: context) }
+            #expect(conflict?.code == .conflict)
+            #expect(conflict?.httpStatus == 409)
+            #expect(h.transport.requests.count == sent + 1)
+        }
+    }
+
+    @Test("without an operation key each call gets a fresh token: two creations make two cards")
+    func freshTokens() async throws {
+        try await MarqetaFixture.withHarness { h in
+            let request = CreateCardRequest(customer: Seed.emptyUserToken, type: .virtual, program: Seed.virtualProduct, currency: "USD")
+            let first = try await h.provider.createCard(request, context: h.context)
+            let second = try await h.provider.createCard(request, context: h.context)
+            #expect(first.id != second.id)
+            let tokens = h.transport.requests.filter { $0.method == "POST" }.compactMap { $0.jsonBody?["token"]?.stringValue }
+            #expect(tokens.count == 2 && Set(tokens).count == 2)
+            #expect(tokens.allSatisfy { (1...36).contains($0.count) })
+        }
+    }
+
+    @Test("wallet-token transitions carry a token; a repeat with the same key is answered, not refused; Marqeta's 422003/422004 are invalidCardState")
+    func walletTokenTransitions() async throws {
+        try await MarqetaFixture.withHarness { h in
+            var context = h.context
+            context.idempotencyKey = "suspend-dwt-1"
+            let change = WalletTokenRequest(card: CardRef(id: Seed.walletCard), token: Seed.activeToken, intent: .suspend)
+            let suspended = try await h.provider.changeWalletToken(change, context: context)
+            #expect(suspended.status == .suspended)
+            let post = try #require(h.transport.requests.last { $0.method == "POST" })
+            #expect(post.pathWithoutQuery == "/v3/digitalwallettokentransitions")
+            #expect(post.jsonBody?["token"]?.stringValue == IdempotencyKeys.derive(operationKey: "suspend-dwt-1", scope: "marqeta.digitalwallettokentransitions", maxLength: 36))
+        }
+        for code in ["422003", "422004"] {
+            let body = #"{"error_code":"\#(code)","error_message":"Token state mismatch"}"#
+            let error = MarqetaErrors.error(for: ProviderResponse(status: 422, headers: [:], body: Data(body.utf8)), instance: "mq")
+            #expect(error.code == .invalidCardState)
+            #expect(error.providerCode == code)
+            #expect(!error.isRetryable)
+        }
+        let velocity = MarqetaErrors.error(for: ProviderResponse(status: 422, headers: [:], body: Data(#"{"error_code":"422001","error_message":"velocity"}"#.utf8)), instance: "mq")
+        #expect(velocity.code == .invalidRequest)
     }
 }

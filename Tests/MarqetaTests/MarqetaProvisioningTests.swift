@@ -67,27 +67,110 @@ struct MarqetaProvisioningTests {
         }
     }
 
-    @Test("Samsung Pay: POST …/samsungpay with wallet_user_id and device_id (1-24 chars)")
+    @Test("Samsung Pay: POST …/samsungpay with wallet_user_id and device_id; Samsung's extra_provision_payload, network, card type and token service provider as Marqeta sent them")
     func samsungPay() async throws {
         try await MarqetaFixture.withHarness { h in
-            let input = GooglePayProvisioningInput(clientDeviceID: Inputs.samsungDeviceID, clientWalletAccountID: Inputs.samsungWalletUserID)
-            let response = try await h.provider.provision(ProvisioningRequest(card: CardRef(id: Seed.activeCard), wallet: .samsungPay, input: .googlePay(input)), context: h.context)
-            guard case .googlePay(let payload) = response else {
-                Issue.record("expected a push payload, got \(response)")
+            let input = SamsungPayProvisioningInput(deviceID: Inputs.samsungDeviceID, walletUserID: Inputs.samsungWalletUserID)
+            let response = try await h.provider.provision(ProvisioningRequest(card: CardRef(id: Seed.activeCard), wallet: .samsungPay, input: .samsungPay(input)), context: h.context)
+            guard case .samsungPay(let payload) = response else {
+                Issue.record("expected a Samsung payload, got \(response)")
                 return
             }
-            #expect(!payload.opaquePaymentCard.isEmpty)
+            // What Marqeta answered, read from the wire: the payload is handed on byte for byte.
+            let answer = try JSONValue.parse(try #require(h.transport.responseBodies.last ?? nil))
+            let data = try #require(answer["push_tokenize_request_data"])
+            #expect(data["opaque_payment_card"] == nil)
+            #expect(payload.extraProvisionPayload.revealedBytes == Data(try #require(data["extra_provision_payload"]?.stringValue).utf8))
+            #expect(!payload.extraProvisionPayload.isEmpty)
+            #expect(payload.cardType == data["card_type"]?.stringValue && payload.cardType != nil)
+            #expect(payload.tokenProvider == data["token_service_provider"]?.stringValue && payload.tokenProvider != nil)
+            #expect(payload.lastFour == "4242")
+            #expect(payload.network == .visa)
             let entry = try #require(h.handle.journal.entries().last)
             #expect(entry.path == "/v3/digitalwalletprovisionrequests/samsungpay")
             let body = try #require(h.json(entry))
             #expect(body["wallet_user_id"]?.stringValue == Inputs.samsungWalletUserID)
             #expect(body["device_id"]?.stringValue == Inputs.samsungDeviceID)
             #expect(body["wallet_account_id"] == nil)
+            #expect(!String(describing: payload).contains(try #require(data["extra_provision_payload"]?.stringValue)))
+        }
+    }
 
+    @Test("bounds from Marqeta's document: device_id 1-24, wallet_account_id and wallet_user_id 1-50, refused before sending")
+    func bounds() async throws {
+        try await MarqetaFixture.withHarness { h in
+            let card = CardRef(id: Seed.activeCard)
+            let x24 = String(repeating: "d", count: 24), x25 = x24 + "d"
+            let w50 = String(repeating: "w", count: 50), w51 = w50 + "w"
             let before = h.journalCount
-            let long = GooglePayProvisioningInput(clientDeviceID: String(repeating: "x", count: 25), clientWalletAccountID: "w")
-            let error = await gatewayError { _ = try await h.provider.provision(ProvisioningRequest(card: CardRef(id: Seed.activeCard), wallet: .samsungPay, input: .googlePay(long)), context: h.context) }
-            #expect(error?.fieldErrors.map(\.field) == ["input.clientDeviceID"])
+            for (request, field) in [
+                (ProvisioningRequest(card: card, wallet: .googlePay, input: .googlePay(.init(clientDeviceID: x25, clientWalletAccountID: "w"))), "input.clientDeviceID"),
+                (ProvisioningRequest(card: card, wallet: .googlePay, input: .googlePay(.init(clientDeviceID: "d", clientWalletAccountID: w51))), "input.clientWalletAccountID"),
+                (ProvisioningRequest(card: card, wallet: .samsungPay, input: .samsungPay(.init(deviceID: x25, walletUserID: "w"))), "input.deviceID"),
+                (ProvisioningRequest(card: card, wallet: .samsungPay, input: .samsungPay(.init(deviceID: "d", walletUserID: w51))), "input.walletUserID"),
+                (ProvisioningRequest(card: card, wallet: .samsungPay, input: .samsungPay(.init(deviceID: "d", walletUserID: "w")), appVersion: String(repeating: "9", count: 51)), "appVersion"),
+            ] {
+                let error = await gatewayError { _ = try await h.provider.provision(request, context: h.context) }
+                #expect(error?.code == .invalidRequest)
+                #expect(error?.fieldErrors.map(\.field) == [field])
+            }
+            #expect(h.journalCount == before)
+            // The longest values the document allows go through.
+            _ = try await h.provider.provision(ProvisioningRequest(card: card, wallet: .googlePay, input: .googlePay(.init(clientDeviceID: x24, clientWalletAccountID: w50))), context: h.context)
+            _ = try await h.provider.provision(ProvisioningRequest(card: card, wallet: .samsungPay, input: .samsungPay(.init(deviceID: x24, walletUserID: w50))), context: h.context)
+            #expect(h.journalCount == before + 2)
+        }
+    }
+
+    @Test("the device type and app version are the request's: a phone, a watch, a tablet and every other kind Marqeta lists, through one instance")
+    func deviceTypeFromRequest() async throws {
+        try await MarqetaFixture.withHarness { h in
+            let card = CardRef(id: Seed.activeCard)
+            let samsung = ProvisioningInput.samsungPay(.init(deviceID: Inputs.samsungDeviceID, walletUserID: Inputs.samsungWalletUserID))
+            let expected: [(ProvisioningDeviceType, String)] = [
+                (.mobilePhone, "MOBILE_PHONE"), (.watch, "WATCH"), (.tablet, "TABLET"), (.wearable, "WEARABLE_DEVICE"), (.household, "HOUSEHOLD_DEVICE"),
+                (.automobile, "AUTOMOBILE_DEVICE"),
+            ]
+            #expect(expected.map(\.0) == ProvisioningDeviceType.allCases)
+            for (kind, wire) in expected {
+                _ = try await h.provider.provision(ProvisioningRequest(card: card, wallet: .samsungPay, input: samsung, deviceType: kind, appVersion: "bank-app 7.\(wire.count)"), context: h.context)
+                let body = try #require(h.transport.requests.last?.jsonBody)
+                #expect(body["device_type"]?.stringValue == wire)
+                #expect(body["provisioning_app_version"]?.stringValue == "bank-app 7.\(wire.count)")
+            }
+            // Without either, the instance's options apply (WATCH and the fixture's version).
+            let google = ProvisioningInput.googlePay(.init(clientDeviceID: Inputs.googleDeviceID, clientWalletAccountID: Inputs.googleWalletAccountID))
+            _ = try await h.provider.provision(ProvisioningRequest(card: card, wallet: .googlePay, input: google), context: h.context)
+            let body = try #require(h.transport.requests.last?.jsonBody)
+            #expect(body["device_type"]?.stringValue == "WATCH")
+            #expect(body["provisioning_app_version"]?.stringValue == "cardgateway-tests 2.1")
+        }
+        // An instance without an app version needs one in every request.
+        try await MarqetaFixture.withHarness(options: MarqetaOptions()) { h in
+            let before = h.journalCount
+            let input = ProvisioningInput.googlePay(.init(clientDeviceID: Inputs.googleDeviceID, clientWalletAccountID: Inputs.googleWalletAccountID))
+            let error = await gatewayError { _ = try await h.provider.provision(ProvisioningRequest(card: CardRef(id: Seed.activeCard), wallet: .googlePay, input: input), context: h.context) }
+            #expect(error?.fieldErrors.map(\.field) == ["appVersion"])
+            #expect(h.journalCount == before)
+            _ = try await h.provider.provision(ProvisioningRequest(card: CardRef(id: Seed.activeCard), wallet: .googlePay, input: input, appVersion: "1.0"), context: h.context)
+            #expect(h.transport.requests.last?.jsonBody?["device_type"]?.stringValue == "MOBILE_PHONE")
+        }
+    }
+
+    @Test("a wallet's input is its own: Google Pay ids for Samsung Pay, or Samsung's for Google Pay, are refused before sending")
+    func inputOfAnotherWallet() async throws {
+        try await MarqetaFixture.withHarness { h in
+            let before = h.journalCount
+            let google = ProvisioningInput.googlePay(.init(clientDeviceID: "d", clientWalletAccountID: "w"))
+            let samsung = ProvisioningInput.samsungPay(.init(deviceID: "d", walletUserID: "w"))
+            for request in [
+                ProvisioningRequest(card: CardRef(id: Seed.activeCard), wallet: .samsungPay, input: google),
+                ProvisioningRequest(card: CardRef(id: Seed.activeCard), wallet: .googlePay, input: samsung),
+            ] {
+                let error = await gatewayError { _ = try await h.provider.provision(request, context: h.context) }
+                #expect(error?.code == .invalidRequest)
+                #expect(ProvisioningInputChecks.problems(in: request).errors.map(\.field) == ["input"])
+            }
             #expect(h.journalCount == before)
         }
     }
@@ -118,20 +201,21 @@ struct MarqetaProvisioningTests {
             let wrongKind = await gatewayError {
                 _ = try await h.provider.provision(ProvisioningRequest(card: CardRef(id: Seed.activeCard), wallet: .googlePay, input: .issuerSDKKey(apiVersion: "x")), context: h.context)
             }
-            #expect(wrongKind?.code == .unsupported)
+            #expect(wrongKind?.code == .invalidRequest)
             let slash = await gatewayError { _ = try await h.provider.card(CardRef(id: "../users"), context: h.context) }
             #expect(slash?.code == .invalidRequest)
             #expect(h.journalCount == before)
         }
     }
 
-    @Test("configuration: app version required (1-50), device type from the enumeration, Basic credentials not empty")
+    @Test("configuration: app version optional (1-50), device type from the document's enumeration, Basic credentials not empty")
     func configuration() throws {
         let json = #"{"provisioningAppVersion":"1.0"}"#
         let options = try JSONDecoder().decode(MarqetaOptions.self, from: Data(json.utf8))
         #expect(options.deviceType == "MOBILE_PHONE")
         #expect(throws: (any Error).self) { try JSONDecoder().decode(MarqetaOptions.self, from: Data(#"{"provisioningAppVersion":"1.0","deviceType":"FRIDGE"}"#.utf8)) }
-        #expect(throws: (any Error).self) { try JSONDecoder().decode(MarqetaOptions.self, from: Data("{}".utf8)) }
+        #expect(try JSONDecoder().decode(MarqetaOptions.self, from: Data("{}".utf8)) == MarqetaOptions())
+        #expect(try JSONDecoder().decode(MarqetaOptions.self, from: Data(#"{"deviceType":"AUTOMOBILE_DEVICE"}"#.utf8)).deviceType == "AUTOMOBILE_DEVICE")
         #expect(throws: (any Error).self) {
             try JSONDecoder().decode(MarqetaOptions.self, from: Data(#"{"provisioningAppVersion":"\#(String(repeating: "9", count: 51))"}"#.utf8))
         }

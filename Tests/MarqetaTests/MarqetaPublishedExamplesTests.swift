@@ -5,8 +5,10 @@ import Testing
 
 @testable import CardGatewayMarqeta
 
-/// The adapter's wire types against the Marqeta reference examples in Fixtures/ (see its README): every response
-/// decodes and maps, and every request the adapter builds has exactly the example's field names.
+/// The adapter's wire types against the Marqeta wire examples in Fixtures/ (see its README: no published example body
+/// was retrievable, so they are hand-written and each is checked against Marqeta's Core API document by
+/// `MarqetaSimulatorShapeTests`): every response decodes and maps, and every request the adapter builds has exactly
+/// the example's field names.
 @Suite("Marqeta published examples")
 struct MarqetaPublishedExamplesTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
@@ -51,8 +53,10 @@ struct MarqetaPublishedExamplesTests {
     @Test("requests the adapter builds carry exactly the reference's fields")
     func requests() throws {
         let provider = try MarqetaFixture.scripted([]).0
+        #expect(try Self.sameFields(provider.encode(MarqetaWireCreateCard(token: "t", userToken: "u", cardProductToken: "p")), "createcard-request.json"))
         #expect(try Self.sameFields(
-            provider.encode(MarqetaWireCardTransitionRequest(cardToken: "c", state: "SUSPENDED", channel: "API", reasonCode: "10", reason: "r")), "cardtransition-request.json"
+            provider.encode(MarqetaWireCardTransitionRequest(token: "t", cardToken: "c", state: "SUSPENDED", channel: "API", reasonCode: "10", reason: "r")),
+            "cardtransition-request.json"
         ))
         #expect(try Self.sameFields(
             provider.encode(MarqetaWireApplePayRequest(cardToken: "c", deviceType: "MOBILE_PHONE", provisioningAppVersion: "1", certificates: ["a"], nonce: "n", nonceSignature: "s")),
@@ -67,12 +71,14 @@ struct MarqetaPublishedExamplesTests {
             "samsungpay-request.json"
         ))
         #expect(try Self.sameFields(
-            provider.encode(MarqetaWireWalletTokenTransitionRequest(digitalWalletToken: .init(token: "t", cardToken: "c"), channel: "API", state: "SUSPENDED", reasonCode: "06")),
+            provider.encode(MarqetaWireWalletTokenTransitionRequest(
+                token: "t", digitalWalletToken: .init(token: "t", cardToken: "c"), channel: "API", state: "SUSPENDED", reasonCode: "06"
+            )),
             "digitalwallettokentransition-request.json"
         ))
     }
 
-    @Test("provisioning answers decode into the model's payloads")
+    @Test("provisioning answers decode into the model's payloads; Samsung's is Samsung's own")
     func provisioningAnswers() async throws {
         let apple = try String(decoding: Self.fixture("applepay-response.json"), as: UTF8.self)
         let google = try String(decoding: Self.fixture("androidpay-response.json"), as: UTF8.self)
@@ -80,7 +86,6 @@ struct MarqetaPublishedExamplesTests {
         let (provider, _) = try MarqetaFixture.scripted([.json(201, apple), .json(201, google), .json(201, samsung)])
         let card = CardRef(id: "my_card_01")
         let appleInput = ProvisioningInput.applePay(ApplePayProvisioningInput(certificates: [Data([1])], nonce: Data([2]), nonceSignature: Data([3])))
-        let googleInput = ProvisioningInput.googlePay(GooglePayProvisioningInput(clientDeviceID: "d", clientWalletAccountID: "w"))
         guard case .applePay(let payload) = try await provider.provision(ProvisioningRequest(card: card, wallet: .applePay, input: appleInput), context: OperationContext()) else {
             Issue.record("not an Apple payload")
             return
@@ -88,16 +93,31 @@ struct MarqetaPublishedExamplesTests {
         #expect(payload.encryptedPassData.revealedBytes == Data("encrypted pass data".utf8))
         #expect(payload.activationData.revealedBytes == Data("activation data".utf8))
         #expect(payload.ephemeralPublicKey.revealedBytes == Data("ephemeral public key".utf8))
-        for (wallet, opaque) in [(Wallet.googlePay, "eyJvcGFxdWUiOiJwYXltZW50IGNhcmQifQ=="), (.samsungPay, "c2Ftc3VuZyBvcGFxdWUgcGF5bWVudCBjYXJk")] {
-            guard case .googlePay(let push) = try await provider.provision(ProvisioningRequest(card: card, wallet: wallet, input: googleInput), context: OperationContext()) else {
-                Issue.record("not a push payload")
-                return
-            }
-            #expect(push.opaquePaymentCard.revealedBytes == Data(opaque.utf8))
-            #expect(push.network == .visa)
-            #expect(push.lastFour == "5678")
-            #expect(push.tokenProvider == "TOKEN_PROVIDER_VISA")
+
+        let googleInput = ProvisioningInput.googlePay(GooglePayProvisioningInput(clientDeviceID: "d", clientWalletAccountID: "w"))
+        guard case .googlePay(let push) = try await provider.provision(ProvisioningRequest(card: card, wallet: .googlePay, input: googleInput), context: OperationContext()) else {
+            Issue.record("not a Google payload")
+            return
         }
+        #expect(push.opaquePaymentCard.revealedBytes == Data("eyJvcGFxdWUiOiJwYXltZW50IGNhcmQifQ==".utf8))
+        #expect(push.network == .visa)
+        #expect(push.lastFour == "5678")
+        #expect(push.tokenProvider == "TOKEN_PROVIDER_VISA")
+
+        // `digital_wallet_samsung_pay_provision_response`: `samsung_push_tokenize_request_data`, no opaque_payment_card.
+        let samsungInput = ProvisioningInput.samsungPay(SamsungPayProvisioningInput(deviceID: "d", walletUserID: "w"))
+        guard case .samsungPay(let samsungPayload) = try await provider.provision(
+            ProvisioningRequest(card: card, wallet: .samsungPay, input: samsungInput), context: OperationContext()
+        ) else {
+            Issue.record("not a Samsung payload")
+            return
+        }
+        #expect(samsungPayload.extraProvisionPayload.revealedBytes == Data("c2Ftc3VuZyBlbmNyeXB0ZWQgY2FyZCBkYXRh".utf8))
+        #expect(samsungPayload.network == .visa)
+        #expect(samsungPayload.cardType == "DEBIT")
+        #expect(samsungPayload.tokenProvider == "VI")
+        #expect(samsungPayload.displayName == "Visa Card")
+        #expect(samsungPayload.lastFour == "5678")
     }
 
     @Test("digital wallet tokens, the transition answer and the error body")
@@ -110,8 +130,16 @@ struct MarqetaPublishedExamplesTests {
         let transition = try JSONDecoder().decode(MarqetaWireCardTransition.self, from: Self.fixture("cardtransition-response.json"))
         #expect(transition.state == "SUSPENDED")
         #expect(transition.cardToken == "my_card_01")
-        let error = MarqetaErrors.error(for: ProviderResponse(status: 400, headers: [:], body: try Self.fixture("error.json")), instance: "mq")
-        #expect(error.providerCode == "400600")
+        #expect(transition.token == "my_transition_01")
+        let tokenTransition = try JSONDecoder().decode(MarqetaWireWalletTokenTransition.self, from: Self.fixture("digitalwallettokentransition-response.json"))
+        #expect(tokenTransition.state == "SUSPENDED")
+        #expect(tokenTransition.token == "my_dwt_transition_01")
+        #expect(tokenTransition.digitalWalletToken?.token == "my_dwt_01")
+        #expect(tokenTransition.digitalWalletToken?.cardToken == "my_card_01")
+        // A wallet-token transition the token's state does not allow: 422 with 422003/422004
+        // (developer-guides/troubleshooting-digital-wallet-token-lifecycle-errors).
+        let error = MarqetaErrors.error(for: ProviderResponse(status: 422, headers: [:], body: try Self.fixture("error.json")), instance: "mq")
+        #expect(error.providerCode == "422004")
         #expect(error.code == .invalidCardState)
     }
 }

@@ -16,14 +16,14 @@ struct MarqetaRedactionTests {
             let googleResponse = try await h.provider.provision(
                 ProvisioningRequest(
                     card: CardRef(id: Seed.activeCard), wallet: .samsungPay,
-                    input: .googlePay(GooglePayProvisioningInput(clientDeviceID: Inputs.samsungDeviceID, clientWalletAccountID: Inputs.samsungWalletUserID))
+                    input: .samsungPay(SamsungPayProvisioningInput(deviceID: Inputs.samsungDeviceID, walletUserID: Inputs.samsungWalletUserID))
                 ),
                 context: h.context
             )
             let refused = await gatewayError {
                 _ = try await h.provider.provision(ProvisioningRequest(card: CardRef(id: Seed.suspendedCard), wallet: .applePay, input: .applePay(apple)), context: h.context)
             }
-            guard case .applePay(let applePayload) = appleResponse, case .googlePay(let pushPayload) = googleResponse else {
+            guard case .applePay(let applePayload) = appleResponse, case .samsungPay(let pushPayload) = googleResponse else {
                 Issue.record("unexpected responses")
                 return
             }
@@ -36,7 +36,7 @@ struct MarqetaRedactionTests {
             {
                 needles.append(bytes.base64EncodedString())
             }
-            needles.append(String(decoding: pushPayload.opaquePaymentCard.revealedBytes, as: UTF8.self))
+            needles.append(String(decoding: pushPayload.extraProvisionPayload.revealedBytes, as: UTF8.self))
             let texts = [
                 h.capture.text, "\(appleResponse)", String(reflecting: appleResponse), "\(googleResponse)", "\(h.provider)", refused?.description ?? "",
                 String(reflecting: apple),

@@ -81,17 +81,32 @@ enum MarqetaAPI {
         static let terminated = "TERMINATED"
     }
 
-    /// `device_type` values of the provisioning requests.
-    static let deviceTypes = ["MOBILE_PHONE", "WATCH", "TABLET"]
-    /// The `device_type` sent when the instance configures none.
+    /// `device_type` values of the provisioning requests: every value of the `device_type` enumeration of
+    /// `digital_wallet_apple_pay_provision_request`, `…_android_pay_…` and `…_samsung_pay_…` in Marqeta's Core API
+    /// document (the reference pages list the first three only).
+    static let deviceTypes = ["MOBILE_PHONE", "WATCH", "TABLET", "WEARABLE_DEVICE", "HOUSEHOLD_DEVICE", "AUTOMOBILE_DEVICE"]
+    /// The `device_type` sent when neither the request nor the instance names one.
     static let defaultDeviceType = "MOBILE_PHONE"
-    /// `provisioning_app_version`: "1–50 chars".
+
+    /// Marqeta's `device_type` for the device the app reports; nil for a kind Marqeta does not list.
+    static func deviceType(_ kind: ProvisioningDeviceType) -> String? {
+        switch kind {
+        case .mobilePhone: return "MOBILE_PHONE"
+        case .watch: return "WATCH"
+        case .tablet: return "TABLET"
+        case .wearable: return "WEARABLE_DEVICE"
+        case .household: return "HOUSEHOLD_DEVICE"
+        case .automobile: return "AUTOMOBILE_DEVICE"
+        default: return nil
+        }
+    }
+
+    /// `provisioning_app_version`: 1–50 characters.
     static let appVersionMaxLength = 50
-    /// Samsung `device_id`: "1–24 chars".
-    static let samsungDeviceIDMaxLength = 24
-    /// Google `device_id` and `wallet_account_id`, Samsung `wallet_user_id`: *unverified* bounds (the reference
-    /// pages read did not state them); this refuses absurd input only.
-    static let walletIDMaxLength = 100
+    /// `device_id` of Google Pay and Samsung Pay: 1–24 characters.
+    static let deviceIDMaxLength = 24
+    /// Google Pay `wallet_account_id` and Samsung Pay `wallet_user_id`: 1–50 characters.
+    static let walletIDMaxLength = 50
 
     /// `reason_code` of a transition, by the normalised reason. Marqeta's list: `01` requested by you, `06`
     /// suspicious activity, `10` reported lost, `23` reported stolen, `31` other. *Unverified*: `06`, `10`, `23` and
@@ -116,8 +131,23 @@ enum MarqetaAPI {
     /// "Signature verification" guide's Ruby sample).
     static let signatureHeader = HTTPField.Name("X-Marqeta-Signature")!
 
-    /// Error codes Marqeta answers (or this adapter treats as answering) when a transition is not allowed from the
-    /// object's current state. *Unverified*: the Errors page lists codes by HTTP status; the state-refusal codes are
-    /// the simulator's choice until confirmed against a sandbox.
+    /// Error codes this adapter reads as a card transition the card's state does not allow. *Unverified*: no Marqeta
+    /// source lists them (the adapter reads the card first, so Marqeta refuses a transition only on a race).
     static let invalidTransitionCodes: Set<String> = ["400600", "400601"]
+
+    /// Codes of a digital wallet token transition refused because the token's state at Marqeta and at the token
+    /// service provider do not allow it (HTTP 422; developer-guides/troubleshooting-digital-wallet-token-lifecycle-
+    /// errors).
+    static let walletTokenStateCodes: Set<String> = ["422003", "422004"]
+
+    // MARK: Idempotency
+
+    /// Marqeta de-duplicates a `POST` by the `token` its body carries (1–36 characters): the same token with the same
+    /// body answers the first object again, with another body 409 (core-api/idempotency). The adapter sends one on
+    /// card creation and on card and digital wallet token transitions, derived from the operation's idempotency key
+    /// and `scope` (so a retry, or another gateway on the same ledger, sends the same token and body), or fresh per
+    /// call without one.
+    static func idempotencyToken(_ context: OperationContext, scope: String) -> String {
+        IdempotencyKeys.derive(operationKey: context.idempotencyKey, scope: "marqeta." + scope, maxLength: tokenMaxLength)
+    }
 }

@@ -16,7 +16,7 @@ import Foundation
 /// | 404 | any | notFound | no | no |
 /// | 409 | any | conflict | no | no |
 /// | 412 | any | invalidRequest (a precondition Marqeta checks, such as a card product setting) | no | no |
-/// | 422 | ``MarqetaAPI/invalidTransitionCodes`` | invalidCardState | no | no |
+/// | 422 | ``MarqetaAPI/walletTokenStateCodes`` (422003, 422004) | invalidCardState | no | no |
 /// | 422 | any other | invalidRequest | no | no |
 /// | 429 | any | rateLimited (`Retry-After` kept) | yes | no |
 /// | 500–599 | any | providerUnavailable | yes | yes |
@@ -25,7 +25,10 @@ import Foundation
 enum MarqetaErrors {
     /// The table above, without the body.
     static func rule(status: Int, errorCode: String?) -> HTTPStatusRule {
-        if (status == 400 || status == 422), let errorCode, MarqetaAPI.invalidTransitionCodes.contains(errorCode) {
+        if status == 400, let errorCode, MarqetaAPI.invalidTransitionCodes.contains(errorCode) {
+            return HTTPStatusRule(.invalidCardState, retryable: false, mayHaveBeenActedOn: false)
+        }
+        if status == 422, let errorCode, MarqetaAPI.walletTokenStateCodes.contains(errorCode) {
             return HTTPStatusRule(.invalidCardState, retryable: false, mayHaveBeenActedOn: false)
         }
         return HTTPStatusTable.rule(for: status)

@@ -58,7 +58,9 @@ extension MarqetaProvider {
     /// `POST /cards` with `user_token` (the request's customer) and `card_product_token` (its program). The card
     /// product decides whether the card is virtual or physical; Marqeta's create takes no currency, PIN, phone or
     /// address (a card product's fulfilment holds the shipping), so those are refused before sending, and the
-    /// currency is only checked to be ISO 4217. Sent once: Marqeta takes no idempotency key on it.
+    /// currency is only checked to be ISO 4217. The card's `token` is Marqeta's idempotency token
+    /// (``MarqetaAPI/idempotencyToken(_:scope:)``), so the request is retried like any idempotent write and a repeat
+    /// answers the card the first one made.
     public func createCard(_ request: CreateCardRequest, context: OperationContext) async throws -> Card {
         var problems = ValidationProblems()
         if request.customer.isEmpty {
@@ -76,9 +78,11 @@ extension MarqetaProvider {
         problems.require(request.mobile == nil, "mobile", "Marqeta's card takes no phone number")
         problems.require(request.deliveryAddress == nil, "deliveryAddress", "Marqeta ships cards by the card product's fulfilment settings")
         try problems.throwIfAny()
-        let body = try encode(MarqetaWireCreateCard(userToken: request.customer, cardProductToken: request.program))
+        let body = try encode(MarqetaWireCreateCard(
+            token: MarqetaAPI.idempotencyToken(context, scope: "cards"), userToken: request.customer, cardProductToken: request.program
+        ))
         let response = try await send(
-            ProviderRequest(.post, MarqetaAPI.cards, headers: headers(json: true), body: body, repeatability: .never, operation: "create card"),
+            ProviderRequest(.post, MarqetaAPI.cards, headers: headers(json: true), body: body, repeatability: .idempotentByContent, operation: "create card"),
             context: context
         )
         let wire = try decode(MarqetaWireCard.self, from: response, what: "card")
@@ -88,7 +92,8 @@ extension MarqetaProvider {
     // MARK: CardStatusControl
 
     /// Lock: `ACTIVE` → `SUSPENDED`; unlock: `SUSPENDED` → `ACTIVE`; cancel: any state but `TERMINATED` →
-    /// `TERMINATED` (final). `POST /cardtransitions` `{card_token, state, channel: "API", reason_code, reason}` after
+    /// `TERMINATED` (final). `POST /cardtransitions` `{token, card_token, state, channel: "API", reason_code, reason}`
+    /// (`token` is Marqeta's idempotency token) after
     /// reading the card: a card already in the asked state is returned as it is, without a write; any other state
     /// the intent does not start from is ``CardGatewayError/Code/invalidCardState``, and so is Marqeta's own refusal
     /// of a transition.
@@ -122,11 +127,13 @@ extension MarqetaProvider {
             )
         }
         let body = try encode(MarqetaWireCardTransitionRequest(
-            cardToken: change.card.id, state: target, channel: MarqetaAPI.apiChannel, reasonCode: MarqetaAPI.reasonCode(change.intent == .unlock ? nil : change.reason),
+            token: MarqetaAPI.idempotencyToken(context, scope: "cardtransitions"), cardToken: change.card.id, state: target, channel: MarqetaAPI.apiChannel, reasonCode: MarqetaAPI.reasonCode(change.intent == .unlock ? nil : change.reason),
             reason: change.comment
         ))
         let response = try await send(
-            ProviderRequest(.post, MarqetaAPI.cardTransitions, headers: headers(json: true), body: body, repeatability: .never, operation: "card transition"),
+            ProviderRequest(
+                .post, MarqetaAPI.cardTransitions, headers: headers(json: true), body: body, repeatability: .idempotentByContent, operation: "card transition"
+            ),
             context: context
         )
         let transition = try decode(MarqetaWireCardTransition.self, from: response, what: "card transition")
@@ -173,7 +180,8 @@ extension MarqetaProvider {
 
     /// Suspend: `ACTIVE` → `SUSPENDED`; resume: `SUSPENDED` → `ACTIVE`; delete: `REQUESTED`, `ACTIVE` or
     /// `SUSPENDED` → `TERMINATED` (final). `POST /digitalwallettokentransitions`
-    /// `{digital_wallet_token: {token, card_token}, channel: "API", state, reason_code}`, after listing the card's
+    /// `{token, digital_wallet_token: {token, card_token}, channel: "API", state, reason_code}` (the first `token` is
+    /// Marqeta's idempotency token), after listing the card's
     /// tokens: a token of another card is `notFound`; one already in the asked state is returned without a write;
     /// `TERMINATED` and `REQUEST_DECLINED` tokens cannot change (``CardGatewayError/Code/invalidCardState``).
     public func changeWalletToken(_ change: WalletTokenRequest, context: OperationContext) async throws -> WalletToken {
@@ -207,12 +215,13 @@ extension MarqetaProvider {
             )
         }
         let body = try encode(MarqetaWireWalletTokenTransitionRequest(
-            digitalWalletToken: .init(token: change.token, cardToken: change.card.id), channel: MarqetaAPI.apiChannel, state: target,
+            token: MarqetaAPI.idempotencyToken(context, scope: "digitalwallettokentransitions"), digitalWalletToken: .init(token: change.token, cardToken: change.card.id), channel: MarqetaAPI.apiChannel, state: target,
             reasonCode: MarqetaAPI.reasonCode(change.intent == .resume ? nil : change.reason)
         ))
         let response = try await send(
             ProviderRequest(
-                .post, MarqetaAPI.walletTokenTransitions, headers: headers(json: true), body: body, repeatability: .never, operation: "digital wallet token transition"
+                .post, MarqetaAPI.walletTokenTransitions, headers: headers(json: true), body: body, repeatability: .idempotentByContent,
+                operation: "digital wallet token transition"
             ),
             context: context
         )

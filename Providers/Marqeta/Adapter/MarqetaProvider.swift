@@ -17,9 +17,10 @@ extension ProviderFactory {
     ///   `webhookUsername` and `webhookPassword` (the Basic credentials configured on the Marqeta webhook), and
     ///   `webhookSecret` (the webhook's `secret`, for `X-Marqeta-Signature`). Verifying webhooks needs the Basic pair,
     ///   the secret, or both.
-    /// - Options: `provisioningAppVersion` (required: the `provisioning_app_version` Marqeta asks of every
-    ///   provisioning request, 1–50 characters, the version of your app) and `deviceType` (`MOBILE_PHONE`, `WATCH`
-    ///   or `TABLET`; default `MOBILE_PHONE`).
+    /// - Options (defaults for what each ``ProvisioningRequest`` may say itself): `provisioningAppVersion` (the
+    ///   `provisioning_app_version` Marqeta asks of every provisioning request, 1–50 characters, for requests that carry
+    ///   no ``ProvisioningRequest/appVersion``) and `deviceType` (one of Marqeta's `device_type` values, `MOBILE_PHONE`
+    ///   by default, for requests that carry no ``ProvisioningRequest/deviceType``).
     public static var marqeta: ProviderFactory {
         ProviderFactory(
             kind: .marqeta,
@@ -38,35 +39,36 @@ extension ProviderFactory {
     }
 }
 
-/// A Marqeta instance's `options`.
+/// A Marqeta instance's `options`: defaults for what a provisioning request does not say itself.
 public struct MarqetaOptions: ProviderOptions, Equatable {
-    /// `provisioning_app_version` of every provisioning request.
-    public var provisioningAppVersion: String
-    /// `device_type` of every provisioning request.
+    /// `provisioning_app_version` of a provisioning request that carries no ``ProvisioningRequest/appVersion``; nil
+    /// makes the app version required of every request.
+    public var provisioningAppVersion: String?
+    /// `device_type` of a provisioning request that carries no ``ProvisioningRequest/deviceType``.
     public var deviceType: String
 
     enum CodingKeys: String, CodingKey { case provisioningAppVersion, deviceType }
 
     public static let specs: [OptionSpec] = [
         OptionSpec(
-            CodingKeys.provisioningAppVersion, type: .string, required: true,
-            summary: "provisioning_app_version sent with every push-provisioning request (1-50 characters)"
+            CodingKeys.provisioningAppVersion, type: .string,
+            summary: "provisioning_app_version for push-provisioning requests that carry no appVersion (1-50 characters)"
         ),
         OptionSpec(
             CodingKeys.deviceType, type: .string, allowedValues: MarqetaAPI.deviceTypes,
-            summary: "device_type sent with every push-provisioning request (default MOBILE_PHONE)"
+            summary: "device_type for push-provisioning requests that carry no deviceType (default MOBILE_PHONE)"
         ),
     ]
 
-    public init(provisioningAppVersion: String, deviceType: String = "MOBILE_PHONE") {
+    public init(provisioningAppVersion: String? = nil, deviceType: String = "MOBILE_PHONE") {
         self.provisioningAppVersion = provisioningAppVersion
         self.deviceType = deviceType
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let version = try container.decode(String.self, forKey: .provisioningAppVersion)
-        guard !version.isEmpty, version.count <= MarqetaAPI.appVersionMaxLength else {
+        let version = try container.decodeIfPresent(String.self, forKey: .provisioningAppVersion)
+        if let version, version.isEmpty || version.count > MarqetaAPI.appVersionMaxLength {
             throw DecodingError.dataCorruptedError(forKey: .provisioningAppVersion, in: container, debugDescription: "must be 1 to 50 characters")
         }
         provisioningAppVersion = version
@@ -84,8 +86,9 @@ public struct MarqetaOptions: ProviderOptions, Equatable {
 ///
 /// Marqeta addresses cards by their token alone; ``CardRef/customer`` is the user token, needed only to list cards.
 /// Every request authenticates with HTTP Basic: the application token as the username, the access token as the
-/// password. Writes are `POST`s Marqeta does not de-duplicate by header, so none is repeated once it may have
-/// reached Marqeta.
+/// password. Card creation and card and digital wallet token transitions carry Marqeta's idempotency `token` in their
+/// body (``MarqetaAPI/idempotencyToken(_:scope:)``) and are retried like any idempotent write; provisioning requests
+/// take no token and are sent once.
 public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, WalletProvisioning, WalletTokenListing, WalletTokenControl,
     WebhookVerifying, CustomStringConvertible
 {
@@ -137,11 +140,12 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
         where value.revealedValue.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             throw CardGatewayError(.invalidConfiguration, "providers.\(http.instance).credentials.\(name) is empty", provider: http.instance, providerKind: .marqeta)
         }
-        guard !options.provisioningAppVersion.isEmpty, options.provisioningAppVersion.count <= MarqetaAPI.appVersionMaxLength,
+        guard options.provisioningAppVersion.map({ !$0.isEmpty && $0.count <= MarqetaAPI.appVersionMaxLength }) ?? true,
             MarqetaAPI.deviceTypes.contains(options.deviceType)
         else {
             throw CardGatewayError(
-                .invalidConfiguration, "providers.\(http.instance).options: provisioningAppVersion must be 1 to 50 characters and deviceType one of MOBILE_PHONE, WATCH, TABLET",
+                .invalidConfiguration,
+                "providers.\(http.instance).options: provisioningAppVersion must be 1 to 50 characters and deviceType one of \(MarqetaAPI.deviceTypes.joined(separator: ", "))",
                 provider: http.instance, providerKind: .marqeta
             )
         }
@@ -153,7 +157,10 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
         }
         self.options = options
         self.accessToken = accessToken
-        self.http = http.authenticated(by: HeaderAuthentication.basic(username: applicationToken, password: accessToken))
+        var client = http.authenticated(by: HeaderAuthentication.basic(username: applicationToken, password: accessToken))
+        // Marqeta's 409 is final: the idempotency token is already bound to another body (core-api/idempotency).
+        client.retryAdvice = { response in response.status == 409 ? false : nil }
+        self.http = client
         self.webhook = MarqetaWebhookVerifier(
             username: webhookUsername, password: webhookPassword, secret: webhookSecret.flatMap { $0.isEmpty ? nil : $0 }, instance: http.instance,
             logger: http.logger
@@ -205,17 +212,25 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
 
     /// One provisioning request. Apple Pay: `POST /digitalwalletprovisionrequests/applepay` with the certificates
     /// (leaf first, as PassKit gives them), nonce and signature in standard Base64; answers the Apple payload. Google
-    /// Pay: `POST …/androidpay` with `wallet_account_id` and `device_id`; Samsung Pay: `POST …/samsungpay` with
-    /// `wallet_user_id` and `device_id` (the core's ``GooglePayProvisioningInput`` carries Samsung's ids too); both
-    /// answer `push_tokenize_request_data`, returned as a ``GooglePayPayload`` whose `opaquePaymentCard` is the UTF-8
-    /// of Marqeta's string, handed to the wallet as it is. `device_type` and `provisioning_app_version` come from the
-    /// instance's options. Sent once: Marqeta takes no idempotency key on these requests.
+    /// Pay: `POST …/androidpay` with `wallet_account_id` (1–50) and `device_id` (1–24); answers
+    /// `push_tokenize_request_data`, returned as a ``GooglePayPayload`` whose `opaquePaymentCard` is the UTF-8 of
+    /// Marqeta's string. Samsung Pay: `POST …/samsungpay` with `wallet_user_id` (1–50) and `device_id` (1–24); answers
+    /// Samsung's `push_tokenize_request_data`, returned as a ``SamsungPayPayload`` whose `extraProvisionPayload` is the
+    /// UTF-8 of Marqeta's `extra_provision_payload`. Both are handed to the wallet as they are. `device_type` and
+    /// `provisioning_app_version` are the request's, or the instance's options where the request names none. Sent
+    /// once: Marqeta's provision requests take no idempotency `token`.
     public func provision(_ request: ProvisioningRequest, context: OperationContext) async throws -> ProvisioningResponse {
         guard descriptor.provisioningFlows[request.wallet] != nil else {
             throw CardGatewayError(.unsupported, "Marqeta cannot provision cards to \(request.wallet)", provider: http.instance, providerKind: .marqeta)
         }
         var problems = ValidationProblems()
         ProviderIDs.check(request.card.id, field: "card.id", what: "a Marqeta card token", maxLength: MarqetaAPI.tokenMaxLength, into: &problems)
+        var deviceType = options.deviceType
+        if let kind = request.deviceType {
+            if let marqeta = MarqetaAPI.deviceType(kind) { deviceType = marqeta } else { problems.add("deviceType", "Marqeta does not provision to a \(kind) device") }
+        }
+        let appVersion = request.appVersion ?? options.provisioningAppVersion ?? ""
+        check(appVersion, field: "appVersion", maxLength: MarqetaAPI.appVersionMaxLength, into: &problems)
         let path: String
         let body: Data
         switch (request.wallet, request.input) {
@@ -229,31 +244,31 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
             try problems.throwIfAny()
             path = MarqetaAPI.applePayProvisioning
             body = try encode(MarqetaWireApplePayRequest(
-                cardToken: request.card.id, deviceType: options.deviceType, provisioningAppVersion: options.provisioningAppVersion,
+                cardToken: request.card.id, deviceType: deviceType, provisioningAppVersion: appVersion,
                 certificates: input.certificates.map { ByteEncoding.base64($0.revealedBytes) }, nonce: ByteEncoding.base64(input.nonce.revealedBytes),
                 nonceSignature: ByteEncoding.base64(input.nonceSignature.revealedBytes)
             ))
         case (.googlePay, .googlePay(let input)):
-            check(input.clientDeviceID, field: "input.clientDeviceID", maxLength: MarqetaAPI.walletIDMaxLength, into: &problems)
+            check(input.clientDeviceID, field: "input.clientDeviceID", maxLength: MarqetaAPI.deviceIDMaxLength, into: &problems)
             check(input.clientWalletAccountID, field: "input.clientWalletAccountID", maxLength: MarqetaAPI.walletIDMaxLength, into: &problems)
             try problems.throwIfAny()
             path = MarqetaAPI.googlePayProvisioning
             body = try encode(MarqetaWireGooglePayRequest(
-                cardToken: request.card.id, deviceType: options.deviceType, provisioningAppVersion: options.provisioningAppVersion,
+                cardToken: request.card.id, deviceType: deviceType, provisioningAppVersion: appVersion,
                 walletAccountID: input.clientWalletAccountID, deviceID: input.clientDeviceID
             ))
-        case (.samsungPay, .googlePay(let input)):
-            check(input.clientDeviceID, field: "input.clientDeviceID", maxLength: MarqetaAPI.samsungDeviceIDMaxLength, into: &problems)
-            check(input.clientWalletAccountID, field: "input.clientWalletAccountID", maxLength: MarqetaAPI.walletIDMaxLength, into: &problems)
+        case (.samsungPay, .samsungPay(let input)):
+            check(input.deviceID, field: "input.deviceID", maxLength: MarqetaAPI.deviceIDMaxLength, into: &problems)
+            check(input.walletUserID, field: "input.walletUserID", maxLength: MarqetaAPI.walletIDMaxLength, into: &problems)
             try problems.throwIfAny()
             path = MarqetaAPI.samsungPayProvisioning
             body = try encode(MarqetaWireSamsungPayRequest(
-                cardToken: request.card.id, deviceType: options.deviceType, provisioningAppVersion: options.provisioningAppVersion,
-                walletUserID: input.clientWalletAccountID, deviceID: input.clientDeviceID
+                cardToken: request.card.id, deviceType: deviceType, provisioningAppVersion: appVersion,
+                walletUserID: input.walletUserID, deviceID: input.deviceID
             ))
         default:
             throw CardGatewayError(
-                .unsupported, "Marqeta provisions \(request.wallet) by encrypted payload; \(request.input.flow) input for it is not supported",
+                .invalidRequest, "Marqeta provisions \(request.wallet) by its own encrypted-payload input; the request carries \(request.input)",
                 provider: http.instance, providerKind: .marqeta
             )
         }
@@ -261,7 +276,8 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
             ProviderRequest(.post, path, headers: headers(json: true), body: body, repeatability: .never, operation: "provision \(request.wallet)"),
             context: context
         )
-        if request.wallet == .applePay {
+        switch request.wallet {
+        case .applePay:
             let answer = try decode(MarqetaWireApplePayResponse.self, from: response, what: "Apple Pay provisioning")
             func part(_ text: String?, _ name: String) throws -> SensitiveData {
                 guard let text, !text.isEmpty else { throw invalidResponse("Marqeta's Apple Pay answer has no \(name)", response) }
@@ -272,15 +288,26 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
                 activationData: try part(answer.activationData, "activation_data"), encryptedPassData: try part(answer.encryptedPassData, "encrypted_pass_data"),
                 ephemeralPublicKey: try part(answer.ephemeralPublicKey, "ephemeral_public_key")
             ))
+        case .samsungPay:
+            let answer = try decode(MarqetaWireSamsungPayResponse.self, from: response, what: "Samsung Pay provisioning")
+            guard let data = answer.pushTokenizeRequestData, let payload = data.extraProvisionPayload, !payload.isEmpty else {
+                throw invalidResponse("Marqeta's Samsung Pay answer has no push_tokenize_request_data.extra_provision_payload", response)
+            }
+            return .samsungPay(SamsungPayPayload(
+                extraProvisionPayload: SensitiveData(Data(payload.utf8)), network: data.network.map(MarqetaMapping.scheme),
+                cardType: data.cardType.map { SafeText.scrub($0, maxLength: 32) }, tokenProvider: data.tokenServiceProvider,
+                displayName: data.displayName.map { SafeText.scrub($0, maxLength: 64) }, lastFour: data.lastDigits
+            ))
+        default:
+            let answer = try decode(MarqetaWirePushProvisionResponse.self, from: response, what: "Google Pay provisioning")
+            guard let data = answer.pushTokenizeRequestData, let opaque = data.opaquePaymentCard, !opaque.isEmpty else {
+                throw invalidResponse("Marqeta's Google Pay answer has no push_tokenize_request_data.opaque_payment_card", response)
+            }
+            return .googlePay(GooglePayPayload(
+                opaquePaymentCard: SensitiveData(Data(opaque.utf8)), network: data.network.map(MarqetaMapping.scheme), tokenProvider: data.tokenServiceProvider,
+                displayName: data.displayName.map { SafeText.scrub($0, maxLength: 64) }, lastFour: data.lastDigits
+            ))
         }
-        let answer = try decode(MarqetaWirePushProvisionResponse.self, from: response, what: "\(request.wallet) provisioning")
-        guard let data = answer.pushTokenizeRequestData, let opaque = data.opaquePaymentCard, !opaque.isEmpty else {
-            throw invalidResponse("Marqeta's \(request.wallet) answer has no push_tokenize_request_data.opaque_payment_card", response)
-        }
-        return .googlePay(GooglePayPayload(
-            opaquePaymentCard: SensitiveData(Data(opaque.utf8)), network: data.network.map(MarqetaMapping.scheme), tokenProvider: data.tokenServiceProvider,
-            displayName: data.displayName.map { SafeText.scrub($0, maxLength: 64) }, lastFour: data.lastDigits
-        ))
     }
 
     /// Marqeta needs nothing once the wallet reports success (the digital wallet token's transitions follow as

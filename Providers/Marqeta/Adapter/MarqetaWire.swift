@@ -51,10 +51,13 @@ struct MarqetaWirePage<Item: Decodable & Sendable>: Decodable, Sendable {
 
 /// `POST /cards`.
 struct MarqetaWireCreateCard: Encodable, Sendable {
+    /// The card's own token, which also makes the request idempotent (``MarqetaAPI/idempotencyToken(_:scope:)``).
+    var token: String
     var userToken: String
     var cardProductToken: String
 
     enum CodingKeys: String, CodingKey {
+        case token
         case userToken = "user_token"
         case cardProductToken = "card_product_token"
     }
@@ -62,6 +65,8 @@ struct MarqetaWireCreateCard: Encodable, Sendable {
 
 /// `POST /cardtransitions`.
 struct MarqetaWireCardTransitionRequest: Encodable, Sendable {
+    /// The transition's own token, which also makes the request idempotent.
+    var token: String
     var cardToken: String
     var state: String
     var channel: String
@@ -69,7 +74,7 @@ struct MarqetaWireCardTransitionRequest: Encodable, Sendable {
     var reason: String?
 
     enum CodingKeys: String, CodingKey {
-        case state, channel, reason
+        case token, state, channel, reason
         case cardToken = "card_token"
         case reasonCode = "reason_code"
     }
@@ -155,7 +160,7 @@ struct MarqetaWireSamsungPayRequest: Encodable, Sendable {
     }
 }
 
-/// The Google Pay and Samsung Pay answers: `push_tokenize_request_data`.
+/// The Google Pay answer (`digital_wallet_android_pay_provision_response`): `push_tokenize_request_data`.
 struct MarqetaWirePushProvisionResponse: Decodable, Sendable {
     var cardToken: String?
     var pushTokenizeRequestData: PushTokenizeRequestData?
@@ -174,6 +179,37 @@ struct MarqetaWirePushProvisionResponse: Decodable, Sendable {
             case lastDigits = "last_digits"
             case tokenServiceProvider = "token_service_provider"
             case opaquePaymentCard = "opaque_payment_card"
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case cardToken = "card_token"
+        case pushTokenizeRequestData = "push_tokenize_request_data"
+    }
+}
+
+/// The Samsung Pay answer (`digital_wallet_samsung_pay_provision_response`): `push_tokenize_request_data` of type
+/// `samsung_push_tokenize_request_data`, which has no `opaque_payment_card`.
+struct MarqetaWireSamsungPayResponse: Decodable, Sendable {
+    var cardToken: String?
+    var pushTokenizeRequestData: PushTokenizeRequestData?
+
+    struct PushTokenizeRequestData: Decodable, Sendable {
+        var displayName: String?
+        var lastDigits: String?
+        var network: String?
+        var tokenServiceProvider: String?
+        /// Encrypted card data for Samsung's SDK: handed to the wallet as it is.
+        var extraProvisionPayload: String?
+        var cardType: String?
+
+        enum CodingKeys: String, CodingKey {
+            case network
+            case displayName = "display_name"
+            case lastDigits = "last_digits"
+            case tokenServiceProvider = "token_service_provider"
+            case extraProvisionPayload = "extra_provision_payload"
+            case cardType = "card_type"
         }
     }
 
@@ -224,13 +260,15 @@ struct MarqetaWireWalletTokenTransitionRequest: Encodable, Sendable {
         }
     }
 
+    /// The transition's own token, which also makes the request idempotent.
+    var token: String
     var digitalWalletToken: Token
     var channel: String
     var state: String
     var reasonCode: String
 
     enum CodingKeys: String, CodingKey {
-        case channel, state
+        case token, channel, state
         case digitalWalletToken = "digital_wallet_token"
         case reasonCode = "reason_code"
     }

@@ -1,16 +1,24 @@
 /// The `error_code`s the simulator answers with, in Marqeta's shape: six digits, "the first three digits specify
 /// the HTTP response code, and the last three digits represent the error" (Core API "Errors" page).
 ///
-/// Only that rule is Marqeta's; the individual codes below are the simulator's own choice (*unverified* against
-/// Marqeta's table), chosen so tests can tell the refusals apart. ``MarqetaSimulatorErrors/illegalCardTransition``
-/// and ``MarqetaSimulatorErrors/illegalTokenTransition`` are the codes the adapter maps to `invalidCardState`.
+/// That rule is Marqeta's, and so are ``illegalTokenTransition`` and ``tokenAlreadyInState`` (the 422003 and 422004
+/// of `POST /digitalwallettokentransitions`, developer-guides/troubleshooting-digital-wallet-token-lifecycle-errors;
+/// which scenario answers which of the two is *unconfirmed*: Marqeta's per-scenario table was not retrievable). The
+/// other codes are the simulator's own choice (*unconfirmed* against Marqeta's table), chosen so tests can tell the
+/// refusals apart; see `Providers/Marqeta/README.md`.
 public enum MarqetaSimulatorErrors: Sendable {
     /// A body that is not JSON, or a field missing or out of its allowable values (400).
     public static let invalidField = "400001"
-    /// A card transition the card's state does not allow, e.g. from `TERMINATED` (400).
+    /// A card transition the card's state does not allow, e.g. from `TERMINATED` (400). *Unconfirmed*: no Marqeta
+    /// source names the code of this refusal.
     public static let illegalCardTransition = "400600"
-    /// A digital wallet token transition the token's state does not allow, e.g. from `TERMINATED` (400).
-    public static let illegalTokenTransition = "400601"
+    /// A digital wallet token transition the token's state does not allow: the token is `TERMINATED` or
+    /// `REQUEST_DECLINED` (422). Marqeta documents 422003 for a state mismatch with the token service provider and for
+    /// generic token service provider errors.
+    public static let illegalTokenTransition = "422003"
+    /// A digital wallet token transition to the state the token is already in (422). Marqeta documents 422004 for a
+    /// state mismatch with the token service provider; that this case answers it is *unconfirmed*.
+    public static let tokenAlreadyInState = "422004"
     /// Provisioning a card that is not `ACTIVE` (400).
     public static let cardNotActive = "400610"
     /// A user or card product named in `POST /cards` that does not exist (400).
@@ -19,7 +27,7 @@ public enum MarqetaSimulatorErrors: Sendable {
     public static let unauthorized = "401001"
     /// A card, user or digital wallet token that does not exist (404).
     public static let notFound = "404001"
-    /// A `token` given on create that is already taken (409).
+    /// A `token` already associated with a different payload (409, the swagger's text). The code is *unconfirmed*.
     public static let duplicateToken = "409001"
 
     /// `<status>000` for injected faults and generic errors.

@@ -1,4 +1,5 @@
 import CardGatewaySimulation
+import Crypto
 import Foundation
 import Synchronization
 
@@ -14,16 +15,28 @@ struct SimulatedMarqetaCard: Sendable {
     var stateReason: String
     var instrumentType: String
     var created: Date
-    /// The order cards were created in, for listings.
+    /// When the card last changed (its creation, then each transition): `-lastModifiedTime` orders the listings.
+    var lastModified: Date
+    /// The order cards were created in, to break ties between equal times.
     var sequence: Int
 
-    /// The card resource.
-    func json(createdTime: String) -> [String: Any] {
+    /// `pan` as Marqeta answers it without `show_pan`: masked, only the last four digits shown (`card_response` requires
+    /// it). The six leading characters stand for the BIN; the simulator has no PAN, so it never shows one.
+    var maskedPAN: String { "111111______" + lastFour }
+
+    /// `barcode` (`card_response` requires it): 20 digits derived from the card token.
+    var barcode: String { MarqetaSimulator.digits(of: "barcode|" + token, count: 20) }
+
+    /// `fulfillment_status` as the simulator keeps it.
+    var fulfillmentStatus: String { instrumentType == "VIRTUAL_PAN" ? "DIGITALLY_PRESENTED" : "ISSUED" }
+
+    /// The card resource: every member `card_response` requires, nothing it does not define.
+    func json() -> [String: Any] {
         [
-            "token": token, "user_token": userToken, "card_product_token": cardProductToken, "last_four": lastFour,
-            "expiration": expiration, "expiration_time": MarqetaSimulator.expirationTime(expiration), "state": state, "state_reason": stateReason,
-            "fulfillment_status": instrumentType == "VIRTUAL_PAN" ? "DIGITALLY_PRESENTED" : "ISSUED", "instrument_type": instrumentType,
-            "pin_is_set": false, "expedite": false, "created_time": createdTime, "last_modified_time": createdTime,
+            "token": token, "user_token": userToken, "card_product_token": cardProductToken, "last_four": lastFour, "pan": maskedPAN,
+            "barcode": barcode, "expiration": expiration, "expiration_time": MarqetaSimulator.expirationTime(expiration), "state": state,
+            "state_reason": stateReason, "fulfillment_status": fulfillmentStatus, "instrument_type": instrumentType, "pin_is_set": false,
+            "expedite": false, "created_time": MarqetaSimulator.timestamp(created), "last_modified_time": MarqetaSimulator.timestamp(lastModified),
         ]
     }
 }
@@ -35,17 +48,25 @@ struct SimulatedWalletToken: Sendable {
     var state: String
     /// `APPLE_PAY`, `ANDROID_PAY`, `SAMSUNG_PAY`.
     var requestor: String
+    /// `device.type`: `MOBILE_PHONE`, `WATCH`, `TABLET`, ….
+    var deviceType: String = "MOBILE_PHONE"
     var created: Date
+    var lastModified: Date
     var sequence: Int
 
-    func json(createdTime: String) -> [String: Any] {
+    /// `token_service_provider.pan_reference_id` (required by the swagger's `token_service_provider`; 50 char max).
+    var panReferenceID: String { "V-" + MarqetaSimulator.digits(of: "pan_reference_id|" + cardToken, count: 20) }
+
+    /// The `digital_wallet_token` resource of the listings.
+    func json() -> [String: Any] {
         [
-            "token": token, "card_token": cardToken, "state": state, "state_reason": "", "fulfillment_status": state == "REQUESTED" ? "PROVISION_REQUESTED" : "PROVISIONED",
-            "created_time": createdTime, "last_modified_time": createdTime,
+            "token": token, "card_token": cardToken, "state": state, "state_reason": "", "fulfillment_status": state == "REQUESTED" ? "DECISION_YELLOW" : "PROVISIONED",
+            "created_time": MarqetaSimulator.timestamp(created), "last_modified_time": MarqetaSimulator.timestamp(lastModified),
             "token_service_provider": [
-                "token_requestor_name": requestor, "token_reference_id": "DNITHE" + String(token.suffix(12)), "token_type": "DEVICE_SECURE_ELEMENT",
+                "token_requestor_name": requestor, "token_reference_id": "DNITHE" + String(token.suffix(12)), "pan_reference_id": panReferenceID,
+                "token_type": "DEVICE_SECURE_ELEMENT",
             ],
-            "device": ["type": "MOBILE_PHONE", "name": "Simulated device"],
+            "device": ["type": deviceType, "name": "Simulated device"],
         ]
     }
 }
@@ -55,6 +76,9 @@ final class MarqetaSimulatorState: Sendable {
     let cards = SimulatorStore<String, SimulatedMarqetaCard>(MarqetaSimulator.Seed.cards.map { ($0.token, $0) })
     let tokens = SimulatorStore<String, SimulatedWalletToken>(MarqetaSimulator.Seed.walletTokens.map { ($0.token, $0) })
     let ids = DeterministicIDs(seed: 0x3A9E7A)
+    /// Marqeta's idempotency by the body's `token` (core-api/idempotency): the first answer of each `(route, token)`
+    /// with the request it answered, replayed to the same payload; another payload is refused with 409.
+    let idempotency: IdempotencyLedger
     /// Digests of the decoded bytes of the last Apple Pay provisioning request (certificates, nonce, signature), so
     /// tests can check the adapter's encoding without the journal holding them (it masks them).
     let lastApplePayDigests = Mutex<[String]>([])
@@ -62,12 +86,14 @@ final class MarqetaSimulatorState: Sendable {
 
     init(clock: SimulationClock) {
         self.clock = clock
+        self.idempotency = IdempotencyLedger(clock: clock)
     }
 
     func reset() {
         cards.reset(to: MarqetaSimulator.Seed.cards.map { ($0.token, $0) })
         tokens.reset(to: MarqetaSimulator.Seed.walletTokens.map { ($0.token, $0) })
         ids.reset()
+        idempotency.reset()
         lastApplePayDigests.withLock { $0 = [] }
     }
 }
@@ -75,4 +101,17 @@ final class MarqetaSimulatorState: Sendable {
 /// A refusal in Marqeta's shape, thrown inside handlers.
 struct MarqetaSimulatedFailure: Error {
     var response: SimulatedResponse
+}
+
+extension MarqetaSimulator {
+    /// `count` decimal digits derived from `text` (SHA-256), for stable made-up identifiers.
+    static func digits(of text: String, count: Int) -> String {
+        var out = ""
+        var counter = 0
+        while out.count < count {
+            for byte in SHA256.hash(data: Data("\(counter)|\(text)".utf8)) where out.count < count { out.append(Character(String(byte % 10))) }
+            counter += 1
+        }
+        return out
+    }
 }

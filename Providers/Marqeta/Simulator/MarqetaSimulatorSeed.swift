@@ -65,18 +65,28 @@ extension MarqetaSimulator {
         ]
 
         static let walletTokens: [SimulatedWalletToken] = [
-            SimulatedWalletToken(token: activeToken, cardToken: walletCard, state: "ACTIVE", requestor: "APPLE_PAY", created: created, sequence: 1),
-            SimulatedWalletToken(token: deletableToken, cardToken: walletCard, state: "ACTIVE", requestor: "ANDROID_PAY", created: created, sequence: 2),
-            SimulatedWalletToken(token: terminatedToken, cardToken: walletCard, state: "TERMINATED", requestor: "SAMSUNG_PAY", created: created, sequence: 3),
-            SimulatedWalletToken(token: suspendedToken, cardToken: walletCard, state: "SUSPENDED", requestor: "ANDROID_PAY", created: created, sequence: 4),
-            SimulatedWalletToken(token: eligibleCardToken, cardToken: activeCard, state: "ACTIVE", requestor: "APPLE_PAY", created: created, sequence: 5),
+            token(activeToken, walletCard, "ACTIVE", "APPLE_PAY", 1),
+            token(deletableToken, walletCard, "ACTIVE", "ANDROID_PAY", 2, device: "WATCH"),
+            token(terminatedToken, walletCard, "TERMINATED", "SAMSUNG_PAY", 3),
+            token(suspendedToken, walletCard, "SUSPENDED", "ANDROID_PAY", 4, device: "TABLET"),
+            token(eligibleCardToken, activeCard, "ACTIVE", "APPLE_PAY", 5),
         ]
 
+        /// Seeded tokens were created a minute apart, in `sequence` order (lists answer newest first).
+        private static func token(_ token: String, _ card: String, _ state: String, _ requestor: String, _ sequence: Int, device: String = "MOBILE_PHONE") -> SimulatedWalletToken {
+            let time = created.addingTimeInterval(Double(sequence) * 60)
+            return SimulatedWalletToken(
+                token: token, cardToken: card, state: state, requestor: requestor, deviceType: device, created: time, lastModified: time, sequence: sequence
+            )
+        }
+
+        /// Seeded cards were created (and last modified) a minute apart, in `sequence` order.
         private static func card(_ token: String, _ lastFour: String, _ state: String, _ type: String, _ sequence: Int) -> SimulatedMarqetaCard {
-            SimulatedMarqetaCard(
+            let time = created.addingTimeInterval(Double(sequence) * 60)
+            return SimulatedMarqetaCard(
                 token: token, userToken: userToken, cardProductToken: type == "VIRTUAL_PAN" ? virtualProduct : physicalProduct, lastFour: lastFour,
                 expiration: "1229", state: state, stateReason: state == "ACTIVE" ? "" : "Seeded \(state.lowercased()) card", instrumentType: type,
-                created: created.addingTimeInterval(Double(sequence) * 60), sequence: sequence
+                created: time, lastModified: time, sequence: sequence
             )
         }
     }

@@ -21,7 +21,7 @@ extension MarqetaSimulator {
 
     /// A webhook for a digital wallet token transition: `{"digitalwallettokentransitions": [ … ]}`.
     public func signedTokenTransitionWebhook(token: String, state tokenState: String, type: String) -> (headers: [(String, String)], body: Data) {
-        var dwt = state.tokens.get(token)?.json(createdTime: Self.timestamp(simulationClock.now())) ?? ["token": token, "card_token": Seed.walletCard]
+        var dwt = state.tokens.get(token)?.json() ?? ["token": token, "card_token": Seed.walletCard]
         dwt["state"] = tokenState
         let event: [String: Any] = [
             "token": "dwtt_" + String(Self.hex(SHA256.hash(data: Data("\(token)|\(tokenState)".utf8))).prefix(24)), "state": tokenState, "type": type,
