@@ -301,6 +301,54 @@ struct StripeSimulatorTests {
         }
     }
 
+    /// Stripe's `issuing.token.network_data` holds one hash named after the network (stripe-python issuing/_token.py
+    /// `NetworkData.Mastercard` and `.Visa`): Mastercard's has `token_requestor_name`, Visa's `token_risk_score`.
+    @Test func networkDataHasEachNetworksOwnShape() async throws {
+        let clock = SimulationClock(fixed: simulatorEpoch)
+        try await withSimulator(StripeSimulator(clock: clock)) { handle async throws in
+            let raw = RawClient(handle: handle)
+            func keys(_ value: JSONValue?) -> Set<String> { Set(value?.objectValue.map { Array($0.keys) } ?? []) }
+            let mastercard = try #require(
+                try await raw.send(.get, "/v1/issuing/tokens/\(Seed.unsupportedRegionGooglePayTokenID)?expand[]=network_data").json?["network_data"]
+            )
+            #expect(mastercard["type"] == .string("mastercard"))
+            #expect(mastercard["visa"] == nil)
+            #expect(keys(mastercard["mastercard"]) == ["card_reference_id", "token_reference_id", "token_requestor_id", "token_requestor_name"])
+            #expect(mastercard["mastercard"]?["token_requestor_id"] == .string("50120834693"))
+            #expect(mastercard["mastercard"]?["token_requestor_name"] == .string("GOOGLE_PAY"))
+
+            let visa = try #require(try await raw.send(.get, "/v1/issuing/tokens/\(Seed.activeApplePayTokenID)?expand[]=network_data").json?["network_data"])
+            #expect(visa["type"] == .string("visa"))
+            #expect(visa["mastercard"] == nil)
+            #expect(keys(visa["visa"]) == ["card_reference_id", "token_decision_recommendation", "token_reference_id", "token_requestor_id", "token_risk_score"])
+            #expect(visa["visa"]?["token_requestor_id"] == .string("40010030273"))
+        }
+    }
+
+    /// `personalization_design` is one of the card list's filters (stripe-python params/issuing/_card_list_params.py).
+    @Test func cardListFiltersByPersonalizationDesign() async throws {
+        try await withSimulator(SimulatorFixture.simulator()) { handle in
+            let raw = RawClient(handle: handle)
+            let created = try await raw.send(
+                .post, "/v1/issuing/cards", form: "cardholder=\(Seed.cardholderID)&currency=usd&type=virtual&personalization_design=pd_1SimDesignBlue"
+            )
+            #expect(created.status == 200)
+            #expect(created.json?["personalization_design"] == .string("pd_1SimDesignBlue"))
+            let id = try #require(created.json?["id"]?.stringValue)
+            let other = try await raw.send(.post, "/v1/issuing/cards", form: "cardholder=\(Seed.cardholderID)&currency=usd&type=virtual")
+            #expect(other.json?["personalization_design"] == .null)
+
+            let filtered = try await raw.send(.get, "/v1/issuing/cards?personalization_design=pd_1SimDesignBlue&limit=100")
+            #expect(filtered.status == 200)
+            #expect(filtered.json?["data"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [id])
+            let none = try await raw.send(.get, "/v1/issuing/cards?personalization_design=pd_1SimNoSuchDesign&limit=100")
+            #expect(none.status == 200)
+            #expect(none.json?["data"]?.arrayValue?.isEmpty == true)
+            let all = try await raw.send(.get, "/v1/issuing/cards?limit=100")
+            #expect((all.json?["data"]?.arrayValue?.count ?? 0) > 1)
+        }
+    }
+
     @Test func cardStatusTransitions() async throws {
         try await withSimulator(SimulatorFixture.simulator()) { handle in
             let raw = RawClient(handle: handle)

@@ -219,7 +219,10 @@ extension StripeSimulator {
 
     private func listCards(_ call: StripeSimCall, caller: SimCaller) throws(StripeSimError) -> StripeSimJSON {
         let params = call.params
-        try params.requireKnown(["limit", "starting_after", "ending_before", "status", "type", "cardholder", "created", "exp_month", "exp_year", "last4", "expand"])
+        try params.requireKnown([
+            "limit", "starting_after", "ending_before", "status", "type", "cardholder", "created", "exp_month", "exp_year", "last4", "personalization_design",
+            "expand",
+        ])
         try requireExpansions(params.list("expand"), allowed: ["data.replaced_by", "data.replacement_for"])
         let status = params.string("status")
         if let status, !["active", "inactive", "canceled"].contains(status) { throw .invalidValue("status", status, allowed: ["active", "inactive", "canceled"]) }
@@ -230,6 +233,7 @@ extension StripeSimulator {
             (status == nil || card.status == status) && (type == nil || card.type == type)
                 && (params.string("cardholder").map { $0 == card.cardholderID } ?? true)
                 && (params.string("last4").map { $0 == card.last4 } ?? true)
+                && (params.string("personalization_design").map { $0 == card.personalizationDesign } ?? true)
                 && (params.string("exp_month").map { $0 == String(card.expMonth) } ?? true)
                 && (params.string("exp_year").map { $0 == String(card.expYear) } ?? true)
                 && created(card.created)
@@ -267,7 +271,8 @@ extension StripeSimulator {
         let card = SimCard(
             id: id, cardholderID: holderID, status: status, type: type, brand: "Visa", last4: String(format: "%04d", digits),
             expMonth: 12, expYear: 2030, currency: currency, created: created, applePay: .eligible, googlePay: .eligible,
-            primaryAccountIdentifier: nil, metadata: params.object("metadata").filter { !$0.1.isEmpty }
+            primaryAccountIdentifier: nil, metadata: params.object("metadata").filter { !$0.1.isEmpty },
+            personalizationDesign: params.string("personalization_design")
         )
         cards.put(id, card)
         return render(card: card, livemode: caller.livemode)

@@ -37,6 +37,8 @@ struct SimCard: Sendable {
     var metadata: [(String, String)] = []
     /// Seeded cards whose writes fail inside Stripe (500 api_error, saved under the idempotency key).
     var failsInternally: Bool = false
+    /// `personalization_design`: the id of the card's personalization design (unexpanded), or nil.
+    var personalizationDesign: String? = nil
 }
 
 /// An issuing token as the simulator keeps it.

@@ -23,7 +23,7 @@ extension StripeSimulator {
             ("lifecycle_controls", nil),
             ("livemode", .bool(livemode)),
             ("metadata", .object(card.metadata.map { ($0.0, .string($0.1)) })),
-            ("personalization_design", nil),
+            ("personalization_design", .optional(card.personalizationDesign)),
             ("replaced_by", nil),
             ("replacement_for", nil),
             ("replacement_reason", nil),
@@ -81,10 +81,21 @@ extension StripeSimulator {
         ]
         // network_data: only when expanded, and only within 24 hours of the token's creation.
         if expand.contains("network_data"), Int64(simulationClock.now().timeIntervalSince1970) - token.created < 86_400 {
-            let reference: StripeSimJSON = [
-                "card_reference_id": .string("ref_" + token.id), "token_reference_id": .string("tref_" + token.id),
-                "token_requestor_id": "40010030273", "token_risk_score": "00",
-            ]
+            // Stripe's per-network hash (stripe-python issuing/_token.py NetworkData.Visa / .Mastercard): Visa has
+            // `token_risk_score` and `token_decision_recommendation`, Mastercard `token_requestor_name` instead.
+            let requestor = Self.tokenRequestor(network: token.network, wallet: token.walletProvider)
+            let reference: StripeSimJSON
+            if token.network == "mastercard" {
+                reference = [
+                    "card_reference_id": .string("ref_" + token.id), "token_reference_id": .string("tref_" + token.id),
+                    "token_requestor_id": .string(requestor.id), "token_requestor_name": .optional(requestor.name),
+                ]
+            } else {
+                reference = [
+                    "card_reference_id": .string("ref_" + token.id), "token_decision_recommendation": "approve", "token_reference_id": .string("tref_" + token.id),
+                    "token_requestor_id": .string(requestor.id), "token_risk_score": "00",
+                ]
+            }
             members.append(("network_data", .object([
                 ("device", ["device_fingerprint": .optional(token.deviceFingerprint), "ip_address": nil, "location": nil, "name": "Simulated device", "phone_number": nil, "type": .string(token.deviceType)]),
                 ("type", .string(token.network)),
@@ -97,6 +108,19 @@ extension StripeSimulator {
             ])))
         }
         return .object(members)
+    }
+
+    /// The token requestor id of a wallet on a network (the wallets' published TRIDs: Visa Apple Pay 40010030273,
+    /// Google Pay 40010075001, Samsung Pay 40010043095; Mastercard Apple Pay 50110030273, Google Pay 50120834693,
+    /// Samsung Pay 50139059239), and for Mastercard the requestor's name (the simulator's own wording: Stripe passes on
+    /// what Mastercard sends).
+    static func tokenRequestor(network: String, wallet: String?) -> (id: String, name: String?) {
+        let mastercard = network == "mastercard"
+        switch wallet {
+        case "google_pay"?: return (mastercard ? "50120834693" : "40010075001", mastercard ? "GOOGLE_PAY" : nil)
+        case "samsung_pay"?: return (mastercard ? "50139059239" : "40010043095", mastercard ? "SAMSUNG_PAY" : nil)
+        default: return (mastercard ? "50110030273" : "40010030273", mastercard ? "APPLE_PAY" : nil)
+        }
     }
 
     func render(key: SimEphemeralKey, includeSecret: Bool) -> StripeSimJSON {
