@@ -1,96 +1,207 @@
 import AdyenSimulator
 import CardGateway
+import CardGatewayAsyncHTTPClient
 import CardGatewaySimulation
 import Foundation
+import HTTPTypes
+import SharedTestSupport
 import Testing
 
-/// The simulator's responses checked against Adyen's OpenAPI documents, committed in `Tests/AdyenTests/Fixtures`
-/// (a missing document fails the test: nothing here is skipped).
-@Suite("Adyen simulator responses against the OpenAPI schemas")
+@testable import CardGatewayAdyen
+
+/// The adapter's requests and the simulator's answers, on the wire, validated against Adyen's published OpenAPI
+/// documents (committed in `Tests/AdyenTests/Fixtures`) by `scripts/spec-conformance.py` with the `jsonschema`
+/// package: every operation the adapter uses (`Providers/Adyen/Adapter/AdyenAPI.swift`), its success and error
+/// answers, and the configuration webhooks. Objects are closed (no member the document does not define).
+@Suite("Adyen adapter and simulator against Adyen's OpenAPI documents")
 struct AdyenSpecConformanceTests {
-    static let serviceSpec = "adyen-BalancePlatformService-v2.json"
-    static let notificationSpec = "adyen-BalancePlatformConfigurationNotification-v2.json"
     typealias Seed = AdyenSimulator.Seed
 
-    @Test("responses validate against BalancePlatformService-v2")
-    func serviceResponses() async throws {
-        let checker = try #require(SchemaChecker.load(Self.serviceSpec))
-        try await withSimulator(AdyenSimulator()) { handle in
-            let raw = RawClient(handle: handle)
-            var checked: [(String, Data, String)] = []
-            for id in [Seed.activeVisaID, Seed.activeMastercardID, Seed.inactiveMastercardID, Seed.suspendedVisaID, Seed.closedMastercardID, Seed.bankAccountID] {
-                checked.append(("GET instrument \(id)", try await raw.send(.get, "/paymentInstruments/\(id)").body, "PaymentInstrument"))
-                checked.append(("GET tokens \(id)", try await raw.send(.get, "/paymentInstruments/\(id)/networkTokens").body, "ListNetworkTokensResponse"))
-            }
-            let path = "/paymentInstruments/\(Seed.activeVisaID)/networkTokenActivationData"
-            let started = try await raw.send(.get, path)
-            let round1 = try await raw.send(.post, path, body: raw.answering(started))
-            let round2 = try await raw.send(.post, path, body: raw.answering(round1))
-            checked.append(("GET activation", started.body, "NetworkTokenActivationDataResponse"))
-            checked.append(("POST activation 1", round1.body, "NetworkTokenActivationDataResponse"))
-            checked.append(("POST activation 2", round2.body, "NetworkTokenActivationDataResponse"))
-            checked.append(("GET tokens after", try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").body, "ListNetworkTokensResponse"))
-            checked.append(("GET token", try await raw.send(.get, "/networkTokens/\(Seed.activeApplePayTokenID)").body, "GetNetworkTokenResponse"))
-            // The lifecycle endpoints: listing, the instrument update and card issuance.
-            let listing = "/balanceAccounts/\(Seed.balanceAccountID)/paymentInstruments"
-            checked.append(("GET listing", try await raw.send(.get, listing + "?limit=2&offset=0").body, "PaginatedPaymentInstrumentsResponse"))
-            checked.append(("GET listing last page", try await raw.send(.get, listing + "?limit=100&offset=2").body, "PaginatedPaymentInstrumentsResponse"))
-            let lock = try await raw.send(.patch, "/paymentInstruments/\(Seed.lockableVisaID)", body: Data(#"{"status":"suspended","statusReason":"lost"}"#.utf8))
-            #expect(lock.status == 200)
-            checked.append(("PATCH instrument", lock.body, "UpdatePaymentInstrument"))
-            let create = try await raw.send(.post, "/paymentInstruments", body: Data(#"""
-                {"type":"card","balanceAccountId":"\#(Seed.balanceAccountID)","issuingCountryCode":"NL",
-                 "card":{"brand":"visa","brandVariant":"visadebit","cardholderName":"Sam Hill","formFactor":"virtual"}}
-                """#.utf8))
-            #expect(create.status == 200)
-            checked.append(("POST instrument", create.body, "PaymentInstrument"))
-            let errors: [(String, RawClient.Reply)] = [
-                ("401", try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)", apiKey: "wrong")),
-                ("403", try await raw.send(.get, path, apiKey: AdyenSimulator.Credentials.apiKeyWithoutActivationRole)),
-                ("404", try await raw.send(.get, "/networkTokens/NWTK_UNKNOWN")),
-                ("422 invalidFields", try await raw.send(.post, path, body: Data("{\"sdkOutput\":\"-_-_\"}".utf8))),
-                ("422 no exchange", try await raw.send(.post, path, body: Data("{\"sdkOutput\":\"AAEC\"}".utf8))),
-                ("400", try await raw.send(.patch, "/networkTokens/\(Seed.activeApplePayTokenID)", body: Data("[]".utf8))),
-                ("unknown route", try await raw.send(.get, "/balanceAccounts/BA1")),
-                ("422 listing limit", try await raw.send(.get, "/balanceAccounts/\(Seed.balanceAccountID)/paymentInstruments?limit=0")),
-                ("422 closed instrument", try await raw.send(.patch, "/paymentInstruments/\(Seed.closedMastercardID)", body: Data(#"{"status":"active"}"#.utf8))),
-                ("422 create without cardholder", try await raw.send(.post, "/paymentInstruments", body: Data(#"{"type":"card","balanceAccountId":"\#(Seed.balanceAccountID)"}"#.utf8))),
-            ]
-            for (name, reply) in errors {
-                #expect(reply.status >= 400, "\(name)")
-                checked.append(("error \(name)", reply.body, "RestServiceError"))
-            }
-            handle.faults.inject(FaultRule(count: 1, action: .status(500, retryAfterSeconds: nil, message: "boom")))
-            checked.append(("fault 500", try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)").body, "RestServiceError"))
+    static func run(_ exchanges: [SpecExchange] = []) -> SpecConformanceRun {
+        SpecConformanceRun(
+            provider: "adyen",
+            documents: [
+                "service": PublishedShape.fixtureURL("adyen-BalancePlatformService-v2.json").path,
+                "notifications": PublishedShape.fixtureURL("adyen-BalancePlatformConfigurationNotification-v2.json").path,
+            ],
+            basePath: "/bcl/v2", exchanges: exchanges
+        )
+    }
 
-            for (name, body, schema) in checked {
-                let problems = checker.problems(body, schema: schema)
-                #expect(problems.isEmpty, "\(name) against \(schema): \(problems)")
+    /// Every operation the adapter sends, with the statuses driven below (`METHOD /template STATUS`).
+    static let operations: Set<String> = [
+        "POST /paymentInstruments 200",
+        "GET /paymentInstruments/{id} 200",
+        "PATCH /paymentInstruments/{id} 200",
+        "GET /balanceAccounts/{id}/paymentInstruments 200",
+        "GET /paymentInstruments/{id}/networkTokenActivationData 200",
+        "POST /paymentInstruments/{id}/networkTokenActivationData 200",
+        "GET /paymentInstruments/{id}/networkTokens 200",
+        "GET /networkTokens/{networkTokenId} 200",
+        "PATCH /networkTokens/{networkTokenId} 202",
+        // Errors: 401, 403, 404 (undeclared: checked as RestServiceError), 422, 500, 400.
+        "GET /paymentInstruments/{id} 401",
+        "GET /paymentInstruments/{id}/networkTokenActivationData 403",
+        "GET /paymentInstruments/{id} 404",
+        "GET /networkTokens/{networkTokenId} 404",
+        "POST /paymentInstruments 404",
+        "PATCH /paymentInstruments/{id} 422",
+        "POST /paymentInstruments 422",
+        "POST /paymentInstruments/{id}/networkTokenActivationData 422",
+        "GET /balanceAccounts/{id}/paymentInstruments 422",
+        "PATCH /networkTokens/{networkTokenId} 422",
+        "GET /paymentInstruments/{id} 500",
+        "SCHEMA NetworkTokenNotificationRequest",
+    ]
+
+    /// Drives every operation through the adapter (its requests are checked too), then the error answers the adapter
+    /// cannot provoke through raw requests (only their answers are checked).
+    static func exchanges() async throws -> [SpecExchange] {
+        try await withSimulator(AdyenSimulator()) { handle in
+            let wire = WireRecorder(AsyncHTTPClientTransport())
+            let provider = try SimulatorFixture.provider(handle, transport: wire, retry: .none)
+            let context = OperationContext()
+
+            // Cards: lookup, listing (every page), issuance (virtual and physical), lock / unlock / cancel.
+            for id in [Seed.activeVisaID, Seed.activeMastercardID, Seed.inactiveMastercardID, Seed.suspendedVisaID, Seed.closedMastercardID] {
+                _ = try await provider.card(CardRef(id: id), context: context)
             }
-            #expect(checked.count == 32)
+            var query: CardQuery? = CardQuery(customer: Seed.balanceAccountID, limit: 2)
+            while let current = query {
+                let page = try await provider.listCards(current, context: context)
+                query = current.next(after: page)
+            }
+            _ = try await provider.listCards(CardQuery(customer: Seed.emptyBalanceAccountID), context: context)
+            _ = try await provider.createCard(
+                CreateCardRequest(
+                    customer: Seed.balanceAccountID, type: .virtual, program: "visadebit", currency: "EUR", externalID: "order-77",
+                    cardholderName: "Sam Hopper", issuingCountryCode: "NL"
+                ),
+                context: context
+            )
+            _ = try await provider.createCard(
+                CreateCardRequest(
+                    customer: Seed.balanceAccountID, type: .physical, program: "mcdebit", currency: "EUR",
+                    deliveryAddress: DeliveryAddress(address1: "Simon Carmiggeltstraat 6", address2: "50", city: "Amsterdam", countryCode: "NL", postalCode: "1011 DJ"),
+                    cardholderName: "Sam Hopper"
+                ),
+                context: context
+            )
+            _ = try await provider.changeStatus(CardStatusRequest(card: CardRef(id: Seed.lockableVisaID), intent: .lock, reason: .lost), context: context)
+            _ = try await provider.changeStatus(CardStatusRequest(card: CardRef(id: Seed.lockableVisaID), intent: .unlock), context: context)
+            _ = try await provider.changeStatus(CardStatusRequest(card: CardRef(id: Seed.cancellableMastercardID), intent: .cancel, reason: .other, comment: "replaced"), context: context)
+
+            // Wallet tokens: listing, suspend / resume / delete, lookup.
+            let wallet = CardRef(id: Seed.walletVisaID)
+            _ = try await provider.walletTokens(of: wallet, context: context)
+            _ = try await provider.walletTokens(of: CardRef(id: Seed.activeVisaID), context: context)
+            _ = try await provider.changeWalletToken(WalletTokenRequest(card: wallet, token: Seed.walletActiveTokenID, intent: .suspend), context: context)
+            _ = try await provider.changeWalletToken(WalletTokenRequest(card: wallet, token: Seed.walletActiveTokenID, intent: .resume), context: context)
+            _ = try await provider.changeWalletToken(WalletTokenRequest(card: wallet, token: Seed.walletDeletableTokenID, intent: .delete), context: context)
+            for token in [Seed.activeApplePayTokenID, Seed.inactiveGooglePayTokenID, Seed.suspendedApplePayTokenID, Seed.closedGooglePayTokenID] {
+                _ = try await provider.networkToken(id: token, context: context)
+            }
+
+            // Provisioning: the offer, then the activation-data relay to its end.
+            let card = CardRef(id: Seed.activeVisaID)
+            _ = try await provider.offer(for: card, wallet: .applePay, context: context)
+            var last = try await provider.provision(ProvisioningRequest(card: card, wallet: .applePay, input: .issuerSDK(output: nil)), context: context)
+            for _ in 0..<Seed.roundTripsToComplete {
+                guard case .issuerSDKInput(let input) = last else { break }
+                let output = AdyenSimulator.sdkOutput(answering: input.revealedBytes, extra: Data())
+                last = try await provider.provision(ProvisioningRequest(card: card, wallet: .applePay, input: .issuerSDK(output: SensitiveData(output))), context: context)
+            }
+
+            // Errors the adapter provokes itself: unknown ids, a closed card, an unknown balance account.
+            _ = try? await provider.card(CardRef(id: "PI3227C223222B5UNKNOWN0000"), context: context)
+            _ = try? await provider.networkToken(id: "NWTK99999999999999999999999999", context: context)
+            _ = try? await provider.createCard(
+                CreateCardRequest(customer: "BA3227C223222B5UNKNOWN000", type: .virtual, program: "visadebit", currency: "EUR", cardholderName: "Sam Hopper", issuingCountryCode: "NL"),
+                context: context
+            )
+            handle.faults.inject(FaultRule(count: 1, action: .status(500, retryAfterSeconds: nil, message: "boom")))
+            _ = try? await provider.card(card, context: context)
+            let wrongKey = try SimulatorFixture.provider(handle, apiKey: "wrong", transport: wire, retry: .none)
+            _ = try? await wrongKey.card(card, context: context)
+            let noRole = try SimulatorFixture.provider(handle, apiKey: AdyenSimulator.Credentials.apiKeyWithoutActivationRole, transport: wire, retry: .none)
+            _ = try? await noRole.provision(ProvisioningRequest(card: card, wallet: .applePay, input: .issuerSDK(output: nil)), context: context)
+
+            // Errors only a deliberately wrong request provokes (raw HTTP: the answers are checked, not the requests).
+            let raw = RawClient(handle: handle)
+            let path = "/paymentInstruments/\(Seed.activeMastercardID)/networkTokenActivationData"
+            var rawReplies: [(String, String, String, RawClient.Reply, String?)] = []
+            func send(_ name: String, _ method: HTTPRequest.Method, _ path: String, body: String? = nil) async throws {
+                let reply = try await raw.send(method, path, body: body.map { Data($0.utf8) })
+                rawReplies.append((name, method.rawValue, "/bcl/v2" + path, reply, body))
+            }
+            try await send("422 invalid sdkOutput", .post, path, body: #"{"sdkOutput":"-_-_"}"#)
+            try await send("422 no exchange", .post, path, body: #"{"sdkOutput":"AAEC"}"#)
+            try await send("422 token body not an object", .patch, "/networkTokens/\(Seed.activeApplePayTokenID)", body: "[]")
+            try await send("422 token status", .patch, "/networkTokens/\(Seed.activeApplePayTokenID)", body: #"{"status":"gone"}"#)
+            try await send("422 listing limit", .get, "/balanceAccounts/\(Seed.balanceAccountID)/paymentInstruments?limit=0")
+            try await send("422 closed instrument", .patch, "/paymentInstruments/\(Seed.closedMastercardID)", body: #"{"status":"active"}"#)
+            try await send("422 create without cardholder", .post, "/paymentInstruments", body: #"{"type":"card","balanceAccountId":"\#(Seed.balanceAccountID)"}"#)
+
+            var exchanges: [SpecExchange] = []
+            for (index, exchange) in wire.exchanges.enumerated() where exchange.status != nil {
+                exchanges.append(SpecExchange("adapter #\(index + 1) \(exchange.method) \(exchange.path)", document: "service", exchange, adapter: true))
+            }
+            for (name, method, path, reply, body) in rawReplies {
+                let exchange = WireExchange(method: method, path: path, requestBody: body.map { Data($0.utf8) }, status: reply.status, responseBody: reply.body)
+                exchanges.append(SpecExchange("raw \(name)", document: "service", exchange, adapter: false))
+            }
+            return exchanges
         }
     }
 
-    @Test("signed webhooks validate against NetworkTokenNotificationRequest")
-    func webhooks() throws {
-        let checker = try #require(SchemaChecker.load(Self.notificationSpec))
+    /// The signed configuration webhooks the simulator delivers, against `NetworkTokenNotificationRequest`.
+    static func webhooks() -> [SpecExchange] {
         let simulator = AdyenSimulator()
+        var result: [SpecExchange] = []
         for type in [AdyenSimulator.networkTokenCreated, AdyenSimulator.networkTokenUpdated] {
             for token in [Seed.activeApplePayTokenID, Seed.inactiveGooglePayTokenID, Seed.closedCardTokenID, "NWTK_UNKNOWN"] {
-                let body = simulator.signedWebhook(type: type, token: token).body
-                let problems = checker.problems(body, schema: "NetworkTokenNotificationRequest")
-                #expect(problems.isEmpty, "\(type) \(token): \(problems)")
+                result.append(SpecExchange("webhook \(type) \(token)", document: "notifications", schema: "NetworkTokenNotificationRequest", body: simulator.signedWebhook(type: type, token: token).body))
             }
         }
+        return result
     }
 
-    @Test("the checker itself catches a wrong type, a missing required field and an unknown field")
-    func checkerCatches() throws {
-        let checker = try #require(SchemaChecker.load(Self.serviceSpec))
-        #expect(!checker.problems(Data("{\"title\":\"t\",\"status\":\"401\",\"detail\":\"d\",\"errorCode\":\"x\",\"type\":\"u\"}".utf8), schema: "RestServiceError").isEmpty)
-        #expect(!checker.problems(Data("{\"title\":\"t\",\"status\":401,\"detail\":\"d\",\"type\":\"u\"}".utf8), schema: "RestServiceError").isEmpty)
-        #expect(!checker.problems(Data("{\"sdkInput\":\"AA==\",\"extra\":1}".utf8), schema: "NetworkTokenActivationDataResponse").isEmpty)
-        #expect(!checker.problems(Data("{\"networkTokens\":[{\"id\":\"N\",\"status\":\"gone\"}]}".utf8), schema: "ListNetworkTokensResponse").isEmpty)
-        #expect(checker.problems(Data("{\"sdkInput\":\"AA==\"}".utf8), schema: "NetworkTokenActivationDataResponse").isEmpty)
+    @Test("every request the adapter sends and every answer the simulator gives validates against the documents")
+    func onTheWire() async throws {
+        try await SpecConformance.requireValidator()
+        let exchanges = try await Self.exchanges() + Self.webhooks()
+        let report = try await SpecConformance.check(Self.run(exchanges))
+        SpecConformance.expectConformance(report, covering: Self.operations)
+        #expect((report.requestBodies ?? 0) >= 10, "request bodies validated: \(report.requestBodies ?? 0)")
+    }
+
+    @Test("the validator catches an undefined member, a missing required one, a wrong type, a wrong enum and a wrong request")
+    func validatorCatches() async throws {
+        try await SpecConformance.requireValidator()
+        func exchange(_ name: String, _ method: String, _ path: String, _ status: Int, request: String? = nil, response: String) -> SpecExchange {
+            SpecExchange(name, document: "service", WireExchange(method: method, path: "/bcl/v2" + path, requestBody: request.map { Data($0.utf8) }, status: status, responseBody: Data(response.utf8)), adapter: true)
+        }
+        let report = try await SpecConformance.check(Self.run([
+            exchange("extra member", "POST", "/paymentInstruments/PI1/networkTokenActivationData", 200, request: #"{"sdkOutput":"AA=="}"#, response: #"{"sdkInput":"AA==","extra":1}"#),
+            exchange("status as text", "GET", "/paymentInstruments/PI1", 401, response: #"{"title":"t","status":"401","detail":"d","errorCode":"x","type":"u"}"#),
+            exchange("no errorCode", "GET", "/networkTokens/N1", 404, response: #"{"title":"t","status":404,"detail":"d","type":"u"}"#),
+            exchange("token status", "GET", "/paymentInstruments/PI1/networkTokens", 200, response: #"{"networkTokens":[{"id":"N","status":"gone"}]}"#),
+            exchange("request member", "PATCH", "/networkTokens/N1", 202, request: #"{"status":"suspended","reason":"x"}"#, response: ""),
+            exchange("undeclared success", "GET", "/networkTokens/N1", 201, response: "{}"),
+            SpecExchange("webhook", document: "notifications", schema: "NetworkTokenNotificationRequest", body: Data(#"{"type":"balancePlatform.networkToken.created","data":{}}"#.utf8)),
+        ]))
+        let expected = [
+            "[extra member] response 200 $: member(s) `extra` not defined by the document",
+            "[status as text] response 401 $.status: is string where the document says integer",
+            "[no errorCode] response 404 (the provider's error shape) $: required member `errorCode` is missing",
+            "[token status] response 200 $.networkTokens[0].status: \"gone\" is not one of the document's values",
+            "[request member] request $: member(s) `reason` not defined by the document",
+            "[undeclared success] response 201: GET /networkTokens/{networkTokenId} declares no such status",
+            "[webhook] body (NetworkTokenNotificationRequest) $: required member `environment` is missing",
+        ]
+        for line in expected {
+            #expect(report.findings.contains { $0.hasPrefix(line) }, "missing finding: \(line)\nreported:\n\(report.findings.joined(separator: "\n"))")
+        }
+        #expect(report.status == 1)
     }
 }

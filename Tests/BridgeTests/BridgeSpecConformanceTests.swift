@@ -1,10 +1,12 @@
 import BridgeSimulator
 import CardGateway
+import CardGatewayAsyncHTTPClient
 import CardGatewayBridge
 import CardGatewaySimulation
 import CardGatewayTesting
 import Foundation
 import HTTPTypes
+import SharedTestSupport
 import Testing
 
 /// Bridge's OpenAPI, committed next to these tests (`Tests/BridgeTests/Fixtures/bridge-openapi.json`). A missing
@@ -30,145 +32,180 @@ enum BridgeSpec {
     }
 }
 
-/// A small checker for the parts of OpenAPI schemas Bridge's spec uses: `$ref`, `allOf`, `type`, `enum`,
-/// `required`, `properties`, `items`, `minLength`/`maxLength`. Where several `allOf` parts describe one property
-/// their enums are united (the spec widens `freezes[].initiator` that way). Names a schema requires but never
-/// defines are reported as drift, not as problems.
-struct SchemaChecker {
-    let spec: JSONValue
-    var problems: [String] = []
-    var drift: Set<String> = []
+/// The adapter's requests and the simulator's answers, on the wire, validated against Bridge's OpenAPI by
+/// `scripts/spec-conformance.py` with the `jsonschema` package: every operation the adapter uses
+/// (`Providers/Bridge/Adapter/BridgeAPI.swift`), its success and error answers, and the webhook envelope. Objects are
+/// closed (no member the document does not define). The places where the document contradicts itself (the freeze
+/// `status`, the freeze initiator's enum, the provisioning schemas' undefined required members, the 401 and 500
+/// examples) are named, one by one, in the script's `EXCEPTIONS`.
+@Suite("Bridge adapter and simulator against Bridge's OpenAPI")
+struct BridgeSpecConformanceTests {
+    typealias Seed = BridgeSimulator.Seed
 
-    init(spec: JSONValue) { self.spec = spec }
-
-    func resolve(_ schema: JSONValue) -> JSONValue {
-        guard let ref = schema["$ref"]?.stringValue, ref.hasPrefix("#/") else { return schema }
-        var node: JSONValue? = spec
-        for part in ref.dropFirst(2).split(separator: "/") { node = node?[String(part)] }
-        return node.map(resolve) ?? .null
+    static func run(_ exchanges: [SpecExchange] = []) -> SpecConformanceRun {
+        SpecConformanceRun(provider: "bridge", documents: ["openapi": BridgeSpec.url.path], basePath: "/v0", exchanges: exchanges)
     }
 
-    func schema(named name: String) -> JSONValue { spec["components"]?["schemas"]?[name] ?? .null }
+    static let account = "/customers/{customerID}/card_accounts/{cardAccountID}"
 
-    /// The schema of a path's operation response (or request body, when `status` is nil).
-    func operationSchema(path: String, method: String, status: String?) -> JSONValue {
-        let operation = spec["paths"]?[path]?[method]
-        let content: JSONValue?
-        if let status {
-            content = operation?["responses"]?[status]?["content"]
-        } else {
-            content = operation?["requestBody"]?["content"]
+    /// Every operation the adapter sends, with the statuses driven below (`METHOD /template STATUS`).
+    static let operations: Set<String> = [
+        "GET \(account) 200",
+        "GET /customers/{customerID}/card_accounts 200",
+        "POST /customers/{customerID}/card_accounts 201",
+        "POST \(account)/create_mobile_wallet_provisioning_request 200",
+        "POST \(account)/freeze 200",
+        "POST \(account)/unfreeze 200",
+        // Errors: 401 and 500 (the document's examples), 400, 404, 409 and 422 (undeclared: checked as Error).
+        "GET \(account) 401",
+        "GET \(account) 404",
+        "GET \(account) 500",
+        "POST \(account)/create_mobile_wallet_provisioning_request 400",
+        "POST \(account)/create_mobile_wallet_provisioning_request 409",
+        "POST \(account)/create_mobile_wallet_provisioning_request 422",
+        "POST \(account)/freeze 400",
+        "POST \(account)/unfreeze 400",
+        "POST /customers/{customerID}/card_accounts 400",
+        "SCHEMA WebhookEvent",
+        "SCHEMA CardAccount",
+    ]
+
+    /// Drives every operation through the adapter (its requests are checked too), then the error answers the adapter
+    /// never provokes through raw requests (only their answers are checked).
+    static func exchanges() async throws -> [SpecExchange] {
+        let simulator = BridgeSimulator(clock: SimulationClock(fixed: BridgeLive.start))
+        return try await withSimulator(simulator) { handle in
+            let wire = WireRecorder(AsyncHTTPClientTransport())
+            func provider(apiKey: String = Seed.apiKey, encoding: BridgeCertificateEncoding = .base64) throws -> BridgeProvider {
+                let http = try ProviderHTTPClient(
+                    instance: "bridge-sim", kind: .bridge, baseURL: handle.baseURL, transport: wire, timeout: .seconds(30), retry: .none
+                )
+                return try BridgeProvider(
+                    http: http, apiKey: Secret(apiKey), webhookPublicKey: Secret(simulator.webhookPublicKeyPEM), certificateEncoding: encoding,
+                    cardChain: "base"
+                )
+            }
+            let bridge = try provider()
+            let context = OperationContext()
+
+            // Card accounts: every seeded one, the listing, issuance.
+            for id in [Seed.activeVisa, Seed.activeMastercard, Seed.pendingVisa, Seed.inactiveMastercard, Seed.frozenByCustomer, Seed.frozenByDeveloper] {
+                _ = try await bridge.card(BridgeLive.ref(id), context: context)
+            }
+            _ = try await bridge.listCards(CardQuery(customer: Seed.customerID), context: context)
+            _ = try await bridge.createCard(
+                CreateCardRequest(customer: Seed.customerWithoutCardID, type: .virtual, program: "classic", currency: "usdc", externalID: "kj-1"),
+                context: context
+            )
+            // Freezes: lock and unlock, and the freeze operations with every optional member.
+            _ = try await bridge.changeStatus(CardStatusRequest(card: BridgeLive.ref(Seed.activeMastercard), intent: .lock, reason: .lost, comment: "card lost"), context: context)
+            _ = try await bridge.changeStatus(CardStatusRequest(card: BridgeLive.ref(Seed.activeMastercard), intent: .unlock), context: context)
+            _ = try await bridge.freeze(
+                card: BridgeLive.ref(Seed.activeVisa), reason: .plannedInactivity, reasonDetail: "holiday", endingAt: BridgeLive.start.addingTimeInterval(86_400),
+                context: context
+            )
+            _ = try await bridge.freeze(card: BridgeLive.ref(Seed.activeVisa), reason: .suspectedFraud, context: context)
+            _ = try await bridge.card(BridgeLive.ref(Seed.activeVisa), context: context)
+            _ = try await bridge.unfreeze(card: BridgeLive.ref(Seed.activeVisa), context: context)
+            // Provisioning: Apple (hex and Base64) and Google.
+            _ = try await bridge.offer(for: BridgeLive.ref(Seed.activeVisa), wallet: .applePay, context: context)
+            _ = try await bridge.provision(BridgeLive.appleRequest(), context: context)
+            _ = try await provider(encoding: .hex).provision(BridgeLive.appleRequest(nonce: Data([1, 2, 3, 4])), context: context)
+            _ = try await bridge.provision(ProvisioningRequest(card: BridgeLive.ref(Seed.activeVisa), wallet: .googlePay, input: BridgeFixtures.googleInput), context: context)
+
+            // Errors the adapter meets: an unknown account, an account that cannot be provisioned or frozen, a
+            // second account for a customer, a wrong key, a fault.
+            _ = try? await bridge.card(BridgeLive.ref("ca00000000004000800000000000ffff"), context: context)
+            _ = try? await bridge.provision(BridgeLive.appleRequest(Seed.pendingVisa), context: context)
+            _ = try? await bridge.freeze(card: BridgeLive.ref(Seed.inactiveMastercard), reason: .other, context: context)
+            _ = try? await bridge.unfreeze(card: BridgeLive.ref(Seed.activeMastercard), context: context)
+            _ = try? await bridge.createCard(
+                CreateCardRequest(customer: Seed.customerID, type: .virtual, program: "classic", currency: "usdc"), context: context
+            )
+            _ = try? await provider(apiKey: "sk-test-nope").card(BridgeLive.ref(Seed.activeVisa), context: context)
+            handle.faults.inject(FaultRule(count: 1, pathPrefix: "/v0/", action: .status(500, retryAfterSeconds: nil, message: "An expected error occurred, you may try again later")))
+            _ = try? await bridge.card(BridgeLive.ref(Seed.activeVisa), context: context)
+
+            // Idempotency refusals need a key reused on purpose (raw HTTP: the answers are checked, not the requests).
+            let raw = RawBridge(handle: handle, simulator: simulator)
+            var rawReplies: [(String, String, String, RawBridge.Reply, String)] = []
+            let path = RawBridge.provisioning(Seed.activeMastercard)
+            for (name, body) in [("first", RawBridge.appleBody()), ("409 conflict", RawBridge.appleBody(nonce: Data([7])))] {
+                rawReplies.append((name, "POST", path, try await raw.send(.post, path, idempotencyKey: "reused", body: body), body))
+            }
+            simulator.simulationClock.advance(by: 86_400 + 1)
+            rawReplies.append(("422 expired", "POST", path, try await raw.send(.post, path, idempotencyKey: "reused", body: RawBridge.appleBody()), RawBridge.appleBody()))
+
+            var exchanges: [SpecExchange] = []
+            for (index, exchange) in wire.exchanges.enumerated() where exchange.status != nil {
+                exchanges.append(SpecExchange("adapter #\(index + 1) \(exchange.method) \(exchange.path)", document: "openapi", exchange, adapter: true))
+            }
+            for (name, method, path, reply, body) in rawReplies {
+                let exchange = WireExchange(method: method, path: "/v0" + path, requestBody: Data(body.utf8), status: reply.status, responseBody: reply.body)
+                exchanges.append(SpecExchange("raw \(name)", document: "openapi", exchange, adapter: false))
+            }
+            return exchanges
         }
-        return content?["application/json"]?["schema"] ?? .null
     }
 
-    /// Every part of a schema with its `allOf` expanded.
-    func parts(_ schema: JSONValue) -> [JSONValue] {
-        let resolved = resolve(schema)
-        var result = [resolved]
-        for sub in resolved["allOf"]?.arrayValue ?? [] { result += parts(sub) }
+    /// The signed `card_account` webhooks: the envelope against `WebhookEvent`, its object against `CardAccount`.
+    static func webhooks() throws -> [SpecExchange] {
+        let simulator = BridgeSimulator(clock: SimulationClock(fixed: BridgeLive.start))
+        var result: [SpecExchange] = []
+        for (id, previous) in [(Seed.activeVisa, "frozen"), (Seed.frozenByCustomer, "active"), (Seed.frozenByDeveloper, "active")] {
+            let delivery = try #require(try simulator.signedCardAccountWebhook(cardAccountID: id, previousStatus: previous))
+            guard var event = try JSONSerialization.jsonObject(with: delivery.body) as? [String: Any] else {
+                Issue.record("the event is not a JSON object")
+                continue
+            }
+            // The document's `event_type` enum lists the types without their category, while its description says
+            // "The values here will be prefixed with the event_category": the prefix is checked here and removed
+            // before the enum is.
+            let type = try #require(event["event_type"] as? String)
+            #expect(type.hasPrefix("card_account."), "\(type)")
+            event["event_type"] = String(type.dropFirst("card_account.".count))
+            result.append(SpecExchange("webhook \(id)", document: "openapi", schema: "WebhookEvent", body: try JSONSerialization.data(withJSONObject: event)))
+            let object = try #require(event["event_object"])
+            result.append(SpecExchange("webhook \(id) event_object", document: "openapi", schema: "CardAccount", body: try JSONSerialization.data(withJSONObject: object)))
+        }
         return result
     }
 
-    mutating func check(_ value: JSONValue, _ schemas: [JSONValue], at path: String) {
-        let all = schemas.flatMap(parts)
-        let types = Set(all.compactMap { $0["type"]?.stringValue })
-        if !types.isEmpty && !types.contains(where: { Self.matches(value, type: $0) }) {
-            problems.append("\(path): \(value.typeName) where the spec says \(types.sorted().joined(separator: "|"))")
-            return
-        }
-        let enums = all.compactMap { $0["enum"]?.arrayValue }
-        if !enums.isEmpty, !enums.flatMap({ $0 }).contains(value) {
-            problems.append("\(path): \(value) is not one of the spec's values")
-        }
-        if let text = value.stringValue {
-            for part in all {
-                if let min = part["minLength"]?.intValue, text.count < min { problems.append("\(path): shorter than \(min)") }
-                if let max = part["maxLength"]?.intValue, text.count > max { problems.append("\(path): longer than \(max)") }
-            }
-        }
-        if let object = value.objectValue {
-            var properties: [String: [JSONValue]] = [:]
-            for part in all {
-                for (name, property) in part["properties"]?.objectValue ?? [:] { properties[name, default: []].append(property) }
-            }
-            for part in all {
-                for name in part["required"]?.arrayValue?.compactMap(\.stringValue) ?? [] {
-                    if properties[name] == nil {
-                        drift.insert("\(path).\(name)")
-                    } else if object[name] == nil {
-                        problems.append("\(path).\(name): required by the spec but missing")
-                    }
-                }
-            }
-            for (name, member) in object {
-                if let schemas = properties[name] { check(member, schemas, at: "\(path).\(name)") }
-            }
-        }
-        if let array = value.arrayValue {
-            let items = all.compactMap { $0["items"] }
-            for (index, element) in array.enumerated() where !items.isEmpty { check(element, items, at: "\(path)[\(index)]") }
-        }
+    @Test func everyRequestAndAnswerFollowsTheDocument() async throws {
+        try await SpecConformance.requireValidator()
+        let exchanges = try await Self.exchanges() + Self.webhooks()
+        let report = try await SpecConformance.check(Self.run(exchanges))
+        SpecConformance.expectConformance(report, covering: Self.operations)
+        #expect((report.requestBodies ?? 0) >= 8, "request bodies validated: \(report.requestBodies ?? 0)")
     }
 
-    static func matches(_ value: JSONValue, type: String) -> Bool {
-        switch (type, value) {
-        case ("string", .string), ("object", .object), ("array", .array), ("boolean", .bool), ("number", .number): return true
-        case ("integer", .number(let number)): return number == number.rounded()
-        default: return false
+    @Test func validatorCatchesProblems() async throws {
+        try await SpecConformance.requireValidator()
+        func exchange(_ name: String, _ method: String, _ path: String, _ status: Int, request: String? = nil, response: String) -> SpecExchange {
+            SpecExchange(name, document: "openapi", WireExchange(method: method, path: "/v0" + path, requestBody: request.map { Data($0.utf8) }, status: status, responseBody: Data(response.utf8)), adapter: true)
         }
-    }
-
-    /// True when `method path` (path below `/v0`) is an operation of the spec.
-    func hasOperation(method: String, path: String) -> Bool {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        for (template, item) in spec["paths"]?.objectValue ?? [:] where item[method.lowercased()] != nil {
-            let parts = template.split(separator: "/", omittingEmptySubsequences: false)
-            guard parts.count == segments.count else { continue }
-            if zip(parts, segments).allSatisfy({ $0.hasPrefix("{") || $0 == $1 }) { return true }
+        let balances = #"{"available":{"amount":"1","currency":"usdc"},"hold":{"amount":"0","currency":"usdc"}}"#
+        let report = try await SpecConformance.check(Self.run([
+            exchange("closed", "GET", "/customers/c/card_accounts/a", 200, response: #"{"id":"a","customer_id":"c","status":"closed","balances":\#(balances),"freezes":[]}"#),
+            exchange("amount", "GET", "/customers/c/card_accounts/a", 200, response: #"{"id":"a","customer_id":"c","status":"active","balances":{"available":{"amount":1,"currency":"usdc"},"hold":{"amount":"0","currency":"usdc"}},"freezes":[]}"#),
+            exchange("no customer", "GET", "/customers/c/card_accounts/a", 200, response: #"{"id":"a","status":"active","balances":\#(balances),"freezes":[]}"#),
+            exchange("freeze member", "GET", "/customers/c/card_accounts/a", 200, response: #"{"id":"a","customer_id":"c","status":"frozen","balances":\#(balances),"freezes":[{"card_account_id":"a","initiator":"customer","reason":"other","created_at":"x","colour":"red"}]}"#),
+            exchange("freeze status", "POST", "/customers/c/card_accounts/a/freeze", 200, request: #"{"initiator":"developer","reason":"other"}"#, response: #"{"card_account_id":"a","initiator":"developer","reason":"other","created_at":"x"}"#),
+            exchange("request initiator", "POST", "/customers/c/card_accounts/a/unfreeze", 200, request: #"{"initiator":"bank"}"#, response: #"{"card_account_id":"a","initiator":"developer","reason":"other","created_at":"x","status":"freeze_removed"}"#),
+            exchange("error", "GET", "/customers/c/card_accounts/a", 404, response: #"{"code":"Invalid"}"#),
+        ]))
+        let expected = [
+            "[closed] response 200 $.status: \"closed\" is not one of the document's values",
+            "[amount] response 200 $.balances.available.amount: is integer where the document says string",
+            "[no customer] response 200 $: required member `customer_id` is missing",
+            "[freeze member] response 200 $.freezes[0]: member(s) `colour` not defined by the document",
+            "[freeze status] response 200 $: required member `status` is missing",
+            "[request initiator] request $.initiator: \"bank\" is not one of the document's values",
+            "[error] response 404 (the provider's error shape) $: required member `message` is missing",
+        ]
+        for line in expected {
+            #expect(report.findings.contains { $0.hasPrefix(line) }, "missing finding: \(line)\nreported:\n\(report.findings.joined(separator: "\n"))")
         }
-        return false
-    }
-}
-
-@Suite("Bridge simulator and adapter against Bridge's OpenAPI")
-struct BridgeSpecConformanceTests {
-    typealias Seed = BridgeSimulator.Seed
-    static let accountPath = "/customers/{customerID}/card_accounts/{cardAccountID}"
-
-    @Test func checkerCatchesProblems() throws {
-        var checker = SchemaChecker(spec: try BridgeSpec.load())
-        let card = checker.schema(named: "CardAccount")
-        checker.check(try JSONValue.parse(Data(#"{"id":"a","customer_id":"b","status":"closed","balances":{},"freezes":[]}"#.utf8)), [card], at: "$")
-        checker.check(try JSONValue.parse(Data(#"{"id":"a","status":"active","balances":{"available":{"amount":1,"currency":"usdc"},"hold":{"amount":"0","currency":"usdc"}},"freezes":[]}"#.utf8)), [card], at: "$")
-        #expect(checker.problems.contains { $0.hasPrefix("$.status") })
-        #expect(checker.problems.contains { $0.hasPrefix("$.balances.available") })
-        #expect(checker.problems.contains { $0 == "$.balances.available.amount: a number where the spec says string" })
-        #expect(checker.problems.contains { $0 == "$.customer_id: required by the spec but missing" })
-    }
-
-    @Test func simulatorResponsesMatchTheSchemas() async throws {
-        var checker = SchemaChecker(spec: try BridgeSpec.load())
-        let replies = try await Self.collectReplies()
-        for (name, status, body, schema) in replies {
-            let json = try JSONValue.parse(body)
-            #expect(status == (name == "account-created" ? 201 : 200) || name.hasPrefix("error"), "\(name): HTTP \(status)")
-            checker.check(json, [schema(checker)], at: name)
-        }
-        #expect(checker.problems == [])
-        // The spec's own drift: required names it never defines.
-        #expect(checker.drift == [
-            "apple.card_account_id", "apple.initiator", "apple.reason", "apple.created_at", "apple.status",
-            "google.card_account_id", "google.initiator", "google.reason", "google.created_at", "google.status",
-            "account-frozen-customer.freezes[0].status", "account-frozen-developer.freezes[0].status", "account-frozen-later.freezes[0].status",
-            "account-list.data[4].freezes[0].status", "account-list.data[5].freezes[0].status",
-        ])
-    }
-
-    typealias Reply = (name: String, status: Int, body: Data, schema: @Sendable (SchemaChecker) -> JSONValue)
-
-    static func collectReplies() async throws -> [Reply] {
-        try await RawBridgeCollector.collect()
     }
 
     @Test func errorShapesFollowTheSpecExamples() async throws {
@@ -182,101 +219,6 @@ struct BridgeSpecConformanceTests {
             raw.handle.faults.inject(FaultRule(count: 1, pathPrefix: "/v0/", action: .status(500, retryAfterSeconds: nil, message: "An expected error occurred, you may try again later")))
             let fault = try #require(try await raw.send(.get, RawBridge.account()).json)
             #expect(fault == unexpected, "the 500 body is the spec's UnexpectedError example")
-        }
-    }
-
-    @Test func adapterRequestsMatchTheSchemasAndPaths() async throws {
-        var checker = SchemaChecker(spec: try BridgeSpec.load())
-        let entries = try await BridgeLive.run(encoding: .hex) { handle, provider, _ -> [JournalEntry] in
-            _ = try await provider.card(BridgeLive.ref(Seed.activeVisa), context: OperationContext())
-            _ = try await provider.provision(BridgeLive.appleRequest(), context: OperationContext())
-            _ = try await provider.provision(
-                ProvisioningRequest(card: BridgeLive.ref(Seed.activeVisa), wallet: .googlePay, input: BridgeFixtures.googleInput), context: OperationContext()
-            )
-            _ = try await provider.freeze(card: BridgeLive.ref(Seed.activeVisa), reason: .plannedInactivity, reasonDetail: "holiday", endingAt: BridgeLive.start.addingTimeInterval(86_400), context: OperationContext())
-            _ = try await provider.unfreeze(card: BridgeLive.ref(Seed.activeVisa), context: OperationContext())
-            _ = try await provider.listCards(CardQuery(customer: Seed.customerID), context: OperationContext())
-            _ = try await provider.createCard(
-                CreateCardRequest(customer: Seed.customerWithoutCardID, type: .virtual, program: "classic", currency: "usdc", externalID: "kj-1"),
-                context: OperationContext()
-            )
-            return handle.journal.entries()
-        }
-        #expect(entries.count == 7)
-        for entry in entries {
-            let path = String(entry.path.dropFirst("/v0".count))
-            #expect(checker.hasOperation(method: entry.method, path: path), "\(entry.method) \(path)")
-            let isCreate = entry.method == "POST" && path.hasSuffix("/card_accounts")
-            #expect(entry.responseStatus == (isCreate ? 201 : 200))
-            guard entry.method == "POST" else { continue }
-            let template = isCreate ? "/customers/{customerID}/card_accounts" : Self.accountPath + "/" + (path.split(separator: "/").last.map(String.init) ?? "")
-            checker.check(try JSONValue.parse(entry.body), [checker.operationSchema(path: template, method: "post", status: nil)], at: String(path.split(separator: "/").last ?? ""))
-        }
-        #expect(checker.problems == [])
-        #expect(checker.drift == ["create_mobile_wallet_provisioning_request.initiator"], "the spec requires an undefined initiator; we do not send it")
-    }
-
-    @Test func webhookEnvelopeMatchesWebhookEvent() async throws {
-        var checker = SchemaChecker(spec: try BridgeSpec.load())
-        let simulator = BridgeSimulator(clock: SimulationClock(fixed: BridgeLive.start))
-        for (id, previous) in [(Seed.activeVisa, "frozen"), (Seed.frozenByCustomer, "active")] {
-            let delivery = try #require(try simulator.signedCardAccountWebhook(cardAccountID: id, previousStatus: previous))
-            guard case .object(var event) = try JSONValue.parse(delivery.body) else {
-                Issue.record("the event is not a JSON object")
-                continue
-            }
-            // The spec lists event_type without its category prefix ("values here will be prefixed with the event_category").
-            let type = try #require(event["event_type"]?.stringValue)
-            #expect(type.hasPrefix("card_account."))
-            event["event_type"] = .string(String(type.dropFirst("card_account.".count)))
-            checker.check(.object(event), [checker.schema(named: "WebhookEvent")], at: "event")
-            checker.check(try JSONValue.parse(delivery.body)["event_object"] ?? .null, [checker.schema(named: "CardAccount")], at: "object")
-        }
-        #expect(checker.problems == [])
-    }
-}
-
-/// Gathers one simulator answer per response schema.
-enum RawBridgeCollector {
-    typealias Seed = BridgeSimulator.Seed
-
-    static func collect() async throws -> [BridgeSpecConformanceTests.Reply] {
-        let accountPath = BridgeSpecConformanceTests.accountPath
-        return try await RawBridge.run { raw in
-            var replies: [BridgeSpecConformanceTests.Reply] = []
-            func add(_ name: String, _ reply: RawBridge.Reply, _ schema: @escaping @Sendable (SchemaChecker) -> JSONValue) {
-                replies.append((name, reply.status, reply.body, schema))
-            }
-            let cardAccount: @Sendable (SchemaChecker) -> JSONValue = { $0.schema(named: "CardAccount") }
-            let error: @Sendable (SchemaChecker) -> JSONValue = { $0.schema(named: "Error") }
-            let provisioning: @Sendable (SchemaChecker) -> JSONValue = { $0.schema(named: "CardPushProvisioningResponse") }
-            let names = [
-                (Seed.activeVisa, "account-active"), (Seed.pendingVisa, "account-pending"), (Seed.inactiveMastercard, "account-inactive"),
-                (Seed.frozenByCustomer, "account-frozen-customer"), (Seed.frozenByDeveloper, "account-frozen-developer"),
-            ]
-            for (id, name) in names { add(name, try await raw.send(.get, RawBridge.account(id)), cardAccount) }
-            let accounts = "/customers/{customerID}/card_accounts"
-            add("account-list", try await raw.send(.get, "/customers/\(Seed.customerID)/card_accounts"),
-                { $0.operationSchema(path: accounts, method: "get", status: "200") })
-            add("account-created", try await raw.send(.post, "/customers/\(Seed.customerWithoutCardID)/card_accounts", idempotencyKey: "s0",
-                                                      body: #"{"currency":"usdc","chain":"base","client_reference_id":"kj-1"}"#),
-                { $0.operationSchema(path: accounts, method: "post", status: "201") })
-            add("apple", try await raw.send(.post, RawBridge.provisioning(), idempotencyKey: "s1", body: RawBridge.appleBody()), provisioning)
-            add("google", try await raw.send(.post, RawBridge.provisioning(), idempotencyKey: "s2",
-                                             body: #"{"wallet_provider":"google_pay","google_pay":{"client_wallet_account_id":"w","client_device_id":"d"}}"#), provisioning)
-            add("freeze", try await raw.send(.post, RawBridge.account() + "/freeze", idempotencyKey: "s3",
-                                             body: #"{"initiator":"developer","reason":"other","reason_detail":"x","ending_at":"2026-03-01T00:00:00Z"}"#),
-                { $0.operationSchema(path: accountPath + "/freeze", method: "post", status: "200") })
-            add("account-frozen-later", try await raw.send(.get, RawBridge.account()), cardAccount)
-            add("unfreeze", try await raw.send(.post, RawBridge.account() + "/unfreeze", idempotencyKey: "s4", body: #"{"initiator":"developer"}"#),
-                { $0.operationSchema(path: accountPath + "/unfreeze", method: "post", status: "200") })
-            add("error-400", try await raw.send(.post, RawBridge.provisioning(), idempotencyKey: "s5", body: "{}"), error)
-            add("error-404", try await raw.send(.get, RawBridge.account("unknown")), error)
-            add("error-409", try await raw.send(.post, RawBridge.provisioning(), idempotencyKey: "s1", body: RawBridge.appleBody(nonce: Data([7]))), error)
-            raw.simulator.simulationClock.advance(by: 86_400)
-            add("error-422", try await raw.send(.post, RawBridge.provisioning(), idempotencyKey: "s1", body: RawBridge.appleBody()), error)
-            add("error-401", try await raw.send(.get, RawBridge.account(), apiKey: "wrong"), error)
-            return replies
         }
     }
 }
