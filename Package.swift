@@ -98,7 +98,7 @@ var targets: [Target] = [
     // Helpers the test targets share (Swift Testing assertions); not a product.
     .target(
         name: "SharedTestSupport",
-        dependencies: ["CardGateway"],
+        dependencies: ["CardGateway", .product(name: "Subprocess", package: "swift-subprocess")],
         path: "Tests/SharedTestSupport",
         swiftSettings: swiftSettings
     ),
@@ -323,6 +323,8 @@ targets += [
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "SwiftASN1", package: "swift-asn1"),
             .product(name: "Crypto", package: "swift-crypto"),
+            // The built provisioning-server, run as a child process.
+            .product(name: "Subprocess", package: "swift-subprocess"),
         ] + providers.flatMap { name -> [Target.Dependency] in [.target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator")] },
         swiftSettings: swiftSettings
     ),
@@ -406,6 +408,9 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         // `swift package generate-documentation`: the DocC catalog in Sources/CardGateway/CardGateway.docc.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The tests' child processes (official clients, the built server): never Foundation.Process, whose run() can
+        // crash the test process on Linux with Swift 6.3.1 (docs/RELIABILITY.md, "A crash in CI"). Tests only.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: targets
 )

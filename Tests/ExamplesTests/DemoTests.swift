@@ -39,9 +39,10 @@ struct DemoTests {
         #expect(steps(Instance.trustPayments).filter { $0.hasPrefix("credentials on file:") }.count == 5)
         // Marqeta: the encrypted payload for all three wallets, Samsung Pay included.
         let marqeta = steps(Instance.marqeta)
-        for name in ["card: look up", "Apple Pay: provision", "Google Pay: provision", "Samsung Pay: offer", "Samsung Pay: provision"] {
+        for name in ["card: look up", "Apple Pay: provision from a watch", "Google Pay: provision from a tablet", "Samsung Pay: offer", "Samsung Pay: provision from a phone"] {
             #expect(marqeta.contains(name), "\(name): \(marqeta)")
         }
+        #expect(report.steps.first { $0.instance == Instance.marqeta && $0.name.hasPrefix("Samsung Pay: provision") }?.outcome.hasPrefix("extra provision payload") == true)
         // One verified webhook per provider that sends them; Trust Payments' row is marked not applicable.
         let webhooks = report.steps.filter { $0.name == "webhook: verify a signed delivery" }
         #expect(webhooks.filter { $0.status == .passed }.map(\.instance).sorted() == [Instance.adyen, Instance.bridge, Instance.paysafe, Instance.stripe, Instance.marqeta].sorted())

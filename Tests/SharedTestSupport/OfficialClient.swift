@@ -1,4 +1,5 @@
 import Foundation
+import Subprocess
 import Testing
 
 /// Runs a provider's official client library (Python) against a simulator: the check scripts live at
@@ -38,28 +39,51 @@ public enum OfficialClient {
         try Test.cancel("skipped: \(reason ?? "")", sourceLocation: sourceLocation)
     }
 
-    /// Runs a process to completion within `timeout` (then terminates it) and returns its exit status and its
-    /// standard output and error, interleaved.
+    /// Runs a process to completion within `timeout` and returns its exit status (the signal's number if a signal
+    /// ended it) and its standard output and error, interleaved. At the deadline the process gets SIGTERM, then
+    /// SIGKILL 5 s later if it is still there.
+    ///
+    /// Spawned with swift-subprocess, never `Foundation.Process`: on Linux, `Process.run()` of our toolchain's
+    /// Foundation (Swift 6.3.1) can crash the whole test process (an over-read of `/proc/self/fd` entries,
+    /// swift-corelibs-foundation PR #5472; docs/RELIABILITY.md, "A crash in CI").
     public static func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("official-client-\(UUID().uuidString).log")
-        guard FileManager.default.createFile(atPath: output.path, contents: nil) else { return (126, "cannot create \(output.path)") }
-        defer { try? FileManager.default.removeItem(at: output) }
-        // A file, not a pipe: a chatty process never blocks on a full pipe while it is being waited for.
-        let handle = try FileHandle(forWritingTo: output)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
+        var options = PlatformOptions()
+        // What cancelling the run does to the child: SIGTERM, then (always last) SIGKILL.
+        options.teardownSequence = [.gracefulShutDown(allowedDurationToNextStep: .seconds(5))]
+        let platformOptions = options
+        return try await withThrowingTaskGroup(of: (status: Int32, output: String)?.self) { group in
+            group.addTask {
+                // Both streams into one pipe (`2>&1`), drained while the process runs, so a chatty process never
+                // blocks on a full pipe. The limit only bounds memory: a check prints a few kilobytes.
+                let result = try await Subprocess.run(
+                    .path("/usr/bin/env"), arguments: Arguments(arguments), platformOptions: platformOptions,
+                    input: .none, output: .bytes(limit: outputLimit), error: .combinedWithOutput
+                )
+                return (status(result.terminationStatus), String(decoding: result.standardOutput, as: UTF8.self))
+            }
+            group.addTask {
+                // The deadline: when it passes first, cancelling the group runs the teardown above, and the run
+                // returns the signal's status and what the process wrote until then.
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            while let finished = try await group.next() {
+                group.cancelAll()
+                if let finished { return finished }
+            }
+            return (126, "the process was not run")
         }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        try handle.close()
-        return (process.terminationStatus, String(decoding: try Data(contentsOf: output), as: UTF8.self))
+    }
+
+    /// The most output `run` keeps (more fails the run).
+    static let outputLimit = 32 << 20
+
+    /// A termination status as `Foundation.Process` gave it: the exit code, or the number of the signal.
+    static func status(_ termination: TerminationStatus) -> Int32 {
+        switch termination {
+        case .exited(let code): code
+        case .signaled(let signal): signal
+        }
     }
 
     /// Runs `provider`'s check script with `arguments` (the simulator's base URL first) and returns its output.
