@@ -76,13 +76,27 @@ struct DemoServerTests {
             #expect(try offer.json()["flow"]?.stringValue == "encryptedPayload")
             let samsung = try await client.send(
                 .post, "/v1/cards/rewards/provisioning/samsungPay", token: DemoUsers.bobToken,
-                json: #"{"clientDeviceId":"device-1","clientWalletAccountId":"wallet-user-1"}"#
+                json: #"{"deviceId":"device-1","walletUserId":"wallet-user-1","deviceType":"watch","appVersion":"bank-app 9.1"}"#
             )
             #expect(samsung.status == 200, "\(samsung.text)")
-            #expect(try samsung.json()["opaquePaymentCard"]?.stringValue?.isEmpty == false)
+            let answer = try samsung.json()
+            #expect(answer["extraProvisionPayload"]?.stringValue?.isEmpty == false)
+            #expect(answer["opaquePaymentCard"] == nil)
+            #expect(answer["cardType"]?.stringValue?.isEmpty == false)
+            #expect(answer["tokenProvider"]?.stringValue?.isEmpty == false)
             let calls = try #require(running.handle("marqeta")?.journal.entries(method: "POST", pathContains: "/digitalwalletprovisionrequests/"))
             #expect(calls.map(\.path) == ["/v3/digitalwalletprovisionrequests/samsungpay"])
             #expect(calls.first?.bodyText.contains(#""card_token":"\#(MarqetaSimulator.Seed.activeCard)""#) == true, "\(calls.first?.bodyText ?? "")")
+            let sent = try JSONValue.parse(try #require(calls.first?.body))
+            #expect(sent["device_type"]?.stringValue == "WATCH")
+            #expect(sent["provisioning_app_version"]?.stringValue == "bank-app 9.1")
+            #expect(sent["wallet_user_id"]?.stringValue == "wallet-user-1")
+            // Google Pay's shape is not Samsung Pay's: a 409 naming the fields, and nothing sent.
+            let google = try await client.send(
+                .post, "/v1/cards/rewards/provisioning/samsungPay", token: DemoUsers.bobToken, json: #"{"clientDeviceId":"d","clientWalletAccountId":"w"}"#
+            )
+            #expect(google.status == 409, "\(google.text)")
+            #expect(try #require(running.handle("marqeta")?.journal.entries(method: "POST", pathContains: "/digitalwalletprovisionrequests/")).count == 1)
             // Alice has no card called rewards.
             #expect(try await client.send(.post, "/v1/cards/rewards/provisioning/samsungPay", token: DemoUsers.aliceToken, json: "{}").status == 404)
         }
@@ -132,7 +146,7 @@ struct DemoServerTests {
             var forged = delivery.body
             forged.append(contentsOf: Array(" ".utf8))
             let refused = try await client.sendRaw(.post, "/webhooks/adyen-issuing", body: forged, headers: headers)
-            #expect(refused.status == 400)
+            #expect(refused.status == 401)
         }
     }
 }

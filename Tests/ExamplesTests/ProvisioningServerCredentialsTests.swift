@@ -76,6 +76,9 @@ struct ProvisioningServerCredentialsTests {
                 (#"{"intent":"reuse","amount":{"minorUnits":100,"currency":"GBP"}}"#, "reference"),
                 (#"{"intent":"keep","amount":{"minorUnits":100,"currency":"GBP"}}"#, "intent"),
                 (#"{"intent":"reuse","reference":"r","amount":{"minorUnits":100,"currency":"GBP"},"paymentMethod":"cash"}"#, "paymentMethod"),
+                // Trust Payments stores no wallet payment as a credential on file: the document offers only card.
+                (#"{"intent":"reuse","reference":"r","amount":{"minorUnits":100,"currency":"GBP"},"paymentMethod":"googlePay"}"#, "paymentMethod"),
+                (#"{"intent":"store","consent":{"recordedAt":"2025-01-31T12:00:00Z","evidence":"x"},"amount":{"minorUnits":100,"currency":"GBP"},"paymentMethod":"applePay"}"#, "paymentMethod"),
                 (#"{"intent":"reuse","reference":"r","amount":{"minorUnits":100,"currency":"GBP"},"cvv":"123"}"#, "cvv"),
             ]
             for (body, field) in cases {
@@ -116,7 +119,7 @@ struct ProvisioningServerCredentialsTests {
         #expect(fixture.backend.totalCalls == 0)
     }
 
-    @Test("a webhook with a valid signature is 204 and reaches onEvent; an invalid one is 400 and does not")
+    @Test("a webhook with a valid signature is 204 and reaches onEvent; an unauthenticated one is 401 and does not")
     func webhooks() async throws {
         let fixture = try Fixture()
         try await fixture.withClient { client in
@@ -136,10 +139,19 @@ struct ProvisioningServerCredentialsTests {
 
             let tampered = Data(#"{"id":"evt_42","card":"pc_1001","status":"active"}"#.utf8)
             let invalid = try await client.sendRaw(.post, "/webhooks/payload", body: tampered, headers: ["X-Fake-Signature": FakeBackend.signature(body)])
-            #expect(invalid.status == 400)
+            #expect(invalid.status == 401)
             #expect(try invalid.problem()["code"] == .string("signatureInvalid"))
+            #expect(invalid.header("WWW-Authenticate") == #"Signature realm="webhooks""#)
             let unsigned = try await client.sendRaw(.post, "/webhooks/payload", body: body, headers: [:])
-            #expect(unsigned.status == 400)
+            #expect(unsigned.status == 401)
+            #expect(unsigned.header("WWW-Authenticate")?.isEmpty == false)
+            #expect(fixture.events.all.count == 1)
+            // Authentic but unreadable: the sender is known, its body is not what a webhook holds. 400.
+            let unreadable = Data(#"{"id":"evt_43"}"#.utf8)
+            let malformed = try await client.sendRaw(.post, "/webhooks/payload", body: unreadable, headers: ["X-Fake-Signature": FakeBackend.signature(unreadable)])
+            #expect(malformed.status == 400)
+            #expect(try malformed.problem()["code"] == .string("invalidRequest"))
+            #expect(malformed.header("WWW-Authenticate") == nil)
             #expect(fixture.events.all.count == 1)
 
             let unknown = try await client.sendRaw(.post, "/webhooks/nowhere", body: body, headers: ["X-Fake-Signature": FakeBackend.signature(body)])
@@ -147,7 +159,7 @@ struct ProvisioningServerCredentialsTests {
             let noWebhooks = try await client.sendRaw(.post, "/webhooks/key", body: body, headers: ["X-Fake-Signature": FakeBackend.signature(body)])
             #expect(noWebhooks.status == 404)
         }
-        #expect(fixture.backend.count("webhook") == 3)
+        #expect(fixture.backend.count("webhook") == 4)
         #expect(fixture.events.all.count == 1)
     }
 }

@@ -15,7 +15,7 @@ struct ProvisioningServerErrorTests {
         ("invalidRequest", 400), ("authenticationFailed", 502), ("permissionDenied", 502), ("notFound", 404),
         ("cardNotEligible", 409), ("invalidCardState", 409), ("scaRequired", 403), ("declined", 402), ("conflict", 409),
         ("rateLimited", 429), ("providerUnavailable", 503), ("timeout", 504), ("unsupported", 501),
-        ("invalidConfiguration", 500), ("invalidResponse", 502), ("signatureInvalid", 400), ("transport", 502),
+        ("invalidConfiguration", 500), ("invalidResponse", 502), ("signatureInvalid", 401), ("transport", 502),
     ]
 
     @Test("the table covers every CardGatewayError code, and an unknown code is a 500")

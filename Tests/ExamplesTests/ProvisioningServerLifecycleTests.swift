@@ -65,6 +65,29 @@ struct ProvisioningServerLifecycleTests {
         }
     }
 
+    @Test("reason other needs a comment (Adyen records other only with one); the comment reaches Adyen as statusComment")
+    func otherNeedsComment() async throws {
+        try await DemoServerTests.withDemoServer { client, running in
+            let journal = try #require(running.handle("adyen")).journal
+            journal.clear()
+            let bare = #"{"intent":"lock","reason":"other"}"#
+            for body in [bare, #"{"intent":"lock","reason":"other","comment":"   "}"#, #"{"intent":"lock","reason":"other","comment":"a\nb"}"#] {
+                let reply = try await client.send(.post, "/v1/cards/travel/status", token: DemoUsers.aliceToken, json: body)
+                #expect(reply.status == 400, "\(body): \(reply.text)")
+                #expect(firstErrorField(try reply.problem()) == "comment", "\(body)")
+            }
+            #expect(journal.entries().isEmpty, "a refused body reached Adyen: \(journal.entries().map { "\($0.method) \($0.path)" })")
+
+            let locked = try await client.send(
+                .post, "/v1/cards/travel/status", token: DemoUsers.aliceToken, json: #"{"intent":"lock","reason":"other","comment":"card left at a hotel"}"#
+            )
+            #expect(locked.status == 200, "\(locked.text)")
+            let write = try #require(journal.entries().last { $0.method == "PATCH" })
+            #expect(write.bodyText.contains(#""statusComment":"card left at a hotel""#), "\(write.bodyText)")
+            #expect(write.bodyText.contains(#""statusReason":"other""#), "\(write.bodyText)")
+        }
+    }
+
     @Test("a card's wallet tokens are listed; a provider without token control is 409 unsupported before anything is sent")
     func tokens() async throws {
         try await DemoServerTests.withDemoServer { client, running in

@@ -18,6 +18,8 @@ final class FakeBackend: Sendable {
         var lastInput: ProvisioningInput?
         var lastConfirmation: ProvisioningConfirmation?
         var lastSession: ClientSessionRequest?
+        var lastSCA: SCAAuthorization?
+        var lastIdempotencyKey: String?
     }
 
     private let state = Mutex(State())
@@ -44,6 +46,15 @@ final class FakeBackend: Sendable {
     func remember(input: ProvisioningInput) { state.withLock { $0.lastInput = input } }
     func remember(confirmation: ProvisioningConfirmation) { state.withLock { $0.lastConfirmation = confirmation } }
     func remember(session: ClientSessionRequest) { state.withLock { $0.lastSession = session } }
+    /// What the operation context carried: the solved SCA challenge and the (user-scoped) idempotency key.
+    func remember(context: OperationContext) {
+        state.withLock { state in
+            state.lastSCA = context.sca
+            state.lastIdempotencyKey = context.idempotencyKey
+        }
+    }
+    var lastSCA: SCAAuthorization? { state.withLock { $0.lastSCA } }
+    var lastIdempotencyKey: String? { state.withLock { $0.lastIdempotencyKey } }
     var lastInput: ProvisioningInput? { state.withLock { $0.lastInput } }
     var lastConfirmation: ProvisioningConfirmation? { state.withLock { $0.lastConfirmation } }
     var lastSession: ClientSessionRequest? { state.withLock { $0.lastSession } }
@@ -80,6 +91,7 @@ struct FakeAdapter: CardLookup, WalletProvisioning, StoredCredentials, WebhookVe
     func provision(_ request: ProvisioningRequest, context: OperationContext) async throws -> ProvisioningResponse {
         try backend.record("provision", cardID: request.card.id)
         backend.remember(input: request.input)
+        backend.remember(context: context)
         switch request.input {
         case .applePay:
             return .applePay(ApplePayPayload(
@@ -89,6 +101,10 @@ struct FakeAdapter: CardLookup, WalletProvisioning, StoredCredentials, WebhookVe
             ))
         case .googlePay:
             return .googlePay(GooglePayPayload(opaquePaymentCard: SensitiveData(Data("opaque-card-\(request.card.id)".utf8)), network: .visa, tokenProvider: "VISA"))
+        case .samsungPay:
+            return .samsungPay(SamsungPayPayload(
+                extraProvisionPayload: SensitiveData(Data("extra-payload-\(request.card.id)".utf8)), network: .visa, cardType: "DEBIT", tokenProvider: "VISA"
+            ))
         case .issuerSDK(let output):
             guard let output else { return .issuerSDKInput(SensitiveData(Data("start-\(request.card.id)".utf8))) }
             return .issuerSDKInput(SensitiveData(Data("next-".utf8) + output.revealedBytes))

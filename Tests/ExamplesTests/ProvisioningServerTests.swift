@@ -330,26 +330,42 @@ struct ProvisioningServerTests {
         #expect(fixture.backend.lastConfirmation == ProvisioningConfirmation(card: CardRef(id: "pc_1001", customer: "cust_alice"), wallet: .googlePay, deviceAccountReference: "DAR-77", walletID: "W-9"))
     }
 
-    @Test("Idempotency-Key and a solved SCA challenge reach the provider's operation context")
+    @Test("Idempotency-Key and a solved SCA challenge (one X-SCA-Authorization header) reach the provider's operation context")
     func operationContextHeaders() async throws {
         let fixture = try Fixture()
         try await fixture.withClient { client in
-            let half = try await client.send(
-                .post, "/v1/cards/\(Fixture.relayCard)/provisioning/applePay", json: "{}", headers: ["X-SCA-Event-Id": "evt-1"]
-            )
-            #expect(half.status == 400)
-            let badKey = try await client.send(
-                .post, "/v1/cards/\(Fixture.relayCard)/provisioning/applePay", json: "{}", headers: ["Idempotency-Key": "has space"]
-            )
+            let path = "/v1/cards/\(Fixture.relayCard)/provisioning/applePay"
+            // Malformed: one part, an empty part, three parts, characters outside the tokens.
+            for value in ["evt-1", "evt-1;", ";wop-1", "evt-1;wop-1;x", "evt 1;wop-1", "evt-1,wop-1"] {
+                let reply = try await client.send(.post, path, json: "{}", headers: ["X-SCA-Authorization": value])
+                #expect(reply.status == 400, "\(value)")
+                #expect(firstErrorField(try reply.problem()) == "X-SCA-Authorization", "\(value)")
+                #expect(!reply.text.contains(value), "the refused value is echoed")
+            }
+            // The two headers of earlier versions are refused, naming the one that replaces them.
+            for headers in [["X-SCA-Event-Id": "evt-1"], ["X-SCA-Event-Id": "evt-1", "X-SCA-Wallet-Operation-Id": "wop-1"]] {
+                let reply = try await client.send(.post, path, json: "{}", headers: headers)
+                #expect(reply.status == 400)
+                #expect(firstErrorField(try reply.problem()) == "X-SCA-Authorization")
+            }
+            let badKey = try await client.send(.post, path, json: "{}", headers: ["Idempotency-Key": "has space"])
             #expect(badKey.status == 400)
+            #expect(fixture.backend.count("provision") == 0)
+
             let good = try await client.send(
-                .post, "/v1/cards/\(Fixture.relayCard)/provisioning/applePay", json: "{}",
-                headers: ["Idempotency-Key": "op-123", "X-SCA-Event-Id": "evt-1", "X-SCA-Wallet-Operation-Id": "wop-1", "X-Request-ID": "req-abc"]
+                .post, path, json: "{}", headers: ["Idempotency-Key": "op-123", "X-SCA-Authorization": "evt-1;wop-1", "X-Request-ID": "req-abc"]
             )
             #expect(good.status == 200)
             #expect(good.header("X-Request-ID") == "req-abc")
+            #expect(fixture.backend.lastSCA == SCAAuthorization(eventID: "evt-1", walletOperationID: "wop-1"))
+            #expect(fixture.backend.lastIdempotencyKey?.isEmpty == false)
+
+            // An empty value carries no challenge, as the document says.
+            let empty = try await client.send(.post, path, json: "{}", headers: ["X-SCA-Authorization": ""])
+            #expect(empty.status == 200)
+            #expect(fixture.backend.lastSCA == nil)
         }
-        #expect(fixture.backend.count("provision") == 1)
+        #expect(fixture.backend.count("provision") == 2)
     }
 
     @Test("an unknown path gets a 404 problem")

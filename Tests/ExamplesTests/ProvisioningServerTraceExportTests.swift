@@ -6,6 +6,7 @@ import Logging
 import NIOFoundationCompat
 import PaysafeSimulator
 import ServiceLifecycle
+import Subprocess
 import Synchronization
 import Testing
 
@@ -236,42 +237,73 @@ final class FakeCollector: Sendable {
 }
 
 /// The executable, started with `--port 0` and the environment given (without any OTEL_ variable of the test's own).
-final class ServerProcess {
-    private let process: Process
+///
+/// Spawned with swift-subprocess, never `Foundation.Process`: on Linux, `Process.run()` of our toolchain's Foundation
+/// (Swift 6.3.1) can crash the whole test process (swift-corelibs-foundation PR #5472; docs/RELIABILITY.md, "A crash
+/// in CI"). The process lives in a task that runs it to its end, reading both streams as they come; signals reach it
+/// through that task.
+final class ServerProcess: Sendable {
     private let out = Buffer()
     private let err = Buffer()
+    private let exit = Exit()
+    private let signals: AsyncStream<Subprocess.Signal>.Continuation
+    private let task: Task<Int32, any Error>
 
     /// What one of the process's streams wrote so far.
     final class Buffer: Sendable {
         let data = Mutex(Data())
     }
 
+    /// How the process ended, once it has.
+    final class Exit: Sendable {
+        let status = Mutex<String?>(nil)
+    }
+
     init(executable: URL, environment: [String: String]) throws {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["--host", "127.0.0.1", "--port", "0", "--log-level", "notice"]
         var variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("OTEL_") }
         variables.merge(environment) { $1 }
-        process.environment = variables
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        self.process = process
-        let out = self.out
-        let err = self.err
-        // At the end of a stream the handler is removed: on Linux it would otherwise be called again and again
-        // with no data, spinning a dispatch thread for the rest of the test run.
-        stdout.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil } else { out.data.withLock { $0.append(data) } }
+        let custom = Dictionary(uniqueKeysWithValues: variables.compactMap { key, value in Subprocess.Environment.Key(rawValue: key).map { ($0, value) } })
+        // `env` runs the path as it is (it replaces itself with the server: the signals reach the server).
+        let arguments = Arguments([executable.path, "--host", "127.0.0.1", "--port", "0", "--log-level", "notice"])
+        let (requests, signals) = AsyncStream.makeStream(of: Subprocess.Signal.self)
+        self.signals = signals
+        let (out, err, exit) = (self.out, self.err, self.exit)
+        task = Task {
+            do {
+                let result = try await Subprocess.run(
+                    .path("/usr/bin/env"), arguments: arguments, environment: .custom(custom),
+                    input: .none, output: .sequence, error: .sequence
+                ) { execution in
+                    try await withThrowingTaskGroup(of: Bool.self) { group in
+                        group.addTask {
+                            for try await chunk in execution.standardOutput { chunk.withUnsafeBytes { bytes in out.data.withLock { $0.append(contentsOf: bytes) } } }
+                            return true
+                        }
+                        group.addTask {
+                            for try await chunk in execution.standardError { chunk.withUnsafeBytes { bytes in err.data.withLock { $0.append(contentsOf: bytes) } } }
+                            return true
+                        }
+                        group.addTask {
+                            for await signal in requests { try? execution.send(signal: signal) }
+                            return false
+                        }
+                        // Until both streams end (the process exited), then stop forwarding signals.
+                        var open = 2
+                        while open > 0, let stream = try await group.next() { if stream { open -= 1 } }
+                        group.cancelAll()
+                    }
+                }
+                exit.status.withLock { $0 = "\(result.terminationStatus)" }
+                // As `Foundation.Process` gave it: the exit code, or the number of the signal.
+                switch result.terminationStatus {
+                case .exited(let code): return code
+                case .signaled(let signal): return signal
+                }
+            } catch {
+                exit.status.withLock { $0 = "\(error)" }
+                throw error
+            }
         }
-        stderr.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil } else { err.data.withLock { $0.append(data) } }
-        }
-        try process.run()
     }
 
     var stdout: String { String(decoding: out.data.withLock { $0 }, as: UTF8.self) }
@@ -287,7 +319,7 @@ final class ServerProcess {
             {
                 return port
             }
-            if !process.isRunning { throw TraceExportTestError("provisioning-server exited (\(process.terminationStatus)): \(stderr)") }
+            if let status = exit.status.withLock({ $0 }) { throw TraceExportTestError("provisioning-server exited (\(status)): \(stderr)") }
             try await Task.sleep(for: .milliseconds(50))
         }
         throw TraceExportTestError("provisioning-server did not listen within 60 s: \(stderr)")
@@ -295,17 +327,24 @@ final class ServerProcess {
 
     /// SIGTERM, then the exit status (the server shuts down gracefully; at most 30 s).
     func terminate() async throws -> Int32 {
-        process.terminate()
-        let deadline = ContinuousClock.now + .seconds(30)
-        while process.isRunning {
-            if ContinuousClock.now > deadline { throw TraceExportTestError("provisioning-server did not stop within 30 s of SIGTERM") }
-            try await Task.sleep(for: .milliseconds(50))
+        signals.yield(.terminate)
+        let task = self.task
+        return try await withThrowingTaskGroup(of: Int32?.self) { group in
+            group.addTask { try await task.value }
+            group.addTask {
+                try await Task.sleep(for: .seconds(30))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let status = try await group.next() ?? nil else {
+                throw TraceExportTestError("provisioning-server did not stop within 30 s of SIGTERM")
+            }
+            return status
         }
-        return process.terminationStatus
     }
 
-    /// Ends the process if a test left it running.
+    /// Ends the process if a test left it running: cancelling its task kills it (SIGKILL).
     func kill() {
-        if process.isRunning { process.terminate() }
+        task.cancel()
     }
 }

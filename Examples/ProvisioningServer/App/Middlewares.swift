@@ -51,17 +51,38 @@ struct RequestScope: Sendable {
             let scoped = MessageAuthentication.sha256(Data("\(user?.id ?? "")\n\(key)".utf8))
             context.idempotencyKey = String(ByteEncoding.hex(scoped).prefix(40))
         }
-        let eventID = request.headerFields[.scaEventID]
-        let operationID = request.headerFields[.scaWalletOperationID]
-        switch (eventID, operationID) {
-        case (nil, nil):
-            break
-        case (let eventID?, let operationID?) where Self.isSafeToken(eventID, maxLength: 128) && Self.isSafeToken(operationID, maxLength: 128):
-            context.sca = SCAAuthorization(eventID: eventID, walletOperationID: operationID)
-        default:
-            throw APIProblem.invalidRequest("Send both X-SCA-Event-Id and X-SCA-Wallet-Operation-Id, as the challenge gave them.")
+        // The two headers of earlier versions: refused rather than ignored, so that an app still sending them is
+        // told what to send instead of being challenged again.
+        if request.headerFields[.legacySCAEventID] != nil || request.headerFields[.legacySCAWalletOperationID] != nil {
+            throw APIProblem.invalidRequest(
+                "Send the solved challenge as one X-SCA-Authorization header: <eventId>;<walletOperationId>.",
+                errors: [FieldProblem(field: "X-SCA-Authorization", message: "replaces X-SCA-Event-Id and X-SCA-Wallet-Operation-Id")]
+            )
+        }
+        // An empty value carries no solved challenge: the same as no header.
+        if let value = request.headerFields[.scaAuthorization], !value.isEmpty {
+            guard let sca = Self.scaAuthorization(value) else {
+                throw APIProblem.invalidRequest(
+                    "X-SCA-Authorization must be the challenge's eventId and walletOperationId, joined by a semicolon.",
+                    errors: [FieldProblem(field: "X-SCA-Authorization", message: "must match \(Self.scaAuthorizationPattern)")]
+                )
+            }
+            context.sca = sca
         }
         return context
+    }
+
+    /// The pattern `openapi.yaml` states for `X-SCA-Authorization`.
+    static let scaAuthorizationPattern = "^(?:[A-Za-z0-9_.:-]{1,128};[A-Za-z0-9_.:-]{1,128})?$"
+
+    /// `<eventId>;<walletOperationId>`, each 1 to 128 letters, digits and `-_.:`; nil for anything else.
+    static func scaAuthorization(_ value: String) -> SCAAuthorization? {
+        let parts = value.split(separator: ";", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        let eventID = String(parts[0])
+        let walletOperationID = String(parts[1])
+        guard isSafeToken(eventID, maxLength: 128), isSafeToken(walletOperationID, maxLength: 128) else { return nil }
+        return SCAAuthorization(eventID: eventID, walletOperationID: walletOperationID)
     }
 
     /// The caller's `X-Request-ID` when it is a short plain token, else a new one.
@@ -94,8 +115,10 @@ final class VerbatimBody: Sendable {
 extension HTTPField.Name {
     static let requestID = HTTPField.Name("X-Request-ID")!
     static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
-    static let scaEventID = HTTPField.Name("X-SCA-Event-Id")!
-    static let scaWalletOperationID = HTTPField.Name("X-SCA-Wallet-Operation-Id")!
+    /// A solved SCA challenge: `<eventId>;<walletOperationId>`.
+    static let scaAuthorization = HTTPField.Name("X-SCA-Authorization")!
+    static let legacySCAEventID = HTTPField.Name("X-SCA-Event-Id")!
+    static let legacySCAWalletOperationID = HTTPField.Name("X-SCA-Wallet-Operation-Id")!
     static let allow = HTTPField.Name("Allow")!
 }
 
@@ -139,6 +162,7 @@ struct RequestScopeMiddleware: ServerMiddleware {
             failure = rendering
             (response, responseBody) = rendering.openAPIResponse()
         }
+        Self.frame(&response, body: responseBody)
         response.headerFields[.requestID] = requestID
         if operation.requiresAuthentication {
             // Payloads, keys and tokens must not be kept by intermediaries or the app's URL cache.
@@ -173,8 +197,24 @@ struct RequestScopeMiddleware: ServerMiddleware {
             switch serverError.httpStatus {
             case .unsupportedMediaType: return APIProblem.unsupportedMediaType()
             case .badRequest: return APIProblem.invalidRequest("The request's parameters or body do not match the API description.")
+            case .notAcceptable: return APIProblem.notAcceptable()
             default: return underlying
             }
+        }
+    }
+
+    /// Makes `Content-Length` describe the body that is actually sent. The generated code sets it from the body
+    /// it encoded; a body replaced afterwards (the provider's ephemeral key byte for byte, a problem) would
+    /// otherwise go out under the old length, and Hummingbird keeps a length header it is given, so a client
+    /// would read a cut or overlong body. A body of unknown length goes out without the header (chunked).
+    static func frame(_ response: inout HTTPResponse, body: HTTPBody?) {
+        guard let body else {
+            response.headerFields[.contentLength] = nil
+            return
+        }
+        switch body.length {
+        case .known(let length): response.headerFields[.contentLength] = String(length)
+        case .unknown: response.headerFields[.contentLength] = nil
         }
     }
 

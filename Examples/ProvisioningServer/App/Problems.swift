@@ -36,7 +36,7 @@ public enum ErrorStatusTable: Sendable {
         .notFound: ErrorStatus(status: 404, title: "Not found", detail: "The card provider does not know this resource."),
         .cardNotEligible: ErrorStatus(status: 409, title: "Card not eligible", detail: "The card cannot be used for this operation now."),
         .invalidCardState: ErrorStatus(status: 409, title: "Invalid card state", detail: "The card's state does not allow this operation."),
-        .scaRequired: ErrorStatus(status: 403, title: "Strong customer authentication required", detail: "Solve the challenge, then repeat the request with X-SCA-Event-Id and X-SCA-Wallet-Operation-Id."),
+        .scaRequired: ErrorStatus(status: 403, title: "Strong customer authentication required", detail: "Solve the challenge, then repeat the request with X-SCA-Authorization: <eventId>;<walletOperationId>."),
         .declined: ErrorStatus(status: 402, title: "Declined", detail: "The provider declined the request."),
         .conflict: ErrorStatus(status: 409, title: "Conflict", detail: "The request conflicts with the current state of the resource."),
         .rateLimited: ErrorStatus(status: 429, title: "Too many requests", detail: "The card provider is limiting requests; retry after the delay in Retry-After."),
@@ -45,7 +45,7 @@ public enum ErrorStatusTable: Sendable {
         .unsupported: ErrorStatus(status: 501, title: "Not supported", detail: "This operation is not available for this card or provider."),
         .invalidConfiguration: ErrorStatus(status: 500, title: "Server misconfigured", detail: "The server's gateway configuration cannot serve this request."),
         .invalidResponse: ErrorStatus(status: 502, title: "Invalid provider response", detail: "The card provider answered with something the server could not read."),
-        .signatureInvalid: ErrorStatus(status: 400, title: "Invalid signature", detail: "The webhook's signature is missing, wrong or stale."),
+        .signatureInvalid: ErrorStatus(status: 401, title: "Invalid signature", detail: "The webhook's signature is missing, wrong or stale."),
         .transport: ErrorStatus(status: 502, title: "Provider unreachable", detail: "The server could not exchange the request with the card provider."),
     ]
 
@@ -124,6 +124,15 @@ struct APIProblem: Error, Sendable {
             status: .unsupportedMediaType, type: "unsupportedMediaType", title: "Unsupported media type",
             detail: "Send the body as application/json.", code: .invalidRequest,
             errors: [FieldProblem(field: "Content-Type", message: "must be application/json")]
+        )
+    }
+
+    /// An `Accept` header that excludes the only media type the operation answers with: 406, naming the header.
+    static func notAcceptable() -> APIProblem {
+        APIProblem(
+            status: .notAcceptable, type: "notAcceptable", title: "Not acceptable",
+            detail: "The Accept header excludes the media type this operation answers with.", code: .invalidRequest,
+            errors: [FieldProblem(field: "Accept", message: "must allow the operation's media type")]
         )
     }
 
@@ -295,6 +304,10 @@ struct ProblemRendering: Sendable {
             if !gatewayError.fieldErrors.isEmpty {
                 // Field names only: the provider's messages stay out of the app's hands.
                 body.errors = gatewayError.fieldErrors.map { FieldProblem(field: SafeText.scrub($0.field, maxLength: 100), message: "refused") }
+            }
+            if gatewayError.code == .signatureInvalid {
+                // A webhook's signature is how its sender authenticates; RFC 9110 wants a challenge on every 401.
+                headers[.wwwAuthenticate] = "Signature realm=\"webhooks\""
             }
             if gatewayError.code == .scaRequired, let challenge = gatewayError.scaChallenge {
                 body.challenge = ProblemBody.Challenge(challenge)

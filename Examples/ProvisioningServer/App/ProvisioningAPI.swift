@@ -69,10 +69,19 @@ struct ProvisioningAPI: APIProtocol {
         guard let intent = CardStatusIntent(rawValue: body.intent.rawValue) else {
             throw APIProblem.invalidRequest("The intent is not known.", errors: [FieldProblem(field: "intent", message: "must be lock, unlock or cancel")])
         }
+        var checks = FieldChecks()
+        let comment = checks.text(body.comment, "comment", maxLength: 255)
+        if let comment, !Self.isRecordText(comment) {
+            checks.refuse("comment", "must have a character that is not white space, and no control or line-break characters")
+        }
+        // Adyen takes reason other only with a comment; the document asks for one with it whatever the provider.
+        if body.reason == .other, body.comment == nil { checks.refuse("comment", "is required with reason other") }
+        try checks.finish()
         try requireOffered(intent.operation, for: owned)
         let reason = body.reason.flatMap { CardStatusReason(rawValue: $0.rawValue) }
         let card = try await gateway.changeCardStatus(
-            CardStatusRequest(card: owned.ref, intent: intent, reason: reason), via: owned.route, context: try scope.operationContext()
+            CardStatusRequest(card: owned.ref, intent: intent, reason: reason, comment: comment), via: owned.route,
+            context: try scope.operationContext()
         )
         return .ok(.init(body: .json(WireModel.card(owned: owned, card: card))))
     }
@@ -113,6 +122,19 @@ struct ProvisioningAPI: APIProtocol {
         return .ok(.init(body: .json(WireModel.walletToken(token))))
     }
 
+    /// Text for a provider's record, as the document's pattern states it: no C0 control, U+0085, U+2028 or U+2029,
+    /// and at least one character that is not white space (JavaScript's `\s`).
+    static func isRecordText(_ text: String) -> Bool {
+        let forbidden: (Unicode.Scalar) -> Bool = { $0.value < 0x20 || $0.value == 0x85 || $0.value == 0x2028 || $0.value == 0x2029 }
+        let space: (Unicode.Scalar) -> Bool = { scalar in
+            switch scalar.value {
+            case 0x09...0x0D, 0x20, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF: return true
+            default: return false
+            }
+        }
+        return !text.unicodeScalars.contains(where: forbidden) && text.unicodeScalars.contains { !space($0) }
+    }
+
     /// Refuses, before anything is sent, an operation the card's provider instance does not offer.
     func requireOffered(_ operation: GatewayOperation, for card: OwnedCard) throws {
         do {
@@ -126,10 +148,12 @@ struct ProvisioningAPI: APIProtocol {
         let scope = try RequestScope.required()
         let owned = try await server.ownedCard(input.path.cardId, of: try scope.authenticatedUser())
         let wallet = try WireModel.wallet(input.query.wallet)
+        // The headers are checked whether or not a provider is asked, so a malformed one is refused either way.
+        let context = try scope.operationContext()
         guard owned.wallets.contains(wallet) else {
             return .ok(.init(body: .json(WireModel.notOffered(cardID: owned.id, requested: input.query.wallet))))
         }
-        let offer = try await gateway.provisioningOffer(for: owned.ref, wallet: wallet, via: owned.route, context: try scope.operationContext())
+        let offer = try await gateway.provisioningOffer(for: owned.ref, wallet: wallet, via: owned.route, context: context)
         return .ok(.init(body: .json(WireModel.offer(cardID: owned.id, requested: input.query.wallet, offer: offer))))
     }
 
@@ -141,9 +165,11 @@ struct ProvisioningAPI: APIProtocol {
         let flow = try provisioningFlow(of: owned, wallet: wallet)
         guard case .json(let body) = input.body else { throw APIProblem.unsupportedMediaType() }
         let provisioningInput = try ProvisioningWire.input(from: body, flow: flow, wallet: wallet)
+        let device = try ProvisioningWire.device(from: body)
         let context = try scope.operationContext()
         let response = try await gateway.provision(
-            ProvisioningRequest(card: owned.ref, wallet: wallet, input: provisioningInput), via: owned.route, context: context
+            ProvisioningRequest(card: owned.ref, wallet: wallet, input: provisioningInput, deviceType: device.type, appVersion: device.appVersion),
+            via: owned.route, context: context
         )
         if case .ephemeralKey(let key) = response {
             // The app's issuer SDK reads the provider's JSON itself: it goes out byte for byte, not re-encoded.
@@ -266,8 +292,9 @@ struct ProvisioningAPI: APIProtocol {
 
     // MARK: Webhooks
 
-    /// Verifies the delivery over its raw bytes and headers before anything else; 204 when authentic, 400 when not,
-    /// 404 for an instance that does not take webhooks.
+    /// Verifies the delivery over its raw bytes and headers before anything else; 204 when authentic, 401 when its
+    /// signature does not authenticate the sender, 400 when an authentic delivery cannot be read, 404 for an
+    /// instance that does not take webhooks.
     func webhook(_ input: Operations.Webhook.Input) async throws -> Operations.Webhook.Output {
         let scope = try RequestScope.required()
         guard let instance = gateway.instance(named: input.path.instance), instance.descriptor.capabilities.contains(.webhooks) else {

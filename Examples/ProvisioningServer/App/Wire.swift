@@ -98,16 +98,28 @@ enum ProvisioningWire {
             guard let nonce, let signature else { throw APIProblem.invalidRequest("The Apple Pay provisioning body is incomplete.") }
             return .applePay(ApplePayProvisioningInput(certificates: certificates, nonce: nonce, nonceSignature: signature))
 
-        case (.encryptedPayload, .googlePay, .GooglePayRequest(let request)), (.encryptedPayload, .samsungPay, .GooglePayRequest(let request)):
-            // Samsung Pay's device id and wallet account id travel in the Google shape, as the core models them.
+        case (.encryptedPayload, .googlePay, .GooglePayRequest(let request)):
             let deviceID = checks.text(request.clientDeviceId, "clientDeviceId", maxLength: 256)
             let accountID = checks.text(request.clientWalletAccountId, "clientWalletAccountId", maxLength: 256)
             try checks.finish()
-            guard let deviceID, let accountID else { throw APIProblem.invalidRequest("The \(wallet == .samsungPay ? "Samsung" : "Google") Pay provisioning body is incomplete.") }
+            guard let deviceID, let accountID else { throw APIProblem.invalidRequest("The Google Pay provisioning body is incomplete.") }
             return .googlePay(GooglePayProvisioningInput(clientDeviceID: deviceID, clientWalletAccountID: accountID))
 
+        case (.encryptedPayload, .samsungPay, .SamsungPayRequest(let request)):
+            let deviceID = checks.text(request.deviceId, "deviceId", maxLength: 256)
+            let userID = checks.text(request.walletUserId, "walletUserId", maxLength: 256)
+            try checks.finish()
+            guard let deviceID, let userID else { throw APIProblem.invalidRequest("The Samsung Pay provisioning body is incomplete.") }
+            return .samsungPay(SamsungPayProvisioningInput(deviceID: deviceID, walletUserID: userID))
+
         case (.encryptedPayload, .applePay, _), (.encryptedPayload, .googlePay, _), (.encryptedPayload, .samsungPay, _):
-            throw wrongShape(body, expected: wallet == .applePay ? "certificates, nonce and nonceSignature" : "clientDeviceId and clientWalletAccountId")
+            let expected: String
+            switch wallet {
+            case .applePay: expected = "certificates, nonce and nonceSignature"
+            case .samsungPay: expected = "deviceId and walletUserId"
+            default: expected = "clientDeviceId and clientWalletAccountId"
+            }
+            throw wrongShape(body, expected: expected)
 
         case (.encryptedPayload, _, _):
             throw APIProblem.unsupported("The server has no request shape for \(wallet) by the encrypted-payload flow.")
@@ -135,12 +147,31 @@ enum ProvisioningWire {
         }
     }
 
+    /// The device kind and app version a wallet body carries, for the provisioning request.
+    static func device(from body: Components.Schemas.ProvisioningRequest) throws -> (type: ProvisioningDeviceType?, appVersion: String?) {
+        let type: Components.Schemas.DeviceType?
+        let appVersion: String?
+        switch body {
+        case .ApplePayRequest(let request): (type, appVersion) = (request.deviceType, request.appVersion)
+        case .GooglePayRequest(let request): (type, appVersion) = (request.deviceType, request.appVersion)
+        case .SamsungPayRequest(let request): (type, appVersion) = (request.deviceType, request.appVersion)
+        case .RelayRequest, .KeyRequest: return (nil, nil)
+        }
+        var checks = FieldChecks()
+        let version = checks.text(appVersion, "appVersion", maxLength: 50)
+        try checks.finish()
+        guard let type else { return (nil, version) }
+        guard let kind = ProvisioningDeviceType(rawValue: type.rawValue) else { throw APIProblem.invalidRequest("deviceType \(type.rawValue) is not known.") }
+        return (kind, version)
+    }
+
     /// A well-formed body of another flow than the card's: 409, naming the fields that do not belong.
     static func wrongShape(_ body: Components.Schemas.ProvisioningRequest, expected: String) -> APIProblem {
         let fields: [String]
         switch body {
         case .ApplePayRequest: fields = ["certificates", "nonce", "nonceSignature"]
         case .GooglePayRequest: fields = ["clientDeviceId", "clientWalletAccountId"]
+        case .SamsungPayRequest: fields = ["deviceId", "walletUserId"]
         case .RelayRequest(let request): fields = request.sdkOutput == nil ? ["body"] : ["sdkOutput"]
         case .KeyRequest: fields = ["apiVersion"]
         }
@@ -164,6 +195,11 @@ enum ProvisioningWire {
             return .GooglePayResponse(.init(
                 opaquePaymentCard: WireModel.base64(payload.opaquePaymentCard), network: WireModel.network(payload.network),
                 tokenProvider: payload.tokenProvider, displayName: payload.displayName, lastFour: payload.lastFour
+            ))
+        case .samsungPay(let payload):
+            return .SamsungPayResponse(.init(
+                extraProvisionPayload: WireModel.base64(payload.extraProvisionPayload), network: WireModel.network(payload.network),
+                cardType: payload.cardType, tokenProvider: payload.tokenProvider, displayName: payload.displayName, lastFour: payload.lastFour
             ))
         case .issuerSDKInput(let input):
             return .RelayResponse(.init(sdkInput: WireModel.base64(input)))
