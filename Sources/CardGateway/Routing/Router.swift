@@ -86,11 +86,19 @@ public struct RouteExplanation: Sendable, Equatable, Codable, CustomStringConver
     }
 }
 
+/// A route's dimensions, in the order a reason names them (the order of ``Route/Conditions``' properties).
+enum RouteDimension: Sendable, CaseIterable {
+    case issuer, program, bin, country, currency, tenant, wallet, operation
+}
+
 /// Picks the provider instance for a key: the first route, in configuration order, whose every condition
 /// holds. Lookups use per-dimension indexes (hash maps for values, binary search over disjoint BIN
 /// segments) and allocate nothing, so their cost does not grow with the number of BIN ranges; the reason
 /// for a match is worded only when read. Indexes hold sparse route lists, so memory grows with the
 /// conditions written, not with routes × values.
+///
+/// ``match(_:)`` and ``explain(_:)`` decide from the same index: `explain` takes the match `match` finds, and
+/// words each earlier route's verdict from the first dimension whose index excludes it.
 public struct Router: Sendable {
     let tables: RouterTables
 
@@ -102,18 +110,30 @@ public struct Router: Sendable {
 
     /// The first matching route, or nil. Allocates nothing: the match's ``RouteMatch/reason`` is worded when read.
     public func match(_ key: RouteKey) -> RouteMatch? {
-        guard let (routeIndex, evidence) = tables.locate(key) else { return nil }
-        return RouteMatch(routeIndex: routeIndex, instance: tables.routes[routeIndex].use, deferredFrom: tables, evidence: evidence)
+        let lookup = tables.lookup(key)
+        guard let routeIndex = tables.locate(lookup) else { return nil }
+        return RouteMatch(routeIndex: routeIndex, instance: tables.routes[routeIndex].use, deferredFrom: tables, evidence: lookup.evidence)
     }
 
     /// The match and the reason every earlier route was skipped.
+    ///
+    /// The routes before the match (all of them when there is none) are each given the first dimension, in
+    /// ``RouteDimension`` order, on which the index excludes them; the match is ``match(_:)``'s, with its reason.
     public func explain(_ key: RouteKey) -> RouteExplanation {
+        let lookup = tables.lookup(key)
+        let end = tables.locate(lookup).map { $0 + 1 } ?? tables.routes.count
         var decisions: [RouteDecision] = []
-        for (position, route) in tables.routes.enumerated() {
-            let verdict = Self.evaluate(route.when, key, locateBIN: { tables.range(ofRoute: position, containing: $0) })
-            decisions.append(RouteDecision(routeIndex: position, instance: route.use, matched: verdict.matched, reason: verdict.reason))
-            if verdict.matched {
-                return RouteExplanation(key: key.description, match: RouteMatch(routeIndex: position, instance: route.use, reason: verdict.reason), decisions: decisions)
+        decisions.reserveCapacity(end)
+        for position in 0..<end {
+            let route = tables.routes[position]
+            if let excluded = tables.firstExcluding(position, lookup) {
+                let reason = Self.refusal(route.when, key, excluded)
+                decisions.append(RouteDecision(routeIndex: position, instance: route.use, matched: false, reason: reason))
+            } else {
+                let reason = tables.reason(routeIndex: position, evidence: lookup.evidence)
+                decisions.append(RouteDecision(routeIndex: position, instance: route.use, matched: true, reason: reason))
+                let match = RouteMatch(routeIndex: position, instance: route.use, reason: reason)
+                return RouteExplanation(key: key.description, match: match, decisions: decisions)
             }
         }
         return RouteExplanation(key: key.description, match: nil, decisions: decisions)
@@ -129,33 +149,44 @@ public struct Router: Sendable {
         return "[\(shown.joined(separator: ", "))\(more > 0 ? ", … \(more) more" : "")]"
     }
 
-    /// Checks one route's conditions against a key, in order, giving the reason in words. `locateBIN` finds the
-    /// route's range holding a BIN (nil when none does). A match is described without listing the route's
-    /// values, so building the reason stays cheap for routes with many values or ranges.
-    static func evaluate(_ conditions: Route.Conditions, _ key: RouteKey, locateBIN: (String) -> BINRange?) -> (matched: Bool, reason: String) {
+    /// Why a route that `dimension` excludes was skipped: what the route requires there, and what the key has.
+    static func refusal(_ conditions: Route.Conditions, _ key: RouteKey, _ dimension: RouteDimension) -> String {
+        func requires(_ name: String, _ allowed: Set<String>?, _ value: String?) -> String {
+            "requires \(name) in \(listed(allowed ?? [])) but the key has \(value ?? "no \(name)")"
+        }
+        switch dimension {
+        case .issuer: return requires("issuer", conditions.issuers, key.issuer)
+        case .program: return requires("program", conditions.programs, key.program)
+        case .bin:
+            let allowed = listed((conditions.bins ?? []).map(\.description))
+            guard let bin = key.bin else { return "requires bin in \(allowed) but the key has no bin" }
+            return "requires bin in \(allowed) but the key's bin \(bin.prefix(11)) is in none"
+        case .country: return requires("country", conditions.countries, key.country)
+        case .currency: return requires("currency", conditions.currencies, key.currency)
+        case .tenant: return requires("tenant", conditions.tenants, key.tenant)
+        case .wallet: return requires("wallet", conditions.wallets.map { Set($0.map(\.rawValue)) }, key.wallet?.rawValue)
+        case .operation: return requires("operation", conditions.operations.map { Set($0.map(\.rawValue)) }, key.operation?.rawValue)
+        }
+    }
+
+    /// Why a matching route matched: the key's value on each dimension the route constrains, in
+    /// ``RouteDimension`` order, and the route's range holding the BIN. A match is described without listing
+    /// the route's values when they are many, so the reason stays cheap for routes with many values or ranges.
+    static func acceptance(_ conditions: Route.Conditions, _ key: RouteKey, binRange: BINRange?) -> String {
         var reasons: [String] = []
-        func check(_ name: String, _ allowed: Set<String>?, _ value: String?) -> String? {
-            guard let allowed else { return nil }
-            guard let value else { return "requires \(name) in \(listed(allowed)) but the key has no \(name)" }
-            guard allowed.contains(value) else { return "requires \(name) in \(listed(allowed)) but the key has \(value)" }
+        func holds(_ name: String, _ allowed: Set<String>?, _ value: String?) {
+            guard let allowed, let value else { return }
             reasons.append(allowed.count <= listedValues ? "\(name) \(value) is in \(listed(allowed))" : "\(name) \(value) is one of the route's \(allowed.count) values")
-            return nil
         }
-        if let failure = check("issuer", conditions.issuers, key.issuer) { return (false, failure) }
-        if let failure = check("program", conditions.programs, key.program) { return (false, failure) }
-        if let bins = conditions.bins {
-            guard let bin = key.bin else { return (false, "requires bin in \(listed(bins.map(\.description))) but the key has no bin") }
-            guard let range = locateBIN(bin) else {
-                return (false, "requires bin in \(listed(bins.map(\.description))) but the key's bin \(bin.prefix(11)) is in none")
-            }
-            reasons.append("bin \(bin.prefix(range.length)) is in \(range)")
-        }
-        if let failure = check("country", conditions.countries, key.country) { return (false, failure) }
-        if let failure = check("currency", conditions.currencies, key.currency) { return (false, failure) }
-        if let failure = check("tenant", conditions.tenants, key.tenant) { return (false, failure) }
-        if let failure = check("wallet", conditions.wallets.map { Set($0.map(\.rawValue)) }, key.wallet?.rawValue) { return (false, failure) }
-        if let failure = check("operation", conditions.operations.map { Set($0.map(\.rawValue)) }, key.operation?.rawValue) { return (false, failure) }
-        return (true, reasons.isEmpty ? "the route has no conditions (catch-all)" : reasons.joined(separator: "; "))
+        holds("issuer", conditions.issuers, key.issuer)
+        holds("program", conditions.programs, key.program)
+        if conditions.bins != nil, let bin = key.bin, let binRange { reasons.append("bin \(bin.prefix(binRange.length)) is in \(binRange)") }
+        holds("country", conditions.countries, key.country)
+        holds("currency", conditions.currencies, key.currency)
+        holds("tenant", conditions.tenants, key.tenant)
+        holds("wallet", conditions.wallets.map { Set($0.map(\.rawValue)) }, key.wallet?.rawValue)
+        holds("operation", conditions.operations.map { Set($0.map(\.rawValue)) }, key.operation?.rawValue)
+        return reasons.isEmpty ? "the route has no conditions (catch-all)" : reasons.joined(separator: "; ")
     }
 }
 
@@ -190,41 +221,31 @@ struct BINProbe: Sendable {
     var digits: Int
     var padded: UInt64
 
-    init?(_ bin: String) {
-        // Read from the string's contiguous UTF-8 in place (a native string always has it; iterating `bin.utf8` one
-        // byte at a time costs several times more for a string longer than 15 bytes). `withUTF8` on a copy is the
-        // fallback for a string without contiguous storage.
-        let read = bin.utf8.withContiguousStorageIfAvailable { BINProbe.read($0) } ?? {
-            var text = bin
-            return text.withUTF8 { BINProbe.read($0) }
-        }()
-        guard let (digits, value) = read else { return nil }
+    init(digits: Int, padded: UInt64) {
         self.digits = digits
-        self.padded = value
+        self.padded = padded
     }
 
-    /// Powers of ten, for padding a value of fewer than 11 digits.
-    private static let scale: [UInt64] = (0...11).map { (0..<$0).reduce(1) { value, _ in value * 10 } }
+    init?(_ bin: String) {
+        // Read in place from the string's contiguous UTF-8 when it has one (a native string does): iterating
+        // `bin.utf8` itself costs several times more for a string longer than 15 bytes.
+        guard let probe = bin.utf8.withContiguousStorageIfAvailable(Self.read) ?? Self.read(bin.utf8) else { return nil }
+        self = probe
+    }
 
     /// The number of digits and the first 11 of them padded to 11, or nil when a byte is not a digit or there are
     /// fewer than 6.
-    private static func read(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int, UInt64)? {
-        let digits = bytes.count
-        guard digits >= 6, let base = bytes.baseAddress else { return nil }
-        // Every byte a digit, eight at a time.
-        var index = 0
-        while index + 8 <= digits {
-            guard ASCIILanes.allDigits(ASCIILanes.load(base, at: index)) else { return nil }
-            index += 8
-        }
-        while index < digits {
-            guard base[index] &- UInt8(ascii: "0") <= 9 else { return nil }
-            index += 1
-        }
-        let head = min(digits, 11)
+    private static func read<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> BINProbe? {
+        var digits = 0
         var value: UInt64 = 0
-        for position in 0..<head { value = value &* 10 &+ UInt64(base[position] &- UInt8(ascii: "0")) }
-        return (digits, value &* scale[11 - head])
+        for byte in bytes {
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+            if digits < 11 { value = value * 10 + UInt64(byte - UInt8(ascii: "0")) }
+            digits += 1
+        }
+        guard digits >= 6 else { return nil }
+        for _ in min(digits, 11)..<11 { value *= 10 }
+        return BINProbe(digits: digits, padded: value)
     }
 }
 
@@ -473,6 +494,12 @@ final class RouterTables: Sendable {
             guard low < entries.upperBound, entryRoute[low] == route, Int(entryLength[low]) <= digits else { return nil }
             return low
         }
+
+        /// True when route `position` has no BIN condition, or has a range holding the BIN `segment` and `digits`
+        /// were found for.
+        func allows(_ position: Int, segment: Range<Int>, digits: Int) -> Bool {
+            !constrained || wildcard.contains(position) || entry(for: position, in: segment, digits: digits) != nil
+        }
     }
 
     let routes: [Route]
@@ -496,18 +523,14 @@ final class RouterTables: Sendable {
     /// (64 routes) at a time instead, so the worst case stays linear in routes / 64.
     static let enumerationLimit = 4_096
 
-    /// The position of the first route whose every condition holds. Allocates nothing: the per-dimension lists
-    /// are the index's own arrays (retained, not copied).
-    func firstMatch(_ key: RouteKey, enumerationLimit: Int = RouterTables.enumerationLimit, oneWord: Bool = true) -> Int? {
-        locate(key, enumerationLimit: enumerationLimit, oneWord: oneWord)?.route
+    /// A key as the index reads it: its value's slot on each dimension, and its BIN's segment and length.
+    struct Lookup {
+        var evidence: MatchEvidence
+        var segment: Range<Int>
+        var digits: Int
     }
 
-    /// The first matching route and what its reason is worded from. A table of at most 64 routes (`oneWord`) is
-    /// decided a word at a time: each dimension's allowed routes are one precomputed word, and the match is the
-    /// lowest bit set in all of them. A larger one enumerates the most selective dimension's candidates.
-    func locate(_ key: RouteKey, enumerationLimit: Int = RouterTables.enumerationLimit, oneWord: Bool = true) -> (route: Int, evidence: MatchEvidence)? {
-        let count = routes.count
-        guard count > 0 else { return nil }
+    func lookup(_ key: RouteKey) -> Lookup {
         var evidence = MatchEvidence(
             issuer: issuers.slot(key.issuer), program: programs.slot(key.program), country: countries.slot(key.country),
             currency: currencies.slot(key.currency), tenant: tenants.slot(key.tenant),
@@ -516,13 +539,41 @@ final class RouterTables: Sendable {
             operation: operations.constrained ? operations.slot(key.operation?.rawValue) : -1
         )
         let probe = bins.constrained ? key.bin.flatMap(BINProbe.init) : nil
-        let segment = bins.constrained ? bins.entries(probe) : 0..<0
-        let digits = probe?.digits ?? 0
         if let probe {
             evidence.binDigits = Int32(probe.digits)
             evidence.binPadded = probe.padded
         }
+        return Lookup(evidence: evidence, segment: bins.constrained ? bins.entries(probe) : 0..<0, digits: probe?.digits ?? 0)
+    }
 
+    /// The first dimension, in ``RouteDimension`` order, on which route `position` does not allow the key; nil when
+    /// the route matches. The same per-dimension tests as ``locate(_:enumerationLimit:oneWord:)``'s.
+    func firstExcluding(_ position: Int, _ lookup: Lookup) -> RouteDimension? {
+        let evidence = lookup.evidence
+        if !issuers.allows(position, matches: issuers.list(evidence.issuer)) { return .issuer }
+        if !programs.allows(position, matches: programs.list(evidence.program)) { return .program }
+        if !bins.allows(position, segment: lookup.segment, digits: lookup.digits) { return .bin }
+        if !countries.allows(position, matches: countries.list(evidence.country)) { return .country }
+        if !currencies.allows(position, matches: currencies.list(evidence.currency)) { return .currency }
+        if !tenants.allows(position, matches: tenants.list(evidence.tenant)) { return .tenant }
+        if !wallets.allows(position, matches: wallets.list(evidence.wallet)) { return .wallet }
+        if !operations.allows(position, matches: operations.list(evidence.operation)) { return .operation }
+        return nil
+    }
+
+    /// The position of the first route whose every condition holds (for tests: any path, by its parameters).
+    func firstMatch(_ key: RouteKey, enumerationLimit: Int = RouterTables.enumerationLimit, oneWord: Bool = true) -> Int? {
+        locate(lookup(key), enumerationLimit: enumerationLimit, oneWord: oneWord)
+    }
+
+    /// The position of the first route whose every condition holds. Allocates nothing: the per-dimension lists are
+    /// the index's own arrays (retained, not copied). A table of at most 64 routes (`oneWord`) is decided a word at a
+    /// time: each dimension's allowed routes are one precomputed word, and the match is the lowest bit set in all of
+    /// them. A larger one enumerates the most selective dimension's candidates.
+    func locate(_ lookup: Lookup, enumerationLimit: Int = RouterTables.enumerationLimit, oneWord: Bool = true) -> Int? {
+        let count = routes.count
+        guard count > 0 else { return nil }
+        let evidence = lookup.evidence
         if oneWord && count <= 64 {
             var bits: UInt64 = count == 64 ? ~0 : (1 << UInt64(count)) - 1
             bits &= issuers.allowedWord(evidence.issuer) & programs.allowedWord(evidence.program)
@@ -530,12 +581,12 @@ final class RouterTables: Sendable {
             bits &= tenants.allowedWord(evidence.tenant) & wallets.allowedWord(evidence.wallet) & operations.allowedWord(evidence.operation)
             if bins.constrained && bits != 0 {
                 var binBits = bins.wildcard.words[0]
-                for entry in segment where Int(bins.entryLength[entry]) <= digits { binBits |= 1 << UInt64(bins.entryRoute[entry]) }
+                for entry in lookup.segment where Int(bins.entryLength[entry]) <= lookup.digits { binBits |= 1 << UInt64(bins.entryRoute[entry]) }
                 bits &= binBits
             }
-            return bits == 0 ? nil : (bits.trailingZeroBitCount, evidence)
+            return bits == 0 ? nil : bits.trailingZeroBitCount
         }
-        return firstMatch(evidence, segment: segment, digits: digits, enumerationLimit: enumerationLimit).map { ($0, evidence) }
+        return firstMatch(evidence, segment: lookup.segment, digits: lookup.digits, enumerationLimit: enumerationLimit)
     }
 
     /// ``locate(_:enumerationLimit:oneWord:)`` for a table of any size: the most selective dimension's candidates, or
@@ -553,8 +604,7 @@ final class RouterTables: Sendable {
             issuers.allows(position, matches: issuer) && programs.allows(position, matches: program)
                 && countries.allows(position, matches: country) && currencies.allows(position, matches: currency)
                 && tenants.allows(position, matches: tenant) && wallets.allows(position, matches: wallet)
-                && operations.allows(position, matches: operation)
-                && (!bins.constrained || bins.wildcard.contains(position) || bins.entry(for: position, in: segment, digits: digits) != nil)
+                && operations.allows(position, matches: operation) && bins.allows(position, segment: segment, digits: digits)
         }
 
         // The most selective constrained dimension drives: its candidates (the routes without a condition on it,
@@ -691,9 +741,8 @@ final class RouterTables: Sendable {
         return bits
     }
 
-    /// The range of route `position` that holds `bin` (the one a reason names), or nil.
-    func range(ofRoute position: Int, containing bin: String) -> BINRange? {
-        guard let probe = BINProbe(bin) else { return nil }
+    /// The range of route `position` that holds the BIN (the one a reason names), or nil.
+    func range(ofRoute position: Int, holding probe: BINProbe) -> BINRange? {
         guard let entry = bins.entry(for: position, in: bins.entries(probe), digits: probe.digits) else { return nil }
         return routes[position].when.bins?[Int(bins.entryRange[entry])]
     }
@@ -711,14 +760,16 @@ final class RouterTables: Sendable {
             wallet: wallets.value(evidence.wallet).flatMap(Wallet.init(rawValue:)),
             operation: operations.value(evidence.operation).flatMap(GatewayOperation.init(rawValue:))
         )
+        var binRange: BINRange?
         if evidence.binDigits > 0 {
             let shown = min(Int(evidence.binDigits), 11)
             var digits = String(evidence.binPadded)
             // The padded value has 11 digits, or fewer when it begins with zeros.
             digits = String(repeating: "0", count: 11 - digits.count) + digits
             key.bin = String(digits.prefix(shown))
+            binRange = range(ofRoute: routeIndex, holding: BINProbe(digits: Int(evidence.binDigits), padded: evidence.binPadded))
         }
-        return Router.evaluate(routes[routeIndex].when, key, locateBIN: { range(ofRoute: routeIndex, containing: $0) }).reason
+        return Router.acceptance(routes[routeIndex].when, key, binRange: binRange)
     }
 }
 
