@@ -39,7 +39,8 @@ public protocol ProviderSimulator: Sendable {
     var sensitiveHeaderNames: Set<String> { get }
 
     /// Extra request body field names whose values the journal must mask, beyond
-    /// ``RequestJournal/defaultSensitiveBodyFields`` (card numbers, security codes, PINs). Default: none.
+    /// ``RequestJournal/defaultSensitiveBodyFields`` (card numbers, security codes, PINs, certificate chains); they
+    /// apply to the query too. Default: none.
     var sensitiveBodyFields: Set<String> { get }
 
     /// The settable clock the simulator uses for expiry logic, if any. When present, `POST /__simulator/clock`

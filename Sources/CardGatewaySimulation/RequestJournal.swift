@@ -38,20 +38,23 @@ public struct JournalEntry: Sendable, Codable, Equatable {
         var handling: Handling { replayed.withLock { $0 } ? .replayed : .executed }
     }
 
-    /// The value that replaces sensitive header values.
+    /// The value that replaces sensitive values (`%3Cmasked%3E` in a path, a query or a form body).
     public static let maskedValue = "<masked>"
 
     /// Request method, e.g. `"POST"`.
     public var method: String
-    /// Request path without the query, e.g. `"/v1/payment_intents"`.
+    /// Request path without the query, e.g. `"/v1/payment_intents"` (a card number in it is `%3Cmasked%3E` when the
+    /// kit recorded it).
     public var path: String
-    /// Raw query string without `?`, or `nil` when the request had none.
+    /// Raw query string without `?`, or `nil` when the request had none; masked as a form body is when the kit recorded
+    /// it (see ``RequestJournal/maskedQuery(_:sensitiveFields:)``).
     public var query: String?
-    /// Request headers keyed by lower-cased name (repeated headers joined with `", "`); sensitive values are replaced
-    /// by ``maskedValue``.
+    /// Request headers keyed by lower-cased name (repeated headers joined with `", "`); sensitive values, and card
+    /// numbers in the others, are replaced by ``maskedValue``.
     public var headers: [String: String]
-    /// Request body bytes, with the values of card-data fields (card numbers, security codes, PINs: see
-    /// ``RequestJournal/defaultSensitiveBodyFields``) replaced by ``maskedValue`` when the kit recorded it.
+    /// Request body bytes, with the values of sensitive fields (card numbers, security codes, PINs, certificate chains:
+    /// see ``RequestJournal/defaultSensitiveBodyFields``) and card numbers under any name replaced by ``maskedValue``
+    /// when the kit recorded it (see ``RequestJournal/maskedBody(_:sensitiveFields:)``).
     public var body: Data
     /// Status of the response sent (`0`: the connection was dropped without a response).
     public var responseStatus: Int
@@ -154,13 +157,21 @@ public final class RequestJournal: Sendable {
         "stripe-signature", "x-webhook-signature", "hmacsignature", "signature", "sca-authorization",
     ]
 
-    /// Body field names whose values are always masked: card numbers, security codes and PINs, and their encrypted
-    /// forms. Compared with the body's field names lower-cased with everything but letters and digits removed, so
-    /// `cardPin`, `card_pin` and a form's `card[pin]` are all `cardpin`.
+    /// Body field names whose values are always masked, whatever the value is (a string, a number, an array or an
+    /// object): the journal's one table of sensitive fields. Compared with the body's field names lower-cased with
+    /// everything but letters and digits removed, so `cardPin`, `card_pin` and a form's `card[pin]` are all `cardpin`,
+    /// and `CVC`, `Cvc` and `cvc` are all `cvc`. A card number is masked under any name besides (see
+    /// ``maskedBody(_:sensitiveFields:)``), so a field this table does not name cannot leak one.
     public static let defaultSensitiveBodyFields: Set<String> = [
-        "pan", "cardnumber", "primaryaccountnumber", "cvv", "cvv2", "cvc", "cvc2", "cvn", "securitycode", "cardsecuritycode",
-        "cardcvc", "cardcvv", "pin", "cardpin", "newpin", "pinblock", "encryptedcardnumber", "encryptedsecuritycode",
-        "encryptedpin",
+        // Card numbers, plain or encrypted.
+        "pan", "cardnumber", "primaryaccountnumber", "encryptedcardnumber",
+        // Security codes (CVV, CVC, CVN; Marqeta's `cvv_number`, Trust Payments' `securitycode`), plain or encrypted.
+        "cvv", "cvv2", "cvc", "cvc2", "cvn", "cvvnumber", "securitycode", "cardsecuritycode", "cardcvc", "cardcvv",
+        "encryptedsecuritycode",
+        // PINs and PIN blocks (Paysafe's `cardPin`, Marqeta's `pin` and `card_pin_block`, Adyen's `encryptedPinBlock`).
+        "pin", "cardpin", "newpin", "pinblock", "cardpinblock", "encryptedpin", "encryptedpinblock",
+        // Wallet certificate chains (Apple Pay's leaf and subordinate certificates), masked wholesale.
+        "certificates", "leafcertificate", "subordinatecertificate",
     ]
 
     /// Maximum number of entries kept.
@@ -222,98 +233,49 @@ public final class RequestJournal: Sendable {
         }
     }
 
-    /// The body with the values of `sensitiveFields` masked, the rest byte for byte: in JSON, a string or number
-    /// member with a sensitive name becomes `"<masked>"` at any depth; in a form (`a=1&b=2`), the value becomes
-    /// `%3Cmasked%3E`. Other bodies are kept as they are.
+    /// The body with its card data masked, the rest byte for byte.
+    ///
+    /// - JSON (a body starting with `{` or `[`): at any depth, the value of a member whose name is in
+    ///   `sensitiveFields` becomes `"<masked>"` whatever it is (a string, a number, an array or an object: a
+    ///   certificate chain goes wholesale; `true`, `false` and `null` stay); a card number inside any string becomes
+    ///   `<masked>` within it (`"paid with <masked>"`), and an integer that is a card number becomes `"<masked>"`.
+    /// - A form (`a=1&b=2`): the value of a sensitive key (the whole key, one of its bracketed parts or two adjacent
+    ///   parts: `card[number]`, `payment_method_data[card][cvc]`, `certificates[0]`) becomes `%3Cmasked%3E`; a card
+    ///   number in any other key or value becomes `%3Cmasked%3E` too.
+    /// - Any other body: its card numbers become `<masked>`.
+    ///
+    /// A card number is 13 to 19 digits, the first not `0`, that pass the Luhn check, written as one run or in
+    /// groups a single space or dash apart (`4111111111111111`, `4111 1111 1111 1111`, `4111-1111-1111-1111`), and
+    /// standing on its own: not glued to letters or other digits, not after a `+` (a phone number), not part of a
+    /// decimal or of a dashed identifier such as a UUID. Ids, amounts, dates and tokens stay readable.
     /// - Parameters:
     ///   - body: The request body.
     ///   - sensitiveFields: Normalised names (lower-case letters and digits) to mask.
     public static func maskedBody(_ body: Data, sensitiveFields: Set<String> = defaultSensitiveBodyFields) -> Data {
-        let bytes = [UInt8](body)
-        guard let first = bytes.first(where: { !Self.isSpace($0) }) else { return body }
-        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
-            return Data(Self.maskedJSON(bytes, sensitiveFields: sensitiveFields))
-        }
-        guard bytes.contains(UInt8(ascii: "=")), let text = String(bytes: bytes, encoding: .utf8) else { return body }
-        let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-            let key = pair[..<equals]
-            let decoded = key.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(key)
-            return sensitiveFields.contains(Self.normalised(decoded)) ? "\(key)=%3Cmasked%3E" : String(pair)
-        }
-        return Data(pairs.joined(separator: "&").utf8)
+        JournalMasking.body(body, sensitiveFields: sensitiveFields)
+    }
+
+    /// A raw query string (without `?`) masked as a form body is (see ``maskedBody(_:sensitiveFields:)``): the value
+    /// of a sensitive key and any card number become `%3Cmasked%3E`; everything else stays as sent.
+    /// - Parameters:
+    ///   - query: The raw query string.
+    ///   - sensitiveFields: Normalised names (lower-case letters and digits) to mask.
+    public static func maskedQuery(_ query: String, sensitiveFields: Set<String> = defaultSensitiveBodyFields) -> String {
+        JournalMasking.form(query, sensitiveFields: sensitiveFields)
+    }
+
+    /// A request path with any card number in it replaced by `%3Cmasked%3E`.
+    static func maskedPath(_ path: String) -> String {
+        JournalMasking.maskingCardNumbers(path, with: JournalMasking.maskedURLEncoded)
     }
 
     /// A field name lower-cased, letters and digits only.
     static func normalised(_ name: String) -> String {
-        String(name.lowercased().unicodeScalars.filter { ($0.value >= 0x61 && $0.value <= 0x7a) || ($0.value >= 0x30 && $0.value <= 0x39) }.map(Character.init))
-    }
-
-    private static func isSpace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09 || byte == 0x0a || byte == 0x0d
-    }
-
-    /// The end (exclusive) of the JSON string starting at `start` (its opening quote); nil when it never ends.
-    private static func stringEnd(_ bytes: [UInt8], from start: Int) -> Int? {
-        var index = start + 1
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "\\") {
-                index += 2
-                continue
-            }
-            if bytes[index] == UInt8(ascii: "\"") { return index + 1 }
-            index += 1
-        }
-        return nil
-    }
-
-    private static func maskedJSON(_ bytes: [UInt8], sensitiveFields: Set<String>) -> [UInt8] {
-        let masked = Array("\"\(JournalEntry.maskedValue)\"".utf8)
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            guard bytes[index] == UInt8(ascii: "\""), let end = stringEnd(bytes, from: index) else {
-                output.append(bytes[index])
-                index += 1
-                continue
-            }
-            output.append(contentsOf: bytes[index..<end])
-            // A string followed by a colon is a member name.
-            var colon = end
-            while colon < bytes.count, isSpace(bytes[colon]) { colon += 1 }
-            guard colon < bytes.count, bytes[colon] == UInt8(ascii: ":"),
-                let name = String(bytes: bytes[(index + 1)..<(end - 1)], encoding: .utf8),
-                sensitiveFields.contains(normalised((try? JSONDecoder().decode(String.self, from: Data(bytes[index..<end]))) ?? name))
-            else {
-                index = end
-                continue
-            }
-            var valueStart = colon + 1
-            while valueStart < bytes.count, isSpace(bytes[valueStart]) { valueStart += 1 }
-            output.append(contentsOf: bytes[end..<valueStart])
-            guard valueStart < bytes.count else {
-                index = valueStart
-                continue
-            }
-            let first = bytes[valueStart]
-            if first == UInt8(ascii: "\""), let valueEnd = stringEnd(bytes, from: valueStart) {
-                output.append(contentsOf: masked)
-                index = valueEnd
-            } else if first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39) {
-                var valueEnd = valueStart
-                while valueEnd < bytes.count, "0123456789+-.eE".utf8.contains(bytes[valueEnd]) { valueEnd += 1 }
-                output.append(contentsOf: masked)
-                index = valueEnd
-            } else {
-                index = valueStart
-            }
-        }
-        return output
+        JournalMasking.normalised(name)
     }
 
     /// Converts request header fields to the journal's form: lower-cased names, repeated fields joined with `", "`,
-    /// values of sensitive names replaced by ``JournalEntry/maskedValue``.
+    /// values of sensitive names replaced by ``JournalEntry/maskedValue``, card numbers in other values too.
     /// - Parameters:
     ///   - fields: The request's header fields.
     ///   - sensitiveNames: Lower-case names to mask.
@@ -321,7 +283,7 @@ public final class RequestJournal: Sendable {
         var result: [String: String] = [:]
         for field in fields {
             let name = field.name.canonicalName.lowercased()
-            let value = sensitiveNames.contains(name) ? JournalEntry.maskedValue : field.value
+            let value = sensitiveNames.contains(name) ? JournalEntry.maskedValue : JournalMasking.maskingCardNumbers(field.value)
             if let existing = result[name] {
                 if value != JournalEntry.maskedValue {
                     result[name] = existing + ", " + value

@@ -199,8 +199,8 @@ struct SimulatorMiddleware: RouterMiddleware {
         self.journal.record(
             JournalEntry(
                 method: request.method.rawValue,
-                path: request.uri.path,
-                query: request.uri.query,
+                path: RequestJournal.maskedPath(request.uri.path),
+                query: request.uri.query.map { RequestJournal.maskedQuery($0, sensitiveFields: self.sensitiveBodyFields) },
                 headers: RequestJournal.maskedHeaders(request.headers, sensitiveNames: self.sensitiveHeaderNames),
                 body: RequestJournal.maskedBody(body, sensitiveFields: self.sensitiveBodyFields),
                 responseStatus: status,

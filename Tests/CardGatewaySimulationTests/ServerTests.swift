@@ -149,34 +149,32 @@ struct ServerTests {
     func repeatedRuns() async throws {
         let simulator = EchoSimulator()
         try await withClient { client async throws in
-            var lastPort = 0
+            var last: SimulatorHandle?
             for round in 0..<15 {
-                let port = try await withSimulator(simulator) { sim in
+                last = try await withSimulator(simulator) { sim in
                     let response = try await send(client, .POST, sim.at("/items"), body: #"{"name":"round \#(round)"}"#)
                     #expect(response.status == 201)
                     #expect(sim.journal.count == 1, "every run gets a fresh journal")
-                    return sim.port
+                    return sim
                 }
-                lastPort = port
             }
             // Simulator state survives runs; the kit does not reset it.
             #expect(simulator.items.count == 16)
-            #expect(await isListening(port: lastPort) == false)
+            #expect(await stillServes(try #require(last)) == false)
         }
     }
 
     @Test("an error thrown by the body propagates and the server still shuts down")
     func bodyThrows() async throws {
         struct Marker: Error {}
-        let port = Mutex(0)
+        let handle = Mutex<SimulatorHandle?>(nil)
         await #expect(throws: Marker.self) {
             try await withSimulator(EchoSimulator()) { sim in
-                port.withLock { $0 = sim.port }
+                handle.withLock { $0 = sim }
                 throw Marker()
             }
         }
-        #expect(port.withLock { $0 } > 0)
-        #expect(await isListening(port: port.withLock { $0 }) == false)
+        #expect(await stillServes(try #require(handle.withLock { $0 })) == false)
     }
 
     @Test("binding a port that is in use fails instead of hanging")

@@ -56,8 +56,8 @@ struct ServiceTests {
             try await tasks.waitForAll()
             // Shutdown completes rather than hanging (a generous bound for a loaded machine, not a speed check).
             #expect(clock.now - start < .seconds(30))
-            #expect(await isListening(port: handles[0].port) == false)
-            #expect(await isListening(port: handles[1].port) == false)
+            #expect(await stillServes(handles[0]) == false)
+            #expect(await stillServes(handles[1]) == false)
         }
         #expect(box.calls.withLock { $0 } == 1)
     }
@@ -73,7 +73,7 @@ struct ServiceTests {
         }
         task.cancel()
         _ = try await withTimeout(seconds: 5) { await task.result }
-        #expect(await isListening(port: handles[0].port) == false)
+        #expect(await stillServes(handles[0]) == false)
     }
 
     @Test("firstPort assigns consecutive ports in array order")

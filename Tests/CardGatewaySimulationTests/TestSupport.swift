@@ -282,15 +282,11 @@ func rawExchange(port: Int, _ request: String) async throws -> RawExchange {
     }
 }
 
-/// Whether something accepts TCP connections on 127.0.0.1:`port` (connection refused → `false`).
-func isListening(port: Int) async -> Bool {
-    do {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(.seconds(1))
-            .connect(host: "127.0.0.1", port: port).get()
-        try? await channel.close()
-        return true
-    } catch {
-        return false
-    }
+/// Whether the server behind `handle` still answers. A port alone cannot tell: tests run in parallel, and once a
+/// server has stopped, the port it had may already belong to another test's server. So the probe is a request with a
+/// unique query that this server would journal; the stopped server journals nothing, whoever answers (or refuses).
+func stillServes(_ handle: SimulatorHandle) async -> Bool {
+    let probe = "probe=\(UUID().uuidString)"
+    _ = try? await withClient { client in try await send(client, .GET, handle.at("/items?\(probe)")) }
+    return handle.journal.entries().contains { $0.query?.contains(probe) == true }
 }

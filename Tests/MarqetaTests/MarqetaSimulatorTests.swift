@@ -297,8 +297,7 @@ struct MarqetaSimulatorTests {
             let journaled = try #require(try? JSONValue.parse(entry.body))
             #expect(journaled["nonce"]?.stringValue == JournalEntry.maskedValue)
             #expect(journaled["nonce_signature"]?.stringValue == JournalEntry.maskedValue)
-            // The shared kit masks string values only: the `certificates` array is journaled as sent (a limit of
-            // RequestJournal.maskedBody, reported; Apple's certificates are public, the nonce and signature are not).
+            #expect(journaled["certificates"]?.stringValue == JournalEntry.maskedValue)
             let watch = try await Self.send(
                 handle, .post, "/digitalwalletprovisionrequests/samsungpay",
                 body: #"{"card_token":"\#(Seed.activeCard)","device_type":"WATCH","provisioning_app_version":"1.0","device_id":"0123456789012345678901234","wallet_user_id":"u"}"#

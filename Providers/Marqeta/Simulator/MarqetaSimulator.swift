@@ -22,7 +22,7 @@ public struct MarqetaSimulator: ProviderSimulator {
     /// Basic credentials and webhook signatures are masked in the journal.
     public var sensitiveHeaderNames: Set<String> { ["authorization", "x-marqeta-signature"] }
     /// Apple's certificates, nonce and signature are masked in the journal (names as the journal folds them).
-    public var sensitiveBodyFields: Set<String> { ["certificates", "nonce", "noncesignature"] }
+    public var sensitiveBodyFields: Set<String> { ["nonce", "noncesignature"] }
 
     public let simulationClock: SimulationClock
     let state: MarqetaSimulatorState
