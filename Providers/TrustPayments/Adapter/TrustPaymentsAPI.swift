@@ -25,6 +25,16 @@ enum TrustPaymentsAPI {
     /// The request-reference header the Python client sends next to the body's `requestreference`.
     static let requestReferenceHeader = "REQUESTREFERENCE"
 
+    /// The Webservices request bodies' encoder: keys sorted (the bytes do not depend on declaration order, so a body
+    /// is the same for the same request) and slashes unescaped (as Python's `json.dumps`, which the official client
+    /// writes its bodies with, leaves them). An absent optional field is left out, as the Python client leaves out a
+    /// key it was not given.
+    static let bodyEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
     /// Documented hosts: EU (`.net`, the Python client's default) and US (`.us`).
     static let euHost = URL(string: "https://webservices.securetrading.net")!
     static let usHost = URL(string: "https://webservices.securetrading.us")!

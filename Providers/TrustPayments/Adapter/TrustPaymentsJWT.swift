@@ -16,7 +16,8 @@ enum HS256JWT {
     }
 
     /// Sorted keys and unescaped slashes, for the header and the claims alike: the session JWT's bytes do not
-    /// depend on dictionary order (`{"alg":"HS256","typ":"JWT"}` then the claims).
+    /// depend on dictionary order, and its header is `{"alg":"HS256","typ":"JWT"}` as Trust Payments' JWT page shows
+    /// it (base64url `eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9`).
     static let serializer: DefaultJWTSerializer = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -37,61 +38,10 @@ enum HS256JWT {
         return HMACKey(from: bytes)
     }
 
-    /// `base64url(header).base64url(claims).base64url(HMAC-SHA256)`, without padding: the bytes jwt-kit mints with
-    /// ``serializer`` (checked in TrustPaymentsJWTTests), written directly. The header is always
-    /// `{"alg":"HS256","typ":"JWT"}`, so its base64url form is a constant; the claims are encoded once with sorted
-    /// keys; the HMAC is swift-crypto's under the secret's own bytes (the zero padding ``hmacKey(_:)`` adds for
-    /// jwt-kit changes no MAC, see there). No key collection (an actor) is built per token. The adapter mints
-    /// sessions with ``sign(session:secret:)``; this generic form, through `JSONEncoder`, is the reference the tests
-    /// hold that one to.
-    static func sign(_ claims: some Encodable, secret: Secret) async throws -> String {
-        signed(try claimsEncoder.encode(claims), secret: secret)
-    }
-
-    /// A session's token: ``sign(_:secret:)`` with the claims written by ``SessionClaims/sortedJSON`` rather than by
-    /// `JSONEncoder` (the same bytes, checked in TrustPaymentsJWTTests; the encoder was most of a mint's cost).
-    static func sign(session claims: SessionClaims, secret: Secret) -> String {
-        signed(claims.sortedJSON, secret: secret)
-    }
-
-    /// `base64url(header).base64url(payload).base64url(HMAC-SHA256)` for claims already serialized.
-    private static func signed(_ payload: some Collection<UInt8>, secret: Secret) -> String {
-        var token: [UInt8] = []
-        token.reserveCapacity(encodedHeader.count + 2 + (payload.count * 4 + 2) / 3 + 43)
-        token.append(contentsOf: encodedHeader)
-        token.append(UInt8(ascii: "."))
-        appendBase64URL(payload, to: &token)
-        let signature = MessageAuthentication.hmacSHA256(key: secret, message: Data(token))
-        token.append(UInt8(ascii: "."))
-        appendBase64URL(signature, to: &token)
-        return String(decoding: token, as: UTF8.self)
-    }
-
-    /// base64url(`{"alg":"HS256","typ":"JWT"}`).
-    static let encodedHeader = Array("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9".utf8)
-
-    /// The claims' encoder: the one in ``serializer``'s configuration (sorted keys, unescaped slashes).
-    static let claimsEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
-    private static let base64URLAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-
-    /// Appends `bytes` in base64url without padding (RFC 4648 §5, as RFC 7515 uses it).
-    static func appendBase64URL(_ bytes: some Collection<UInt8>, to output: inout [UInt8]) {
-        var buffer: UInt32 = 0
-        var bits = 0
-        for byte in bytes {
-            buffer = (buffer << 8) | UInt32(byte)
-            bits += 8
-            while bits >= 6 {
-                bits -= 6
-                output.append(base64URLAlphabet[Int((buffer >> UInt32(bits)) & 0x3F)])
-            }
-        }
-        if bits > 0 { output.append(base64URLAlphabet[Int((buffer << UInt32(6 - bits)) & 0x3F)]) }
+    /// jwt-kit's HS256 token for `claims` under `secret`: header `{"alg":"HS256","typ":"JWT"}`, the claims with
+    /// sorted keys (an absent optional claim is left out), base64url without padding.
+    static func sign(_ claims: some JWTPayload, secret: Secret) async throws -> String {
+        try await keys(secret).sign(claims)
     }
 
     /// Why a token was refused. The messages never contain any part of the token.
@@ -144,31 +94,6 @@ enum HS256JWT {
                 parenttransactionreference: parentTransactionReference, orderreference: orderReference
             )
         )
-        return HS256JWT.sign(session: claims, secret: secret)
-    }
-}
-
-extension SessionClaims {
-    /// The claims as `JSONEncoder` writes them with ``HS256JWT/claimsEncoder``'s options (keys sorted, slashes
-    /// unescaped, absent optionals left out), written directly: the same bytes for every claim value (checked against
-    /// the encoder in TrustPaymentsJWTTests).
-    var sortedJSON: [UInt8] {
-        var json = SortedJSONWriter(capacity: 320)
-        json.beginObject()
-        json.member("iat", iat)
-        json.member("iss", iss)
-        json.key("payload")
-        json.beginObject()
-        json.member("accounttypedescription", payload.accounttypedescription)
-        json.member("baseamount", payload.baseamount)
-        json.member("credentialsonfile", payload.credentialsonfile)
-        json.member("currencyiso3a", payload.currencyiso3a)
-        json.member("orderreference", payload.orderreference)
-        json.member("parenttransactionreference", payload.parenttransactionreference)
-        json.member("requesttypedescriptions", payload.requesttypedescriptions)
-        json.member("sitereference", payload.sitereference)
-        json.endObject()
-        json.endObject()
-        return json.bytes
+        return try await HS256JWT.sign(claims, secret: secret)
     }
 }

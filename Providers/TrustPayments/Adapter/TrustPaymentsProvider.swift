@@ -143,7 +143,17 @@ public struct TrustPaymentsProvider: StoredCredentials {
                 parenttransactionreference: parent, orderreference: request.orderReference
             )
         )
-        let token = HS256JWT.sign(session: claims, secret: jwtSecret)
+        let token: String
+        do {
+            token = try await HS256JWT.sign(claims, secret: jwtSecret)
+        } catch {
+            // Not expected (the claims are strings and HMAC takes any key); the error is not passed on, as it might
+            // quote what was being signed.
+            throw CardGatewayError(
+                .invalidConfiguration, "the client session JWT could not be signed with the configured JWT secret",
+                provider: setup.instance, providerKind: .trustpayments
+            )
+        }
         context.logger.debug("trustpayments client session minted", metadata: [
             "provider": .string(setup.instance), "requesttypes": .string(requestTypes.joined(separator: ",")),
             "credentialsonfile": .string(credentialsOnFile),
@@ -352,6 +362,14 @@ public struct TrustPaymentsProvider: StoredCredentials {
             ],
             libraryversion: TrustPaymentsAPI.libraryVersion
         )
+        let body: Data
+        do {
+            body = try TrustPaymentsAPI.bodyEncoder.encode(envelope)
+        } catch {
+            throw CardGatewayError(
+                .invalidRequest, "the charge could not be written as Webservices JSON", provider: setup.instance, providerKind: .trustpayments
+            )
+        }
         var headers = HTTPFields()
         headers[.contentType] = TrustPaymentsAPI.contentType
         headers[.accept] = TrustPaymentsAPI.accept
@@ -363,7 +381,7 @@ public struct TrustPaymentsProvider: StoredCredentials {
         ])
         let response = try await http.send(
             ProviderRequest(
-                .post, TrustPaymentsAPI.jsonPath, headers: headers, body: Data(envelope.sortedJSON),
+                .post, TrustPaymentsAPI.jsonPath, headers: headers, body: body,
                 repeatability: .never, operation: "charge"
             ),
             context: context
@@ -371,15 +389,15 @@ public struct TrustPaymentsProvider: StoredCredentials {
         guard response.status == 200 else {
             throw TrustPaymentsErrorTable.httpError(status: response.status, instance: setup.instance, retryAfter: response.retryAfter)
         }
-        guard let answer = webservicesAnswer(response.body) else {
+        guard let answer = try? JSONDecoder().decode(WebservicesAnswer.self, from: response.body) else {
             throw invalidResponse("the Webservices response is not a JSON object", requestID: nil, httpStatus: response.status)
         }
-        let answeredReference = answer.requestReference
+        let answeredReference = answer.requestreference
         guard answeredReference == requestReference else {
             // The official client refuses such a response too (its code 9): it may answer another request.
             throw invalidResponse("the response's requestreference is not the one sent, so it may answer another request; check the transaction in MyST before charging again", requestID: answeredReference, httpStatus: response.status)
         }
-        guard let elements = answer.elements, !elements.isEmpty else {
+        guard let elements = answer.response, !elements.isEmpty else {
             throw invalidResponse("the Webservices response has no response elements", requestID: requestReference, httpStatus: response.status)
         }
         try checkEveryElement(elements, requestID: requestReference, httpStatus: response.status)

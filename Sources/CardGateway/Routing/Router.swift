@@ -118,7 +118,7 @@ public struct Router: Sendable {
     /// The match and the reason every earlier route was skipped.
     ///
     /// The routes before the match (all of them when there is none) are each given the first dimension, in
-    /// ``RouteDimension`` order, on which the index excludes them; the match is ``match(_:)``'s, with its reason.
+    /// `Route.Conditions` order, on which the index excludes them; the match is ``match(_:)``'s, with its reason.
     public func explain(_ key: RouteKey) -> RouteExplanation {
         let lookup = tables.lookup(key)
         let end = tables.locate(lookup).map { $0 + 1 } ?? tables.routes.count
