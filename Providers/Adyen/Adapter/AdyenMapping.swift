@@ -111,8 +111,8 @@ enum AdyenMapping {
 
     /// `{"month": "03", "year": "2028"}` (strings); nil unless both are numbers and the month is 1–12.
     static func expiry(_ expiry: AdyenWireExpiry?) -> CardExpiry? {
-        guard let monthText = expiry?.month.map(TextTrimming.whitespace),
-            let yearText = expiry?.year.map(TextTrimming.whitespace),
+        guard let monthText = expiry?.month?.trimmingCharacters(in: .whitespaces),
+            let yearText = expiry?.year?.trimmingCharacters(in: .whitespaces),
             let month = Int(monthText), let year = Int(yearText), (1...12).contains(month), year >= 0
         else { return nil }
         return CardExpiry(month: month, year: year)

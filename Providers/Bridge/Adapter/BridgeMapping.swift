@@ -85,65 +85,33 @@ enum BridgeMapping {
 
     /// The network from the BIN: 4 → Visa; 51–55 and 2221–2720 → Mastercard; 34/37 → Amex; 6011/65 → Discover.
     static func scheme(bin: String?) -> CardScheme {
-        // Read as bytes: every character an ASCII digit is every byte one, and then characters and bytes are the same.
-        guard let bin, bin.utf8.count >= 4, bin.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return .unknown }
-        var prefix4 = 0
-        for digit in bin.utf8.prefix(4) { prefix4 = prefix4 * 10 + Int(digit - UInt8(ascii: "0")) }
+        guard let bin, bin.count >= 4, bin.allSatisfy({ $0.isASCII && $0.isNumber }), let prefix4 = Int(bin.prefix(4)) else {
+            return .unknown
+        }
         let prefix2 = prefix4 / 100
-        if prefix4 / 1000 == 4 { return .visa }
+        if bin.hasPrefix("4") { return .visa }
         if (51...55).contains(prefix2) || (2221...2720).contains(prefix4) { return .mastercard }
         if prefix2 == 34 || prefix2 == 37 { return .amex }
         if prefix4 == 6011 || prefix2 == 65 { return .discover }
         return .unknown
     }
 
-    /// `"MM/YY"` → ``CardExpiry``; nil when the text is not in that form.
+    /// `"MM/YY"` or `"MM/YYYY"` → ``CardExpiry``; nil when the text is not in that form or the month is not 1–12.
     static func expiry(_ text: String?) -> CardExpiry? {
-        // Read as bytes, without splitting into substrings: one "/", two bytes before it and two or four after, each
-        // side what `Int(_:)` reads (an optional sign, then digits). A side that is not all ASCII fails `Int` whatever
-        // its length, so counting bytes rather than characters changes no answer.
-        guard var text else { return nil }
-        return text.withUTF8 { bytes -> CardExpiry? in
-            guard bytes.count == 5 || bytes.count == 7, bytes[2] == UInt8(ascii: "/"),
-                let month = Self.integer(bytes[0..<2]), let year = Self.integer(bytes[3...]), (1...12).contains(month)
-            else { return nil }
-            return CardExpiry(month: month, year: year)
-        }
+        guard let parts = text?.split(separator: "/", omittingEmptySubsequences: false), parts.count == 2,
+            parts[0].count == 2, parts[1].count == 2 || parts[1].count == 4,
+            let month = Int(parts[0]), let year = Int(parts[1]), (1...12).contains(month)
+        else { return nil }
+        return CardExpiry(month: month, year: year)
     }
 
-    /// What `Int(_:)` gives for these ASCII bytes: an optional `+` or `-`, then at least one digit (at most four bytes
-    /// here, so no overflow).
-    private static func integer(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
-        var digits = bytes[...]
-        var sign = 1
-        if let first = digits.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
-            sign = first == UInt8(ascii: "-") ? -1 : 1
-            digits = digits.dropFirst()
-        }
-        guard !digits.isEmpty else { return nil }
-        var value = 0
-        for digit in digits {
-            guard digit >= UInt8(ascii: "0") && digit <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + Int(digit - UInt8(ascii: "0"))
-        }
-        return sign * value
-    }
-
-    /// The names Bridge gave, each trimmed of `CharacterSet.whitespaces`, the non-empty ones joined by a space; nil when none is left. Written into one string: no array, no bridging to `NSString`.
+    /// The names Bridge gave, each trimmed of `CharacterSet.whitespaces`, the non-empty ones joined by a space; nil when
+    /// none is left.
     static func cardholderName(_ name: BridgeCardAccount.CardholderName?) -> String? {
         guard let name else { return nil }
-        var joined = ""
-        func add(_ part: String?) {
-            guard let part else { return }
-            let trimmed = TextTrimming.whitespace(part)
-            guard !trimmed.isEmpty else { return }
-            if !joined.isEmpty { joined.append(" ") }
-            joined.append(contentsOf: trimmed)
-        }
-        add(name.firstName)
-        add(name.middleName)
-        add(name.lastName)
-        return joined.isEmpty ? nil : joined
+        let parts = [name.firstName, name.middleName, name.lastName].compactMap { $0?.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        return parts.isEmpty ? nil : parts.joined(separator: " ")
     }
 
     // MARK: Provisioning

@@ -55,30 +55,12 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
 
     // MARK: Card service
 
-    /// `"scaDetails"`, searched for in every successful answer (bytes made once; searching a `Data` for another
-    /// `Data` goes through NSData).
+    /// `"scaDetails"` (with its quotes), searched for in every successful answer.
     static let scaDetailsMarker = Array("\"scaDetails\"".utf8)
 
-    /// Whether the body holds ``scaDetailsMarker``: a byte search over the body's bytes (read in bounds, only while
-    /// the closure runs). `memchr` finds each candidate's `D` (far rarer in a JSON answer than the quote the marker
-    /// starts with), and only there is the whole marker compared.
+    /// Whether the body holds ``scaDetailsMarker``.
     static func mentionsSCADetails(_ body: Data) -> Bool {
-        let marker = scaDetailsMarker
-        let anchor = 4  // "scaDetails": the D
-        return body.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
-            guard bytes.count >= marker.count, let base = bytes.baseAddress else { return false }
-            // A D at `offset` starts a candidate at `offset - anchor`, which must leave room for the whole marker.
-            var offset = anchor
-            let lastOffset = bytes.count - marker.count + anchor
-            while offset <= lastOffset {
-                guard let found = memchr(base + offset, Int32(marker[anchor]), lastOffset - offset + 1) else { return false }
-                offset = base.distance(to: UnsafeRawPointer(found))
-                let start = offset - anchor
-                if memcmp(base + start, marker, marker.count) == 0 { return true }
-                offset += 1
-            }
-            return false
-        }
+        body.firstRange(of: scaDetailsMarker) != nil
     }
 
     public func card(_ ref: CardRef, context: OperationContext) async throws -> Card {
@@ -298,7 +280,7 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
             }
             throw error
         }
-        guard let wire = try? ResponseDecoder().decode(PaysafeWireToken.self, from: response.body), !wire.accessToken.isEmpty else {
+        guard let wire = try? JSONDecoder().decode(PaysafeWireToken.self, from: response.body), !wire.accessToken.isEmpty else {
             throw CardGatewayError(
                 .invalidResponse, "Paysafe's token answer has no access_token", provider: http.instance, providerKind: .paysafe,
                 httpStatus: response.status, requestID: PaysafeErrorMapping.requestID(response.headers), mayHaveReachedProvider: true

@@ -30,7 +30,7 @@ struct PaysafeFlexibleInt: Decodable, Equatable {
         let container = try decoder.singleValueContainer()
         if let number = try? container.decode(Int.self) {
             value = number
-        } else if let text = try? container.decode(String.self), let number = Int(TextTrimming.whitespace(text)) {
+        } else if let text = try? container.decode(String.self), let number = Int(text.trimmingCharacters(in: .whitespaces)) {
             value = number
         } else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected an integer")

@@ -22,7 +22,7 @@ struct ConfigurationLoader {
 
     mutating func load(_ data: Data) -> GatewayConfiguration? {
         let root: JSONValue
-        do { root = try ConfigurationJSON.parse(data) } catch {
+        do { root = try JSONValue.parse(data) } catch {
             problem("$", "the document is not valid JSON")
             return nil
         }

@@ -9,27 +9,21 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    /// Parses JSON text. Throws when it is not JSON.
+    /// Parses JSON text with Foundation's `JSONDecoder`. Throws its error when the text is not JSON.
     public static func parse(_ data: Data) throws -> JSONValue {
-        // The one-pass reader gives the same values (ConfigurationJSONTests) without JSONDecoder's trial decoding of
-        // every value as each type in turn; it leaves whatever it is unsure of, and every error, to JSONDecoder.
-        try ConfigurationJSON.parse(data)
-    }
-
-    /// ``parse(_:)`` through `JSONDecoder` and ``init(from:)``: the reference the one-pass reader is held to, and
-    /// its fallback.
-    static func decodedByFoundation(_ data: Data) throws -> JSONValue {
         try JSONDecoder().decode(JSONValue.self, from: data)
     }
 
     public init(from decoder: any Decoder) throws {
+        // Each type is tried in turn; the common ones of configuration documents and answers (strings and objects)
+        // first, so that most values cost fewer failed tries. A boolean is tried before a number.
         let container = try decoder.singleValueContainer()
         if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
         else if let value = try? container.decode(String.self) { self = .string(value) }
+        else if let value = try? container.decode([String: JSONValue].self) { self = .object(value) }
         else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
-        else { self = .object(try container.decode([String: JSONValue].self)) }
+        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        else { self = .number(try container.decode(Double.self)) }
     }
 
     public func encode(to encoder: any Encoder) throws {

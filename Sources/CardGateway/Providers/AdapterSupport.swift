@@ -70,28 +70,6 @@ extension CardGatewayError {
     }
 }
 
-/// Trimming of provider text, for adapters.
-package enum TextTrimming {
-    /// `text` without leading and trailing `CharacterSet.whitespaces` (on this Foundation: the space separators, tab
-    /// and U+200B), as `text.trimmingCharacters(in: .whitespaces)` gives it, without bridging to `NSString`. Text
-    /// that starts and ends with an ASCII byte other than space and tab (an expiry's "03", most names) has nothing
-    /// to trim and is returned whole without consulting the character set: every other whitespace is beyond ASCII.
-    package static func whitespace(_ text: String) -> Substring {
-        let utf8 = text.utf8
-        guard let first = utf8.first, let last = utf8.last else { return Substring(text) }
-        if first < 0x80 && first != 0x20 && first != 0x09 && last < 0x80 && last != 0x20 && last != 0x09 {
-            return Substring(text)
-        }
-        let whitespaces = CharacterSet.whitespaces
-        let scalars = text.unicodeScalars
-        var start = scalars.startIndex
-        var end = scalars.endIndex
-        while start < end && whitespaces.contains(scalars[start]) { start = scalars.index(after: start) }
-        while end > start && whitespaces.contains(scalars[scalars.index(before: end)]) { end = scalars.index(before: end) }
-        return Substring(scalars[start..<end])
-    }
-}
-
 /// Checks on the ids callers pass, which adapters put into provider URL paths.
 public enum ProviderIDs: Sendable {
     /// Whether a UTF-8 byte of an id is allowed: printable ASCII other than the characters that never appear in a
@@ -138,13 +116,13 @@ public enum ProviderIDs: Sendable {
 }
 
 extension ProviderResponse {
-    /// The decoder of ``decode(_:provider:what:instance:kind:requestID:)``: it reads as a default `JSONDecoder`
-    /// does, with far fewer allocations, and has no state, so it is safe to share.
-    @usableFromInline static let sharedDecoder = ResponseDecoder()
+    /// The decoder of ``decode(_:provider:what:instance:kind:requestID:)``: a default `JSONDecoder`, shared, as it
+    /// keeps no state between calls.
+    static let sharedDecoder = JSONDecoder()
 
-    /// Decodes the body as `T` with ``ResponseDecoder`` (what a default-configured `JSONDecoder` gives, read with
-    /// fewer allocations), or throws `invalidResponse` — "Adyen's card answer could not be read: id is missing" —
-    /// carrying the status and the provider's request id, never the body (it may hold card data).
+    /// Decodes the body as `T` with a default-configured `JSONDecoder`, or throws
+    /// `invalidResponse` — "Adyen's card answer could not be read: id is missing" — carrying the status and the
+    /// provider's request id, never the body (it may hold card data).
     ///
     /// - Parameters:
     ///   - type: the type the body decodes to.
@@ -166,8 +144,7 @@ extension ProviderResponse {
     }
 
     /// Decodes the body as `T` with `decoder` (an adapter's own, with its date or key strategies), or throws
-    /// `invalidResponse` as ``decode(_:provider:what:instance:kind:requestID:)`` does. Without strategies, that
-    /// one is cheaper and gives the same values.
+    /// `invalidResponse` as ``decode(_:provider:what:instance:kind:requestID:)`` does.
     ///
     /// - Parameters:
     ///   - type: the type the body decodes to.
