@@ -11,6 +11,12 @@ let swiftSettings: [SwiftSetting] = [
 
 let providers = ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments", "Marqeta"]
 
+/// Set by scripts/fuzz only: the fuzz package (Fuzz/) needs the core, the adapters and their harnesses, so the example
+/// programs and the PostgreSQL module are left out of its graph. SwiftPM builds a package's build-tool plugins (the
+/// OpenAPI generator of the provisioning server) in every build of a graph that has them, whatever is asked for, and
+/// under the fuzz build's sanitizers that is a third of its compile steps.
+let fuzzBuild = Context.environment["CARDGATEWAY_FUZZ_BUILD"] == "1"
+
 /// Extra dependencies of one provider's adapter and simulator: Trust Payments' JWTs are jwt-kit's; only Bridge links
 /// `_CryptoExtras` (its webhooks are RSA-signed).
 let providerExtras: [String: [Target.Dependency]] = [
@@ -199,7 +205,7 @@ for name in providers {
 
 // Fuzzing (docs/RELIABILITY.md, "Fuzzing"): one harness per target, each a function of the input bytes that
 // runs real adapter, webhook and configuration code and never traps by itself. The libFuzzer executable is in
-// the separate package Fuzz/ (built with -sanitize=fuzzer); the regression tests run every corpus and
+// the separate package Fuzz/ (built with AddressSanitizer and libFuzzer: scripts/fuzz); the regression tests run every corpus and
 // regression file through the same harnesses in `swift test`. No NIO here.
 targets += [
     .target(
@@ -223,7 +229,7 @@ targets += [
 ]
 
 // The example programs: the `cardgateway` CLI, the provisioning server, and what they share.
-targets += [
+if !fuzzBuild { targets += [
     .target(
         name: "ExampleSupport",
         dependencies: [
@@ -328,11 +334,11 @@ targets += [
         ] + providers.flatMap { name -> [Target.Dependency] in [.target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator")] },
         swiftSettings: swiftSettings
     ),
-]
+]}
 
 // The PostgreSQL stores (credential references, operation ledger, provisioning journal): their own module, so
 // that only users who want PostgreSQL build postgres-nio.
-targets += [
+if !fuzzBuild { targets += [
     .target(
         name: "CardGatewayPostgres",
         dependencies: [
@@ -359,19 +365,20 @@ targets += [
         ],
         swiftSettings: swiftSettings
     ),
-]
+]}
 
 let package = Package(
     name: "CardGateway",
     platforms: [.macOS(.v15)],
-    products: [
+    products: (fuzzBuild ? [] : [
         .executable(name: "cardgateway", targets: ["cardgateway"]),
         .executable(name: "provisioning-server", targets: ["provisioning-server"]),
+        .library(name: "CardGatewayPostgres", targets: ["CardGatewayPostgres"]),
+    ]) + [
         .library(name: "CardGateway", targets: ["CardGateway"]),
         .library(name: "CardGatewayAsyncHTTPClient", targets: ["CardGatewayAsyncHTTPClient"]),
         .library(name: "CardGatewaySimulation", targets: ["CardGatewaySimulation"]),
         .library(name: "CardGatewayTesting", targets: ["CardGatewayTesting"]),
-        .library(name: "CardGatewayPostgres", targets: ["CardGatewayPostgres"]),
         // For the fuzz package (Fuzz/) only: not part of the library's API.
         .library(name: "CardGatewayFuzzHarnesses", targets: ["CardGatewayFuzzHarnesses"]),
     ] + providers.flatMap { name in

@@ -1,17 +1,18 @@
 import CardGateway
 import CardGatewayAdyen
 import CardGatewayBridge
+import CardGatewayMarqeta
 import CardGatewayPaysafe
 import CardGatewayStripe
 import CardGatewayTrustPayments
 import Foundation
 
-/// Fuzzes the configuration loader: `GatewayConfiguration.load(from:registry:secrets:)` with all five adapters
+/// Fuzzes the configuration loader: `GatewayConfiguration.load(from:registry:secrets:)` with all six adapters
 /// registered, then, for a document that loads, every adapter's own checks (`CardGateway.problems(in:registry:)`,
 /// which builds each instance and sends nothing). Secrets resolve from a fixed in-memory environment and file
 /// set: the harness reads no real environment variable or file.
 public enum ConfigurationHarness {
-    static let registry = ProviderRegistry([.paysafe, .adyen, .stripe, .bridge, .trustpayments])
+    static let registry = ProviderRegistry([.paysafe, .adyen, .stripe, .bridge, .trustpayments, .marqeta])
 
     /// `env:FUZZ_SECRET`, `env:STRIPE_KEY`, `file:fuzz-secret` resolve; every other reference does not.
     static let secrets = SecretResolver(

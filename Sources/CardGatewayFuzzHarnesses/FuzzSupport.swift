@@ -34,20 +34,19 @@ enum FuzzResponses {
 }
 
 /// Answers every request with the same fuzzed response, so that whatever the adapter sends, the bytes it
-/// decodes are the fuzzer's. A request whose path ends in `fixedPathSuffix` (an OAuth token endpoint) gets
-/// `fixedBody` with status 200 instead, so that the operation behind it is reached.
+/// decodes are the fuzzer's. A request that one of `fixed` matches (an OAuth token request, the read before a
+/// write) gets that answer's body with status 200 instead, so that the operation behind it is reached.
 struct FuzzTransport: HTTPTransport {
     var status: Int
     var contentType: String?
     var body: Data
-    var fixedPathSuffix: String?
-    var fixedBody = Data()
+    var fixed: [FixedAnswer] = []
 
     func send(_ request: HTTPRequest, body requestBody: Data?, timeout: Duration) async throws -> TransportResponse {
-        if let fixedPathSuffix, let path = request.path, path.split(separator: "?").first?.hasSuffix(fixedPathSuffix) == true {
+        if let answer = fixed.first(where: { $0.matches(request) }) {
             var fields = HTTPFields()
             fields[.contentType] = "application/json"
-            return TransportResponse(response: HTTPResponse(status: .ok, headerFields: fields), body: fixedBody)
+            return TransportResponse(response: HTTPResponse(status: .ok, headerFields: fields), body: answer.body)
         }
         var fields = HTTPFields()
         if let contentType { fields[.contentType] = contentType }

@@ -5,23 +5,50 @@ import HTTPTypes
 /// One adapter call that a fuzzed response answers.
 public struct FuzzOperation: Sendable {
     public let name: String
+    /// The requests the operation sends before the one whose answer is fuzzed (the read before a write), answered
+    /// with a valid fixed body so that the fuzzed answer reaches the write's decoding and error mapping.
+    let fixed: [FixedAnswer]
     let body: @Sendable (any CardProvider, OperationContext) async throws -> Void
 
     /// An operation on the adapter type `P`; it does nothing for a provider of another type.
-    static func on<P: CardProvider>(_ name: String, _ type: P.Type, _ body: @escaping @Sendable (P, OperationContext) async throws -> Void) -> FuzzOperation {
-        FuzzOperation(name: name) { provider, context in
+    static func on<P: CardProvider>(
+        _ name: String, _ type: P.Type, fixed: [FixedAnswer] = [], _ body: @escaping @Sendable (P, OperationContext) async throws -> Void
+    ) -> FuzzOperation {
+        FuzzOperation(name: name, fixed: fixed) { provider, context in
             guard let typed = provider as? P else { return }
             try await body(typed, context)
         }
     }
 }
 
+/// A request the harness answers with a fixed, valid body (status 200, JSON) instead of the fuzz input: one
+/// whose method is `method` (any method when nil) and whose path, without its query, ends in `pathSuffix`.
+struct FixedAnswer: Sendable {
+    var method: HTTPRequest.Method?
+    var pathSuffix: String
+    var body: Data
+
+    func matches(_ request: HTTPRequest) -> Bool {
+        guard method == nil || request.method == method, let path = request.path else { return false }
+        return path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first?.hasSuffix(pathSuffix) == true
+    }
+}
+
+extension FixedAnswer {
+    /// A JSON answer to `method` requests ending in `pathSuffix`.
+    init(_ method: HTTPRequest.Method?, _ pathSuffix: String, _ json: String) {
+        self.init(method: method, pathSuffix: pathSuffix, body: Data(json.utf8))
+    }
+}
+
 /// Fuzzes one adapter's response decoding: the adapter is built through its factory, exactly as configuration
 /// builds it, over a transport that answers every request with the fuzz input.
 ///
-/// Input layout: byte 0 picks the operation (its low seven bits, modulo the number of operations; the high bit
-/// also fuzzes an OAuth token answer where the adapter has one), byte 1 the status and content type
-/// (``FuzzResponses``), and the rest is the response body.
+/// Input layout: byte 0 picks the operation (its low seven bits, modulo the number of operations), byte 1 the
+/// status and content type (``FuzzResponses``), and the rest is the response body. Every request of the operation
+/// gets that answer, except an OAuth token request (where the adapter has one) and the operation's reads before
+/// its write (``FuzzOperation/fixed``), which get valid fixed answers; with the high bit of byte 0 set, those are
+/// answered by the input too.
 public struct ResponseHarness: Sendable {
     public let name: String
     public let factory: ProviderFactory
@@ -35,6 +62,14 @@ public struct ResponseHarness: Sendable {
     /// The path suffix of an OAuth token request, and a valid answer to it.
     let tokenPathSuffix: String?
     let tokenAnswer: Data
+
+    /// The fixed answers of `operation` when the high bit of byte 0 is clear: the OAuth token's and the
+    /// operation's own.
+    func fixedAnswers(for operation: FuzzOperation) -> [FixedAnswer] {
+        var answers = operation.fixed
+        if let tokenPathSuffix { answers.append(FixedAnswer(method: nil, pathSuffix: tokenPathSuffix, body: tokenAnswer)) }
+        return answers
+    }
 
     init(
         name: String, factory: ProviderFactory, credentials: [String: Secret], options: [String: JSONValue] = [:], operations: [FuzzOperation],
@@ -79,10 +114,8 @@ public struct ResponseHarness: Sendable {
         let operation = operations[Int(selector & 0x7f) % operations.count]
         let (status, contentType) = FuzzResponses.response(selector: data[data.startIndex + 1])
         let body = Data(data.dropFirst(2))
-        let fuzzToken = selector & 0x80 != 0
-        let transport = FuzzTransport(
-            status: status, contentType: contentType, body: body, fixedPathSuffix: fuzzToken ? nil : tokenPathSuffix, fixedBody: tokenAnswer
-        )
+        let fuzzEveryRequest = selector & 0x80 != 0
+        let transport = FuzzTransport(status: status, contentType: contentType, body: body, fixed: fuzzEveryRequest ? [] : fixedAnswers(for: operation))
         let harness = self
         runBlocking {
             guard let provider = try? harness.makeProvider(transport: transport) else { return }

@@ -1,6 +1,7 @@
 import CardGateway
 import CardGatewayAdyen
 import CardGatewayBridge
+import CardGatewayMarqeta
 import CardGatewayPaysafe
 import CardGatewayStripe
 import CardGatewayTrustPayments
@@ -14,18 +15,25 @@ import _CryptoExtras
 /// Input layout: byte 0 picks the mode. Even: the rest is the body, signed correctly with the harness's secret
 /// at ``FuzzClock/now``, so the parser behind the signature check is reached. Odd: the rest is
 /// `<signature header value>\n<body>`, delivered as it is (the header parser and the refusal paths).
+/// Every delivery also carries ``fixedHeaders`` (Marqeta's HTTP Basic credentials).
 public struct WebhookHarness: Sendable {
     public let name: String
     let headerName: HTTPField.Name
     let sign: @Sendable (Data) -> String
     let makeVerifier: @Sendable () throws -> any WebhookVerifying
+    /// Headers every delivery carries, correct for the harness's verifier.
+    let fixedHeaders: HTTPFields
 
     /// The verifier is built once per process (building Bridge's parses a PEM key).
     private let verifier: LazyVerifier
 
-    init(name: String, headerName: String, sign: @escaping @Sendable (Data) -> String, makeVerifier: @escaping @Sendable () throws -> any WebhookVerifying) {
+    init(
+        name: String, headerName: String, fixedHeaders: HTTPFields = HTTPFields(), sign: @escaping @Sendable (Data) -> String,
+        makeVerifier: @escaping @Sendable () throws -> any WebhookVerifying
+    ) {
         self.name = name
         self.headerName = HTTPField.Name(headerName)!
+        self.fixedHeaders = fixedHeaders
         self.sign = sign
         self.makeVerifier = makeVerifier
         self.verifier = LazyVerifier(make: makeVerifier)
@@ -35,7 +43,7 @@ public struct WebhookHarness: Sendable {
     func delivery(_ data: Data) -> WebhookDelivery? {
         guard let mode = data.first else { return nil }
         let rest = Data(data.dropFirst())
-        var headers = HTTPFields()
+        var headers = fixedHeaders
         if mode & 1 == 0 {
             headers[headerName] = sign(rest)
             return WebhookDelivery(headers: headers, body: rest)
@@ -117,7 +125,23 @@ extension WebhookHarness {
         return "t=\(milliseconds),v0=\(signature.rawRepresentation.base64EncodedString())"
     }, makeVerifier: { try webhookVerifier(.bridge) })
 
-    public static let all: [WebhookHarness] = [.paysafe, .adyen, .stripe, .bridge]
+    /// `X-Marqeta-Signature: hex(HMAC-SHA256(body, secret))`. The verifier is configured as a production one would
+    /// be, with the webhook's secret and its HTTP Basic pair; every delivery carries the right `Authorization`, so
+    /// the signature check and the parser behind it are what the input reaches. (The Basic check is a constant-time
+    /// comparison of a fixed string; a wrong pair is refused before the signature is looked at.)
+    public static let marqeta = WebhookHarness(
+        name: "marqeta", headerName: "X-Marqeta-Signature",
+        fixedHeaders: HTTPFields([
+            HTTPField(
+                name: .authorization,
+                value: "Basic " + Data("\(FuzzSeeds.Marqeta.webhookUsername):\(FuzzSeeds.Marqeta.webhookPassword)".utf8).base64EncodedString()
+            )
+        ]),
+        sign: { body in hex(hmacSHA256(key: Data(FuzzSeeds.Marqeta.webhookSecret.utf8), message: body)) },
+        makeVerifier: { try webhookVerifier(.marqeta) }
+    )
+
+    public static let all: [WebhookHarness] = [.paysafe, .adyen, .stripe, .bridge, .marqeta]
 }
 
 /// Fuzzes Trust Payments' response JWT verification (`verifyResult`): Trust Payments has no webhooks; the

@@ -10,6 +10,7 @@ import Synchronization
 import Testing
 import AdyenSimulator
 import BridgeSimulator
+import MarqetaSimulator
 import PaysafeSimulator
 import StripeSimulator
 import TrustPaymentsSimulator
@@ -22,21 +23,24 @@ import TrustPaymentsSimulator
 ///     CARDGATEWAY_RECORD_FUZZ_CORPUS=1 swift test --filter CorpusRecorder
 ///
 /// The simulators run on the harnesses' fixed clock, so the recorded timestamps are the ones the harnesses
-/// check against.
+/// check against, and the operations carry fixed idempotency keys, so that recording again rewrites the same
+/// bytes. Three answers stay random whatever the recorder does (Bridge's Google Pay payload is freshly encrypted;
+/// Trust Payments' two charges get a random `requestreference`): keep the committed files of those unless the
+/// simulator's answer changed shape.
 @Suite("Fuzz corpus recorder", .enabled(if: ProcessInfo.processInfo.environment["CARDGATEWAY_RECORD_FUZZ_CORPUS"] == "1"))
 struct CorpusRecorder {
     /// Passes requests to the simulator and keeps every answer.
     final class RecordingTransport: HTTPTransport {
         let inner = AsyncHTTPClientTransport()
-        let exchanges = Mutex<[(path: String, status: Int, body: Data)]>([])
+        let exchanges = Mutex<[(request: HTTPRequest, status: Int, body: Data)]>([])
 
         func send(_ request: HTTPRequest, body: Data?, timeout: Duration) async throws -> TransportResponse {
             let response = try await inner.send(request, body: body, timeout: timeout)
-            exchanges.withLock { $0.append((request.path ?? "", response.response.status.code, response.body)) }
+            exchanges.withLock { $0.append((request, response.response.status.code, response.body)) }
             return response
         }
 
-        func take() -> [(path: String, status: Int, body: Data)] { exchanges.withLock { all in defer { all = [] }; return all } }
+        func take() -> [(request: HTTPRequest, status: Int, body: Data)] { exchanges.withLock { all in defer { all = [] }; return all } }
     }
 
     static var clock: SimulationClock { SimulationClock(fixed: FuzzClock.now) }
@@ -47,20 +51,35 @@ struct CorpusRecorder {
         try data.write(to: folder.appendingPathComponent(name))
     }
 
-    /// Runs every operation of `harness` against `simulator` and writes one file per distinct response.
+    /// Runs every operation of `harness` against `simulator` and writes one file per distinct response. A response
+    /// to a read the harness answers itself (``FuzzOperation/fixed``) is not written: the operation's seed is its
+    /// write's answer.
     static func record(_ harness: ResponseHarness, simulator: some ProviderSimulator) async throws {
         try await withSimulator(simulator) { handle in
             let transport = RecordingTransport()
             let provider = try harness.makeProvider(transport: transport, baseURL: handle.baseURL)
             var seen = Set<Data>()
+            var names = Set<String>()
             for (index, operation) in harness.operations.enumerated() {
-                _ = try? await operation.body(provider, OperationContext())
-                for exchange in transport.take() {
-                    let isToken = harness.tokenPathSuffix.map { exchange.path.hasSuffix($0) } ?? false
+                // A fixed idempotency key: Marqeta's simulator answers with the idempotency token it was sent,
+                // which is random without one.
+                _ = try? await operation.body(provider, OperationContext(idempotencyKey: "fuzz-corpus-\(harness.name)-\(operation.name)"))
+                for exchange in transport.take() where !operation.fixed.contains(where: { $0.matches(exchange.request) }) {
+                    let path = exchange.request.path?.split(separator: "?").first.map(String.init) ?? ""
+                    let isToken = harness.tokenPathSuffix.map { path.hasSuffix($0) } ?? false
                     guard var seed = ResponseHarness.seed(operation: index, status: exchange.status, body: exchange.body) else { continue }
                     if isToken { seed[0] |= 0x80 }
                     guard seen.insert(seed).inserted else { continue }
-                    try Self.write(seed, target: "\(harness.name)-responses", name: "\(operation.name)\(isToken ? "-token" : "")-\(exchange.status)")
+                    // A second distinct answer of the same status in one operation (the offer's card, then its
+                    // tokens) gets a numbered name instead of overwriting the first.
+                    let name = "\(operation.name)\(isToken ? "-token" : "")-\(exchange.status)"
+                    var unique = name
+                    var number = 2
+                    while !names.insert(unique).inserted {
+                        unique = "\(name)-\(number)"
+                        number += 1
+                    }
+                    try Self.write(seed, target: "\(harness.name)-responses", name: unique)
                 }
             }
         }
@@ -72,6 +91,7 @@ struct CorpusRecorder {
         try await Self.record(.paysafe, simulator: PaysafeSimulator(clock: Self.clock))
         try await Self.record(.bridge, simulator: BridgeSimulator(clock: Self.clock))
         try await Self.record(.trustPayments, simulator: TrustPaymentsSimulator(clock: Self.clock))
+        try await Self.record(.marqeta, simulator: MarqetaSimulator(clock: Self.clock))
 
         // Webhooks: the body signed by the harness, and the delivery as the simulator signed it (the simulators
         // share the harnesses' test secrets, so both verify).
@@ -104,6 +124,13 @@ struct CorpusRecorder {
         if let signed = try bridge.signedCardAccountWebhook(cardAccountID: BridgeSimulator.Seed.activeVisa, type: "card_account.created") {
             try webhook("bridge", "card-created", signed, header: "X-Webhook-Signature")
         }
+
+        let marqeta = MarqetaSimulator(clock: Self.clock)
+        typealias MarqetaSeed = MarqetaSimulator.Seed
+        try webhook("marqeta", "card-suspended", marqeta.signedCardTransitionWebhook(card: MarqetaSeed.lockableCard, state: "SUSPENDED", type: "state.suspended"), header: "X-Marqeta-Signature")
+        try webhook("marqeta", "card-terminated", marqeta.signedCardTransitionWebhook(card: MarqetaSeed.cancellableCard, state: "TERMINATED", type: "state.terminated"), header: "X-Marqeta-Signature")
+        try webhook("marqeta", "token-requested", marqeta.signedTokenTransitionWebhook(token: MarqetaSeed.activeToken, state: "REQUESTED", type: "state.requested"), header: "X-Marqeta-Signature")
+        try webhook("marqeta", "token-suspended", marqeta.signedTokenTransitionWebhook(token: MarqetaSeed.suspendedToken, state: "SUSPENDED", type: "state.suspended"), header: "X-Marqeta-Signature")
 
         // A Trust Payments result: a client session from the adapter, paid by the simulated SDK.
         let trustPayments = TrustPaymentsSimulator(clock: Self.clock)

@@ -1,8 +1,9 @@
 import CardGatewayFuzzHarnesses
 import Foundation
 
-// libFuzzer's entry points. Built with -sanitize=fuzzer, libFuzzer supplies `main`; -parse-as-library keeps
-// this file free of top-level code. CARDGATEWAY_FUZZ_TARGET names the harness (FuzzTargets.all).
+// libFuzzer's entry points. Linked with -sanitize=fuzzer,address (Fuzz/Package.swift), libFuzzer supplies `main`;
+// -parse-as-library keeps this file free of top-level code. CARDGATEWAY_FUZZ_TARGET names the harness
+// (FuzzTargets.all).
 
 /// The harness this process fuzzes, chosen once at start-up.
 private let selected: FuzzTargets.Target = {
