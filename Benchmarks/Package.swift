@@ -73,7 +73,9 @@ let package = Package(
                 "BenchmarkSupport",
             ]
         ),
-        // The five providers' adapters and simulators, the operations benchmarked for each, and the transports
+        // glibc's live heap in bytes (mallinfo2), for the load benchmarks' memory per call in flight.
+        .target(name: "HeapProbe", path: "Probes/HeapProbe"),
+        // The six providers' adapters and simulators (Marqeta in the live benchmarks only: e2e and load), the operations benchmarked for each, and the transports
         // that record a simulator's answers and replay them in process (shared by the three targets below).
         .target(
             name: "ProviderFixtures",
@@ -84,7 +86,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
-            ] + ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments"].flatMap { name -> [Target.Dependency] in
+                "HeapProbe",
+            ] + ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments", "Marqeta"].flatMap { name -> [Target.Dependency] in
                 [.product(name: "CardGateway\(name)", package: "CardGateway"), .product(name: "\(name)Simulator", package: "CardGateway")]
             },
             path: "Benchmarks/ProviderFixtures",
@@ -105,6 +108,16 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 "ProviderFixtures",
                 "BenchmarkSupport",
+            ]
+        ),
+        // load/<kind>/<callers>: 64, 256 and 1,024 concurrent callers against the provider's simulator answering after
+        // 100 ms, through the gateway and as bare AsyncHTTPClient requests on a client whose pool does not limit them.
+        benchmarkTarget(
+            "LoadBenchmarks",
+            dependencies: [
+                .product(name: "CardGateway", package: "CardGateway"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "ProviderFixtures",
             ]
         ),
         // The operation ledger's cost per write: in memory, and on PostgreSQL on loopback when

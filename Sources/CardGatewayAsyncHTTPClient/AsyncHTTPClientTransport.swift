@@ -15,25 +15,48 @@ import NIOPosix
 /// credentials headers and a card request's body to wherever the `Location` points, past the gateway's
 /// `http://` refusal. With redirects disallowed, a 3xx comes back to the adapter as a failed response.
 /// A client you pass in is used as it is: configure it with `redirectConfiguration: .disallow`.
+///
+/// **Sized with the bulkheads.** Each provider instance's bulkhead lets 256 requests be in flight by default
+/// (`maxConcurrentRequests`, up to `Bulkhead.maximumLimit`). Over HTTP/1.1 each of them needs a connection of its
+/// own, and AsyncHTTPClient's pool opens at most 8 per host by default, which would cap every instance at 8
+/// requests in flight (about 27 calls a second at 300 ms). The shared client's pool therefore allows
+/// ``connectionsPerHost`` (`Bulkhead.maximumLimit`) connections per host, so that the bulkheads, not the pool,
+/// are the limit; connections are opened only as requests need them and closed after idling. Over TLS HTTP/2 is
+/// negotiated where the provider offers it, and then one connection carries many requests. A client you pass in
+/// keeps its own pool: size its `connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit` to at least the
+/// sum of the `maxConcurrentRequests` of the instances that share a host (``configuration(connectionsPerHost:)``
+/// gives the shared client's settings to start from). The process also needs that many file descriptors.
 public struct AsyncHTTPClientTransport: HTTPTransport {
     private let client: HTTPClient
     private let maxResponseBytes: Int
 
-    /// The client every default transport shares: `HTTPClient.shared`'s settings with redirects disallowed.
-    /// It lives as long as the process and is never shut down, as `HTTPClient.shared` is not.
-    public static let sharedClient: HTTPClient = {
+    /// The shared client's HTTP/1.1 connections per host: `Bulkhead.maximumLimit`, the most one instance can
+    /// have in flight, so that the pool never limits a bulkhead of one instance.
+    public static let connectionsPerHost = Bulkhead.maximumLimit
+
+    /// The shared client's settings: `HTTPClient.shared`'s (`singletonConfiguration`) with redirects disallowed,
+    /// no spans of AsyncHTTPClient's own, and `connectionsPerHost` HTTP/1.1 connections per host. A start for a
+    /// client of your own.
+    public static func configuration(connectionsPerHost: Int = AsyncHTTPClientTransport.connectionsPerHost) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration.singletonConfiguration
         configuration.redirectConfiguration = .disallow
         // No spans of AsyncHTTPClient's own: the gateway makes the attempt's client span, and AsyncHTTPClient's
         // would carry the full URL (`url.full`, `url.path`), with the card ids and customers in its path.
         configuration.tracing.tracer = nil
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, connectionsPerHost)
+        return configuration
+    }
+
+    /// The client every default transport shares: `HTTPClient.shared`'s settings with redirects disallowed and a
+    /// connection pool sized for the bulkheads (``configuration(connectionsPerHost:)``). It lives as long as the
+    /// process and is never shut down, as `HTTPClient.shared` is not.
+    public static let sharedClient: HTTPClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration())
 
     /// - Parameters:
     ///   - client: the client to use; ``sharedClient`` by default (it needs no shutdown). A client you pass
     ///     in should disallow redirects, and set `configuration.tracing.tracer = nil` once a tracer is bootstrapped
-    ///     (AsyncHTTPClient's own spans carry the full URL, ids included).
+    ///     (AsyncHTTPClient's own spans carry the full URL, ids included). Its connection pool must allow at least
+    ///     the `maxConcurrentRequests` of the instances it serves per host, or the pool becomes the limit.
     ///   - maxResponseBytes: responses larger than this fail with ``TransportError/Kind-swift.enum/responseTooLarge``.
     public init(client: HTTPClient = AsyncHTTPClientTransport.sharedClient, maxResponseBytes: Int = 8 * 1024 * 1024) {
         self.client = client

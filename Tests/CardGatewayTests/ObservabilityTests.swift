@@ -86,6 +86,50 @@ struct ObservabilityTests {
         #expect(failed.first?.attributes["cardgateway.outcome"]?.toSpanAttribute() == .string("timeout"))
     }
 
+    @Test("the bulkhead's metrics: slots in use, calls in line, and each attempt's wait for a slot by outcome", .timeLimit(.minutes(1)))
+    func bulkheadMetrics() async throws {
+        // Through the gateway: a call that finds a slot free records a zero wait; one refused by a full line, `full`.
+        let metrics = TestMetrics()
+        let transport = GateTransport()
+        let gateway = try Self.gateway(transport, metrics: metrics, tracer: InMemoryTracer(), extra: #", "maxConcurrentRequests": 1, "maxWaitingRequests": 0"#)
+        let first = Task { try await gateway.card(CardRef(id: "a"), via: .instance("eu")) }
+        await transport.arrivals.until(1)
+        #expect(try metrics.expectGauge("cardgateway.provider.in_flight", Self.base).lastValue == 1)
+        let refused = await gatewayError { _ = try await gateway.card(CardRef(id: "b"), via: .instance("eu")) }
+        #expect(refused?.code == .providerUnavailable)
+        transport.open()
+        _ = try await first.value
+        #expect(try metrics.expectTimer("cardgateway.provider.bulkhead.wait", Self.base + [("outcome", "acquired")]).values == [0])
+        #expect(try metrics.expectTimer("cardgateway.provider.bulkhead.wait", Self.base + [("outcome", "full")]).values == [0])
+        #expect(try metrics.expectTimer("cardgateway.provider.bulkhead.wait", Self.base + [("outcome", "expired")]).values.isEmpty)
+        #expect(try metrics.expectGauge("cardgateway.provider.in_flight", Self.base).lastValue == 0)
+        #expect(try metrics.expectGauge("cardgateway.provider.bulkhead.waiting", Self.base).lastValue == 0)
+
+        // A wait measured on the bulkhead's clock: 250 ms in line, then a slot.
+        let clocked = TestMetrics()
+        let clock = ManualClock()
+        let line = CountWatch()
+        let recording = GatewayObservability.bulkheadObserver(dimensions: Self.base, factory: clocked)
+        let bulkhead = Bulkhead(
+            instance: "eu", limit: 1, now: { clock.now },
+            observer: .init(
+                inFlightChanged: recording.inFlightChanged, waitingChanged: { recording.waitingChanged($0); line.set($0) }, waited: recording.waited
+            )
+        )
+        try await bulkhead.acquire(until: clock.now + .seconds(30))
+        let waiter = Task { try await bulkhead.acquire(until: clock.now + .seconds(30)) }
+        await line.until(1)
+        #expect(try clocked.expectGauge("cardgateway.provider.bulkhead.waiting", Self.base).lastValue == 1)
+        clock.advance(.milliseconds(250))
+        bulkhead.release()
+        try await waiter.value
+        #expect(try clocked.expectTimer("cardgateway.provider.bulkhead.wait", Self.base + [("outcome", "acquired")]).values == [0, 250_000_000])
+        #expect(try clocked.expectGauge("cardgateway.provider.bulkhead.waiting", Self.base).lastValue == 0)
+        #expect(try clocked.expectGauge("cardgateway.provider.in_flight", Self.base).lastValue == 1, "the slot passed straight to the waiter")
+        bulkhead.release()
+        #expect(try clocked.expectGauge("cardgateway.provider.in_flight", Self.base).lastValue == 0)
+    }
+
     @Test("no span attribute and no metric label carries the card id, the key or a body")
     func nothingSensitive() async throws {
         let metrics = TestMetrics()

@@ -232,12 +232,13 @@ struct ReliabilityTests {
         #expect(gateway.instance(named: "slow")?.breaker.state == .closed)
     }
 
-    @Test("a call over the bulkhead waits for a slot and gets it when one frees")
+    @Test("a call over the bulkhead waits for a slot and gets it when one frees", .timeLimit(.minutes(1)))
     func bulkheadHandsOverSlots() async throws {
-        let bulkhead = Bulkhead(instance: "eu", limit: 1)
+        let line = CountWatch()
+        let bulkhead = Bulkhead(instance: "eu", limit: 1, observer: .init(waitingChanged: { line.set($0) }))
         try await bulkhead.acquire(until: .now + .seconds(5))
         let waiter = Task { try await bulkhead.acquire(until: .now + .seconds(5)) }
-        while bulkhead.waiting == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        await line.until(1)
         bulkhead.release()
         try await waiter.value
         #expect(bulkhead.inFlight == 1)
@@ -250,7 +251,7 @@ struct ReliabilityTests {
         #expect(refused?.code == .providerUnavailable)
         #expect(refused?.isRetryable == true)
         let cancelled = Task { try await bulkhead.acquire(until: .now + .seconds(30)) }
-        while bulkhead.waiting == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        await line.until(1)
         cancelled.cancel()
         await #expect(throws: CancellationError.self) { try await cancelled.value }
         #expect(bulkhead.waiting == 0)
@@ -266,6 +267,10 @@ struct ReliabilityTests {
         (#", "circuitBreaker": {"threshold": 3}"#, "providers.slow.circuitBreaker.threshold"),
         (#", "maxConcurrentRequests": 0"#, "providers.slow.maxConcurrentRequests"),
         (#", "maxConcurrentRequests": "8""#, "providers.slow.maxConcurrentRequests"),
+        (#", "maxConcurrentRequests": 10001"#, "providers.slow.maxConcurrentRequests"),
+        (#", "maxWaitingRequests": -1"#, "providers.slow.maxWaitingRequests"),
+        (#", "maxWaitingRequests": 100001"#, "providers.slow.maxWaitingRequests"),
+        (#", "maxWaitingRequests": true"#, "providers.slow.maxWaitingRequests"),
     ])
     func badSettings(extra: String, path: String) {
         let registry = ProviderRegistry([HTTPProbeProvider.factory])
@@ -279,12 +284,13 @@ struct ReliabilityTests {
         }
     }
 
-    @Test("defaults: breaker on (5 failures, 30 s, 1 probe), 8 requests in flight; false turns the breaker off")
+    @Test("defaults: breaker on (5 failures, 30 s, 1 probe), 256 requests in flight and 1,024 waiting; false turns the breaker off")
     func defaults() throws {
         let registry = ProviderRegistry([HTTPProbeProvider.factory])
         let plain = try GatewayConfiguration.load(from: Data(Self.document().utf8), registry: registry)
         #expect(plain.providers["slow"]?.circuitBreaker == .default)
-        #expect(plain.providers["slow"]?.maxConcurrentRequests == 8)
+        #expect(plain.providers["slow"]?.maxConcurrentRequests == 256)
+        #expect(plain.providers["slow"]?.maxWaitingRequests == 1024)
         let off = try GatewayConfiguration.load(from: Data(Self.document(#", "circuitBreaker": false"#).utf8), registry: registry)
         #expect(off.providers["slow"]?.circuitBreaker.isEnabled == false)
     }

@@ -3,12 +3,14 @@ import BridgeSimulator
 import CardGateway
 import CardGatewayAdyen
 import CardGatewayBridge
+import CardGatewayMarqeta
 import CardGatewayPaysafe
 import CardGatewaySimulation
 import CardGatewayStripe
 import CardGatewayTrustPayments
 import Foundation
 import HTTPTypes
+import MarqetaSimulator
 import PaysafeSimulator
 import Synchronization
 import StripeSimulator
@@ -199,12 +201,18 @@ private let lookupThroughGateway: @Sendable (CardRef) -> @Sendable (CardGateway,
 }
 
 extension ProviderSubject {
-    /// The five providers, each with a fresh simulator.
+    /// The five providers of the per-call benchmarks, each with a fresh simulator.
     public static func all() -> [ProviderSubject] { [paysafe(), adyen(), stripe(), bridge(), trustPayments()] }
 
-    public static func named(_ kind: String) -> ProviderSubject? { all().first { $0.kind == kind } }
+    public static func named(_ kind: String) -> ProviderSubject? {
+        kind == "marqeta" ? marqeta() : all().first { $0.kind == kind }
+    }
 
+    /// The providers of the per-call benchmarks (adapter/, gateway/, their thresholds).
     public static let kinds = ["paysafe", "adyen", "stripe", "bridge", "trustpayments"]
+
+    /// The providers of the benchmarks on a live simulator (e2e/, load/): all six.
+    public static let liveKinds = kinds + ["marqeta"]
 
     /// Every benchmarked operation of one provider, by name (without building a simulator's answers).
     public static func operationNames(_ kind: String) -> [String] { named(kind)?.operations.map(\.name) ?? [] }
@@ -305,6 +313,19 @@ extension ProviderSubject {
             credentials: ["apiKey": Secret(Seed.apiKey), "webhookPublicKey": Secret(simulator.webhookPublicKeyPEM)],
             options: ["certificateEncoding": .string("base64"), "cardChain": .string("base")],
             simulator: simulator, credentialStore: InMemoryCredentialReferenceStore(), operations: cards.operations,
+            representative: "card", throughGateway: lookupThroughGateway(lookup)
+        )
+    }
+
+    /// Marqeta: the card lookup (the live benchmarks' representative) and the listing.
+    static func marqeta() -> ProviderSubject {
+        typealias Seed = MarqetaSimulator.Seed
+        let lookup = CardRef(id: Seed.activeCard)
+        let cards = CardOperations(lookup: lookup, listCustomer: Seed.userToken)
+        return ProviderSubject(
+            kind: "marqeta", factory: .marqeta,
+            credentials: ["applicationToken": Secret(Seed.applicationToken), "accessToken": Secret(Seed.accessToken)], options: [:],
+            simulator: MarqetaSimulator(), credentialStore: InMemoryCredentialReferenceStore(), operations: cards.operations,
             representative: "card", throughGateway: lookupThroughGateway(lookup)
         )
     }

@@ -116,30 +116,33 @@ public struct ReplayTransport: HTTPTransport {
 /// A simulator run in a background task on 127.0.0.1 until `stop()`.
 public final class SimulatorRun: Sendable {
     public let baseURL: URL
+    /// The running simulator's handle: its journal and its fault injector (the load benchmarks delay every answer).
+    public let handle: SimulatorHandle
     private let task: Task<Void, any Error>
     private let stopSignal: AsyncStream<Void>.Continuation
 
     public static func start(_ simulator: any ProviderSimulator) async throws -> SimulatorRun {
         let (stopSignal, stop) = AsyncStream<Void>.makeStream()
-        let (ready, readyContinuation) = AsyncStream<URL>.makeStream()
+        let (ready, readyContinuation) = AsyncStream<SimulatorHandle>.makeStream()
         let task = Task {
             try await withSimulator(simulator, host: "127.0.0.1") { handle in
-                readyContinuation.yield(handle.baseURL)
+                readyContinuation.yield(handle)
                 readyContinuation.finish()
                 for await _ in stopSignal {}
             }
         }
         var iterator = ready.makeAsyncIterator()
-        guard let baseURL = await iterator.next() else {
+        guard let handle = await iterator.next() else {
             stop.finish()
             try await task.value
             throw FixtureFailure(description: "the simulator stopped before it listened")
         }
-        return SimulatorRun(baseURL: baseURL, task: task, stopSignal: stop)
+        return SimulatorRun(handle: handle, task: task, stopSignal: stop)
     }
 
-    private init(baseURL: URL, task: Task<Void, any Error>, stopSignal: AsyncStream<Void>.Continuation) {
-        self.baseURL = baseURL
+    private init(handle: SimulatorHandle, task: Task<Void, any Error>, stopSignal: AsyncStream<Void>.Continuation) {
+        self.baseURL = handle.baseURL
+        self.handle = handle
         self.task = task
         self.stopSignal = stopSignal
     }
@@ -171,9 +174,13 @@ extension ProviderSubject {
 
     /// A gateway with this provider's instance behind three routes (the last one matches `target`), over
     /// `transport`, with every default (no logger, the bootstrapped metrics and tracer: none).
-    public func makeGateway(baseURL: URL, transport: any HTTPTransport) throws -> CardGateway {
+    public func makeGateway(
+        baseURL: URL, transport: any HTTPTransport, configure: (inout ProviderInstanceConfiguration) -> Void = { _ in }
+    ) throws -> CardGateway {
+        var instance = instanceConfiguration(baseURL: baseURL)
+        configure(&instance)
         let configuration = GatewayConfiguration(
-            providers: [instanceName: instanceConfiguration(baseURL: baseURL)],
+            providers: [instanceName: instance],
             routes: [
                 Route(when: .init(issuers: ["\(kind)-eu"]), use: instanceName),
                 Route(when: .init(bins: [BINRange(low: "44000000", high: "44009999"), BINRange(low: "510510", high: "510510")]), use: instanceName),

@@ -51,11 +51,6 @@ nonisolated func loopbackCalls(_ entry: LiveFixtures.Entry, direct: Bool, _ iter
     }
 }
 
-/// A document opened and nothing read from it: what `ResponseDecoder` does before the first member is looked up.
-struct OpenedDocument: Decodable {
-    init(from decoder: any Decoder) throws { _ = try decoder.singleValueContainer() }
-}
-
 /// With PROBE_TIME set, the wall time per call since `started`.
 func reportTime(_ name: String, since started: ContinuousClock.Instant, iterations: Int) {
     if ProcessInfo.processInfo.environment["PROBE_TIME"] != nil { print("\(name): \((ContinuousClock.now - started) / iterations) per call") }
@@ -130,7 +125,7 @@ let providerMessage =
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let iterations = Int(arguments[2]) else {
-    print("usage: CallgrindProbe <router/match-10|router/match-100k-bins|router/init-100k-bins|config/load-10k-routes|error/init-description|safetext/scrub-provider-message|gateway/paysafe/card|gateway/adyen/card|gateway/stripe/card|gateway/bridge/card|gateway/trustpayments/charge|adapter/<kind>/<operation>|e2e/<kind>/gateway|e2e/<kind>/direct|e2e/<kind>/paired|scan/<kind>|floor/gateway|floor/client> <iterations>")
+    print("usage: CallgrindProbe <router/match-10|router/match-100k-bins|router/init-100k-bins|config/load-10k-routes|error/init-description|safetext/scrub-provider-message|gateway/paysafe/card|gateway/adyen/card|gateway/stripe/card|gateway/bridge/card|gateway/trustpayments/charge|adapter/<kind>/<operation>|e2e/<kind>/gateway|e2e/<kind>/direct|e2e/<kind>/paired|floor/gateway|floor/client|load/<kind>/<callers> (iterations: measured seconds)> <iterations>")
     exit(64)
 }
 
@@ -246,29 +241,16 @@ case let name where name.hasPrefix("e2e/"):
     let started = ContinuousClock.now
     try await loopbackCalls(entry, direct: parts[2] == "direct", iterations)
     reportTime(name, since: started, iterations: iterations)
-case let name where name.hasPrefix("scan/"):
-    // The answer a gateway benchmark's call reads (its representative operation's last), opened by `ResponseDecoder`:
-    // the one-pass scan that checks and indexes the whole document, which every answer pays in full however few of
-    // its members the adapter reads. Without the asynchronous call around it, so that callgrind can count a change to
-    // the scanner. valgrind cannot run the simulator that records the answer, so with PROBE_ANSWER_DIR set the answer
-    // is read from `<dir>/<kind>.json` when it is there and written there when it is not (scripts/callgrind records
-    // it first, outside valgrind).
-    let kind = String(name.dropFirst("scan/".count))
-    let saved = ProcessInfo.processInfo.environment["PROBE_ANSWER_DIR"].map { URL(fileURLWithPath: $0).appendingPathComponent("\(kind).json") }
-    let body: Data
-    if let saved, let data = try? Data(contentsOf: saved) {
-        body = data
-    } else {
-        let entry = try await ReplayFixtures.shared.entry(kind)
-        guard let recorded = entry.tapes[entry.subject.representative]?.last?.response.body else {
-            print("no recorded answer for \(kind)")
-            exit(64)
-        }
-        body = recorded
-        if let saved { try body.write(to: saved) }
+case let name where name.hasPrefix("load/"):
+    // LoadBenchmarks' run outside package-benchmark (no malloc interposer): `callers` callers against the simulator
+    // answering after 100 ms, bare and through the gateway, `iterations` seconds measured each after 1 s unmeasured.
+    let parts = name.split(separator: "/")
+    guard parts.count == 3, let callers = Int(parts[2]) else {
+        print("unknown operation \(name)")
+        exit(64)
     }
-    let decoder = ResponseDecoder()
-    for _ in 0..<iterations { keep(try callgrindMeasured { try decoder.decode(OpenedDocument.self, from: body) }) }
+    let fixture = try await LoadFixtures.shared.fixture(String(parts[1]))
+    print(try await fixture.report(callers: callers, seconds: .seconds(iterations)).text)
 default:
     print("unknown operation \(arguments[1])")
     exit(64)

@@ -12,7 +12,7 @@ struct ConfigurationLoader {
     }
 
     static let topLevelKeys: Set<String> = ["providers", "routes", "store", "description"]
-    static let instanceKeys: Set<String> = ["kind", "environment", "baseURL", "credentials", "options", "timeoutSeconds", "maxAttempts", "middlewares", "circuitBreaker", "maxConcurrentRequests", "propagateTraceContext", "description"]
+    static let instanceKeys: Set<String> = ["kind", "environment", "baseURL", "credentials", "options", "timeoutSeconds", "maxAttempts", "middlewares", "circuitBreaker", "maxConcurrentRequests", "maxWaitingRequests", "propagateTraceContext", "description"]
     static let routeKeys: Set<String> = ["when", "use", "description"]
     static let dimensionKeys: [String] = ["issuer", "program", "bin", "country", "currency", "tenant", "wallet", "operation"]
 
@@ -243,10 +243,19 @@ struct ConfigurationLoader {
         }
         var maxConcurrent = Bulkhead.defaultLimit
         if let limitValue = object["maxConcurrentRequests"] {
-            if let limit = limitValue.intValue, (1...1000).contains(limit) {
+            if let limit = limitValue.intValue, (1...Bulkhead.maximumLimit).contains(limit) {
                 maxConcurrent = limit
             } else {
-                problem("\(path).maxConcurrentRequests", "must be a whole number from 1 to 1000")
+                problem("\(path).maxConcurrentRequests", "must be a whole number from 1 to \(Bulkhead.maximumLimit)")
+                failed = true
+            }
+        }
+        var maxWaiting = Bulkhead.defaultMaxWaiting
+        if let waitingValue = object["maxWaitingRequests"] {
+            if let waiting = waitingValue.intValue, (0...Bulkhead.maximumWaiting).contains(waiting) {
+                maxWaiting = waiting
+            } else {
+                problem("\(path).maxWaitingRequests", "must be a whole number from 0 to \(Bulkhead.maximumWaiting)")
                 failed = true
             }
         }
@@ -274,7 +283,7 @@ struct ConfigurationLoader {
             ProviderInstanceConfiguration(
                 name: name, kind: kind, environment: environmentName, baseURL: baseURL, credentials: credentials,
                 options: options, timeout: timeout, retry: retry, middlewares: middlewares, circuitBreaker: breaker,
-                maxConcurrentRequests: maxConcurrent, propagateTraceContext: propagate
+                maxConcurrentRequests: maxConcurrent, propagateTraceContext: propagate, maxWaitingRequests: maxWaiting
             )
         )
     }

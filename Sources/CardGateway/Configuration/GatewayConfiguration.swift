@@ -15,8 +15,11 @@ public struct ProviderInstanceConfiguration: Sendable {
     public var middlewares: [MiddlewareReference]
     /// The instance's circuit breaker (on by default).
     public var circuitBreaker: CircuitBreakerSettings
-    /// The most requests the instance may have in flight at once (its bulkhead).
+    /// The most requests the instance may have in flight at once (its bulkhead; 256 by default, see ``Bulkhead``).
     public var maxConcurrentRequests: Int
+    /// The most calls that may wait for one of those slots at once; a call beyond it fails at once with a
+    /// retryable `providerUnavailable` (1,024 by default; 0: no waiting).
+    public var maxWaitingRequests: Int
     /// Whether provider requests carry the trace context (W3C `traceparent` with an OpenTelemetry tracer). Off
     /// by default.
     public var propagateTraceContext: Bool
@@ -25,7 +28,8 @@ public struct ProviderInstanceConfiguration: Sendable {
         name: String, kind: ProviderKind, environment: String?, baseURL: URL, credentials: [String: Secret],
         options: [String: JSONValue] = [:], timeout: Duration = .seconds(30), retry: RetryPolicy = .default,
         middlewares: [MiddlewareReference] = [], circuitBreaker: CircuitBreakerSettings = .default,
-        maxConcurrentRequests: Int = Bulkhead.defaultLimit, propagateTraceContext: Bool = false
+        maxConcurrentRequests: Int = Bulkhead.defaultLimit, propagateTraceContext: Bool = false,
+        maxWaitingRequests: Int = Bulkhead.defaultMaxWaiting
     ) {
         self.name = name
         self.kind = kind
@@ -38,6 +42,7 @@ public struct ProviderInstanceConfiguration: Sendable {
         self.middlewares = middlewares
         self.circuitBreaker = circuitBreaker
         self.maxConcurrentRequests = maxConcurrentRequests
+        self.maxWaitingRequests = maxWaitingRequests
         self.propagateTraceContext = propagateTraceContext
     }
 }

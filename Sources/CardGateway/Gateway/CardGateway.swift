@@ -145,8 +145,10 @@ public struct CardGateway: Sendable {
                 Counter(label: GatewayObservability.Names.breakerTransitions, dimensions: dimensions + [(GatewayObservability.Dimensions.to, to.name)], factory: metrics)
                     .increment()
             })
-            let inFlight = Gauge(label: GatewayObservability.Names.inFlight, dimensions: dimensions, factory: metrics)
-            let bulkhead = Bulkhead(instance: name, limit: instanceConfiguration.maxConcurrentRequests) { inFlight.record($0) }
+            let bulkhead = Bulkhead(
+                instance: name, limit: instanceConfiguration.maxConcurrentRequests, maxWaiting: instanceConfiguration.maxWaitingRequests,
+                observer: GatewayObservability.bulkheadObserver(dimensions: dimensions, factory: metrics)
+            )
             let reliability: [any ProviderMiddleware] = [
                 CircuitBreakerMiddleware(breaker), BulkheadMiddleware(bulkhead), AttemptTelemetryMiddleware(observability: observability, propagatesTraceContext: instanceConfiguration.propagateTraceContext),
             ]

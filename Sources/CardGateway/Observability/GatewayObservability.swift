@@ -55,8 +55,13 @@ public struct GatewayObservability: Sendable {
         public static let breakerState = "cardgateway.breaker.state"
         /// Counter: breaker changes of state. Dimensions: kind, instance, to.
         public static let breakerTransitions = "cardgateway.breaker.transitions"
-        /// Gauge: requests in flight. Dimensions: kind, instance.
+        /// Gauge: requests in flight (the bulkhead's slots in use). Dimensions: kind, instance.
         public static let inFlight = "cardgateway.provider.in_flight"
+        /// Gauge: calls waiting for a bulkhead slot. Dimensions: kind, instance.
+        public static let bulkheadWaiting = "cardgateway.provider.bulkhead.waiting"
+        /// Timer: how long an attempt waited for a bulkhead slot (0 when one was free). Dimensions: kind, instance,
+        /// outcome (`acquired`, `expired`, `full`, `cancelled`).
+        public static let bulkheadWait = "cardgateway.provider.bulkhead.wait"
         /// Counter: webhook verifications. Dimensions: kind, instance, outcome.
         public static let webhooks = "cardgateway.webhook.verifications"
     }
