@@ -3,6 +3,7 @@ import CardGatewayTesting
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import HummingbirdTesting
 import ProvisioningServerApp
 import Synchronization
@@ -257,26 +258,7 @@ struct Fixture: Sendable {
 
     /// Runs `body` with the server listening on 127.0.0.1 (a free port), over the network; stops it afterwards.
     func withLiveServer(_ body: @Sendable (_ port: Int) async throws -> Void) async throws {
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let service = ProvisioningServerService(server: server, host: "127.0.0.1", port: 0) { port in continuation.yield(port) }
-        let group = ServiceGroup(services: [service], logger: logs.logger(label: "service-group", level: .info))
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask {
-                defer { continuation.finish() }
-                try await group.run()
-            }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else { throw CancellationError() }
-            do {
-                try await body(port)
-            } catch {
-                await group.triggerGracefulShutdown()
-                try? await tasks.waitForAll()
-                throw error
-            }
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-        }
+        try await withLiveProvisioningServer(server, logger: logs.logger(label: "service-group", level: .info), body)
     }
 
     /// Runs `body` against the router, without a network.
@@ -337,4 +319,30 @@ extension Data {
 
 extension String {
     var base64: String { Data(utf8).base64EncodedString() }
+}
+
+/// Runs `body` with `server` listening on 127.0.0.1 (a free port), over the network; stops it afterwards.
+func withLiveProvisioningServer(
+    _ server: ProvisioningServer, logger: Logger = OperationContext.noopLogger, _ body: @Sendable (_ port: Int) async throws -> Void
+) async throws {
+    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+    let service = ProvisioningServerService(server: server, host: "127.0.0.1", port: 0) { port in continuation.yield(port) }
+    let group = ServiceGroup(services: [service], logger: logger)
+    try await withThrowingTaskGroup(of: Void.self) { tasks in
+        tasks.addTask {
+            defer { continuation.finish() }
+            try await group.run()
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw CancellationError() }
+        do {
+            try await body(port)
+        } catch {
+            await group.triggerGracefulShutdown()
+            try? await tasks.waitForAll()
+            throw error
+        }
+        await group.triggerGracefulShutdown()
+        try await tasks.waitForAll()
+    }
 }

@@ -149,26 +149,7 @@ struct ProvisioningServerWireTests {
 
     /// Runs `body` with `server` listening on 127.0.0.1 (a free port); stops it afterwards.
     static func withLiveServer(_ server: ProvisioningServer, _ body: @Sendable (_ port: Int) async throws -> Void) async throws {
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let service = ProvisioningServerService(server: server, host: "127.0.0.1", port: 0) { port in continuation.yield(port) }
-        let group = ServiceGroup(services: [service], logger: OperationContext.noopLogger)
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask {
-                defer { continuation.finish() }
-                try await group.run()
-            }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else { throw CancellationError() }
-            do {
-                try await body(port)
-            } catch {
-                await group.triggerGracefulShutdown()
-                try? await tasks.waitForAll()
-                throw error
-            }
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-        }
+        try await withLiveProvisioningServer(server, body)
     }
 }
 
