@@ -12,10 +12,10 @@ struct SafeTextRuleTests {
     /// Every separator kind: the ASCII ones, whitespace outside ASCII (no-break, em and ideographic spaces).
     static let separators = [" ", ",", ";", "\"", "'", "\t", "\n", "\r", "\u{0B}", "\u{0C}", "\u{00A0}", "\u{2003}", "\u{3000}", ", ", "; "]
     /// Words with nothing to mask: no digit, shorter than the opaque length, prefixes alone or too short to be a
-    /// secret, text beyond ASCII.
+    /// secret, text beyond ASCII. Not `Basic` or `Bearer`: the word after them is masked (``credentialSchemes()``).
     static let filler = [
         "card", "declined", "was", "card_declined", "see", "https://support.example.com/x", "refusée", "clé", "—", "ok.",
-        "Basic", "Bearer", "sk_", "rk_live", "ek_test", "eyJ", "whsec_", "pk_live", "pk_test_abcdef", "Authorization:",
+        "Basic:", "Bearer_", "sk_", "rk_live", "ek_test", "eyJ", "whsec_", "pk_live", "pk_test_abcdef", "Authorization:",
         "a=b&c", "x+y/z", "token", "(card)", "Ünïcødé", "名前",
     ]
     static let secretBody = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
@@ -62,7 +62,9 @@ struct SafeTextRuleTests {
         for _ in 0..<3_000 {
             let sample = Self.sample(&generator) { generator, sample in
                 let prefix = Self.prefixes.randomElement(using: &generator)!
-                let length = Int.random(in: max(prefix.count, 5)...48, using: &generator)
+                // `Basic` or `Bearer` alone is a scheme, which masks the word after it (``credentialSchemes()``).
+                let shortest = ["Basic", "Bearer"].contains(prefix) ? prefix.count + 1 : max(prefix.count, 5)
+                let length = Int.random(in: shortest...48, using: &generator)
                 let word = prefix + String((prefix.count..<length).map { _ in Self.secretBody.randomElement(using: &generator)! })
                 let redacted = word.unicodeScalars.count >= 9
                 sample.add(word, expected: redacted ? "<redacted>" : word, kind: redacted ? prefix : nil)
@@ -163,11 +165,50 @@ struct SafeTextRuleTests {
             let sample = Self.sample(&generator) { generator, sample in sample.add(Self.filler.randomElement(using: &generator)!) }
             #expect(SafeText.scrub(sample.text, maxLength: .max) == sample.text)
         }
-        for text in ["card.expiry", "must be greater than 0", "req_8Hq2LfzX0a1b2c", "card 4242 4242 424", "sk_short", "Basic", "Bearer x", ""] {
+        for text in ["card.expiry", "must be greater than 0", "req_8Hq2LfzX0a1b2c", "card 4242 4242 424", "sk_short", "Basic", "Bearer", "x Bearer", ""] {
             #expect(SafeText.scrub(text) == text)
         }
         #expect(SafeText.scrub("must be greater than 0", maxLength: 4) == "must…")
         #expect(SafeText.scrub("abc", maxLength: 0) == "…")
+    }
+
+    /// `Basic` and `Bearer` are HTTP authorization schemes (RFC 9110 §11.1, case-insensitive): the next word is the
+    /// credential, whatever its length or shape. Prose after the word loses a word too; a credential matters more.
+    @Test("the word after Basic or Bearer, in any casing, is redacted whatever its length; prose after Bearer too")
+    func credentialSchemes() {
+        let basic = Data("user:pa55".utf8).base64EncodedString()  // dXNlcjpwYTU1: 12 characters, no listed prefix
+        #expect(SafeText.scrub("Authorization: Basic \(basic)") == "Authorization: Basic <redacted>")
+        #expect(SafeText.scrub("sent Bearer 8f2c1a9e, refused") == "sent Bearer <redacted>, refused")
+        #expect(SafeText.scrub("authorization: bearer abc123 expired") == "authorization: bearer <redacted> expired")
+        #expect(SafeText.scrub("BEARER x; BaSiC y") == "BEARER <redacted>; BaSiC <redacted>")
+        // Separators between the scheme and its credential: the next word, past empty ones, is the credential.
+        #expect(SafeText.scrub("Bearer \"tok\" next") == "Bearer \"<redacted>\" next")
+        #expect(SafeText.scrub("Basic\u{00A0}\tdXNlcjpwYTU1") == "Basic\u{00A0}\t<redacted>")
+        // The decision: prose loses its word (a credential after the scheme matters more than prose is to read).
+        #expect(SafeText.scrub("Bearer of the card") == "Bearer <redacted> the card")
+        // Only the scheme word itself counts: glued or longer words are not schemes (the prefix rule still applies).
+        #expect(SafeText.scrub("Basic: x Bearers y Bearer_ z") == "Basic: x Bearers y Bearer_ z")
+        #expect(SafeText.scrub("BearerABCDEFGH x") == "<redacted> x")
+        // A scheme as the last word has nothing to mask; a redacted credential stays as it is when scrubbed again.
+        #expect(SafeText.scrub("token type Bearer") == "token type Bearer")
+        #expect(SafeText.scrub(SafeText.scrub("Bearer abc")) == "Bearer <redacted>")
+
+        // Generated: a scheme in any casing, then separators, then a short credential.
+        var generator = SeededGenerator(state: 59)
+        for _ in 0..<2_000 {
+            let sample = Self.sample(&generator) { generator, sample in
+                let scheme = String(["Basic", "Bearer"].randomElement(using: &generator)!.map { letter in
+                    Bool.random(using: &generator) ? Character(letter.uppercased()) : Character(letter.lowercased())
+                })
+                let credential = String((0..<Int.random(in: 1...39, using: &generator)).map { _ in Self.opaqueAlphabet.randomElement(using: &generator)! })
+                // Letters after the credential keep a digit in it from joining a planted number that follows.
+                sample.add(scheme + [" ", "\t", " \"", "\u{00A0}"].randomElement(using: &generator)! + credential + " Q",
+                           expected: nil, kind: nil)
+                sample.expected.removeLast((credential + " Q").count)
+                sample.expected += "<redacted> Q"
+            }
+            #expect(SafeText.scrub(sample.text, maxLength: .max) == sample.expected, "\(sample.text.debugDescription)")
+        }
     }
 
     @Test("a provider message with a card number, a key and a JWT, ASCII or not")

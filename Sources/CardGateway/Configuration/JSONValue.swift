@@ -10,20 +10,43 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
     case object([String: JSONValue])
 
     /// Parses JSON text with Foundation's `JSONDecoder`. Throws its error when the text is not JSON.
+    ///
+    /// `JSONSerialization.jsonObject` converted into `JSONValue` was measured against it on a 10,000-route
+    /// configuration (issue 37): 3.3 times the instructions, and a repeated key keeps its last value there.
     public static func parse(_ data: Data) throws -> JSONValue {
         try JSONDecoder().decode(JSONValue.self, from: data)
     }
 
     public init(from decoder: any Decoder) throws {
         // Each type is tried in turn; the common ones of configuration documents and answers (strings and objects)
-        // first, so that most values cost fewer failed tries. A boolean is tried before a number.
+        // first, so that most values cost fewer failed tries. A boolean is tried before a number. Objects and arrays
+        // are read through their containers (decoding `[String: JSONValue]` as a whole costs about 19 % more instructions for
+        // a 10,000-route configuration); a repeated key keeps its first value, as JSONDecoder does.
         let container = try decoder.singleValueContainer()
         if container.decodeNil() { self = .null }
         else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([String: JSONValue].self) { self = .object(value) }
-        else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
+        else if let object = try? decoder.container(keyedBy: MemberKey.self) {
+            var members: [String: JSONValue] = [:]
+            for key in object.allKeys where members[key.stringValue] == nil {
+                members[key.stringValue] = try object.decode(JSONValue.self, forKey: key)
+            }
+            self = .object(members)
+        }
+        else if var array = try? decoder.unkeyedContainer() {
+            var elements: [JSONValue] = []
+            while !array.isAtEnd { elements.append(try array.decode(JSONValue.self)) }
+            self = .array(elements)
+        }
         else if let value = try? container.decode(Bool.self) { self = .bool(value) }
         else { self = .number(try container.decode(Double.self)) }
+    }
+
+    /// An object's member name.
+    private struct MemberKey: CodingKey {
+        var stringValue: String
+        init(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
     }
 
     public func encode(to encoder: any Encoder) throws {
