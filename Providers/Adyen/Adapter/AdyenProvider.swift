@@ -3,32 +3,6 @@ import Foundation
 import HTTPTypes
 import Logging
 
-extension ProviderKind {
-    /// Adyen Balance Platform (Configuration API v2).
-    public static let adyen = ProviderKind("adyen")
-}
-
-extension ProviderFactory {
-    /// Adyen Balance Platform: `registry.register(.adyen)`.
-    ///
-    /// Configuration: `"kind": "adyen"`, `"environment"`: `sandbox` or `test` (Adyen's test platform) or `live`;
-    /// credentials `apiKey` (required, sent as `X-API-Key`) and `hmacKey` (optional: the hex HMAC key of the
-    /// Balance Platform webhook endpoint, needed to verify webhooks). No options.
-    public static var adyen: ProviderFactory {
-        ProviderFactory(
-            kind: .adyen,
-            descriptor: AdyenProvider.descriptor,
-            environments: AdyenAPI.environments,
-            credentials: [
-                CredentialSpec("apiKey", required: true, summary: "Balance Platform API key (X-API-Key)"),
-                CredentialSpec("hmacKey", required: false, summary: "hex HMAC key of the Balance Platform webhook endpoint"),
-            ],
-            options: [],
-            make: { setup in try AdyenProvider(setup: setup) }
-        )
-    }
-}
-
 /// The status a network token can be moved to with `PATCH /networkTokens/{id}`.
 public enum AdyenNetworkTokenStatus: String, Sendable, CaseIterable, CustomStringConvertible {
     /// Usable again (from `inactive` or `suspended`).

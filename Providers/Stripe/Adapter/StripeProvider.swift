@@ -3,54 +3,6 @@ import Foundation
 import HTTPTypes
 import Logging
 
-extension ProviderKind {
-    /// Stripe Issuing.
-    public static let stripe = ProviderKind("stripe")
-}
-
-extension ProviderFactory {
-    /// Stripe Issuing: register with `registry.register(.stripe)`.
-    ///
-    /// Configuration: `"kind": "stripe"`, `"environment": "sandbox"` or `"live"` (both https://api.stripe.com;
-    /// the key decides the mode, and a key of the other mode is refused), credentials `secretKey` (required),
-    /// `webhookSecret` and `previousWebhookSecret` (optional, `whsec_…`), options `stripeAccount` (`acct_…`, for
-    /// Connect) and `apiVersion` (the `Stripe-Version` of ordinary calls).
-    public static var stripe: ProviderFactory {
-        ProviderFactory(
-            kind: .stripe,
-            descriptor: StripeProvider.descriptor,
-            environments: ["sandbox": StripeAPI.baseURL, "live": StripeAPI.baseURL],
-            credentials: [
-                CredentialSpec("secretKey", required: true, summary: "secret key sk_live_…/sk_test_… (or restricted rk_…)"),
-                CredentialSpec("webhookSecret", required: false, summary: "webhook endpoint signing secret whsec_…"),
-                CredentialSpec("previousWebhookSecret", required: false, summary: "the previous whsec_… while a secret is rolled"),
-            ],
-            options: StripeOptions.self,
-            make: { setup, options in try StripeProvider(setup: setup, options: options) }
-        )
-    }
-}
-
-/// A Stripe instance's `options`, decoded once when the configuration loads.
-public struct StripeOptions: ProviderOptions, Equatable {
-    /// The connected account (`acct_…`) sent as `Stripe-Account`, for Connect.
-    public var stripeAccount: String?
-    /// The `Stripe-Version` of ordinary calls (never of ephemeral keys, which take the SDK's).
-    public var apiVersion: String?
-
-    enum CodingKeys: String, CodingKey { case stripeAccount, apiVersion }
-
-    public static let specs: [OptionSpec] = [
-        OptionSpec(CodingKeys.stripeAccount, type: .string, summary: "connected account acct_… sent as Stripe-Account"),
-        OptionSpec(CodingKeys.apiVersion, type: .string, summary: "Stripe-Version for ordinary calls (never for ephemeral keys)"),
-    ]
-
-    public init(stripeAccount: String? = nil, apiVersion: String? = nil) {
-        self.stripeAccount = stripeAccount
-        self.apiVersion = apiVersion
-    }
-}
-
 /// Stripe Issuing: card look-ups, wallet provisioning by ephemeral key for Stripe's mobile SDKs (Apple Pay and
 /// Google Pay), Issuing tokens, and webhooks.
 ///
