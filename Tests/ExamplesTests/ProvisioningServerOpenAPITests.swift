@@ -7,7 +7,7 @@ import ProvisioningServerApp
 import Testing
 
 /// The server is generated from `Examples/ProvisioningServer/App/openapi.yaml`: what it serves as its document, the
-/// README's endpoint table and its answers outside the generated routes (405, 413, 415) are checked against it.
+/// docs/SERVER.md's endpoint table and its answers outside the generated routes (405, 413, 415) are checked against it.
 @Suite("Provisioning server: the OpenAPI document, 405, 413, 415")
 struct ProvisioningServerOpenAPITests {
     static let sourceRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -36,10 +36,10 @@ struct ProvisioningServerOpenAPITests {
         }
     }
 
-    @Test("the README's endpoint table lists exactly the document's operations, with their authentication")
+    @Test("docs/SERVER.md's endpoint table lists exactly the document's operations, with their authentication")
     func readmeTableMatchesTheDocument() throws {
-        let readme = try String(contentsOf: Self.sourceRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.range(of: "## The provisioning server"))
+        let readme = try String(contentsOf: Self.sourceRoot.appendingPathComponent("docs/SERVER.md"), encoding: .utf8)
+        let section = try #require(readme.range(of: "# The provisioning server"))
         var rows: [String: String] = [:]
         for line in readme[section.upperBound...].split(separator: "\n") {
             if line.hasPrefix("## ") { break }
@@ -52,7 +52,7 @@ struct ProvisioningServerOpenAPITests {
             rows[endpoint] = cells[2]
         }
         let endpoints = try Fixture().server.endpoints
-        #expect(Set(rows.keys) == Set(endpoints.map(\.description)), "README table and openapi.yaml differ")
+        #expect(Set(rows.keys) == Set(endpoints.map(\.description)), "docs/SERVER.md's table and openapi.yaml differ")
         for endpoint in endpoints {
             let auth = rows[endpoint.description]
             if endpoint.requiresAuthentication {
