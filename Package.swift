@@ -27,11 +27,17 @@ let providerExtras: [String: [Target.Dependency]] = [
 /// Extra dependencies of one provider's simulator only: the Bridge simulator makes and parses X.509 certificates.
 let simulatorDependencyExtras: [String: [Target.Dependency]] = [
     "Bridge": [.product(name: "X509", package: "swift-certificates")],
+    // The Adyen simulator's RSA key pair and AES for card details and PIN (issue 40).
+    "Adyen": [.product(name: "_CryptoExtras", package: "swift-crypto")],
 ]
 
 /// Extra dependencies of one provider's tests.
 let testExtras: [String: [Target.Dependency]] = [
-    "Bridge": [.product(name: "_CryptoExtras", package: "swift-crypto"), .product(name: "X509", package: "swift-certificates")],
+    "Bridge": [
+        .product(name: "_CryptoExtras", package: "swift-crypto"), .product(name: "X509", package: "swift-certificates"),
+    ],
+    // The Adyen card reveal tests act as the app: RSA and AES of their own.
+    "Adyen": [.product(name: "_CryptoExtras", package: "swift-crypto")],
 ]
 
 /// Files in a simulator folder that are not Swift: scripts that drive the provider's official client library
@@ -93,6 +99,8 @@ var targets: [Target] = [
         dependencies: [
             "CardGateway", "CardGatewayAsyncHTTPClient",
             "CardGatewaySimulation",
+            // The fault matrix's client refuses a connection at once (no retried connection establishment).
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
             // The contract suite's telemetry run records the adapter's attempt spans in memory.
@@ -131,9 +139,10 @@ var targets: [Target] = [
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Tracing", package: "swift-distributed-tracing"),
             .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
-        ] + providers.flatMap { name -> [Target.Dependency] in
-            [.target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator")]
-        },
+        ]
+            + providers.flatMap { name -> [Target.Dependency] in
+                [.target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator")]
+            },
         swiftSettings: swiftSettings
     ),
     .testTarget(
@@ -186,7 +195,8 @@ for name in providers {
         .testTarget(
             name: "\(name)Tests",
             dependencies: [
-                .target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator"), "CardGateway", "CardGatewayTesting", "CardGatewaySimulation",
+                .target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator"), "CardGateway",
+                "CardGatewayTesting", "CardGatewaySimulation",
                 "CardGatewayAsyncHTTPClient",
                 "SharedTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -221,172 +231,192 @@ targets += [
     .testTarget(
         name: "FuzzRegressionTests",
         dependencies: [
-            "CardGatewayFuzzHarnesses", "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewaySimulation", "CardGatewayTesting",
+            "CardGatewayFuzzHarnesses", "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewaySimulation",
+            "CardGatewayTesting",
             .product(name: "HTTPTypes", package: "swift-http-types"),
-        ] + providers.flatMap { name -> [Target.Dependency] in [.target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator")] },
+        ]
+            + providers.flatMap { name -> [Target.Dependency] in
+                [.target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator")]
+            },
         swiftSettings: swiftSettings
     ),
 ]
 
 // The example programs: the `cardgateway` CLI, the provisioning server, and what they share.
-if !fuzzBuild { targets += [
-    .target(
-        name: "ExampleSupport",
-        dependencies: [
-            "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewaySimulation", "ProvisioningServerApp", "CardGatewayPostgres",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-        ]
-            + providers.flatMap { name -> [Target.Dependency] in [.target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator")] },
-        path: "Examples/Support",
-        swiftSettings: swiftSettings
-    ),
-    .target(
-        name: "CardGatewayCLI",
-        dependencies: [
-            "CardGateway", "ExampleSupport", "CardGatewaySimulation",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-            .product(name: "Logging", package: "swift-log"),
-        ],
-        path: "Examples/CLI/Commands",
-        swiftSettings: swiftSettings
-    ),
-    .executableTarget(
-        name: "cardgateway",
-        dependencies: ["CardGatewayCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-        path: "Examples/CLI/Main",
-        swiftSettings: swiftSettings
-    ),
-    .target(
-        name: "ProvisioningServerApp",
-        dependencies: [
-            "CardGateway",
-            .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-            .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
-            .product(name: "Yams", package: "Yams"),
-            // Connection limits, read deadlines and TLS on the server's channel; bearer JWTs verified against a JWKS.
-            .product(name: "HummingbirdCore", package: "hummingbird"),
-            .product(name: "HummingbirdTLS", package: "hummingbird"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "JWTKit", package: "jwt-kit"),
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-        ],
-        path: "Examples/ProvisioningServer/App",
-        // openapi.yaml is the source of the server's types and routing (generated at build time by the plugin, as
-        // openapi-generator-config.yaml says) and is also served, byte for byte, at GET /openapi.yaml.
-        resources: [.copy("openapi.yaml")],
-        swiftSettings: swiftSettings,
-        plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
-    ),
-    .executableTarget(
-        name: "provisioning-server",
-        dependencies: [
-            "ProvisioningServerApp", "ExampleSupport", "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewaySimulation",
-            .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Logging", package: "swift-log"),
-            // OpenTelemetry tracing (W3C propagation, OTLP export), bootstrapped only when the OTLP environment
-            // variables ask for it; the executable only, never the library.
-            .product(name: "OTel", package: "swift-otel"),
-            .product(name: "Tracing", package: "swift-distributed-tracing"),
-        ],
-        path: "Examples/ProvisioningServer/Main",
-        swiftSettings: swiftSettings
-    ),
-    .testTarget(
-        name: "ExamplesTests",
-        dependencies: [
-            "CardGatewayCLI", "ProvisioningServerApp", "ExampleSupport", "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewayTesting", "CardGatewaySimulation", "SharedTestSupport",
-            .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "MetricsTestKit", package: "swift-metrics"),
-            .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
-            .product(name: "Tracing", package: "swift-distributed-tracing"),
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOFoundationCompat", package: "swift-nio"),
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-            .product(name: "Logging", package: "swift-log"),
-            // The hostile-client, JWT and TLS tests: raw sockets, keys and a self-signed certificate made in the test.
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "JWTKit", package: "jwt-kit"),
-            .product(name: "X509", package: "swift-certificates"),
-            .product(name: "SwiftASN1", package: "swift-asn1"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            // The built provisioning-server, run as a child process.
-            .product(name: "Subprocess", package: "swift-subprocess"),
-        ] + providers.flatMap { name -> [Target.Dependency] in [.target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator")] },
-        swiftSettings: swiftSettings
-    ),
-]}
+if !fuzzBuild {
+    targets += [
+        .target(
+            name: "ExampleSupport",
+            dependencies: [
+                "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewaySimulation", "ProvisioningServerApp",
+                "CardGatewayPostgres",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+                + providers.flatMap { name -> [Target.Dependency] in
+                    [.target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator")]
+                },
+            path: "Examples/Support",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CardGatewayCLI",
+            dependencies: [
+                "CardGateway", "ExampleSupport", "CardGatewaySimulation",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/CLI/Commands",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "cardgateway",
+            dependencies: ["CardGatewayCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/CLI/Main",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "ProvisioningServerApp",
+            dependencies: [
+                "CardGateway",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "Yams", package: "Yams"),
+                // Connection limits, read deadlines and TLS on the server's channel; bearer JWTs verified against a JWKS.
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Examples/ProvisioningServer/App",
+            // openapi.yaml is the source of the server's types and routing (generated at build time by the plugin, as
+            // openapi-generator-config.yaml says) and is also served, byte for byte, at GET /openapi.yaml.
+            resources: [.copy("openapi.yaml")],
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+        .executableTarget(
+            name: "provisioning-server",
+            dependencies: [
+                "ProvisioningServerApp", "ExampleSupport", "CardGateway", "CardGatewayAsyncHTTPClient",
+                "CardGatewaySimulation",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                // OpenTelemetry tracing (W3C propagation, OTLP export), bootstrapped only when the OTLP environment
+                // variables ask for it; the executable only, never the library.
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            path: "Examples/ProvisioningServer/Main",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ExamplesTests",
+            dependencies: [
+                "CardGatewayCLI", "ProvisioningServerApp", "ExampleSupport", "CardGateway",
+                "CardGatewayAsyncHTTPClient", "CardGatewayTesting", "CardGatewaySimulation", "SharedTestSupport",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                // The hostile-client, JWT and TLS tests: raw sockets, keys and a self-signed certificate made in the test.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                // The built provisioning-server, run as a child process.
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ]
+                + providers.flatMap { name -> [Target.Dependency] in
+                    [.target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator")]
+                },
+            swiftSettings: swiftSettings
+        ),
+    ]
+}
 
 // The PostgreSQL stores (credential references, operation ledger, provisioning journal): their own module, so
 // that only users who want PostgreSQL build postgres-nio.
-if !fuzzBuild { targets += [
-    .target(
-        name: "CardGatewayPostgres",
-        dependencies: [
-            "CardGateway",
-            .product(name: "PostgresNIO", package: "postgres-nio"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ],
-        swiftSettings: swiftSettings
-    ),
-    // Against a real database (CARDGATEWAY_TEST_DATABASE_URL; skipped without one, failing in CI).
-    .testTarget(
-        name: "CardGatewayPostgresTests",
-        dependencies: [
-            "CardGatewayPostgres", "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewayTesting", "CardGatewaySimulation", "ExampleSupport",
-            "CardGatewayCLI",
-            "CardGatewayTrustPayments", "TrustPaymentsSimulator", "CardGatewayPaysafe", "PaysafeSimulator",
-            .product(name: "PostgresNIO", package: "postgres-nio"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ],
-        swiftSettings: swiftSettings
-    ),
-]}
+if !fuzzBuild {
+    targets += [
+        .target(
+            name: "CardGatewayPostgres",
+            dependencies: [
+                "CardGateway",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Against a real database (CARDGATEWAY_TEST_DATABASE_URL; skipped without one, failing in CI).
+        .testTarget(
+            name: "CardGatewayPostgresTests",
+            dependencies: [
+                "CardGatewayPostgres", "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewayTesting",
+                "CardGatewaySimulation", "ExampleSupport",
+                "CardGatewayCLI",
+                "CardGatewayTrustPayments", "TrustPaymentsSimulator", "CardGatewayPaysafe", "PaysafeSimulator",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+}
 
 let package = Package(
     name: "CardGateway",
     platforms: [.macOS(.v15)],
-    products: (fuzzBuild ? [] : [
-        .executable(name: "cardgateway", targets: ["cardgateway"]),
-        .executable(name: "provisioning-server", targets: ["provisioning-server"]),
-        .library(name: "CardGatewayPostgres", targets: ["CardGatewayPostgres"]),
-    ]) + [
-        .library(name: "CardGateway", targets: ["CardGateway"]),
-        .library(name: "CardGatewayAsyncHTTPClient", targets: ["CardGatewayAsyncHTTPClient"]),
-        .library(name: "CardGatewaySimulation", targets: ["CardGatewaySimulation"]),
-        .library(name: "CardGatewayTesting", targets: ["CardGatewayTesting"]),
-        // For the fuzz package (Fuzz/) only: not part of the library's API.
-        .library(name: "CardGatewayFuzzHarnesses", targets: ["CardGatewayFuzzHarnesses"]),
-    ] + providers.flatMap { name in
-        [
-            .library(name: "CardGateway\(name)", targets: ["CardGateway\(name)"]),
-            .library(name: "\(name)Simulator", targets: ["\(name)Simulator"]),
+    products: (fuzzBuild
+        ? []
+        : [
+            .executable(name: "cardgateway", targets: ["cardgateway"]),
+            .executable(name: "provisioning-server", targets: ["provisioning-server"]),
+            .library(name: "CardGatewayPostgres", targets: ["CardGatewayPostgres"]),
+        ]) + [
+            .library(name: "CardGateway", targets: ["CardGateway"]),
+            .library(name: "CardGatewayAsyncHTTPClient", targets: ["CardGatewayAsyncHTTPClient"]),
+            .library(name: "CardGatewaySimulation", targets: ["CardGatewaySimulation"]),
+            .library(name: "CardGatewayTesting", targets: ["CardGatewayTesting"]),
+            // For the fuzz package (Fuzz/) only: not part of the library's API.
+            .library(name: "CardGatewayFuzzHarnesses", targets: ["CardGatewayFuzzHarnesses"]),
         ]
-    },
+        + providers.flatMap { name in
+            [
+                .library(name: "CardGateway\(name)", targets: ["CardGateway\(name)"]),
+                .library(name: "\(name)Simulator", targets: ["\(name)Simulator"]),
+            ]
+        },
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),

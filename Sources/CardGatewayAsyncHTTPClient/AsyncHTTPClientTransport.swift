@@ -37,7 +37,9 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     /// The shared client's settings: `HTTPClient.shared`'s (`singletonConfiguration`) with redirects disallowed,
     /// no spans of AsyncHTTPClient's own, and `connectionsPerHost` HTTP/1.1 connections per host. A start for a
     /// client of your own.
-    public static func configuration(connectionsPerHost: Int = AsyncHTTPClientTransport.connectionsPerHost) -> HTTPClient.Configuration {
+    public static func configuration(
+        connectionsPerHost: Int = AsyncHTTPClientTransport.connectionsPerHost
+    ) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration.singletonConfiguration
         configuration.redirectConfiguration = .disallow
         // No spans of AsyncHTTPClient's own: the gateway makes the attempt's client span, and AsyncHTTPClient's
@@ -50,7 +52,8 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     /// The client every default transport shares: `HTTPClient.shared`'s settings with redirects disallowed and a
     /// connection pool sized for the bulkheads (``configuration(connectionsPerHost:)``). It lives as long as the
     /// process and is never shut down, as `HTTPClient.shared` is not.
-    public static let sharedClient: HTTPClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration())
+    public static let sharedClient: HTTPClient = HTTPClient(
+        eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration())
 
     /// - Parameters:
     ///   - client: the client to use; ``sharedClient`` by default (it needs no shutdown). A client you pass
@@ -76,7 +79,8 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         if let body {
             outgoing.body = .bytes(ByteBuffer(bytes: body))
         }
-        let nanoseconds = max(1, timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
+        let nanoseconds = max(
+            1, timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
         var sent = false
         do {
             let response = try await client.execute(outgoing, timeout: .nanoseconds(nanoseconds))

@@ -14,13 +14,16 @@ extension CardGateway {
     /// ```
     public init(
         configuration: GatewayConfiguration, registry: ProviderRegistry, logger: Logger = OperationContext.noopLogger,
-        credentialStore: any CredentialReferenceStore = InMemoryCredentialReferenceStore(), now: @escaping @Sendable () -> Date = { Date() },
+        credentialStore: any CredentialReferenceStore = InMemoryCredentialReferenceStore(),
+        now: (@Sendable () -> Date)? = nil,
+        clock: GatewayClock = .system,
         middlewares: @Sendable (ProviderInstanceConfiguration) -> InstanceMiddlewares = { _ in .none },
         observability: GatewayObservability = .bootstrapped
     ) throws {
         try self.init(
             configuration: configuration, registry: registry, transport: AsyncHTTPClientTransport(), logger: logger,
-            credentialStore: credentialStore, now: now, middlewares: middlewares, observability: observability
+            credentialStore: credentialStore, now: now, clock: clock, middlewares: middlewares,
+            observability: observability
         )
     }
 }

@@ -25,7 +25,8 @@ public enum ConfigurationHarness {
     )
 
     public static func run(_ data: Data) {
-        guard let configuration = try? GatewayConfiguration.load(from: data, registry: registry, secrets: secrets) else { return }
+        guard let configuration = try? GatewayConfiguration.load(from: data, registry: registry, secrets: secrets)
+        else { return }
         _ = CardGateway.problems(in: configuration, registry: registry)
     }
 }

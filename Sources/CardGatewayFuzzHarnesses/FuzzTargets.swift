@@ -11,14 +11,24 @@ public enum FuzzTargets {
 
     public static let all: [Target] =
         ResponseHarness.all.map { harness in
-            Target(name: "\(harness.name)-responses", summary: "\(harness.name) adapter: every operation's response decoding, success and error", run: { harness.run($0) })
+            Target(
+                name: "\(harness.name)-responses",
+                summary: "\(harness.name) adapter: every operation's response decoding, success and error",
+                run: { harness.run($0) })
         }
         + WebhookHarness.all.map { harness in
-            Target(name: "\(harness.name)-webhooks", summary: "\(harness.name) webhook verification and parsing (signed and raw)", run: { harness.run($0) })
+            Target(
+                name: "\(harness.name)-webhooks",
+                summary: "\(harness.name) webhook verification and parsing (signed and raw)", run: { harness.run($0) })
         }
         + [
-            Target(name: "trustpayments-results", summary: "Trust Payments response JWT verification and parsing (verifyResult)", run: TrustPaymentsResultHarness.run),
-            Target(name: "configuration", summary: "configuration loading, validation and every adapter's checks", run: ConfigurationHarness.run),
+            Target(
+                name: "trustpayments-results",
+                summary: "Trust Payments response JWT verification and parsing (verifyResult)",
+                run: TrustPaymentsResultHarness.run),
+            Target(
+                name: "configuration", summary: "configuration loading, validation and every adapter's checks",
+                run: ConfigurationHarness.run),
         ]
 
     public static func target(named name: String) -> Target? { all.first { $0.name == name } }

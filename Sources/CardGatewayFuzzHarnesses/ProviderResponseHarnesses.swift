@@ -95,74 +95,142 @@ enum FuzzSeeds {
     /// Apple Pay input of plausible shape: two DER-looking certificates, a nonce and its signature.
     static let applePay = ProvisioningInput.applePay(
         ApplePayProvisioningInput(
-            certificates: [Data([0x30, 0x82, 0x01, 0x0a] + Array(repeating: 0x41, count: 64)), Data([0x30, 0x82, 0x01, 0x0a] + Array(repeating: 0x42, count: 64))],
+            certificates: [
+                Data([0x30, 0x82, 0x01, 0x0a] + Array(repeating: 0x41, count: 64)),
+                Data([0x30, 0x82, 0x01, 0x0a] + Array(repeating: 0x42, count: 64)),
+            ],
             nonce: Data([0x5a, 0x1c, 0x0e, 0x77]), nonceSignature: Data(repeating: 0x90, count: 64)
         )
     )
-    static let googlePay = ProvisioningInput.googlePay(GooglePayProvisioningInput(clientDeviceID: "sim-device-1", clientWalletAccountID: "sim-wallet-account-1"))
+    static let googlePay = ProvisioningInput.googlePay(
+        GooglePayProvisioningInput(clientDeviceID: "sim-device-1", clientWalletAccountID: "sim-wallet-account-1"))
 }
 
 /// Valid answers to the reads an operation makes before its write (``FixedAnswer``), in the shape of the
 /// simulators' answers (the corpus's `card-200` and `token-200` files).
 enum FuzzFixed {
     static func marqetaCard(_ token: String, state: String) -> FixedAnswer {
-        FixedAnswer(.get, "/cards/\(token)", #"{"token":"\#(token)","user_token":"user_sim_0001","card_product_token":"cp_sim_virtual_0001","last_four":"1881","expiration":"1229","state":"\#(state)","instrument_type":"VIRTUAL_PAN","created_time":"2025-01-01T00:02:00Z"}"#)
+        FixedAnswer(
+            .get, "/cards/\(token)",
+            #"{"token":"\#(token)","user_token":"user_sim_0001","card_product_token":"cp_sim_virtual_0001","last_four":"1881","expiration":"1229","state":"\#(state)","instrument_type":"VIRTUAL_PAN","created_time":"2025-01-01T00:02:00Z"}"#
+        )
     }
 
     static func marqetaTokens(card: String, token: String, state: String) -> FixedAnswer {
-        FixedAnswer(.get, "/digitalwallettokens/card/\(card)", #"{"count":1,"start_index":0,"end_index":0,"is_more":false,"data":[{"token":"\#(token)","card_token":"\#(card)","state":"\#(state)","created_time":"2025-01-01T00:01:00Z","token_service_provider":{"token_requestor_name":"APPLE_PAY","token_reference_id":"DAPLMC0000FUZZ0001"}}]}"#)
+        FixedAnswer(
+            .get, "/digitalwallettokens/card/\(card)",
+            #"{"count":1,"start_index":0,"end_index":0,"is_more":false,"data":[{"token":"\#(token)","card_token":"\#(card)","state":"\#(state)","created_time":"2025-01-01T00:01:00Z","token_service_provider":{"token_requestor_name":"APPLE_PAY","token_reference_id":"DAPLMC0000FUZZ0001"}}]}"#
+        )
     }
 
     static func adyenInstrument(_ id: String, status: String) -> FixedAnswer {
-        FixedAnswer(.get, "/paymentInstruments/\(id)", #"{"balanceAccountId":"BA32272223222B59CZ3T52DKZ","card":{"bin":"491761","brand":"visa","brandVariant":"visadebit","cardholderName":"Sam Hopper","expiration":{"month":"03","year":"2030"},"formFactor":"virtual","lastFour":"4321"},"id":"\#(id)","issuingCountryCode":"NL","status":"\#(status)","type":"card"}"#)
+        FixedAnswer(
+            .get, "/paymentInstruments/\(id)",
+            #"{"balanceAccountId":"BA32272223222B59CZ3T52DKZ","card":{"bin":"491761","brand":"visa","brandVariant":"visadebit","cardholderName":"Sam Hopper","expiration":{"month":"03","year":"2030"},"formFactor":"virtual","lastFour":"4321"},"id":"\#(id)","issuingCountryCode":"NL","status":"\#(status)","type":"card"}"#
+        )
     }
 
     static func adyenNetworkToken(_ id: String, instrument: String) -> FixedAnswer {
-        FixedAnswer(.get, "/networkTokens/\(id)", #"{"token":{"brandVariant":"visadebit","creationDate":"2025-01-01T11:00:00+01:00","device":{"formFactor":"mobile_phone","osName":"ios"},"id":"\#(id)","paymentInstrumentId":"\#(instrument)","status":"active","tokenLastFour":"0007","tokenRequestor":{"id":"40010030273","name":"Apple Pay"},"type":"wallet"}}"#)
+        FixedAnswer(
+            .get, "/networkTokens/\(id)",
+            #"{"token":{"brandVariant":"visadebit","creationDate":"2025-01-01T11:00:00+01:00","device":{"formFactor":"mobile_phone","osName":"ios"},"id":"\#(id)","paymentInstrumentId":"\#(instrument)","status":"active","tokenLastFour":"0007","tokenRequestor":{"id":"40010030273","name":"Apple Pay"},"type":"wallet"}}"#
+        )
     }
 
     static func stripeToken(_ id: String, card: String) -> FixedAnswer {
-        FixedAnswer(.get, "/v1/issuing/tokens/\(id)", #"{"id":"\#(id)","object":"issuing.token","card":"\#(card)","created":1700001000,"last4":"8801","livemode":false,"network":"visa","status":"active","wallet_provider":"samsung_pay"}"#)
+        FixedAnswer(
+            .get, "/v1/issuing/tokens/\(id)",
+            #"{"id":"\#(id)","object":"issuing.token","card":"\#(card)","created":1700001000,"last4":"8801","livemode":false,"network":"visa","status":"active","wallet_provider":"samsung_pay"}"#
+        )
     }
 
     static func bridgeAccount(_ id: String, status: String, freezes: String = "[]") -> FixedAnswer {
-        FixedAnswer(.get, "/card_accounts/\(id)", #"{"card_details":{"bin":"44325280","expiry":"10/29","last_4":"1269"},"cardholder_name":{"first_name":"Ada","last_name":"Lovelace"},"customer_id":"c0ffee0000004000800000000000a1a1","freezes":\#(freezes),"id":"\#(id)","status":"\#(status)"}"#)
+        FixedAnswer(
+            .get, "/card_accounts/\(id)",
+            #"{"card_details":{"bin":"44325280","expiry":"10/29","last_4":"1269"},"cardholder_name":{"first_name":"Ada","last_name":"Lovelace"},"customer_id":"c0ffee0000004000800000000000a1a1","freezes":\#(freezes),"id":"\#(id)","status":"\#(status)"}"#
+        )
     }
 
     static func paysafeCard(_ id: String, status: String) -> FixedAnswer {
-        FixedAnswer(.get, "/cards/\(id)", #"{"accountId":"127623001","bin":"533944","cardId":"\#(id)","cardType":"VIRTUAL","createdDate":"2023-11-15T22:13:20Z","currency":"EUR","customerId":"cust-eu-1001","expiry":{"month":4,"year":2029},"isPinSet":false,"lastFour":"4242","programName":"SKRILL-VIRTUAL-MC-EEA","scheme":"VISA","status":"\#(status)","tokenizations":{"mobileWallets":[]}}"#)
+        FixedAnswer(
+            .get, "/cards/\(id)",
+            #"{"accountId":"127623001","bin":"533944","cardId":"\#(id)","cardType":"VIRTUAL","createdDate":"2023-11-15T22:13:20Z","currency":"EUR","customerId":"cust-eu-1001","expiry":{"month":4,"year":2029},"isPinSet":false,"lastFour":"4242","programName":"SKRILL-VIRTUAL-MC-EEA","scheme":"VISA","status":"\#(status)","tokenizations":{"mobileWallets":[]}}"#
+        )
     }
 }
 
 extension ResponseHarness {
     public static let stripe = ResponseHarness(
         name: "stripe", factory: .stripe,
-        credentials: ["secretKey": Secret(FuzzSeeds.Stripe.secretKey), "webhookSecret": Secret(FuzzSeeds.Stripe.webhookSecret)],
+        credentials: [
+            "secretKey": Secret(FuzzSeeds.Stripe.secretKey), "webhookSecret": Secret(FuzzSeeds.Stripe.webhookSecret),
+        ],
         operations: [
-            .on("card", StripeProvider.self) { _ = try await $0.card(CardRef(id: FuzzSeeds.Stripe.activeCard), context: $1) },
-            .on("offer", StripeProvider.self) { _ = try await $0.offer(for: CardRef(id: FuzzSeeds.Stripe.activeCard), wallet: .applePay, context: $1) },
+            .on("card", StripeProvider.self) {
+                _ = try await $0.card(CardRef(id: FuzzSeeds.Stripe.activeCard), context: $1)
+            },
+            .on("offer", StripeProvider.self) {
+                _ = try await $0.offer(for: CardRef(id: FuzzSeeds.Stripe.activeCard), wallet: .applePay, context: $1)
+            },
             .on("provision", StripeProvider.self) {
                 _ = try await $0.provision(
-                    ProvisioningRequest(card: CardRef(id: FuzzSeeds.Stripe.activeCard), wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")), context: $1
+                    ProvisioningRequest(
+                        card: CardRef(id: FuzzSeeds.Stripe.activeCard), wallet: .applePay,
+                        input: .issuerSDKKey(apiVersion: "2020-08-27")), context: $1
                 )
             },
             .on("listCards", StripeProvider.self) { _ = try await $0.listCards(context: $1) },
-            .on("updateCardStatus", StripeProvider.self) { _ = try await $0.updateCardStatus(card: CardRef(id: FuzzSeeds.Stripe.inactiveCard), status: .active, context: $1) },
-            .on("listTokens", StripeProvider.self) { _ = try await $0.listTokens(card: CardRef(id: FuzzSeeds.Stripe.activeCard), context: $1) },
-            .on("token", StripeProvider.self) { _ = try await $0.token(id: FuzzSeeds.Stripe.activeToken, context: $1) },
-            .on("updateToken", StripeProvider.self) { _ = try await $0.updateToken(id: FuzzSeeds.Stripe.activeToken, status: .suspended, context: $1) },
-            .on("revokeEphemeralKey", StripeProvider.self) { try await $0.revokeEphemeralKey(id: "ephkey_1SimFuzz", context: $1) },
-            // The normalised lifecycle (CardListing, CardIssuance, CardStatusControl, WalletTokenListing, WalletTokenControl).
-            .on("listCardsPage", StripeProvider.self) { _ = try await $0.listCards(CardQuery(customer: FuzzSeeds.Stripe.cardholder, limit: 2), context: $1) },
-            .on("createCard", StripeProvider.self) {
-                _ = try await $0.createCard(CreateCardRequest(customer: FuzzSeeds.Stripe.cardholder, type: .virtual, program: "", currency: "USD"), context: $1)
+            .on("updateCardStatus", StripeProvider.self) {
+                _ = try await $0.updateCardStatus(
+                    card: CardRef(id: FuzzSeeds.Stripe.inactiveCard), status: .active, context: $1)
             },
-            .on("lock", StripeProvider.self) { _ = try await $0.changeStatus(CardStatusRequest(card: CardRef(id: FuzzSeeds.Stripe.lockableCard), intent: .lock, reason: .suspectedFraud), context: $1) },
-            .on("unlock", StripeProvider.self) { _ = try await $0.changeStatus(CardStatusRequest(card: CardRef(id: FuzzSeeds.Stripe.lockableCard), intent: .unlock), context: $1) },
-            .on("cancel", StripeProvider.self) { _ = try await $0.changeStatus(CardStatusRequest(card: CardRef(id: FuzzSeeds.Stripe.cancellableCard), intent: .cancel, reason: .lost), context: $1) },
-            .on("walletTokens", StripeProvider.self) { _ = try await $0.walletTokens(of: CardRef(id: FuzzSeeds.Stripe.activeCard), context: $1) },
-            .on("changeWalletToken", StripeProvider.self, fixed: [FuzzFixed.stripeToken(FuzzSeeds.Stripe.deletableToken, card: FuzzSeeds.Stripe.activeCard)]) {
-                _ = try await $0.changeWalletToken(WalletTokenRequest(card: CardRef(id: FuzzSeeds.Stripe.activeCard), token: FuzzSeeds.Stripe.deletableToken, intent: .delete), context: $1)
+            .on("listTokens", StripeProvider.self) {
+                _ = try await $0.listTokens(card: CardRef(id: FuzzSeeds.Stripe.activeCard), context: $1)
+            },
+            .on("token", StripeProvider.self) { _ = try await $0.token(id: FuzzSeeds.Stripe.activeToken, context: $1) },
+            .on("updateToken", StripeProvider.self) {
+                _ = try await $0.updateToken(id: FuzzSeeds.Stripe.activeToken, status: .suspended, context: $1)
+            },
+            .on("revokeEphemeralKey", StripeProvider.self) {
+                try await $0.revokeEphemeralKey(id: "ephkey_1SimFuzz", context: $1)
+            },
+            // The normalised lifecycle (CardListing, CardIssuance, CardStatusControl, WalletTokenListing, WalletTokenControl).
+            .on("listCardsPage", StripeProvider.self) {
+                _ = try await $0.listCards(CardQuery(customer: FuzzSeeds.Stripe.cardholder, limit: 2), context: $1)
+            },
+            .on("createCard", StripeProvider.self) {
+                _ = try await $0.createCard(
+                    CreateCardRequest(
+                        customer: FuzzSeeds.Stripe.cardholder, type: .virtual, program: "", currency: "USD"),
+                    context: $1)
+            },
+            .on("lock", StripeProvider.self) {
+                _ = try await $0.changeStatus(
+                    CardStatusRequest(
+                        card: CardRef(id: FuzzSeeds.Stripe.lockableCard), intent: .lock, reason: .suspectedFraud),
+                    context: $1)
+            },
+            .on("unlock", StripeProvider.self) {
+                _ = try await $0.changeStatus(
+                    CardStatusRequest(card: CardRef(id: FuzzSeeds.Stripe.lockableCard), intent: .unlock), context: $1)
+            },
+            .on("cancel", StripeProvider.self) {
+                _ = try await $0.changeStatus(
+                    CardStatusRequest(
+                        card: CardRef(id: FuzzSeeds.Stripe.cancellableCard), intent: .cancel, reason: .lost),
+                    context: $1)
+            },
+            .on("walletTokens", StripeProvider.self) {
+                _ = try await $0.walletTokens(of: CardRef(id: FuzzSeeds.Stripe.activeCard), context: $1)
+            },
+            .on(
+                "changeWalletToken", StripeProvider.self,
+                fixed: [FuzzFixed.stripeToken(FuzzSeeds.Stripe.deletableToken, card: FuzzSeeds.Stripe.activeCard)]
+            ) {
+                _ = try await $0.changeWalletToken(
+                    WalletTokenRequest(
+                        card: CardRef(id: FuzzSeeds.Stripe.activeCard), token: FuzzSeeds.Stripe.deletableToken,
+                        intent: .delete), context: $1)
             },
         ]
     )
@@ -171,43 +239,87 @@ extension ResponseHarness {
         name: "adyen", factory: .adyen,
         credentials: ["apiKey": Secret(FuzzSeeds.Adyen.apiKey), "hmacKey": Secret(FuzzSeeds.Adyen.hmacKeyHex)],
         operations: [
-            .on("card", AdyenProvider.self) { _ = try await $0.card(CardRef(id: FuzzSeeds.Adyen.activeVisa), context: $1) },
-            .on("networkTokens", AdyenProvider.self) { _ = try await $0.networkTokens(for: CardRef(id: FuzzSeeds.Adyen.activeVisa), context: $1) },
-            .on("networkToken", AdyenProvider.self) { _ = try await $0.networkToken(id: FuzzSeeds.Adyen.activeToken, context: $1) },
-            .on("updateNetworkToken", AdyenProvider.self) { try await $0.updateNetworkToken(id: FuzzSeeds.Adyen.activeToken, status: .suspended, context: $1) },
-            .on("offer", AdyenProvider.self) { _ = try await $0.offer(for: CardRef(id: FuzzSeeds.Adyen.activeVisa), wallet: .googlePay, context: $1) },
+            .on("card", AdyenProvider.self) {
+                _ = try await $0.card(CardRef(id: FuzzSeeds.Adyen.activeVisa), context: $1)
+            },
+            .on("networkTokens", AdyenProvider.self) {
+                _ = try await $0.networkTokens(for: CardRef(id: FuzzSeeds.Adyen.activeVisa), context: $1)
+            },
+            .on("networkToken", AdyenProvider.self) {
+                _ = try await $0.networkToken(id: FuzzSeeds.Adyen.activeToken, context: $1)
+            },
+            .on("updateNetworkToken", AdyenProvider.self) {
+                try await $0.updateNetworkToken(id: FuzzSeeds.Adyen.activeToken, status: .suspended, context: $1)
+            },
+            .on("offer", AdyenProvider.self) {
+                _ = try await $0.offer(for: CardRef(id: FuzzSeeds.Adyen.activeVisa), wallet: .googlePay, context: $1)
+            },
             .on("provisionStart", AdyenProvider.self) {
-                _ = try await $0.provision(ProvisioningRequest(card: CardRef(id: FuzzSeeds.Adyen.activeVisa), wallet: .applePay, input: .issuerSDK(output: nil)), context: $1)
+                _ = try await $0.provision(
+                    ProvisioningRequest(
+                        card: CardRef(id: FuzzSeeds.Adyen.activeVisa), wallet: .applePay, input: .issuerSDK(output: nil)
+                    ), context: $1)
             },
             .on("provisionRelay", AdyenProvider.self) {
                 _ = try await $0.provision(
-                    ProvisioningRequest(card: CardRef(id: FuzzSeeds.Adyen.activeVisa), wallet: .applePay, input: .issuerSDK(output: SensitiveData(Data("sdk-output".utf8)))),
+                    ProvisioningRequest(
+                        card: CardRef(id: FuzzSeeds.Adyen.activeVisa), wallet: .applePay,
+                        input: .issuerSDK(output: SensitiveData(Data("sdk-output".utf8)))),
                     context: $1
                 )
             },
             // The normalised lifecycle (CardListing, CardIssuance, CardStatusControl, WalletTokenListing, WalletTokenControl).
-            .on("listCards", AdyenProvider.self) { _ = try await $0.listCards(CardQuery(customer: FuzzSeeds.Adyen.balanceAccount, limit: 2), context: $1) },
+            .on("listCards", AdyenProvider.self) {
+                _ = try await $0.listCards(CardQuery(customer: FuzzSeeds.Adyen.balanceAccount, limit: 2), context: $1)
+            },
             .on("createCard", AdyenProvider.self) {
                 _ = try await $0.createCard(
                     CreateCardRequest(
-                        customer: FuzzSeeds.Adyen.balanceAccount, type: .virtual, program: "visadebit", currency: "EUR", cardholderName: "Fuzz Cardholder", issuingCountryCode: "NL"
+                        customer: FuzzSeeds.Adyen.balanceAccount, type: .virtual, program: "visadebit", currency: "EUR",
+                        cardholderName: "Fuzz Cardholder", issuingCountryCode: "NL"
                     ),
                     context: $1
                 )
             },
-            .on("lock", AdyenProvider.self, fixed: [FuzzFixed.adyenInstrument(FuzzSeeds.Adyen.lockableVisa, status: "active")]) {
-                _ = try await $0.changeStatus(CardStatusRequest(card: CardRef(id: FuzzSeeds.Adyen.lockableVisa), intent: .lock, reason: .suspectedFraud), context: $1)
+            .on(
+                "lock", AdyenProvider.self,
+                fixed: [FuzzFixed.adyenInstrument(FuzzSeeds.Adyen.lockableVisa, status: "active")]
+            ) {
+                _ = try await $0.changeStatus(
+                    CardStatusRequest(
+                        card: CardRef(id: FuzzSeeds.Adyen.lockableVisa), intent: .lock, reason: .suspectedFraud),
+                    context: $1)
             },
-            .on("unlock", AdyenProvider.self, fixed: [FuzzFixed.adyenInstrument(FuzzSeeds.Adyen.suspendedVisa, status: "suspended")]) {
-                _ = try await $0.changeStatus(CardStatusRequest(card: CardRef(id: FuzzSeeds.Adyen.suspendedVisa), intent: .unlock), context: $1)
+            .on(
+                "unlock", AdyenProvider.self,
+                fixed: [FuzzFixed.adyenInstrument(FuzzSeeds.Adyen.suspendedVisa, status: "suspended")]
+            ) {
+                _ = try await $0.changeStatus(
+                    CardStatusRequest(card: CardRef(id: FuzzSeeds.Adyen.suspendedVisa), intent: .unlock), context: $1)
             },
-            .on("cancel", AdyenProvider.self, fixed: [FuzzFixed.adyenInstrument(FuzzSeeds.Adyen.cancellableMastercard, status: "active")]) {
-                _ = try await $0.changeStatus(CardStatusRequest(card: CardRef(id: FuzzSeeds.Adyen.cancellableMastercard), intent: .cancel, reason: .stolen), context: $1)
+            .on(
+                "cancel", AdyenProvider.self,
+                fixed: [FuzzFixed.adyenInstrument(FuzzSeeds.Adyen.cancellableMastercard, status: "active")]
+            ) {
+                _ = try await $0.changeStatus(
+                    CardStatusRequest(
+                        card: CardRef(id: FuzzSeeds.Adyen.cancellableMastercard), intent: .cancel, reason: .stolen),
+                    context: $1)
             },
-            .on("walletTokens", AdyenProvider.self) { _ = try await $0.walletTokens(of: CardRef(id: FuzzSeeds.Adyen.walletVisa), context: $1) },
-            .on("changeWalletToken", AdyenProvider.self, fixed: [FuzzFixed.adyenNetworkToken(FuzzSeeds.Adyen.walletActiveToken, instrument: FuzzSeeds.Adyen.walletVisa)]) {
+            .on("walletTokens", AdyenProvider.self) {
+                _ = try await $0.walletTokens(of: CardRef(id: FuzzSeeds.Adyen.walletVisa), context: $1)
+            },
+            .on(
+                "changeWalletToken", AdyenProvider.self,
+                fixed: [
+                    FuzzFixed.adyenNetworkToken(
+                        FuzzSeeds.Adyen.walletActiveToken, instrument: FuzzSeeds.Adyen.walletVisa)
+                ]
+            ) {
                 _ = try await $0.changeWalletToken(
-                    WalletTokenRequest(card: CardRef(id: FuzzSeeds.Adyen.walletVisa), token: FuzzSeeds.Adyen.walletActiveToken, intent: .suspend), context: $1
+                    WalletTokenRequest(
+                        card: CardRef(id: FuzzSeeds.Adyen.walletVisa), token: FuzzSeeds.Adyen.walletActiveToken,
+                        intent: .suspend), context: $1
                 )
             },
         ]
@@ -221,116 +333,190 @@ extension ResponseHarness {
         ],
         options: ["brand": .string(FuzzSeeds.Paysafe.brand), "region": .string("ROW")],
         operations: [
-            .on("card", PaysafeProvider.self) { _ = try await $0.card(CardRef(id: FuzzSeeds.Paysafe.activeCard, customer: FuzzSeeds.Paysafe.customer), context: $1) },
+            .on("card", PaysafeProvider.self) {
+                _ = try await $0.card(
+                    CardRef(id: FuzzSeeds.Paysafe.activeCard, customer: FuzzSeeds.Paysafe.customer), context: $1)
+            },
             .on("listCards", PaysafeProvider.self) {
-                _ = try await $0.listCards(CardQuery(customer: FuzzSeeds.Paysafe.customer, limit: 5, includeWalletTokens: true, includeAvailableActions: true), context: $1)
+                _ = try await $0.listCards(
+                    CardQuery(
+                        customer: FuzzSeeds.Paysafe.customer, limit: 5, includeWalletTokens: true,
+                        includeAvailableActions: true), context: $1)
             },
             .on("createCard", PaysafeProvider.self) {
-                _ = try await $0.createCard(CreateCardRequest(customer: FuzzSeeds.Paysafe.customer, type: .virtual, program: FuzzSeeds.Paysafe.program, currency: "EUR"), context: $1)
+                _ = try await $0.createCard(
+                    CreateCardRequest(
+                        customer: FuzzSeeds.Paysafe.customer, type: .virtual, program: FuzzSeeds.Paysafe.program,
+                        currency: "EUR"), context: $1)
             },
             .on("activateCard", PaysafeProvider.self) {
                 _ = try await $0.activateCard(
-                    ActivateCardRequest(card: CardRef(id: FuzzSeeds.Paysafe.issuedCard, customer: FuzzSeeds.Paysafe.customer), lastFour: "4403", cvv: Secret("123")), context: $1
+                    ActivateCardRequest(
+                        card: CardRef(id: FuzzSeeds.Paysafe.issuedCard, customer: FuzzSeeds.Paysafe.customer),
+                        lastFour: "4403", cvv: Secret("123")), context: $1
                 )
             },
             // A PIN change: the update's write with no read before it (setPIN is this call). Status changes are
             // lock, unlock and cancel below.
             .on("updateCard", PaysafeProvider.self) {
                 _ = try await $0.updateCard(
-                    UpdateCardRequest(card: CardRef(id: FuzzSeeds.Paysafe.activeVisaCard, customer: FuzzSeeds.Paysafe.customer), change: .pin(Secret("5081"))), context: $1
+                    UpdateCardRequest(
+                        card: CardRef(id: FuzzSeeds.Paysafe.activeVisaCard, customer: FuzzSeeds.Paysafe.customer),
+                        change: .pin(Secret("5081"))), context: $1
                 )
             },
-            .on("programs", PaysafeProvider.self) { _ = try await $0.programs(customer: FuzzSeeds.Paysafe.customer, context: $1) },
+            .on("programs", PaysafeProvider.self) {
+                _ = try await $0.programs(customer: FuzzSeeds.Paysafe.customer, context: $1)
+            },
             .on("offer", PaysafeProvider.self) {
-                _ = try await $0.offer(for: CardRef(id: FuzzSeeds.Paysafe.activeCard, customer: FuzzSeeds.Paysafe.customer), wallet: .applePay, context: $1)
+                _ = try await $0.offer(
+                    for: CardRef(id: FuzzSeeds.Paysafe.activeCard, customer: FuzzSeeds.Paysafe.customer),
+                    wallet: .applePay, context: $1)
             },
             .on("provisionApplePay", PaysafeProvider.self) {
                 _ = try await $0.provision(
-                    ProvisioningRequest(card: CardRef(id: FuzzSeeds.Paysafe.activeCard, customer: FuzzSeeds.Paysafe.customer), wallet: .applePay, input: FuzzSeeds.applePay), context: $1
+                    ProvisioningRequest(
+                        card: CardRef(id: FuzzSeeds.Paysafe.activeCard, customer: FuzzSeeds.Paysafe.customer),
+                        wallet: .applePay, input: FuzzSeeds.applePay), context: $1
                 )
             },
             .on("provisionGooglePay", PaysafeProvider.self) {
                 _ = try await $0.provision(
-                    ProvisioningRequest(card: CardRef(id: FuzzSeeds.Paysafe.activeCard, customer: FuzzSeeds.Paysafe.customer), wallet: .googlePay, input: FuzzSeeds.googlePay), context: $1
+                    ProvisioningRequest(
+                        card: CardRef(id: FuzzSeeds.Paysafe.activeCard, customer: FuzzSeeds.Paysafe.customer),
+                        wallet: .googlePay, input: FuzzSeeds.googlePay), context: $1
                 )
             },
             .on("confirm", PaysafeProvider.self) {
                 try await $0.confirm(
-                    ProvisioningConfirmation(card: CardRef(id: FuzzSeeds.Paysafe.activeCard, customer: FuzzSeeds.Paysafe.customer), wallet: .applePay, deviceAccountReference: "DAR-fuzz-1"),
+                    ProvisioningConfirmation(
+                        card: CardRef(id: FuzzSeeds.Paysafe.activeCard, customer: FuzzSeeds.Paysafe.customer),
+                        wallet: .applePay, deviceAccountReference: "DAR-fuzz-1"),
                     context: $1
                 )
             },
             .on("secureDetails", PaysafeProvider.self) {
-                _ = try await $0.secureDetailsAccess(for: CardRef(id: FuzzSeeds.Paysafe.activeCard, customer: FuzzSeeds.Paysafe.customer), context: $1)
+                _ = try await $0.secureDetailsAccess(
+                    for: CardRef(id: FuzzSeeds.Paysafe.activeCard, customer: FuzzSeeds.Paysafe.customer), context: $1)
             },
             .on("scaAttempt", PaysafeProvider.self) {
-                _ = try await $0.submitSCAAttempt(eventID: "evt-fuzz-1", walletOperationID: "op-fuzz-1", method: "OTP", channel: "SMS", context: $1)
+                _ = try await $0.submitSCAAttempt(
+                    eventID: "evt-fuzz-1", walletOperationID: "op-fuzz-1", method: "OTP", channel: "SMS", context: $1)
             },
             // The normalised lifecycle (CardStatusControl, WalletTokenListing): the card is read, then updated.
             .on("walletTokens", PaysafeProvider.self) {
-                _ = try await $0.walletTokens(of: CardRef(id: FuzzSeeds.Paysafe.tokenizedCard, customer: FuzzSeeds.Paysafe.customer), context: $1)
+                _ = try await $0.walletTokens(
+                    of: CardRef(id: FuzzSeeds.Paysafe.tokenizedCard, customer: FuzzSeeds.Paysafe.customer), context: $1)
             },
-            .on("lock", PaysafeProvider.self, fixed: [FuzzFixed.paysafeCard(FuzzSeeds.Paysafe.activeVisaCard, status: "ACTIVE")]) {
+            .on(
+                "lock", PaysafeProvider.self,
+                fixed: [FuzzFixed.paysafeCard(FuzzSeeds.Paysafe.activeVisaCard, status: "ACTIVE")]
+            ) {
                 _ = try await $0.changeStatus(
-                    CardStatusRequest(card: CardRef(id: FuzzSeeds.Paysafe.activeVisaCard, customer: FuzzSeeds.Paysafe.customer), intent: .lock, reason: .suspectedFraud), context: $1
+                    CardStatusRequest(
+                        card: CardRef(id: FuzzSeeds.Paysafe.activeVisaCard, customer: FuzzSeeds.Paysafe.customer),
+                        intent: .lock, reason: .suspectedFraud), context: $1
                 )
             },
-            .on("unlock", PaysafeProvider.self, fixed: [FuzzFixed.paysafeCard(FuzzSeeds.Paysafe.lockedCard, status: "LOCKED")]) {
-                _ = try await $0.changeStatus(CardStatusRequest(card: CardRef(id: FuzzSeeds.Paysafe.lockedCard, customer: FuzzSeeds.Paysafe.customer), intent: .unlock), context: $1)
-            },
-            .on("cancel", PaysafeProvider.self, fixed: [FuzzFixed.paysafeCard(FuzzSeeds.Paysafe.digitalCard, status: "ACTIVE")]) {
+            .on(
+                "unlock", PaysafeProvider.self,
+                fixed: [FuzzFixed.paysafeCard(FuzzSeeds.Paysafe.lockedCard, status: "LOCKED")]
+            ) {
                 _ = try await $0.changeStatus(
-                    CardStatusRequest(card: CardRef(id: FuzzSeeds.Paysafe.digitalCard, customer: FuzzSeeds.Paysafe.customer), intent: .cancel, reason: .lost), context: $1
+                    CardStatusRequest(
+                        card: CardRef(id: FuzzSeeds.Paysafe.lockedCard, customer: FuzzSeeds.Paysafe.customer),
+                        intent: .unlock), context: $1)
+            },
+            .on(
+                "cancel", PaysafeProvider.self,
+                fixed: [FuzzFixed.paysafeCard(FuzzSeeds.Paysafe.digitalCard, status: "ACTIVE")]
+            ) {
+                _ = try await $0.changeStatus(
+                    CardStatusRequest(
+                        card: CardRef(id: FuzzSeeds.Paysafe.digitalCard, customer: FuzzSeeds.Paysafe.customer),
+                        intent: .cancel, reason: .lost), context: $1
                 )
             },
         ],
         tokenPathSuffix: "/token",
-        tokenAnswer: Data(#"{"access_token":"fuzz-access-token","expires_in":900,"token_type":"Bearer","scope":"cards"}"#.utf8)
+        tokenAnswer: Data(
+            #"{"access_token":"fuzz-access-token","expires_in":900,"token_type":"Bearer","scope":"cards"}"#.utf8)
     )
 
     public static let bridge = ResponseHarness(
         name: "bridge", factory: .bridge,
-        credentials: ["apiKey": Secret(FuzzSeeds.Bridge.apiKey), "webhookPublicKey": Secret(FuzzKeys.bridgeWebhookPublicKeyPEM)],
+        credentials: [
+            "apiKey": Secret(FuzzSeeds.Bridge.apiKey), "webhookPublicKey": Secret(FuzzKeys.bridgeWebhookPublicKeyPEM),
+        ],
         options: ["certificateEncoding": .string("base64"), "cardChain": .string("base")],
         operations: [
-            .on("card", BridgeProvider.self) { _ = try await $0.card(CardRef(id: FuzzSeeds.Bridge.activeVisa, customer: FuzzSeeds.Bridge.customer), context: $1) },
+            .on("card", BridgeProvider.self) {
+                _ = try await $0.card(
+                    CardRef(id: FuzzSeeds.Bridge.activeVisa, customer: FuzzSeeds.Bridge.customer), context: $1)
+            },
             .on("offer", BridgeProvider.self) {
-                _ = try await $0.offer(for: CardRef(id: FuzzSeeds.Bridge.activeVisa, customer: FuzzSeeds.Bridge.customer), wallet: .applePay, context: $1)
+                _ = try await $0.offer(
+                    for: CardRef(id: FuzzSeeds.Bridge.activeVisa, customer: FuzzSeeds.Bridge.customer),
+                    wallet: .applePay, context: $1)
             },
             .on("provisionApplePay", BridgeProvider.self) {
                 _ = try await $0.provision(
-                    ProvisioningRequest(card: CardRef(id: FuzzSeeds.Bridge.activeVisa, customer: FuzzSeeds.Bridge.customer), wallet: .applePay, input: FuzzSeeds.applePay), context: $1
+                    ProvisioningRequest(
+                        card: CardRef(id: FuzzSeeds.Bridge.activeVisa, customer: FuzzSeeds.Bridge.customer),
+                        wallet: .applePay, input: FuzzSeeds.applePay), context: $1
                 )
             },
             .on("provisionGooglePay", BridgeProvider.self) {
                 _ = try await $0.provision(
-                    ProvisioningRequest(card: CardRef(id: FuzzSeeds.Bridge.activeVisa, customer: FuzzSeeds.Bridge.customer), wallet: .googlePay, input: FuzzSeeds.googlePay), context: $1
+                    ProvisioningRequest(
+                        card: CardRef(id: FuzzSeeds.Bridge.activeVisa, customer: FuzzSeeds.Bridge.customer),
+                        wallet: .googlePay, input: FuzzSeeds.googlePay), context: $1
                 )
             },
             // Where `confirm` was: Bridge's confirm sends nothing, so it fuzzed nothing (HarnessReachTests).
-            .on("listCards", BridgeProvider.self) { _ = try await $0.listCards(CardQuery(customer: FuzzSeeds.Bridge.customer, limit: 2), context: $1) },
+            .on("listCards", BridgeProvider.self) {
+                _ = try await $0.listCards(CardQuery(customer: FuzzSeeds.Bridge.customer, limit: 2), context: $1)
+            },
             .on("freeze", BridgeProvider.self) {
-                _ = try await $0.freeze(card: CardRef(id: FuzzSeeds.Bridge.activeVisa, customer: FuzzSeeds.Bridge.customer), reason: .suspectedFraud, context: $1)
+                _ = try await $0.freeze(
+                    card: CardRef(id: FuzzSeeds.Bridge.activeVisa, customer: FuzzSeeds.Bridge.customer),
+                    reason: .suspectedFraud, context: $1)
             },
             .on("unfreeze", BridgeProvider.self) {
-                _ = try await $0.unfreeze(card: CardRef(id: FuzzSeeds.Bridge.activeVisa, customer: FuzzSeeds.Bridge.customer), context: $1)
+                _ = try await $0.unfreeze(
+                    card: CardRef(id: FuzzSeeds.Bridge.activeVisa, customer: FuzzSeeds.Bridge.customer), context: $1)
             },
             // The normalised lifecycle: issuance, lock and unlock (listing is above; Bridge has no cancellation or token resource).
             .on("createCard", BridgeProvider.self) {
-                _ = try await $0.createCard(CreateCardRequest(customer: FuzzSeeds.Bridge.customerWithoutCard, type: .virtual, program: "", currency: "USDC"), context: $1)
+                _ = try await $0.createCard(
+                    CreateCardRequest(
+                        customer: FuzzSeeds.Bridge.customerWithoutCard, type: .virtual, program: "", currency: "USDC"),
+                    context: $1)
             },
-            .on("lock", BridgeProvider.self, fixed: [FuzzFixed.bridgeAccount(FuzzSeeds.Bridge.activeMastercard, status: "active")]) {
+            .on(
+                "lock", BridgeProvider.self,
+                fixed: [FuzzFixed.bridgeAccount(FuzzSeeds.Bridge.activeMastercard, status: "active")]
+            ) {
                 _ = try await $0.changeStatus(
-                    CardStatusRequest(card: CardRef(id: FuzzSeeds.Bridge.activeMastercard, customer: FuzzSeeds.Bridge.customer), intent: .lock, reason: .suspectedFraud), context: $1
+                    CardStatusRequest(
+                        card: CardRef(id: FuzzSeeds.Bridge.activeMastercard, customer: FuzzSeeds.Bridge.customer),
+                        intent: .lock, reason: .suspectedFraud), context: $1
                 )
             },
-            .on("unlock", BridgeProvider.self, fixed: [
-                FuzzFixed.bridgeAccount(
-                    FuzzSeeds.Bridge.frozenByDeveloper, status: "frozen",
-                    freezes: #"[{"card_account_id":"\#(FuzzSeeds.Bridge.frozenByDeveloper)","initiator":"developer","reason":"suspected_fraud"}]"#
-                )
-            ]) {
-                _ = try await $0.changeStatus(CardStatusRequest(card: CardRef(id: FuzzSeeds.Bridge.frozenByDeveloper, customer: FuzzSeeds.Bridge.customer), intent: .unlock), context: $1)
+            .on(
+                "unlock", BridgeProvider.self,
+                fixed: [
+                    FuzzFixed.bridgeAccount(
+                        FuzzSeeds.Bridge.frozenByDeveloper, status: "frozen",
+                        freezes:
+                            #"[{"card_account_id":"\#(FuzzSeeds.Bridge.frozenByDeveloper)","initiator":"developer","reason":"suspected_fraud"}]"#
+                    )
+                ]
+            ) {
+                _ = try await $0.changeStatus(
+                    CardStatusRequest(
+                        card: CardRef(id: FuzzSeeds.Bridge.frozenByDeveloper, customer: FuzzSeeds.Bridge.customer),
+                        intent: .unlock), context: $1)
             },
         ]
     )
@@ -340,51 +526,97 @@ extension ResponseHarness {
     public static let marqeta = ResponseHarness(
         name: "marqeta", factory: .marqeta,
         credentials: [
-            "applicationToken": Secret(FuzzSeeds.Marqeta.applicationToken), "accessToken": Secret(FuzzSeeds.Marqeta.accessToken),
-            "webhookUsername": Secret(FuzzSeeds.Marqeta.webhookUsername), "webhookPassword": Secret(FuzzSeeds.Marqeta.webhookPassword),
+            "applicationToken": Secret(FuzzSeeds.Marqeta.applicationToken),
+            "accessToken": Secret(FuzzSeeds.Marqeta.accessToken),
+            "webhookUsername": Secret(FuzzSeeds.Marqeta.webhookUsername),
+            "webhookPassword": Secret(FuzzSeeds.Marqeta.webhookPassword),
             "webhookSecret": Secret(FuzzSeeds.Marqeta.webhookSecret),
         ],
         options: ["provisioningAppVersion": .string(FuzzSeeds.Marqeta.appVersion)],
         operations: [
-            .on("card", MarqetaProvider.self) { _ = try await $0.card(CardRef(id: FuzzSeeds.Marqeta.activeCard), context: $1) },
-            .on("listCards", MarqetaProvider.self) { _ = try await $0.listCards(CardQuery(customer: FuzzSeeds.Marqeta.user, limit: 3), context: $1) },
+            .on("card", MarqetaProvider.self) {
+                _ = try await $0.card(CardRef(id: FuzzSeeds.Marqeta.activeCard), context: $1)
+            },
+            .on("listCards", MarqetaProvider.self) {
+                _ = try await $0.listCards(CardQuery(customer: FuzzSeeds.Marqeta.user, limit: 3), context: $1)
+            },
             .on("createCard", MarqetaProvider.self) {
-                _ = try await $0.createCard(CreateCardRequest(customer: FuzzSeeds.Marqeta.emptyUser, type: .virtual, program: FuzzSeeds.Marqeta.virtualProduct, currency: "USD"), context: $1)
+                _ = try await $0.createCard(
+                    CreateCardRequest(
+                        customer: FuzzSeeds.Marqeta.emptyUser, type: .virtual,
+                        program: FuzzSeeds.Marqeta.virtualProduct, currency: "USD"), context: $1)
             },
-            .on("lock", MarqetaProvider.self, fixed: [FuzzFixed.marqetaCard(FuzzSeeds.Marqeta.lockableCard, state: "ACTIVE")]) {
-                _ = try await $0.changeStatus(CardStatusRequest(card: CardRef(id: FuzzSeeds.Marqeta.lockableCard), intent: .lock, reason: .suspectedFraud), context: $1)
-            },
-            .on("unlock", MarqetaProvider.self, fixed: [FuzzFixed.marqetaCard(FuzzSeeds.Marqeta.suspendedCard, state: "SUSPENDED")]) {
-                _ = try await $0.changeStatus(CardStatusRequest(card: CardRef(id: FuzzSeeds.Marqeta.suspendedCard), intent: .unlock), context: $1)
-            },
-            .on("cancel", MarqetaProvider.self, fixed: [FuzzFixed.marqetaCard(FuzzSeeds.Marqeta.cancellableCard, state: "ACTIVE")]) {
+            .on(
+                "lock", MarqetaProvider.self,
+                fixed: [FuzzFixed.marqetaCard(FuzzSeeds.Marqeta.lockableCard, state: "ACTIVE")]
+            ) {
                 _ = try await $0.changeStatus(
-                    CardStatusRequest(card: CardRef(id: FuzzSeeds.Marqeta.cancellableCard), intent: .cancel, reason: .lost, comment: "fuzz"), context: $1
+                    CardStatusRequest(
+                        card: CardRef(id: FuzzSeeds.Marqeta.lockableCard), intent: .lock, reason: .suspectedFraud),
+                    context: $1)
+            },
+            .on(
+                "unlock", MarqetaProvider.self,
+                fixed: [FuzzFixed.marqetaCard(FuzzSeeds.Marqeta.suspendedCard, state: "SUSPENDED")]
+            ) {
+                _ = try await $0.changeStatus(
+                    CardStatusRequest(card: CardRef(id: FuzzSeeds.Marqeta.suspendedCard), intent: .unlock), context: $1)
+            },
+            .on(
+                "cancel", MarqetaProvider.self,
+                fixed: [FuzzFixed.marqetaCard(FuzzSeeds.Marqeta.cancellableCard, state: "ACTIVE")]
+            ) {
+                _ = try await $0.changeStatus(
+                    CardStatusRequest(
+                        card: CardRef(id: FuzzSeeds.Marqeta.cancellableCard), intent: .cancel, reason: .lost,
+                        comment: "fuzz"), context: $1
                 )
             },
-            .on("walletTokens", MarqetaProvider.self) { _ = try await $0.walletTokens(of: CardRef(id: FuzzSeeds.Marqeta.walletCard), context: $1) },
-            .on("changeWalletToken", MarqetaProvider.self, fixed: [
-                FuzzFixed.marqetaTokens(card: FuzzSeeds.Marqeta.walletCard, token: FuzzSeeds.Marqeta.activeToken, state: "ACTIVE")
-            ]) {
+            .on("walletTokens", MarqetaProvider.self) {
+                _ = try await $0.walletTokens(of: CardRef(id: FuzzSeeds.Marqeta.walletCard), context: $1)
+            },
+            .on(
+                "changeWalletToken", MarqetaProvider.self,
+                fixed: [
+                    FuzzFixed.marqetaTokens(
+                        card: FuzzSeeds.Marqeta.walletCard, token: FuzzSeeds.Marqeta.activeToken, state: "ACTIVE")
+                ]
+            ) {
                 _ = try await $0.changeWalletToken(
-                    WalletTokenRequest(card: CardRef(id: FuzzSeeds.Marqeta.walletCard), token: FuzzSeeds.Marqeta.activeToken, intent: .suspend, reason: .suspectedFraud), context: $1
+                    WalletTokenRequest(
+                        card: CardRef(id: FuzzSeeds.Marqeta.walletCard), token: FuzzSeeds.Marqeta.activeToken,
+                        intent: .suspend, reason: .suspectedFraud), context: $1
                 )
             },
-            .on("offer", MarqetaProvider.self) { _ = try await $0.offer(for: CardRef(id: FuzzSeeds.Marqeta.activeCard), wallet: .applePay, context: $1) },
+            .on("offer", MarqetaProvider.self) {
+                _ = try await $0.offer(for: CardRef(id: FuzzSeeds.Marqeta.activeCard), wallet: .applePay, context: $1)
+            },
             .on("provisionApplePay", MarqetaProvider.self) {
-                _ = try await $0.provision(ProvisioningRequest(card: CardRef(id: FuzzSeeds.Marqeta.activeCard), wallet: .applePay, input: FuzzSeeds.applePay), context: $1)
+                _ = try await $0.provision(
+                    ProvisioningRequest(
+                        card: CardRef(id: FuzzSeeds.Marqeta.activeCard), wallet: .applePay, input: FuzzSeeds.applePay),
+                    context: $1)
             },
             .on("provisionGooglePay", MarqetaProvider.self) {
                 let input = ProvisioningInput.googlePay(
-                    GooglePayProvisioningInput(clientDeviceID: FuzzSeeds.Marqeta.googleDeviceID, clientWalletAccountID: FuzzSeeds.Marqeta.googleWalletAccountID)
+                    GooglePayProvisioningInput(
+                        clientDeviceID: FuzzSeeds.Marqeta.googleDeviceID,
+                        clientWalletAccountID: FuzzSeeds.Marqeta.googleWalletAccountID)
                 )
-                _ = try await $0.provision(ProvisioningRequest(card: CardRef(id: FuzzSeeds.Marqeta.activeCard), wallet: .googlePay, input: input), context: $1)
+                _ = try await $0.provision(
+                    ProvisioningRequest(
+                        card: CardRef(id: FuzzSeeds.Marqeta.activeCard), wallet: .googlePay, input: input), context: $1)
             },
             .on("provisionSamsungPay", MarqetaProvider.self) {
                 let input = ProvisioningInput.samsungPay(
-                    SamsungPayProvisioningInput(deviceID: FuzzSeeds.Marqeta.samsungDeviceID, walletUserID: FuzzSeeds.Marqeta.samsungWalletUserID)
+                    SamsungPayProvisioningInput(
+                        deviceID: FuzzSeeds.Marqeta.samsungDeviceID, walletUserID: FuzzSeeds.Marqeta.samsungWalletUserID
+                    )
                 )
-                _ = try await $0.provision(ProvisioningRequest(card: CardRef(id: FuzzSeeds.Marqeta.activeCard), wallet: .samsungPay, input: input), context: $1)
+                _ = try await $0.provision(
+                    ProvisioningRequest(
+                        card: CardRef(id: FuzzSeeds.Marqeta.activeCard), wallet: .samsungPay, input: input), context: $1
+                )
             },
         ]
     )
@@ -396,20 +628,25 @@ extension ResponseHarness {
         operations: [
             .on("chargeMerchantInitiated", TrustPaymentsProvider.self) {
                 _ = try await $0.charge(
-                    ChargeRequest(reference: FuzzSeeds.TrustPayments.storedVisaAuth, amount: Money(minorUnits: 1050, currency: "GBP"), initiator: .merchant(.unscheduled)),
+                    ChargeRequest(
+                        reference: FuzzSeeds.TrustPayments.storedVisaAuth,
+                        amount: Money(minorUnits: 1050, currency: "GBP"), initiator: .merchant(.unscheduled)),
                     context: $1
                 )
             },
             .on("chargeReauthorisation", TrustPaymentsProvider.self) {
                 _ = try await $0.charge(
-                    ChargeRequest(reference: FuzzSeeds.TrustPayments.storedVisaAuth, amount: Money(minorUnits: 250, currency: "GBP"), initiator: .merchant(.reauthorisation)),
+                    ChargeRequest(
+                        reference: FuzzSeeds.TrustPayments.storedVisaAuth,
+                        amount: Money(minorUnits: 250, currency: "GBP"), initiator: .merchant(.reauthorisation)),
                     context: $1
                 )
             },
         ],
         storedCredentials: [
             StoredCredential(
-                reference: FuzzSeeds.TrustPayments.storedVisaAuth, provider: "fuzz-trustpayments", maskedPAN: "411111######1111", brand: "VISA", scheme: .visa,
+                reference: FuzzSeeds.TrustPayments.storedVisaAuth, provider: "fuzz-trustpayments",
+                maskedPAN: "411111######1111", brand: "VISA", scheme: .visa,
                 created: FuzzClock.now
             )
         ]

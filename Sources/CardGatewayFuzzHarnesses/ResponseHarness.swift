@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 import HTTPTypes
 
@@ -12,7 +12,8 @@ public struct FuzzOperation: Sendable {
 
     /// An operation on the adapter type `P`; it does nothing for a provider of another type.
     static func on<P: CardProvider>(
-        _ name: String, _ type: P.Type, fixed: [FixedAnswer] = [], _ body: @escaping @Sendable (P, OperationContext) async throws -> Void
+        _ name: String, _ type: P.Type, fixed: [FixedAnswer] = [],
+        _ body: @escaping @Sendable (P, OperationContext) async throws -> Void
     ) -> FuzzOperation {
         FuzzOperation(name: name, fixed: fixed) { provider, context in
             guard let typed = provider as? P else { return }
@@ -30,7 +31,8 @@ struct FixedAnswer: Sendable {
 
     func matches(_ request: HTTPRequest) -> Bool {
         guard method == nil || request.method == method, let path = request.path else { return false }
-        return path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first?.hasSuffix(pathSuffix) == true
+        return path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first?.hasSuffix(pathSuffix)
+            == true
     }
 }
 
@@ -67,12 +69,15 @@ public struct ResponseHarness: Sendable {
     /// operation's own.
     func fixedAnswers(for operation: FuzzOperation) -> [FixedAnswer] {
         var answers = operation.fixed
-        if let tokenPathSuffix { answers.append(FixedAnswer(method: nil, pathSuffix: tokenPathSuffix, body: tokenAnswer)) }
+        if let tokenPathSuffix {
+            answers.append(FixedAnswer(method: nil, pathSuffix: tokenPathSuffix, body: tokenAnswer))
+        }
         return answers
     }
 
     init(
-        name: String, factory: ProviderFactory, credentials: [String: Secret], options: [String: JSONValue] = [:], operations: [FuzzOperation],
+        name: String, factory: ProviderFactory, credentials: [String: Secret], options: [String: JSONValue] = [:],
+        operations: [FuzzOperation],
         storedCredentials: [StoredCredential] = [], tokenPathSuffix: String? = nil, tokenAnswer: Data = Data()
     ) {
         self.name = name
@@ -92,12 +97,13 @@ public struct ResponseHarness: Sendable {
     public func makeProvider(transport: any HTTPTransport, baseURL: URL? = nil) throws -> any CardProvider {
         let url = baseURL ?? Self.fuzzBaseURL
         let configuration = ProviderInstanceConfiguration(
-            name: "fuzz-\(name)", kind: factory.kind, environment: nil, baseURL: url, credentials: credentials, options: options,
+            name: "fuzz-\(name)", kind: factory.kind, environment: nil, baseURL: url, credentials: credentials,
+            options: options,
             timeout: .seconds(10), retry: .none
         )
         let http = try ProviderHTTPClient(
-            instance: configuration.name, kind: configuration.kind, baseURL: url, transport: transport, timeout: .seconds(10), retry: .none,
-            sleep: { _ in }
+            instance: configuration.name, kind: configuration.kind, baseURL: url, transport: transport,
+            timeout: .seconds(10), retry: .none
         )
         let setup = ProviderSetup(
             configuration: configuration, http: http, logger: OperationContext.noopLogger,
@@ -115,7 +121,9 @@ public struct ResponseHarness: Sendable {
         let (status, contentType) = FuzzResponses.response(selector: data[data.startIndex + 1])
         let body = Data(data.dropFirst(2))
         let fuzzEveryRequest = selector & 0x80 != 0
-        let transport = FuzzTransport(status: status, contentType: contentType, body: body, fixed: fuzzEveryRequest ? [] : fixedAnswers(for: operation))
+        let transport = FuzzTransport(
+            status: status, contentType: contentType, body: body,
+            fixed: fuzzEveryRequest ? [] : fixedAnswers(for: operation))
         let harness = self
         runBlocking {
             guard let provider = try? harness.makeProvider(transport: transport) else { return }

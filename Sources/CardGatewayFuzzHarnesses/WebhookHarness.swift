@@ -28,7 +28,8 @@ public struct WebhookHarness: Sendable {
     private let verifier: LazyVerifier
 
     init(
-        name: String, headerName: String, fixedHeaders: HTTPFields = HTTPFields(), sign: @escaping @Sendable (Data) -> String,
+        name: String, headerName: String, fixedHeaders: HTTPFields = HTTPFields(),
+        sign: @escaping @Sendable (Data) -> String,
         makeVerifier: @escaping @Sendable () throws -> any WebhookVerifying
     ) {
         self.name = name
@@ -64,7 +65,9 @@ public struct WebhookHarness: Sendable {
     public static func seed(body: Data) -> Data { Data([0]) + body }
 
     /// The seed-corpus file for a delivery as it arrived, header and all (raw mode).
-    public static func rawSeed(header: String, body: Data) -> Data { Data([1]) + Data(header.utf8) + Data([0x0a]) + body }
+    public static func rawSeed(header: String, body: Data) -> Data {
+        Data([1]) + Data(header.utf8) + Data([0x0a]) + body
+    }
 }
 
 /// Builds a verifier on first use and keeps it.
@@ -101,29 +104,41 @@ private func webhookVerifier(_ harness: ResponseHarness) throws -> any WebhookVe
 
 extension WebhookHarness {
     /// `Stripe-Signature: t=<seconds>,v1=<hex HMAC-SHA256("t.body", whsec_…)>`.
-    public static let stripe = WebhookHarness(name: "stripe", headerName: "Stripe-Signature", sign: { body in
-        let timestamp = Int64(FuzzClock.now.timeIntervalSince1970)
-        let mac = hmacSHA256(key: Data(FuzzSeeds.Stripe.webhookSecret.utf8), message: Data("\(timestamp).".utf8) + body)
-        return "t=\(timestamp),v1=\(hex(mac))"
-    }, makeVerifier: { try webhookVerifier(.stripe) })
+    public static let stripe = WebhookHarness(
+        name: "stripe", headerName: "Stripe-Signature",
+        sign: { body in
+            let timestamp = Int64(FuzzClock.now.timeIntervalSince1970)
+            let mac = hmacSHA256(
+                key: Data(FuzzSeeds.Stripe.webhookSecret.utf8), message: Data("\(timestamp).".utf8) + body)
+            return "t=\(timestamp),v1=\(hex(mac))"
+        }, makeVerifier: { try webhookVerifier(.stripe) })
 
     /// `HmacSignature: Base64(HMAC-SHA256(body, hex-decoded key))`.
-    public static let adyen = WebhookHarness(name: "adyen", headerName: "HmacSignature", sign: { body in
-        hmacSHA256(key: hexBytes(FuzzSeeds.Adyen.hmacKeyHex), message: body).base64EncodedString()
-    }, makeVerifier: { try webhookVerifier(.adyen) })
+    public static let adyen = WebhookHarness(
+        name: "adyen", headerName: "HmacSignature",
+        sign: { body in
+            hmacSHA256(key: hexBytes(FuzzSeeds.Adyen.hmacKeyHex), message: body).base64EncodedString()
+        }, makeVerifier: { try webhookVerifier(.adyen) })
 
     /// `Signature: hex(HMAC-SHA256(body, secret))`.
-    public static let paysafe = WebhookHarness(name: "paysafe", headerName: "Signature", sign: { body in
-        hex(hmacSHA256(key: Data(FuzzSeeds.Paysafe.webhookSecret.utf8), message: body))
-    }, makeVerifier: { try webhookVerifier(.paysafe) })
+    public static let paysafe = WebhookHarness(
+        name: "paysafe", headerName: "Signature",
+        sign: { body in
+            hex(hmacSHA256(key: Data(FuzzSeeds.Paysafe.webhookSecret.utf8), message: body))
+        }, makeVerifier: { try webhookVerifier(.paysafe) })
 
     /// `X-Webhook-Signature: t=<milliseconds>,v0=<Base64 RSA PKCS#1 v1.5 SHA-256 signature of SHA-256("t.body")>`.
-    public static let bridge = WebhookHarness(name: "bridge", headerName: "X-Webhook-Signature", sign: { body in
-        let milliseconds = Int64(FuzzClock.now.timeIntervalSince1970 * 1000)
-        let digest = Data(SHA256.hash(data: Data("\(milliseconds).".utf8) + body))
-        guard let signature = try? FuzzKeys.bridgeWebhookPrivateKey.signature(for: digest, padding: .insecurePKCS1v1_5) else { return "" }
-        return "t=\(milliseconds),v0=\(signature.rawRepresentation.base64EncodedString())"
-    }, makeVerifier: { try webhookVerifier(.bridge) })
+    public static let bridge = WebhookHarness(
+        name: "bridge", headerName: "X-Webhook-Signature",
+        sign: { body in
+            let milliseconds = Int64(FuzzClock.now.timeIntervalSince1970 * 1000)
+            let digest = Data(SHA256.hash(data: Data("\(milliseconds).".utf8) + body))
+            guard
+                let signature = try? FuzzKeys.bridgeWebhookPrivateKey.signature(
+                    for: digest, padding: .insecurePKCS1v1_5)
+            else { return "" }
+            return "t=\(milliseconds),v0=\(signature.rawRepresentation.base64EncodedString())"
+        }, makeVerifier: { try webhookVerifier(.bridge) })
 
     /// `X-Marqeta-Signature: hex(HMAC-SHA256(body, secret))`. The verifier is configured as a production one would
     /// be, with the webhook's secret and its HTTP Basic pair; every delivery carries the right `Authorization`, so
@@ -134,7 +149,9 @@ extension WebhookHarness {
         fixedHeaders: HTTPFields([
             HTTPField(
                 name: .authorization,
-                value: "Basic " + Data("\(FuzzSeeds.Marqeta.webhookUsername):\(FuzzSeeds.Marqeta.webhookPassword)".utf8).base64EncodedString()
+                value: "Basic "
+                    + Data("\(FuzzSeeds.Marqeta.webhookUsername):\(FuzzSeeds.Marqeta.webhookPassword)".utf8)
+                    .base64EncodedString()
             )
         ]),
         sign: { body in hex(hmacSHA256(key: Data(FuzzSeeds.Marqeta.webhookSecret.utf8), message: body)) },
@@ -157,7 +174,8 @@ public enum TrustPaymentsResultHarness {
     }
 
     static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
     }
 
     /// An HS256 JWT whose payload segment is `claims` exactly.

@@ -132,7 +132,8 @@ struct ControlPlane: Sendable {
     }
 
     private static func describe(_ context: DecodingError.Context) -> String {
-        context.codingPath.isEmpty ? context.debugDescription : "\(Self.path(context.codingPath)): \(context.debugDescription)"
+        context.codingPath.isEmpty
+            ? context.debugDescription : "\(Self.path(context.codingPath)): \(context.debugDescription)"
     }
 
     private static func path(_ codingPath: [any CodingKey]) -> String {

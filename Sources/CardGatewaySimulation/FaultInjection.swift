@@ -58,7 +58,8 @@ public enum FaultAction: Sendable, Codable, Hashable {
             let value = try container.decode(Int.self, forKey: key)
             guard range.contains(value) else {
                 throw DecodingError.dataCorruptedError(
-                    forKey: key, in: container, debugDescription: "\(key.stringValue) must be in \(range.lowerBound)...\(range.upperBound)"
+                    forKey: key, in: container,
+                    debugDescription: "\(key.stringValue) must be in \(range.lowerBound)...\(range.upperBound)"
                 )
             }
             return value
@@ -74,7 +75,9 @@ public enum FaultAction: Sendable, Codable, Hashable {
                     debugDescription: "retryAfterSeconds must not be negative"
                 )
             }
-            self = .status(try status(), retryAfterSeconds: retryAfter, message: try container.decodeIfPresent(String.self, forKey: .message))
+            self = .status(
+                try status(), retryAfterSeconds: retryAfter,
+                message: try container.decodeIfPresent(String.self, forKey: .message))
         case "delay":
             self = .delay(milliseconds: try integer(.milliseconds, in: Self.allowedDelayMilliseconds))
         case "dropConnection":
@@ -91,7 +94,8 @@ public enum FaultAction: Sendable, Codable, Hashable {
             throw DecodingError.dataCorruptedError(
                 forKey: .type,
                 in: container,
-                debugDescription: "unknown fault type \"\(type)\"; expected status, delay, dropConnection, malformedBody, truncatedBody, wrongContentType or oversizedBody"
+                debugDescription:
+                    "unknown fault type \"\(type)\"; expected status, delay, dropConnection, malformedBody, truncatedBody, wrongContentType or oversizedBody"
             )
         }
     }
@@ -182,7 +186,8 @@ public struct FaultRule: Sendable, Codable, Hashable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let count = try container.decodeIfPresent(Int.self, forKey: .count) ?? 1
         guard count >= 1 else {
-            throw DecodingError.dataCorruptedError(forKey: .count, in: container, debugDescription: "count must be at least 1")
+            throw DecodingError.dataCorruptedError(
+                forKey: .count, in: container, debugDescription: "count must be at least 1")
         }
         self.count = count
         self.pathPrefix = try container.decodeIfPresent(String.self, forKey: .pathPrefix)
@@ -207,6 +212,11 @@ public struct FaultRule: Sendable, Codable, Hashable {
 /// handled normally. Safe to use from any task.
 public final class FaultInjector: Sendable {
     private let rules = Mutex<[FaultRule]>([])
+    /// Delayed answers still on their way, and the tasks waiting for their number to reach a target (`nil`: none left;
+    /// a number: at least that many).
+    private let delayed = Mutex<
+        (inProgress: Int, waiters: [(atLeast: Int?, continuation: CheckedContinuation<Void, Never>)])
+    >((0, []))
 
     /// Creates an injector with no pending faults.
     public init() {}
@@ -234,7 +244,7 @@ public final class FaultInjector: Sendable {
     ///   - method: Request method.
     ///   - path: Request path without query.
     public func consume(method: String, path: String) -> FaultAction? {
-        self.rules.withLock { rules in
+        let action: FaultAction? = self.rules.withLock { rules in
             guard let index = rules.firstIndex(where: { $0.matches(method: method, path: path) }) else { return nil }
             let action = rules[index].action
             rules[index].count -= 1
@@ -242,6 +252,57 @@ public final class FaultInjector: Sendable {
                 rules.remove(at: index)
             }
             return action
+        }
+        if case .delay = action { self.changeDelayed(by: 1) }
+        return action
+    }
+
+    /// How many delayed answers (``FaultAction/delay(milliseconds:)``) are still on their way: counted from the moment
+    /// the request consumes the fault until its answer is sent and journaled (or the request ends otherwise).
+    public var delayedAnswersInProgress: Int {
+        self.delayed.withLock { $0.inProgress }
+    }
+
+    /// Suspends until no delayed answer is on its way: a test whose client gave up on a delayed request waits here for
+    /// the simulator to answer and journal it, instead of sleeping for the delay. Returns at once when there is none.
+    public func delayedAnswersSettled() async {
+        await self.waitForDelayed(atLeast: nil)
+    }
+
+    /// Suspends until at least `count` delayed answers are on their way at once: their requests reached the simulator
+    /// and are held by the delay (a signal, so a test need not poll ``pending``).
+    public func delayedAnswersHeld(_ count: Int = 1) async {
+        await self.waitForDelayed(atLeast: count)
+    }
+
+    /// Ends one delayed answer (the simulator's middleware calls it once the answer is journaled).
+    func delayedAnswerEnded() {
+        self.changeDelayed(by: -1)
+    }
+
+    private static func reached(_ inProgress: Int, _ atLeast: Int?) -> Bool {
+        atLeast.map { inProgress >= $0 } ?? (inProgress == 0)
+    }
+
+    private func changeDelayed(by change: Int) {
+        let ready: [CheckedContinuation<Void, Never>] = self.delayed.withLock { delayed in
+            delayed.inProgress = max(0, delayed.inProgress + change)
+            let count = delayed.inProgress
+            let ready = delayed.waiters.filter { Self.reached(count, $0.atLeast) }.map(\.continuation)
+            delayed.waiters.removeAll { Self.reached(count, $0.atLeast) }
+            return ready
+        }
+        for waiter in ready { waiter.resume() }
+    }
+
+    private func waitForDelayed(atLeast: Int?) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let reached = self.delayed.withLock { delayed in
+                if Self.reached(delayed.inProgress, atLeast) { return true }
+                delayed.waiters.append((atLeast, continuation))
+                return false
+            }
+            if reached { continuation.resume() }
         }
     }
 }

@@ -36,7 +36,9 @@ enum JournalMasking {
             while true {
                 while end < bytes.count, isDigit(bytes[end]) { end += 1 }
                 groups.append(groupStart..<end)
-                guard end + 1 < bytes.count, bytes[end] == space || bytes[end] == dash, isDigit(bytes[end + 1]) else { break }
+                guard end + 1 < bytes.count, bytes[end] == space || bytes[end] == dash, isDigit(bytes[end + 1]) else {
+                    break
+                }
                 separators.append(bytes[end])
                 end += 1
                 groupStart = end
@@ -135,7 +137,9 @@ enum JournalMasking {
     /// `text` with every card number replaced by `replacement` (header values, paths).
     static func maskingCardNumbers(_ text: String, with replacement: String = JournalEntry.maskedValue) -> String {
         let bytes = Array(text.utf8)
-        guard let output = replacing(cardNumberRanges(in: bytes), in: bytes, with: Array(replacement.utf8)) else { return text }
+        guard let output = replacing(cardNumberRanges(in: bytes), in: bytes, with: Array(replacement.utf8)) else {
+            return text
+        }
         return String(decoding: output, as: UTF8.self)
     }
 
@@ -148,7 +152,9 @@ enum JournalMasking {
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
             return Data(json(bytes, sensitiveFields: sensitiveFields))
         }
-        if first != UInt8(ascii: "<"), bytes.contains(UInt8(ascii: "=")), let text = String(bytes: bytes, encoding: .utf8) {
+        if first != UInt8(ascii: "<"), bytes.contains(UInt8(ascii: "=")),
+            let text = String(bytes: bytes, encoding: .utf8)
+        {
             return Data(form(text, sensitiveFields: sensitiveFields).utf8)
         }
         return Data(maskingCardNumbers(bytes))
@@ -192,7 +198,9 @@ enum JournalMasking {
         let hex = Array("0123456789ABCDEF".utf8)
         var output: [UInt8] = []
         for byte in bytes {
-            if isLetterOrDigit(byte) || byte == dash || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~") {
+            if isLetterOrDigit(byte) || byte == dash || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: "~")
+            {
                 output.append(byte)
             } else {
                 output.append(contentsOf: [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
@@ -216,7 +224,10 @@ enum JournalMasking {
 
     /// A field name lower-cased, letters and digits only.
     static func normalised(_ name: String) -> String {
-        String(name.lowercased().unicodeScalars.filter { ($0.value >= 0x61 && $0.value <= 0x7a) || ($0.value >= 0x30 && $0.value <= 0x39) }.map(Character.init))
+        String(
+            name.lowercased().unicodeScalars.filter {
+                ($0.value >= 0x61 && $0.value <= 0x7a) || ($0.value >= 0x30 && $0.value <= 0x39)
+            }.map(Character.init))
     }
 
     // MARK: JSON
@@ -236,7 +247,9 @@ enum JournalMasking {
                 let end = numberEnd(bytes, from: index)
                 let token = bytes[index..<end]
                 let digits = Array(token.drop(while: { $0 == UInt8(ascii: "-") }))
-                output.append(contentsOf: digits.allSatisfy(isDigit) && isCardNumber(digits: digits) ? maskedString : Array(token))
+                output.append(
+                    contentsOf: digits.allSatisfy(isDigit) && isCardNumber(digits: digits) ? maskedString : Array(token)
+                )
                 index = max(end, index + 1)
                 continue
             }
@@ -272,15 +285,20 @@ enum JournalMasking {
     private static func jsonString(_ token: ArraySlice<UInt8>) -> [UInt8] {
         let content = Array(token.dropFirst().dropLast())
         guard content.contains(UInt8(ascii: "\\")) else {
-            guard let replaced = replacing(cardNumberRanges(in: content), in: content, with: masked) else { return Array(token) }
+            guard let replaced = replacing(cardNumberRanges(in: content), in: content, with: masked) else {
+                return Array(token)
+            }
             return [quote] + replaced + [quote]
         }
         // Escapes could hide digits (`\u0034`): look at the decoded text, and write it again only when it changes.
         let decoded = Array(decodedJSONString(token).utf8)
-        guard let replaced = replacing(cardNumberRanges(in: decoded), in: decoded, with: masked) else { return Array(token) }
+        guard let replaced = replacing(cardNumberRanges(in: decoded), in: decoded, with: masked) else {
+            return Array(token)
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .withoutEscapingSlashes
-        return (try? encoder.encode(String(decoding: replaced, as: UTF8.self))).map { Array($0) } ?? [quote] + masked + [quote]
+        return (try? encoder.encode(String(decoding: replaced, as: UTF8.self))).map { Array($0) } ?? [quote] + masked
+            + [quote]
     }
 
     /// The text of a JSON string token; its raw content when it does not decode.
@@ -288,7 +306,8 @@ enum JournalMasking {
         if !token.contains(UInt8(ascii: "\\")) {
             return String(decoding: token.dropFirst().dropLast(), as: UTF8.self)
         }
-        return (try? JSONDecoder().decode(String.self, from: Data(token))) ?? String(decoding: token.dropFirst().dropLast(), as: UTF8.self)
+        return (try? JSONDecoder().decode(String.self, from: Data(token)))
+            ?? String(decoding: token.dropFirst().dropLast(), as: UTF8.self)
     }
 
     /// The end (exclusive) of the value starting at `start` if it is masked under a sensitive name (a string, number,

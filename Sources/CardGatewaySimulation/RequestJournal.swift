@@ -114,7 +114,8 @@ public struct JournalEntry: Sendable, Codable, Equatable {
         self.headers = try container.decodeIfPresent([String: String].self, forKey: .headers) ?? [:]
         if let base64 = try container.decodeIfPresent(String.self, forKey: .body) {
             guard let data = Data(base64Encoded: base64) else {
-                throw DecodingError.dataCorruptedError(forKey: .body, in: container, debugDescription: "body is not valid base64")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .body, in: container, debugDescription: "body is not valid base64")
             }
             self.body = data
         } else {
@@ -124,7 +125,8 @@ public struct JournalEntry: Sendable, Codable, Equatable {
         let timestamp = try container.decode(String.self, forKey: .timestamp)
         let parsed = (try? Self.timestampStyle.parse(timestamp)) ?? (try? Date.ISO8601FormatStyle().parse(timestamp))
         guard let date = parsed else {
-            throw DecodingError.dataCorruptedError(forKey: .timestamp, in: container, debugDescription: "timestamp is not ISO 8601")
+            throw DecodingError.dataCorruptedError(
+                forKey: .timestamp, in: container, debugDescription: "timestamp is not ISO 8601")
         }
         self.timestamp = date
         self.handling = try container.decodeIfPresent(Handling.self, forKey: .handling) ?? .executed
@@ -203,7 +205,9 @@ public final class RequestJournal: Sendable {
     public func entries(method: String, pathContains: String = "") -> [JournalEntry] {
         let method = method.uppercased()
         return self.storage.withLock { entries in
-            entries.filter { $0.method.uppercased() == method && (pathContains.isEmpty || $0.path.contains(pathContains)) }
+            entries.filter {
+                $0.method.uppercased() == method && (pathContains.isEmpty || $0.path.contains(pathContains))
+            }
         }
     }
 
@@ -260,7 +264,8 @@ public final class RequestJournal: Sendable {
     /// - Parameters:
     ///   - query: The raw query string.
     ///   - sensitiveFields: Normalised names (lower-case letters and digits) to mask.
-    public static func maskedQuery(_ query: String, sensitiveFields: Set<String> = defaultSensitiveBodyFields) -> String {
+    public static func maskedQuery(_ query: String, sensitiveFields: Set<String> = defaultSensitiveBodyFields) -> String
+    {
         JournalMasking.form(query, sensitiveFields: sensitiveFields)
     }
 
@@ -283,7 +288,9 @@ public final class RequestJournal: Sendable {
         var result: [String: String] = [:]
         for field in fields {
             let name = field.name.canonicalName.lowercased()
-            let value = sensitiveNames.contains(name) ? JournalEntry.maskedValue : JournalMasking.maskingCardNumbers(field.value)
+            let value =
+                sensitiveNames.contains(name)
+                ? JournalEntry.maskedValue : JournalMasking.maskingCardNumbers(field.value)
             if let existing = result[name] {
                 if value != JournalEntry.maskedValue {
                     result[name] = existing + ", " + value

@@ -38,7 +38,8 @@ public struct SimulatedResponse: Sendable, Equatable {
     ///   - object: The JSON value.
     public static func json(_ status: Int, _ object: Any) -> SimulatedResponse {
         guard JSONSerialization.isValidJSONObject(object),
-            let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+            let data = try? JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         else {
             return Self.invalidJSONResponse
         }
@@ -79,7 +80,9 @@ public struct SimulatedResponse: Sendable, Equatable {
     ///   - status: HTTP status code.
     ///   - text: Body text, sent as UTF-8.
     ///   - contentType: Value of the `content-type` header.
-    public static func text(_ status: Int, _ text: String, contentType: String = "text/plain; charset=utf-8") -> SimulatedResponse {
+    public static func text(
+        _ status: Int, _ text: String, contentType: String = "text/plain; charset=utf-8"
+    ) -> SimulatedResponse {
         SimulatedResponse(status: status, headers: [("content-type", contentType)], body: Data(text.utf8))
     }
 
@@ -135,7 +138,9 @@ public struct SimulatedResponse: Sendable, Equatable {
 
     /// Two responses are equal when status, body and the ordered header list (names compared case-insensitively) are equal.
     public static func == (lhs: SimulatedResponse, rhs: SimulatedResponse) -> Bool {
-        guard lhs.status == rhs.status, lhs.body == rhs.body, lhs.headers.count == rhs.headers.count else { return false }
+        guard lhs.status == rhs.status, lhs.body == rhs.body, lhs.headers.count == rhs.headers.count else {
+            return false
+        }
         return zip(lhs.headers, rhs.headers).allSatisfy { left, right in
             left.name.lowercased() == right.name.lowercased() && left.value == right.value
         }

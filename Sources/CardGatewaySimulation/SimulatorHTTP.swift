@@ -65,7 +65,10 @@ public enum SimulatorHTTP: Sendable {
     private static func urlEncodedPairs(_ text: String) -> [(name: String, value: String)] {
         text.split(separator: "&", omittingEmptySubsequences: true).map { pair in
             if let equals = pair.firstIndex(of: "=") {
-                return (name: self.formUnescape(pair[..<equals]), value: self.formUnescape(pair[pair.index(after: equals)...]))
+                return (
+                    name: self.formUnescape(pair[..<equals]),
+                    value: self.formUnescape(pair[pair.index(after: equals)...])
+                )
             }
             return (name: self.formUnescape(pair), value: "")
         }

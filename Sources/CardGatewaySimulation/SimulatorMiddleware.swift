@@ -46,7 +46,8 @@ struct SimulatorMiddleware: RouterMiddleware {
             simulator.sensitiveHeaderNames.map { $0.lowercased() }
         )
         self.allowsRemoteControl = ProcessInfo.processInfo.environment[Self.remoteControlVariable] == "1"
-        self.sensitiveBodyFields = RequestJournal.defaultSensitiveBodyFields.union(simulator.sensitiveBodyFields.map(RequestJournal.normalised))
+        self.sensitiveBodyFields = RequestJournal.defaultSensitiveBodyFields.union(
+            simulator.sensitiveBodyFields.map(RequestJournal.normalised))
     }
 
     func handle(
@@ -61,7 +62,8 @@ struct SimulatorMiddleware: RouterMiddleware {
             guard self.allowsRemoteControl || Self.isLoopback(context.channel.remoteAddress) else {
                 return Response(
                     status: .forbidden, headers: [.contentType: "application/json"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"error":"the control path answers loopback clients only"}"#))
+                    body: ResponseBody(
+                        byteBuffer: ByteBuffer(string: #"{"error":"the control path answers loopback clients only"}"#))
                 )
             }
             return try await ControlPlane(simulator: self.simulator, journal: self.journal, faults: self.faults)
@@ -76,7 +78,8 @@ struct SimulatorMiddleware: RouterMiddleware {
         do {
             context.requestBody = Data(buffer: try await request.collectBody(upTo: SimulatorContext.maximumBodySize))
         } catch is NIOTooManyBytesError {
-            let response = self.simulator.faultResponse(status: 413, message: "request body is too large").hummingbirdResponse
+            let response = self.simulator.faultResponse(status: 413, message: "request body is too large")
+                .hummingbirdResponse
             self.record(request, body: Data(), status: 413, handling: .rejected, at: timestamp)
             return response
         }
@@ -84,7 +87,11 @@ struct SimulatorMiddleware: RouterMiddleware {
         let response: Response
         let marks = JournalEntry.Marks()
         var handling = JournalEntry.Handling.faulted
-        switch self.faults.consume(method: request.method.rawValue, path: path) {
+        let fault = self.faults.consume(method: request.method.rawValue, path: path)
+        // A delayed answer counts as on its way until it is journaled (or the request ends otherwise), so that a test
+        // can wait for it with `FaultInjector.delayedAnswersSettled()`.
+        defer { if case .delay = fault { self.faults.delayedAnswerEnded() } }
+        switch fault {
         case nil:
             response = try await JournalEntry.Marks.$current.withValue(marks) {
                 try await self.route(request, context: context, routeExists: routeExists, next: next)
@@ -106,33 +113,39 @@ struct SimulatorMiddleware: RouterMiddleware {
                 response = simulated.withHeader("Connection", "close").hummingbirdResponse
             }
         case .status(let status, let retryAfterSeconds, let message):
-            var simulated = self.simulator.faultResponse(status: status, message: message ?? "simulated fault: HTTP \(status)")
+            var simulated = self.simulator.faultResponse(
+                status: status, message: message ?? "simulated fault: HTTP \(status)")
             simulated.status = status
             if let retryAfterSeconds {
                 simulated = simulated.withHeader("Retry-After", String(retryAfterSeconds))
             }
             response = simulated.hummingbirdResponse
         case .malformedBody(let status):
-            response = SimulatedResponse(
-                status: status,
-                headers: [("content-type", "application/json")],
-                body: Data(#"{"error": "simulated malformed body", "detail": <not json>"#.utf8)
-            ).hummingbirdResponse
+            response =
+                SimulatedResponse(
+                    status: status,
+                    headers: [("content-type", "application/json")],
+                    body: Data(#"{"error": "simulated malformed body", "detail": <not json>"#.utf8)
+                ).hummingbirdResponse
         case .truncatedBody(let status):
-            response = self.truncatedResponse(status: status)
+            response = self.truncatedResponse(status: status, channel: context.channel)
         case .wrongContentType(let status):
-            response = SimulatedResponse(
-                status: status,
-                headers: [("content-type", "text/html; charset=utf-8")],
-                body: Data("<html><head><title>Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>\n".utf8)
-            ).hummingbirdResponse
+            response =
+                SimulatedResponse(
+                    status: status,
+                    headers: [("content-type", "text/html; charset=utf-8")],
+                    body: Data(
+                        "<html><head><title>Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>\n".utf8)
+                ).hummingbirdResponse
         case .oversizedBody(let status, let bytes):
             let wrapper = Data(#"{"padding":""}"#.utf8)
             var body = Data(capacity: max(bytes, wrapper.count))
             body.append(contentsOf: #"{"padding":""#.utf8)
             body.append(Data(repeating: UInt8(ascii: "x"), count: max(0, bytes - wrapper.count)))
             body.append(contentsOf: #""}"#.utf8)
-            response = SimulatedResponse(status: status, headers: [("content-type", "application/json")], body: body).hummingbirdResponse
+            response =
+                SimulatedResponse(status: status, headers: [("content-type", "application/json")], body: body)
+                .hummingbirdResponse
         case .dropConnection:
             self.record(request, body: context.requestBody, status: 0, handling: .faulted, at: timestamp)
             try? await context.channel.close()
@@ -151,7 +164,9 @@ struct SimulatorMiddleware: RouterMiddleware {
     ) async throws -> Response {
         guard routeExists else {
             // Method and path (never the query) in the message, as providers name what they did not recognise.
-            return self.simulator.faultResponse(status: 404, message: "no such route (\(request.method.rawValue): \(request.uri.path))").hummingbirdResponse
+            return self.simulator.faultResponse(
+                status: 404, message: "no such route (\(request.method.rawValue): \(request.uri.path))"
+            ).hummingbirdResponse
         }
         do {
             return try await next(request, context)
@@ -176,7 +191,9 @@ struct SimulatorMiddleware: RouterMiddleware {
     }
 
     /// A response whose `content-length` promises more bytes than are sent; the connection closes after the first half.
-    private func truncatedResponse(status: Int) -> Response {
+    /// Half the body a Content-Length promises, then the connection closed: the client sees the body end early at
+    /// once, whatever its timeout (an open connection would leave it waiting for the rest until its deadline).
+    private func truncatedResponse(status: Int, channel: any Channel) -> Response {
         var full = self.simulator.faultResponse(status: status, message: "simulated truncated response").body
         if full.count < 2 {
             full = Data(#"{"error":"simulated truncated response"}"#.utf8)
@@ -190,17 +207,22 @@ struct SimulatorMiddleware: RouterMiddleware {
             headers: headers,
             body: ResponseBody { writer in
                 try await writer.write(sent)
+                try? await channel.close()
                 throw SimulatedConnectionFault.truncated
             }
         )
     }
 
-    private func record(_ request: Request, body: Data, status: Int, handling: JournalEntry.Handling, at timestamp: Date) {
+    private func record(
+        _ request: Request, body: Data, status: Int, handling: JournalEntry.Handling, at timestamp: Date
+    ) {
         self.journal.record(
             JournalEntry(
                 method: request.method.rawValue,
                 path: RequestJournal.maskedPath(request.uri.path),
-                query: request.uri.query.map { RequestJournal.maskedQuery($0, sensitiveFields: self.sensitiveBodyFields) },
+                query: request.uri.query.map {
+                    RequestJournal.maskedQuery($0, sensitiveFields: self.sensitiveBodyFields)
+                },
                 headers: RequestJournal.maskedHeaders(request.headers, sensitiveNames: self.sensitiveHeaderNames),
                 body: RequestJournal.maskedBody(body, sensitiveFields: self.sensitiveBodyFields),
                 responseStatus: status,

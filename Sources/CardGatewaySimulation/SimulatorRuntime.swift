@@ -25,7 +25,9 @@ public struct SimulatorHandle: Sendable {
     public let simulator: any ProviderSimulator
 
     /// Creates a handle; the kit does this once a server listens.
-    public init(simulator: any ProviderSimulator, host: String, port: Int, journal: RequestJournal, faults: FaultInjector) {
+    public init(
+        simulator: any ProviderSimulator, host: String, port: Int, journal: RequestJournal, faults: FaultInjector
+    ) {
         let hostPart = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         let root = "http://\(hostPart):\(port)"
         self.kindName = simulator.kindName
@@ -196,7 +198,8 @@ struct SimulatorCluster: Sendable {
         for (index, simulator) in simulators.enumerated() {
             let member = Member(simulator: simulator, journal: RequestJournal(), faults: FaultInjector())
             let router = Router(context: SimulatorContext.self)
-            router.add(middleware: SimulatorMiddleware(simulator: simulator, journal: member.journal, faults: member.faults))
+            router.add(
+                middleware: SimulatorMiddleware(simulator: simulator, journal: member.journal, faults: member.faults))
             simulator.registerRoutes(on: router)
             let requestedPort = ports[index]
             var appLogger = logger

@@ -80,7 +80,8 @@ public struct ContractFixtures: Sendable {
         public var pinChange: SetCardPINRequest?
 
         public init(
-            customer: String, filterStatus: CardStatus? = nil, createVirtual: CreateCardRequest? = nil, activation: ActivateCardRequest? = nil,
+            customer: String, filterStatus: CardStatus? = nil, createVirtual: CreateCardRequest? = nil,
+            activation: ActivateCardRequest? = nil,
             lockable: CardRef? = nil, cancellable: CardRef? = nil, pinChange: SetCardPINRequest? = nil
         ) {
             self.customer = customer
@@ -122,11 +123,15 @@ public struct ContractFixtures: Sendable {
         /// Plays the wallet or issuer SDK between rounds: turns a planned input into the one to send, given the
         /// previous round's response (nil before the first round). An issuer-SDK relay needs it when each output
         /// must answer the input before it. Nil sends the planned inputs as they are.
-        public var answer: (@Sendable (_ planned: ProvisioningInput, _ previous: ProvisioningResponse?) -> ProvisioningInput)?
+        public var answer:
+            (@Sendable (_ planned: ProvisioningInput, _ previous: ProvisioningResponse?) -> ProvisioningInput)?
 
         public init(
-            eligible: CardRef, ineligible: CardRef?, inputs: [Wallet: [ProvisioningInput]], confirmation: ProvisioningConfirmation? = nil,
-            answer: (@Sendable (_ planned: ProvisioningInput, _ previous: ProvisioningResponse?) -> ProvisioningInput)? = nil
+            eligible: CardRef, ineligible: CardRef?, inputs: [Wallet: [ProvisioningInput]],
+            confirmation: ProvisioningConfirmation? = nil,
+            answer: (
+                @Sendable (_ planned: ProvisioningInput, _ previous: ProvisioningResponse?) -> ProvisioningInput
+            )? = nil
         ) {
             self.eligible = eligible
             self.ineligible = ineligible
@@ -142,7 +147,10 @@ public struct ContractFixtures: Sendable {
         public var completeInSDK: @Sendable (ClientSession, SimulatorHandle) async throws -> Secret
         public var chargeAmount: Money
 
-        public init(storeSession: ClientSessionRequest, chargeAmount: Money, completeInSDK: @escaping @Sendable (ClientSession, SimulatorHandle) async throws -> Secret) {
+        public init(
+            storeSession: ClientSessionRequest, chargeAmount: Money,
+            completeInSDK: @escaping @Sendable (ClientSession, SimulatorHandle) async throws -> Secret
+        ) {
             self.storeSession = storeSession
             self.chargeAmount = chargeAmount
             self.completeInSDK = completeInSDK
@@ -165,7 +173,9 @@ public struct ContractFixtures: Sendable {
         /// False for providers that sign no timestamp (staleness cannot be checked).
         public var signsTimestamp: Bool
 
-        public init(signsTimestamp: Bool, delivery: @escaping @Sendable (WebhookVariant, Date) throws -> WebhookDelivery) {
+        public init(
+            signsTimestamp: Bool, delivery: @escaping @Sendable (WebhookVariant, Date) throws -> WebhookDelivery
+        ) {
             self.signsTimestamp = signsTimestamp
             self.delivery = delivery
         }
@@ -177,7 +187,10 @@ public struct ContractFixtures: Sendable {
         public var expected: CardGatewayError.Code
         public var run: @Sendable (any CardProvider, OperationContext) async throws -> Void
 
-        public init(name: String, expected: CardGatewayError.Code, run: @escaping @Sendable (any CardProvider, OperationContext) async throws -> Void) {
+        public init(
+            name: String, expected: CardGatewayError.Code,
+            run: @escaping @Sendable (any CardProvider, OperationContext) async throws -> Void
+        ) {
             self.name = name
             self.expected = expected
             self.run = run
@@ -190,6 +203,8 @@ public struct ContractFixtures: Sendable {
     public var provisioning: Provisioning?
     public var storedCredentials: StoredCredentialFixtures?
     public var webhooks: Webhooks?
+    /// Card details and PIN (`ContractSuite+CardReveal.swift`); set after `init`.
+    public var reveal: Reveal? = nil
     /// One read-like call the error scenarios inject faults into. Defaults to looking up `lookup.existing`.
     public var probe: (@Sendable (any CardProvider, OperationContext) async throws -> Void)?
     public var extraErrorScenarios: [ErrorScenario]
@@ -203,9 +218,11 @@ public struct ContractFixtures: Sendable {
     public var waivedErrors: String?
 
     public init(
-        lookup: Lookup? = nil, cards: CardManagement? = nil, walletTokens: WalletTokenFixtures? = nil, provisioning: Provisioning? = nil,
+        lookup: Lookup? = nil, cards: CardManagement? = nil, walletTokens: WalletTokenFixtures? = nil,
+        provisioning: Provisioning? = nil,
         storedCredentials: StoredCredentialFixtures? = nil, webhooks: Webhooks? = nil,
-        probe: (@Sendable (any CardProvider, OperationContext) async throws -> Void)? = nil, extraErrorScenarios: [ErrorScenario] = [],
+        probe: (@Sendable (any CardProvider, OperationContext) async throws -> Void)? = nil,
+        extraErrorScenarios: [ErrorScenario] = [],
         waived: [Capability: String] = [:], waivedWallets: [Wallet: String] = [:], waivedErrors: String? = nil
     ) {
         self.waived = waived
@@ -252,7 +269,9 @@ public struct ContractReport: Sendable, CustomStringConvertible {
     public func outcome(of name: String) -> Outcome? { scenarios.first { $0.name == name }?.outcome }
 
     public var description: String {
-        var lines = ["contract \(subject): \(passedCount) passed, \(failures.count) failures, \(scenarios.filter { if case .skipped = $0.outcome { return true } else { return false } }.count) skipped"]
+        var lines = [
+            "contract \(subject): \(passedCount) passed, \(failures.count) failures, \(scenarios.filter { if case .skipped = $0.outcome { return true } else { return false } }.count) skipped"
+        ]
         for scenario in scenarios {
             switch scenario.outcome {
             case .passed: lines.append("  ✔ \(scenario.name)")

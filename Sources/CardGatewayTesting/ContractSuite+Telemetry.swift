@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import CardGatewaySimulation
 import Foundation
 import InMemoryTracing
@@ -32,11 +32,15 @@ extension ContractSuite {
     ///     #expect(!run.spans.isEmpty)
     /// }
     /// ```
-    public static func runRecordingSpans(_ subject: ContractSubject, timeout: Duration = .milliseconds(800)) async -> ContractTelemetryReport {
+    public static func runRecordingSpans(
+        _ subject: ContractSubject, timeout: Duration = .milliseconds(800)
+    ) async -> ContractTelemetryReport {
         let tracer = InMemoryTracer()
         do {
             return try await withSimulator(subject.simulator) { handle in
-                let run = ContractRun(subject: subject, handle: handle, timeout: timeout, observability: GatewayObservability(tracer: tracer))
+                let run = ContractRun(
+                    subject: subject, handle: handle, timeout: timeout,
+                    observability: GatewayObservability(tracer: tracer))
                 var report = await run.run()
                 let spans = tracer.finishedSpans
                 let needles = run.spanNeedles()
@@ -48,15 +52,20 @@ extension ContractSuite {
                 let texts = spans.flatMap(ContractTelemetry.texts(of:))
                 for (label, value) in run.labelledNeedles.withLock({ $0 }) {
                     for text in texts where ContractRun.mentions(text, label: label, value: value) {
-                        checks.fail("a span carries the \(label) next to its name: \(run.mask(String(text.prefix(40))))")
+                        checks.fail(
+                            "a span carries the \(label) next to its name: \(run.mask(String(text.prefix(40))))")
                     }
                 }
-                report.scenarios.append(.init(name: ContractTelemetryReport.scenarioName, outcome: checks.failures.isEmpty ? .passed : .failed(checks.failures)))
+                report.scenarios.append(
+                    .init(
+                        name: ContractTelemetryReport.scenarioName,
+                        outcome: checks.failures.isEmpty ? .passed : .failed(checks.failures)))
                 return ContractTelemetryReport(report: report, spans: spans, needleCount: needles.count)
             }
         } catch {
             let report = ContractReport(
-                subject: subject.name, scenarios: [.init(name: "start simulator", outcome: .failed(["the simulator did not start: \(error)"]))]
+                subject: subject.name,
+                scenarios: [.init(name: "start simulator", outcome: .failed(["the simulator did not start: \(error)"]))]
             )
             return ContractTelemetryReport(report: report, spans: tracer.finishedSpans, needleCount: 0)
         }
@@ -136,19 +145,24 @@ extension ContractRun {
     /// What no span may carry: what the redaction scenario checks logs for, and the fixtures' card ids and
     /// customers (a span is named after the adapter's operation, never after the path that holds them).
     func spanNeedles() -> [String] {
-        var needles = subject.credentials.values.map(\.revealedValue) + subject.sensitiveValues + derivedNeedles.withLock { $0 }
+        var needles =
+            subject.credentials.values.map(\.revealedValue) + subject.sensitiveValues + derivedNeedles.withLock { $0 }
         let fixtures = subject.fixtures
         var cards: [CardRef] = []
         if let lookup = fixtures.lookup { cards += [lookup.existing, lookup.missing] }
         if let management = fixtures.cards {
-            cards += [management.activation?.card, management.lockable, management.cancellable, management.pinChange?.card].compactMap { $0 }
+            cards += [
+                management.activation?.card, management.lockable, management.cancellable, management.pinChange?.card,
+            ].compactMap { $0 }
             needles.append(management.customer)
         }
         if let tokens = fixtures.walletTokens {
             cards.append(tokens.card)
             needles += [tokens.token] + (tokens.deletable.map { [$0] } ?? [])
         }
-        if let provisioning = fixtures.provisioning { cards += [provisioning.eligible] + (provisioning.ineligible.map { [$0] } ?? []) }
+        if let provisioning = fixtures.provisioning {
+            cards += [provisioning.eligible] + (provisioning.ineligible.map { [$0] } ?? [])
+        }
         for card in cards {
             needles.append(card.id)
             if let customer = card.customer { needles.append(customer) }

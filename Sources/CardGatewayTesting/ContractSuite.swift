@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import CardGatewayAsyncHTTPClient
 import CardGatewaySimulation
 import Foundation
@@ -27,7 +27,10 @@ public enum ContractSuite: Sendable {
                 await ContractRun(subject: subject, handle: handle, timeout: timeout).run()
             }
         } catch {
-            return ContractReport(subject: subject.name, scenarios: [.init(name: "start simulator", outcome: .failed(["the simulator did not start: \(error)"]))])
+            return ContractReport(
+                subject: subject.name,
+                scenarios: [.init(name: "start simulator", outcome: .failed(["the simulator did not start: \(error)"]))]
+            )
         }
     }
 }
@@ -80,11 +83,14 @@ struct ContractRun {
             credentials: subject.credentials, options: subject.options, timeout: timeout, retry: .none
         )
         let http = try ProviderHTTPClient(
-            instance: configuration.name, kind: configuration.kind, baseURL: handle.baseURL, transport: AsyncHTTPClientTransport(),
+            instance: configuration.name, kind: configuration.kind, baseURL: handle.baseURL,
+            transport: AsyncHTTPClientTransport(),
             timeout: timeout, retry: .none, logger: capture.logger(label: "contract.http"),
             attemptMiddlewares: observability.map { [$0.attemptTelemetry()] } ?? []
         )
-        let setup = ProviderSetup(configuration: configuration, http: http, logger: capture.logger(label: "contract.provider"), credentialStore: subject.credentialStore)
+        let setup = ProviderSetup(
+            configuration: configuration, http: http, logger: capture.logger(label: "contract.provider"),
+            credentialStore: subject.credentialStore)
         return try subject.factory.make(setup)
     }
 
@@ -96,7 +102,11 @@ struct ContractRun {
         do {
             provider = try makeProvider()
         } catch {
-            return ContractReport(subject: subject.name, scenarios: [.init(name: "make provider", outcome: .failed(["the factory failed: \(String(describing: error))"]))])
+            return ContractReport(
+                subject: subject.name,
+                scenarios: [
+                    .init(name: "make provider", outcome: .failed(["the factory failed: \(String(describing: error))"]))
+                ])
         }
 
         func scenario(_ name: String, skip: String? = nil, _ body: (ScenarioChecks) async throws -> Void) async {
@@ -120,20 +130,32 @@ struct ContractRun {
         await scenario("descriptor") { checks in
             checks.expect(provider.descriptor == descriptor, "the instance's descriptor differs from the factory's")
             let implements: [(Capability, Bool)] = [
-                (.cardLookup, provider is any CardLookup), (.cardListing, provider is any CardListing), (.cardIssuance, provider is any CardIssuance),
+                (.cardLookup, provider is any CardLookup), (.cardListing, provider is any CardListing),
+                (.cardIssuance, provider is any CardIssuance),
                 (.cardActivation, provider is any CardActivation), (.cardPIN, provider is any CardPINManagement),
-                (.cardPrograms, provider is any CardPrograms), (.walletTokenListing, provider is any WalletTokenListing),
+                (.cardPrograms, provider is any CardPrograms),
+                (.walletTokenListing, provider is any WalletTokenListing),
                 (.walletTokenControl, provider is any WalletTokenControl),
-                (.walletProvisioning, provider is any WalletProvisioning), (.storedCredentials, provider is any StoredCredentials),
+                (.walletProvisioning, provider is any WalletProvisioning),
+                (.storedCredentials, provider is any StoredCredentials),
                 (.webhooks, provider is any WebhookVerifying),
             ]
             for (capability, conforms) in implements {
-                checks.expect(descriptor.capabilities.contains(capability) == conforms, "capability \(capability) declared: \(descriptor.capabilities.contains(capability)), implemented: \(conforms)")
+                checks.expect(
+                    descriptor.capabilities.contains(capability) == conforms,
+                    "capability \(capability) declared: \(descriptor.capabilities.contains(capability)), implemented: \(conforms)"
+                )
             }
             // Locking and cancellation share one protocol: declaring either needs it, implementing it needs one of them.
-            let statusDeclared = descriptor.capabilities.contains(.cardLocking) || descriptor.capabilities.contains(.cardCancellation)
-            checks.expect(statusDeclared == (provider is any CardStatusControl), "cardLocking or cardCancellation declared: \(statusDeclared), CardStatusControl implemented: \(provider is any CardStatusControl)")
-            checks.expect(descriptor.capabilities.contains(.walletProvisioning) == !descriptor.provisioningFlows.isEmpty, "provisioning flows must be declared exactly when walletProvisioning is")
+            let statusDeclared =
+                descriptor.capabilities.contains(.cardLocking) || descriptor.capabilities.contains(.cardCancellation)
+            checks.expect(
+                statusDeclared == (provider is any CardStatusControl),
+                "cardLocking or cardCancellation declared: \(statusDeclared), CardStatusControl implemented: \(provider is any CardStatusControl)"
+            )
+            checks.expect(
+                descriptor.capabilities.contains(.walletProvisioning) == !descriptor.provisioningFlows.isEmpty,
+                "provisioning flows must be declared exactly when walletProvisioning is")
         }
 
         await runLookup(provider, scenario)
@@ -142,22 +164,28 @@ struct ContractRun {
         await runProvisioning(provider, scenario)
         await runStoredCredentials(provider, scenario)
         await runWebhooks(provider, scenario)
+        await runCardReveal(provider, scenario)
         await runErrors(provider, scenario)
         await runFaultMatrix(provider, scenario)
 
         await scenario("redaction: logs and error descriptions") { checks in
-            let needles = (subject.credentials.values.map(\.revealedValue) + subject.sensitiveValues + derivedNeedles.withLock { $0 })
+            let needles =
+                (subject.credentials.values.map(\.revealedValue) + subject.sensitiveValues
+                + derivedNeedles.withLock { $0 })
                 .filter { $0.count >= 4 }
             for leak in capture.leaks(of: needles) { checks.fail("a log line contains sensitive value \(mask(leak))") }
             let descriptions = errorDescriptions.withLock { $0 }
             for needle in needles {
                 for description in descriptions where description.contains(needle) {
-                    checks.fail("an error description contains sensitive value \(mask(needle)): \(description.prefix(80))…")
+                    checks.fail(
+                        "an error description contains sensitive value \(mask(needle)): \(description.prefix(80))…")
                 }
             }
             for (label, value) in labelledNeedles.withLock({ $0 }) {
                 for text in [capture.text] + descriptions where Self.mentions(text, label: label, value: value) {
-                    checks.fail("a log line or error description carries the \(label) next to its name: \(mask(String(text.prefix(40))))")
+                    checks.fail(
+                        "a log line or error description carries the \(label) next to its name: \(mask(String(text.prefix(40))))"
+                    )
                 }
             }
             checks.expect(!capture.all.isEmpty, "the adapter logged nothing through the logger it was given")
@@ -180,7 +208,9 @@ struct ContractRun {
     func mask(_ value: String) -> String { "\(value.prefix(2))…(\(value.count) chars)" }
 
     func record(_ error: any Error) {
-        errorDescriptions.withLock { $0.append(String(describing: error)); $0.append(String(reflecting: error)) }
+        errorDescriptions.withLock {
+            $0.append(String(describing: error)); $0.append(String(reflecting: error))
+        }
     }
 
     func remember(_ data: SensitiveData) {
@@ -194,7 +224,9 @@ struct ContractRun {
     }
 
     /// Runs `body` expecting a `CardGatewayError` with `code`.
-    func expectError(_ code: CardGatewayError.Code, _ checks: ScenarioChecks, _ body: () async throws -> Void) async -> CardGatewayError? {
+    func expectError(
+        _ code: CardGatewayError.Code, _ checks: ScenarioChecks, _ body: () async throws -> Void
+    ) async -> CardGatewayError? {
         do {
             try await body()
             checks.fail("expected \(code), but the call succeeded")
@@ -219,13 +251,15 @@ struct ContractRun {
     /// A declared capability without fixtures: skipped only when the subject waives it, with its reason;
     /// otherwise a failure, so that an adapter cannot pass a contract it was never run against.
     func missing(
-        _ area: WaivedArea, _ name: String, _ what: String, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void
+        _ area: WaivedArea, _ name: String, _ what: String,
+        _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void
     ) async {
         if let reason = area.reason(in: subject.fixtures) {
             await scenario(name, "waived: \(reason)") { _ in }
         } else {
             await scenario(name, nil) { checks in
-                checks.fail("\(what), though the descriptor declares it; give the fixtures or waive \(area) with a reason")
+                checks.fail(
+                    "\(what), though the descriptor declares it; give the fixtures or waive \(area) with a reason")
             }
         }
     }
@@ -255,7 +289,9 @@ struct ContractRun {
 
     // MARK: Lookup
 
-    func runLookup(_ provider: any CardProvider, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void) async {
+    func runLookup(
+        _ provider: any CardProvider, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void
+    ) async {
         let declared = descriptor.capabilities.contains(.cardLookup)
         guard declared, let lookup = provider as? any CardLookup else { return }
         guard let fixture = subject.fixtures.lookup else {
@@ -265,14 +301,23 @@ struct ContractRun {
         await scenario("lookup: existing card", nil) { checks in
             let before = handle.journal.entries().count
             let card = try await lookup.card(fixture.existing, context: context)
-            checks.expect(card.ref.id == fixture.existing.id, "the card id is \(card.ref.id), expected \(fixture.existing.id)")
-            checks.expect(card.status == fixture.expectedStatus, "the status is \(card.status), expected \(fixture.expectedStatus)")
-            if let lastFour = fixture.expectedLastFour { checks.expect(card.lastFour == lastFour, "last four is \(card.lastFour ?? "nil"), expected \(lastFour)") }
+            checks.expect(
+                card.ref.id == fixture.existing.id, "the card id is \(card.ref.id), expected \(fixture.existing.id)")
+            checks.expect(
+                card.status == fixture.expectedStatus,
+                "the status is \(card.status), expected \(fixture.expectedStatus)")
+            if let lastFour = fixture.expectedLastFour {
+                checks.expect(card.lastFour == lastFour, "last four is \(card.lastFour ?? "nil"), expected \(lastFour)")
+            }
             checks.expect(!card.providerStatus.isEmpty, "providerStatus is empty")
             let wire = newEntries(since: before)
             let reads = wire.filter { $0.method == "GET" && $0.path.contains(fixture.existing.id) }
-            checks.expect(!reads.isEmpty, "no GET naming the card id went over the wire (saw \(wire.map { "\($0.method) \($0.path)" }))")
-            checks.expect(wire.allSatisfy { $0.responseStatus < 400 }, "a request failed on the way: \(wire.map { "\($0.method) \($0.path) \($0.responseStatus)" })")
+            checks.expect(
+                !reads.isEmpty,
+                "no GET naming the card id went over the wire (saw \(wire.map { "\($0.method) \($0.path)" }))")
+            checks.expect(
+                wire.allSatisfy { $0.responseStatus < 400 },
+                "a request failed on the way: \(wire.map { "\($0.method) \($0.path) \($0.responseStatus)" })")
         }
         await scenario("lookup: missing card is notFound", nil) { checks in
             _ = await expectError(.notFound, checks) { _ = try await lookup.card(fixture.missing, context: context) }
@@ -281,8 +326,11 @@ struct ContractRun {
 
     // MARK: Provisioning
 
-    func runProvisioning(_ provider: any CardProvider, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void) async {
-        guard descriptor.capabilities.contains(.walletProvisioning), let wallets = provider as? any WalletProvisioning else { return }
+    func runProvisioning(
+        _ provider: any CardProvider, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void
+    ) async {
+        guard descriptor.capabilities.contains(.walletProvisioning), let wallets = provider as? any WalletProvisioning
+        else { return }
         guard let fixture = subject.fixtures.provisioning else {
             await missing(.capability(.walletProvisioning), "provisioning", "no provisioning fixtures given", scenario)
             return
@@ -296,8 +344,13 @@ struct ContractRun {
                     newEntries(since: before).contains { $0.method == "GET" && $0.path.contains(fixture.eligible.id) },
                     "the offer did not read the card from the provider"
                 )
-                checks.expect(offer.eligible, "the eligible card was offered as ineligible: \(offer.ineligibleReason?.description ?? "no reason")")
-                checks.expect(offer.flow == flow, "the offer's flow is \(offer.flow.map(\.rawValue) ?? "nil"), the descriptor says \(flow)")
+                checks.expect(
+                    offer.eligible,
+                    "the eligible card was offered as ineligible: \(offer.ineligibleReason?.description ?? "no reason")"
+                )
+                checks.expect(
+                    offer.flow == flow,
+                    "the offer's flow is \(offer.flow.map(\.rawValue) ?? "nil"), the descriptor says \(flow)")
                 checks.expect(offer.wallet == wallet, "the offer is for \(offer.wallet)")
             }
             if let ineligible = fixture.ineligible {
@@ -308,40 +361,47 @@ struct ContractRun {
                 }
             }
             guard let inputs = fixture.inputs[wallet], !inputs.isEmpty else {
-                await missing(.wallet(wallet), "provisioning: \(wallet) provision", "no inputs given for \(wallet)", scenario)
+                await missing(
+                    .wallet(wallet), "provisioning: \(wallet) provision", "no inputs given for \(wallet)", scenario)
                 continue
             }
             await scenario("provisioning: \(wallet) provision by \(flow)", nil) { checks in
                 var previous: ProvisioningResponse?
                 for (round, planned) in inputs.enumerated() {
                     let input = fixture.answer?(planned, previous) ?? planned
-                    if case .applePay(let apple) = input { apple.certificates.forEach(remember); remember(apple.nonce); remember(apple.nonceSignature) }
-                    if case .issuerSDK(let output?) = input { remember(output) }
+                    if let apple = input.applePay {
+                        apple.certificates.forEach(remember); remember(apple.nonce); remember(apple.nonceSignature)
+                    }
+                    if let output = input.issuerSDKOutput { remember(output) }
                     let before = handle.journal.entries().count
-                    let response = try await wallets.provision(ProvisioningRequest(card: fixture.eligible, wallet: wallet, input: input), context: context)
+                    let response = try await wallets.provision(
+                        ProvisioningRequest(card: fixture.eligible, wallet: wallet, input: input), context: context)
                     previous = response
                     checks.expect(!newEntries(since: before).isEmpty, "round \(round + 1) sent nothing to the provider")
-                    switch (flow, wallet, response) {
-                    case (.encryptedPayload, .applePay, .applePay(let payload)):
-                        checks.expect(!payload.activationData.isEmpty && !payload.encryptedPassData.isEmpty && !payload.ephemeralPublicKey.isEmpty, "an Apple payload part is empty")
+                    if flow == .encryptedPayload, wallet == .applePay, let payload = response.applePay {
+                        checks.expect(
+                            !payload.activationData.isEmpty && !payload.encryptedPassData.isEmpty
+                                && !payload.ephemeralPublicKey.isEmpty, "an Apple payload part is empty")
                         remember(payload.encryptedPassData)
                         remember(payload.activationData)
-                    case (.encryptedPayload, .googlePay, .googlePay(let payload)):
+                    } else if flow == .encryptedPayload, wallet == .googlePay, let payload = response.googlePay {
                         checks.expect(!payload.opaquePaymentCard.isEmpty, "the opaque payment card is empty")
                         remember(payload.opaquePaymentCard)
-                    case (.encryptedPayload, .samsungPay, .samsungPay(let payload)):
+                    } else if flow == .encryptedPayload, wallet == .samsungPay, let payload = response.samsungPay {
                         checks.expect(!payload.extraProvisionPayload.isEmpty, "the extra provision payload is empty")
                         remember(payload.extraProvisionPayload)
-                    case (.issuerSDKRelay, _, .issuerSDKInput(let input)):
+                    } else if flow == .issuerSDKRelay, let input = response.issuerSDKInput {
                         checks.expect(!input.isEmpty, "round \(round + 1): the SDK input is empty")
                         remember(input)
-                    case (.issuerSDKKey, _, .ephemeralKey(let key)):
+                    } else if flow == .issuerSDKKey, let key = response.ephemeralKey {
                         checks.expect(!key.rawJSON.isEmpty, "the ephemeral key JSON is empty")
                         checks.expect(key.expires > Date(), "the ephemeral key has already expired")
-                        if let json = try? JSONValue.parse(key.rawJSON.revealedBytes), let secret = json["secret"]?.stringValue {
+                        if let json = try? JSONValue.parse(key.rawJSON.revealedBytes),
+                            let secret = json["secret"]?.stringValue
+                        {
                             derivedNeedles.withLock { $0.append(secret) }
                         }
-                    default:
+                    } else {
                         checks.fail("round \(round + 1): a \(flow) flow for \(wallet) answered \(response)")
                     }
                 }
@@ -352,21 +412,30 @@ struct ContractRun {
                 let before = handle.journal.entries().count
                 try await wallets.confirm(confirmation, context: context)
                 let sent = newEntries(since: before)
-                checks.expect(sent.allSatisfy { $0.responseStatus < 400 }, "a confirm request failed: \(sent.map { "\($0.method) \($0.path) \($0.responseStatus)" })")
-                checks.expect(sent.allSatisfy { $0.method == "GET" || $0.path.contains(confirmation.card.id) }, "a confirm write does not name the card")
+                checks.expect(
+                    sent.allSatisfy { $0.responseStatus < 400 },
+                    "a confirm request failed: \(sent.map { "\($0.method) \($0.path) \($0.responseStatus)" })")
+                checks.expect(
+                    sent.allSatisfy { $0.method == "GET" || $0.path.contains(confirmation.card.id) },
+                    "a confirm write does not name the card")
             }
         }
     }
 
     // MARK: Stored credentials
 
-    func runStoredCredentials(_ provider: any CardProvider, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void) async {
-        guard descriptor.capabilities.contains(.storedCredentials), let credentials = provider as? any StoredCredentials else { return }
+    func runStoredCredentials(
+        _ provider: any CardProvider, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void
+    ) async {
+        guard descriptor.capabilities.contains(.storedCredentials), let credentials = provider as? any StoredCredentials
+        else { return }
         guard let fixture = subject.fixtures.storedCredentials else {
-            await missing(.capability(.storedCredentials), "storedCredentials", "no stored-credential fixtures given", scenario)
+            await missing(
+                .capability(.storedCredentials), "storedCredentials", "no stored-credential fixtures given", scenario)
             return
         }
-        await scenario("storedCredentials: session, SDK result, verification, merchant-initiated charge", nil) { checks in
+        await scenario("storedCredentials: session, SDK result, verification, merchant-initiated charge", nil) {
+            checks in
             let session = try await credentials.clientSession(fixture.storeSession, context: context)
             checks.expect(!session.token.isEmpty, "the session token is empty")
             derivedNeedles.withLock { $0.append(session.token.revealedValue) }
@@ -374,29 +443,44 @@ struct ContractRun {
             derivedNeedles.withLock { $0.append(result.revealedValue) }
             let credential = try await credentials.verifyResult(result, context: context)
             checks.expect(!credential.reference.isEmpty, "the stored credential has no reference")
-            checks.expect(credential.maskedPAN.contains("*") || credential.maskedPAN.contains("#"), "the PAN is not masked: \(credential.maskedPAN.count) chars")
+            checks.expect(
+                credential.maskedPAN.contains("*") || credential.maskedPAN.contains("#"),
+                "the PAN is not masked: \(credential.maskedPAN.count) chars")
             let before = handle.journal.entries().count
-            let charge = try await credentials.charge(ChargeRequest(reference: credential.reference, amount: fixture.chargeAmount, initiator: .merchant(.unscheduled)), context: context)
+            let charge = try await credentials.charge(
+                ChargeRequest(
+                    reference: credential.reference, amount: fixture.chargeAmount, initiator: .merchant(.unscheduled)),
+                context: context)
             checks.expect(!charge.transactionReference.isEmpty, "the charge has no transaction reference")
-            checks.expect(charge.parentReference == credential.reference, "the charge's parent is \(charge.parentReference)")
-            checks.expect(newEntries(since: before).filter { $0.method == "POST" }.count == 1, "a charge must be sent exactly once")
+            checks.expect(
+                charge.parentReference == credential.reference, "the charge's parent is \(charge.parentReference)")
+            checks.expect(
+                newEntries(since: before).filter { $0.method == "POST" }.count == 1,
+                "a charge must be sent exactly once")
         }
         await scenario("storedCredentials: storing without consent is refused", nil) { checks in
             var request = fixture.storeSession
             request.intent = .store(consent: nil)
-            _ = await expectError(.invalidRequest, checks) { _ = try await credentials.clientSession(request, context: context) }
+            _ = await expectError(.invalidRequest, checks) {
+                _ = try await credentials.clientSession(request, context: context)
+            }
         }
         await scenario("storedCredentials: a forged result is refused", nil) { checks in
             _ = await expectError(.signatureInvalid, checks) {
-                _ = try await credentials.verifyResult(Secret("eyJhbGciOiJIUzI1NiJ9.eyJhdWQiOiJ4In0.c2lnbmF0dXJl"), context: context)
+                _ = try await credentials.verifyResult(
+                    Secret("eyJhbGciOiJIUzI1NiJ9.eyJhdWQiOiJ4In0.c2lnbmF0dXJl"), context: context)
             }
         }
     }
 
     // MARK: Webhooks
 
-    func runWebhooks(_ provider: any CardProvider, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void) async {
-        guard descriptor.capabilities.contains(.webhooks), let verifier = provider as? any WebhookVerifying else { return }
+    func runWebhooks(
+        _ provider: any CardProvider, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void
+    ) async {
+        guard descriptor.capabilities.contains(.webhooks), let verifier = provider as? any WebhookVerifying else {
+            return
+        }
         guard let fixture = subject.fixtures.webhooks else {
             await missing(.capability(.webhooks), "webhooks", "no webhook fixtures given", scenario)
             return
@@ -418,12 +502,16 @@ struct ContractRun {
 
     // MARK: Errors
 
-    func runErrors(_ provider: any CardProvider, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void) async {
+    func runErrors(
+        _ provider: any CardProvider, _ scenario: (String, String?, (ScenarioChecks) async throws -> Void) async -> Void
+    ) async {
         let probe: (@Sendable (any CardProvider, OperationContext) async throws -> Void)?
         if let given = subject.fixtures.probe {
             probe = given
         } else if let lookup = subject.fixtures.lookup, provider is any CardLookup {
-            probe = { provider, context in _ = try await (provider as! any CardLookup).card(lookup.existing, context: context) }
+            probe = { provider, context in
+                _ = try await (provider as! any CardLookup).card(lookup.existing, context: context)
+            }
         } else {
             probe = nil
         }
@@ -447,10 +535,19 @@ struct ContractRun {
             handle.faults.inject(FaultRule(count: count, pathPrefix: path, method: probeMethod, action: action))
         }
         let cases: [(String, FaultAction, CardGatewayError.Code)] = [
-            ("errors: 401 is authenticationFailed", .status(401, retryAfterSeconds: nil, message: "bad credentials"), .authenticationFailed),
-            ("errors: 403 is permissionDenied", .status(403, retryAfterSeconds: nil, message: "forbidden"), .permissionDenied),
+            (
+                "errors: 401 is authenticationFailed", .status(401, retryAfterSeconds: nil, message: "bad credentials"),
+                .authenticationFailed
+            ),
+            (
+                "errors: 403 is permissionDenied", .status(403, retryAfterSeconds: nil, message: "forbidden"),
+                .permissionDenied
+            ),
             ("errors: 404 is notFound", .status(404, retryAfterSeconds: nil, message: "not found"), .notFound),
-            ("errors: 503 is providerUnavailable", .status(503, retryAfterSeconds: nil, message: "maintenance"), .providerUnavailable),
+            (
+                "errors: 503 is providerUnavailable", .status(503, retryAfterSeconds: nil, message: "maintenance"),
+                .providerUnavailable
+            ),
             ("errors: a malformed body is invalidResponse", .malformedBody(status: 200), .invalidResponse),
         ]
         for (name, action, code) in cases {
@@ -458,19 +555,27 @@ struct ContractRun {
                 inject(action)
                 if let error = await expectError(code, checks, { try await probe(provider, context) }) {
                     if case .status(let status, _, _) = action {
-                        checks.expect(error.httpStatus == status, "httpStatus is \(error.httpStatus.map(String.init) ?? "nil"), expected \(status)")
+                        checks.expect(
+                            error.httpStatus == status,
+                            "httpStatus is \(error.httpStatus.map(String.init) ?? "nil"), expected \(status)")
                     }
                     // A 503 to a read is worth repeating; one to a write without an idempotency key (a charge) may
                     // have been processed, so the adapter may rightly say it is not.
-                    if code == .providerUnavailable && probeMethod == "GET" { checks.expect(error.isRetryable, "a 503 to a read should be retryable") }
-                    if code == .authenticationFailed || code == .notFound { checks.expect(!error.isRetryable, "\(code) should not be retryable") }
+                    if code == .providerUnavailable && probeMethod == "GET" {
+                        checks.expect(error.isRetryable, "a 503 to a read should be retryable")
+                    }
+                    if code == .authenticationFailed || code == .notFound {
+                        checks.expect(!error.isRetryable, "\(code) should not be retryable")
+                    }
                 }
             }
         }
         await scenario("errors: 429 is rateLimited with Retry-After", nil) { checks in
             inject(.status(429, retryAfterSeconds: 7, message: "slow down"))
             if let error = await expectError(.rateLimited, checks, { try await probe(provider, context) }) {
-                checks.expect(error.retryAfter == .seconds(7), "retryAfter is \(error.retryAfter.map { "\($0)" } ?? "nil"), expected 7 seconds")
+                checks.expect(
+                    error.retryAfter == .seconds(7),
+                    "retryAfter is \(error.retryAfter.map { "\($0)" } ?? "nil"), expected 7 seconds")
                 checks.expect(error.isRetryable, "rate limiting should be retryable")
             }
         }
@@ -481,8 +586,8 @@ struct ContractRun {
             if let error = await expectError(.timeout, checks, { try await probe(impatient, context) }) {
                 checks.expect(error.mayHaveReachedProvider, "a timed-out request may have reached the provider")
             }
-            // Let the delayed request finish before the next scenario.
-            try? await Task.sleep(for: .milliseconds(Int64(delay) - timeout.milliseconds + 50))
+            // Let the delayed request be answered and journaled before the next scenario (a signal, not a sleep).
+            await handle.faults.delayedAnswersSettled()
         }
         await scenario("errors: a dropped connection is a transport failure", nil) { checks in
             inject(.dropConnection)
@@ -491,7 +596,9 @@ struct ContractRun {
                 checks.fail("expected a failure, the call succeeded")
             } catch let error as CardGatewayError {
                 record(error)
-                checks.expect([.transport, .timeout, .invalidResponse].contains(error.code), "a dropped connection gave \(error.code)")
+                checks.expect(
+                    [.transport, .timeout, .invalidResponse].contains(error.code),
+                    "a dropped connection gave \(error.code)")
                 checks.expect(error.mayHaveReachedProvider, "a dropped connection may have reached the provider")
             }
         }
@@ -502,7 +609,8 @@ struct ContractRun {
                 checks.fail("a truncated body was accepted")
             } catch let error as CardGatewayError {
                 record(error)
-                checks.expect([.transport, .invalidResponse].contains(error.code), "a truncated body gave \(error.code)")
+                checks.expect(
+                    [.transport, .invalidResponse].contains(error.code), "a truncated body gave \(error.code)")
             }
         }
         for extra in subject.fixtures.extraErrorScenarios {

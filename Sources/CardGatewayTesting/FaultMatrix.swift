@@ -94,7 +94,9 @@ public enum FaultMatrix: Sendable {
         /// The error's `retryAfter`, checked when set.
         public var retryAfter: Duration?
 
-        public init(_ code: CardGatewayError.Code, retryable: Bool, mayHaveReachedProvider: Bool, retryAfter: Duration? = nil) {
+        public init(
+            _ code: CardGatewayError.Code, retryable: Bool, mayHaveReachedProvider: Bool, retryAfter: Duration? = nil
+        ) {
             self.code = code
             self.retryable = retryable
             self.mayHaveReachedProvider = mayHaveReachedProvider
@@ -120,7 +122,9 @@ public enum FaultMatrix: Sendable {
                 retryAfter: repeatable ? .seconds(fault.retryAfterSeconds!) : nil
             )
         case .status429RetryAfter:
-            return Expectation(.rateLimited, retryable: true, mayHaveReachedProvider: false, retryAfter: .seconds(fault.retryAfterSeconds!))
+            return Expectation(
+                .rateLimited, retryable: true, mayHaveReachedProvider: false,
+                retryAfter: .seconds(fault.retryAfterSeconds!))
         case .slowerThanTimeout:
             return Expectation(.timeout, retryable: repeatable, mayHaveReachedProvider: true)
         case .refusedBeforeSending:
@@ -142,8 +146,10 @@ public enum FaultMatrix: Sendable {
         case .status500: return .status(500, retryAfterSeconds: nil, message: "simulated internal error")
         case .status502: return .status(502, retryAfterSeconds: nil, message: "simulated bad gateway")
         case .status503: return .status(503, retryAfterSeconds: nil, message: "simulated maintenance")
-        case .status503RetryAfter: return .status(503, retryAfterSeconds: fault.retryAfterSeconds, message: "simulated maintenance")
-        case .status429RetryAfter: return .status(429, retryAfterSeconds: fault.retryAfterSeconds, message: "simulated rate limit")
+        case .status503RetryAfter:
+            return .status(503, retryAfterSeconds: fault.retryAfterSeconds, message: "simulated maintenance")
+        case .status429RetryAfter:
+            return .status(429, retryAfterSeconds: fault.retryAfterSeconds, message: "simulated rate limit")
         case .slowerThanTimeout: return .delay(milliseconds: delayMilliseconds)
         case .refusedBeforeSending: return nil
         case .droppedAfterSending: return .dropConnection

@@ -11,7 +11,8 @@ public struct CapturedLogRecord: Sendable {
 
     /// Everything a log backend would print.
     public var rendered: String {
-        ([label, level.rawValue, message] + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(separator: " ")
+        ([label, level.rawValue, message] + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(
+            separator: " ")
     }
 }
 
@@ -56,8 +57,9 @@ struct CapturingLogHandler: LogHandler {
     func log(event: LogEvent) {
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
-        capture.append(CapturedLogRecord(
-            level: event.level, message: "\(event.message)", metadata: merged.mapValues { "\($0)" }, label: label
-        ))
+        capture.append(
+            CapturedLogRecord(
+                level: event.level, message: "\(event.message)", metadata: merged.mapValues { "\($0)" }, label: label
+            ))
     }
 }

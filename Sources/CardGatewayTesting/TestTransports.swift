@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 import HTTPTypes
 import Synchronization
@@ -18,7 +18,9 @@ public struct RecordedRequest: Sendable {
     public var queryItems: [(name: String, value: String)] {
         guard let query = path.split(separator: "?", maxSplits: 1).dropFirst().first else { return [] }
         return query.split(separator: "&").map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                String($0).removingPercentEncoding ?? String($0)
+            }
             return (parts[0], parts.count > 1 ? parts[1] : "")
         }
     }
@@ -91,7 +93,8 @@ public final class ScriptedTransport: HTTPTransport {
             for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
                 if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
             }
-            return TransportResponse(response: HTTPResponse(status: .init(code: status), headerFields: fields), body: body)
+            return TransportResponse(
+                response: HTTPResponse(status: .init(code: status), headerFields: fields), body: body)
         }
     }
 }
@@ -123,15 +126,19 @@ public final class RecordingTransport: HTTPTransport {
 }
 
 extension ProviderHTTPClient {
-    /// A client for unit tests: the given transport, no real sleeping between retries, a fixed jitter.
-    public static func testing(
+    /// A client for unit tests: the given transport, no real sleeping between retries (a virtual ``ManualClock``
+    /// that jumps to each back-off's end), a fixed jitter of 0.5.
+    @_spi(AdapterSupport) public static func testing(
         instance: String = "test", kind: ProviderKind, baseURL: URL, transport: any HTTPTransport,
-        timeout: Duration = .seconds(5), retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(2), maxRetryAfter: .seconds(60)),
+        timeout: Duration = .seconds(5),
+        retry: RetryPolicy = RetryPolicy(
+            maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(2), maxRetryAfter: .seconds(60)),
         sleeps: SleepRecorder? = nil
     ) throws -> ProviderHTTPClient {
-        try ProviderHTTPClient(
+        let clock = ManualClock(advancesOnSleep: true, onSleep: { duration in sleeps?.record(duration) })
+        return try ProviderHTTPClient(
             instance: instance, kind: kind, baseURL: baseURL, transport: transport, timeout: timeout, retry: retry,
-            sleep: { duration in sleeps?.record(duration) }, random: { 0.5 }
+            clock: clock.gatewayClock()
         )
     }
 }

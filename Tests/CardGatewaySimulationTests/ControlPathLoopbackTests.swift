@@ -4,7 +4,7 @@ import Testing
 @testable import CardGatewaySimulation
 
 /// The control path rewrites a simulator's state and hands out its journal: it answers loopback clients only.
-@Suite("Control path: loopback clients only")
+@Suite("Control path: loopback clients only", .timeLimit(.minutes(5)))
 struct ControlPathLoopbackTests {
     @Test("127.0.0.0/8, ::1 and Unix sockets are loopback; other addresses are not")
     func loopbackAddresses() throws {

@@ -62,9 +62,11 @@ struct IdempotencyTests {
                 #expect(try conflict.echoError().message == "idempotency key reused with different parameters")
 
                 // A rejected request releases its key.
-                let rejected = try await send(client, .POST, sim.at("/items"), headers: [("Idempotency-Key", "key-2")], body: "{}")
+                let rejected = try await send(
+                    client, .POST, sim.at("/items"), headers: [("Idempotency-Key", "key-2")], body: "{}")
                 #expect(rejected.status == 400)
-                let retried = try await send(client, .POST, sim.at("/items"), headers: [("Idempotency-Key", "key-2")], body: #"{"name":"C"}"#)
+                let retried = try await send(
+                    client, .POST, sim.at("/items"), headers: [("Idempotency-Key", "key-2")], body: #"{"name":"C"}"#)
                 #expect(retried.status == 201)
 
                 let advance = #"{"advanceSeconds": \#(Int(EchoSimulator.idempotencyWindow) + 1)}"#

@@ -58,7 +58,8 @@ struct JournalAndControlTests {
 
     @Test("journal bodies mask card numbers, security codes and PINs at any depth, and keep everything else")
     func journalMasksCardData() throws {
-        let json = #"{"lastFourDigits":"7009","cvv":"567","card":{"pan":4111111111111111,"expirydate":"12/30","cardPin" : "1234"},"#
+        let json =
+            #"{"lastFourDigits":"7009","cvv":"567","card":{"pan":4111111111111111,"expirydate":"12/30","cardPin" : "1234"},"#
             + #""request":[{"securitycode":"123","Security_Code":"9876","note":"pin"}],"encryptedCardNumber":"adyenjs_0_1_25$abc\"def"}"#
         let masked = String(decoding: RequestJournal.maskedBody(Data(json.utf8)), as: UTF8.self)
         #expect(
@@ -68,7 +69,9 @@ struct JournalAndControlTests {
         )
         let parsed = try JSONSerialization.jsonObject(with: Data(masked.utf8)) as? [String: Any]
         #expect(parsed?["lastFourDigits"] as? String == "7009", "the masked body is still JSON")
-        #expect(String(decoding: RequestJournal.maskedBody(Data("pin=1234&status=ACTIVE".utf8)), as: UTF8.self) == "pin=%3Cmasked%3E&status=ACTIVE")
+        #expect(
+            String(decoding: RequestJournal.maskedBody(Data("pin=1234&status=ACTIVE".utf8)), as: UTF8.self)
+                == "pin=%3Cmasked%3E&status=ACTIVE")
         #expect(RequestJournal.maskedBody(Data("not a form or JSON".utf8)) == Data("not a form or JSON".utf8))
         #expect(RequestJournal.maskedBody(Data()) == Data())
     }
@@ -78,7 +81,9 @@ struct JournalAndControlTests {
         let journal = RequestJournal(capacity: 3)
         for index in 0..<5 {
             journal.record(
-                JournalEntry(method: "GET", path: "/\(index)", query: nil, headers: [:], body: Data(), responseStatus: 200, timestamp: Date())
+                JournalEntry(
+                    method: "GET", path: "/\(index)", query: nil, headers: [:], body: Data(), responseStatus: 200,
+                    timestamp: Date())
             )
         }
         #expect(journal.entries().map(\.path) == ["/2", "/3", "/4"])
@@ -88,10 +93,16 @@ struct JournalAndControlTests {
     func controlFaults() async throws {
         try await withSimulator(EchoSimulator()) { sim in
             try await withClient { client async throws in
-                let rule = #"{"count":2,"pathPrefix":"/echo/v1/items","method":"GET","action":{"type":"status","status":503,"retryAfterSeconds":2}}"#
+                let rule =
+                    #"{"count":2,"pathPrefix":"/echo/v1/items","method":"GET","action":{"type":"status","status":503,"retryAfterSeconds":2}}"#
                 let injected = try await send(client, .POST, sim.root("/__simulator/faults"), body: rule)
                 #expect(injected.status == 204)
-                #expect(sim.faults.pending == [FaultRule(count: 2, pathPrefix: "/echo/v1/items", method: "GET", action: .status(503, retryAfterSeconds: 2, message: nil))])
+                #expect(
+                    sim.faults.pending == [
+                        FaultRule(
+                            count: 2, pathPrefix: "/echo/v1/items", method: "GET",
+                            action: .status(503, retryAfterSeconds: 2, message: nil))
+                    ])
 
                 // Control requests are neither faulted nor journaled.
                 let listed = try await send(client, .GET, sim.root("/__simulator/faults"))
@@ -102,19 +113,25 @@ struct JournalAndControlTests {
                 #expect(faulted.status == 503)
                 #expect(faulted.header("retry-after") == "2")
 
-                let array = #"[{"action":{"type":"delay","milliseconds":1}},{"action":{"type":"dropConnection"},"count":3}]"#
+                let array =
+                    #"[{"action":{"type":"delay","milliseconds":1}},{"action":{"type":"dropConnection"},"count":3}]"#
                 #expect(try await send(client, .POST, sim.root("/__simulator/faults"), body: array).status == 204)
                 #expect(sim.faults.pending.count == 3)
 
                 #expect(try await send(client, .DELETE, sim.root("/__simulator/faults")).status == 204)
                 #expect(sim.faults.pending.isEmpty)
 
-                let bad = try await send(client, .POST, sim.root("/__simulator/faults"), body: #"{"action":{"type":"explode"}}"#)
+                let bad = try await send(
+                    client, .POST, sim.root("/__simulator/faults"), body: #"{"action":{"type":"explode"}}"#)
                 #expect(bad.status == 400)
                 let message = try bad.jsonObject()["error"] as? String ?? ""
                 #expect(message.contains("unknown fault type"))
                 #expect(try await send(client, .POST, sim.root("/__simulator/faults"), body: "not json").status == 400)
-                #expect(try await send(client, .POST, sim.root("/__simulator/faults"), body: #"{"count":0,"action":{"type":"dropConnection"}}"#).status == 400)
+                #expect(
+                    try await send(
+                        client, .POST, sim.root("/__simulator/faults"),
+                        body: #"{"count":0,"action":{"type":"dropConnection"}}"#
+                    ).status == 400)
                 #expect(sim.faults.pending.isEmpty)
             }
             #expect(sim.journal.entries().map(\.path) == ["/echo/v1/items"])
@@ -125,7 +142,8 @@ struct JournalAndControlTests {
     func controlJournal() async throws {
         try await withSimulator(EchoSimulator()) { sim in
             try await withClient { client async throws in
-                _ = try await send(client, .POST, sim.at("/items"), headers: [("Authorization", "Basic dTpw")], body: #"{"name":"J"}"#)
+                _ = try await send(
+                    client, .POST, sim.at("/items"), headers: [("Authorization", "Basic dTpw")], body: #"{"name":"J"}"#)
                 _ = try await send(client, .GET, sim.at("/items?limit=1"))
 
                 let listed = try await send(client, .GET, sim.root("/__simulator/journal"))
@@ -178,20 +196,29 @@ struct JournalAndControlTests {
         let simulator = EchoSimulator()
         try await withSimulator(simulator) { sim in
             try await withClient { client async throws in
-                #expect(try await send(client, .POST, sim.root("/__simulator/clock"), body: #"{"advanceSeconds": 90}"#).status == 204)
+                #expect(
+                    try await send(client, .POST, sim.root("/__simulator/clock"), body: #"{"advanceSeconds": 90}"#)
+                        .status == 204)
                 #expect(simulator.simulationClock.now() == EchoSimulator.epoch.addingTimeInterval(90))
 
                 let read = try await send(client, .GET, sim.root("/__simulator/clock"))
                 #expect(read.status == 200)
                 #expect(try read.jsonObject()["now"] as? String == "2030-01-01T00:01:30.000Z")
 
-                #expect(try await send(client, .POST, sim.root("/__simulator/clock"), body: #"{"now":"2031-06-01T12:00:00Z"}"#).status == 204)
+                #expect(
+                    try await send(
+                        client, .POST, sim.root("/__simulator/clock"), body: #"{"now":"2031-06-01T12:00:00Z"}"#
+                    ).status == 204)
                 let expected = try Date.ISO8601FormatStyle().parse("2031-06-01T12:00:00Z")
                 #expect(simulator.simulationClock.now() == expected)
 
                 #expect(try await send(client, .POST, sim.root("/__simulator/clock"), body: #"{}"#).status == 400)
-                #expect(try await send(client, .POST, sim.root("/__simulator/clock"), body: #"{"advanceSeconds":"soon"}"#).status == 400)
-                #expect(try await send(client, .POST, sim.root("/__simulator/clock"), body: #"{"now":"yesterday"}"#).status == 400)
+                #expect(
+                    try await send(client, .POST, sim.root("/__simulator/clock"), body: #"{"advanceSeconds":"soon"}"#)
+                        .status == 400)
+                #expect(
+                    try await send(client, .POST, sim.root("/__simulator/clock"), body: #"{"now":"yesterday"}"#).status
+                        == 400)
             }
         }
     }
@@ -200,7 +227,8 @@ struct JournalAndControlTests {
     func controlErrors() async throws {
         try await withSimulator(ClocklessSimulator()) { sim in
             try await withClient { client async throws in
-                let clock = try await send(client, .POST, sim.root("/__simulator/clock"), body: #"{"advanceSeconds":1}"#)
+                let clock = try await send(
+                    client, .POST, sim.root("/__simulator/clock"), body: #"{"advanceSeconds":1}"#)
                 #expect(clock.status == 404)
                 #expect((try clock.jsonObject()["error"] as? String)?.contains("no settable clock") == true)
                 #expect(try await send(client, .GET, sim.root("/__simulator/nothing")).status == 404)
@@ -213,7 +241,8 @@ struct JournalAndControlTests {
                 #expect(try info.jsonObject()["hasClock"] as? Bool == false)
                 // The simulator's own routes and default 404 still work.
                 #expect(try await send(client, .GET, sim.at("/ping")).text == "pong")
-                #expect(try await send(client, .GET, sim.at("/missing")).text == "error 404: no such route (GET: /missing)")
+                #expect(
+                    try await send(client, .GET, sim.at("/missing")).text == "error 404: no such route (GET: /missing)")
             }
             #expect(sim.journal.entries().map(\.path) == ["/ping", "/missing"])
         }

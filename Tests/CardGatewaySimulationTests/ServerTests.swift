@@ -55,7 +55,8 @@ struct ServerTests {
             #expect(Set(handles.map(\.port)).count == 5)
             try await withClient { client async throws in
                 for handle in handles {
-                    let response = try await send(client, .POST, handle.at("/items"), body: #"{"name":"\#(handle.kindName)"}"#)
+                    let response = try await send(
+                        client, .POST, handle.at("/items"), body: #"{"name":"\#(handle.kindName)"}"#)
                     #expect(response.status == 201)
                 }
             }
@@ -134,7 +135,9 @@ struct ServerTests {
                 #expect(try response.echoError().message == "request body is too large")
                 #expect(simulator.items.count == 1)
 
-                let control = try await send(client, .POST, sim.root("/__simulator/faults"), body: String(repeating: " ", count: 1024 * 1024 + 1))
+                let control = try await send(
+                    client, .POST, sim.root("/__simulator/faults"), body: String(repeating: " ", count: 1024 * 1024 + 1)
+                )
                 #expect(control.status == 413)
                 #expect(sim.faults.pending.isEmpty)
                 // The connection state is still sane afterwards.

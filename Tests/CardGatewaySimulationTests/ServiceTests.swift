@@ -24,7 +24,8 @@ struct ServiceTests {
         }
 
         func next() async throws -> [SimulatorHandle] {
-            try await withTimeout(seconds: 30) { [stream] in  // a bound, not a speed check: a loaded CI machine may start servers slowly
+            // a bound, not a speed check: a loaded CI machine may start servers slowly
+            try await withTimeout(seconds: 30) { [stream] in
                 for await handles in stream { return handles }
                 throw TimeoutError()
             }
@@ -50,12 +51,9 @@ struct ServiceTests {
                 #expect(try await send(client, .GET, handles[1].at("/ping")).text == "pong")
             }
             #expect(handles[0].journal.count == 1)
-            let clock = ContinuousClock()
-            let start = clock.now
+            // Shutdown completes rather than hanging (the suite's time limit is the bound).
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
-            // Shutdown completes rather than hanging (a generous bound for a loaded machine, not a speed check).
-            #expect(clock.now - start < .seconds(30))
             #expect(await stillServes(handles[0]) == false)
             #expect(await stillServes(handles[1]) == false)
         }
@@ -86,7 +84,8 @@ struct ServiceTests {
             let base = try await withSimulator(ClocklessSimulator()) { $0.port }
             guard base < 65_000 else { continue }
             let box = ReadyBox()
-            let service = SimulatorService(simulators: [ClocklessSimulator(), EchoSimulator()], firstPort: base) { handles in
+            let service = SimulatorService(simulators: [ClocklessSimulator(), EchoSimulator()], firstPort: base) {
+                handles in
                 box.deliver(handles)
             }
             let task = Task { try await service.run() }

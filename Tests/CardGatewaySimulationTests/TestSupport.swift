@@ -63,7 +63,8 @@ final class Counter: Sendable {
 }
 
 /// Runs `operation`, failing with `TimeoutError` after `seconds`.
-func withTimeout<T: Sendable>(seconds: Double, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+func withTimeout<T: Sendable>(seconds: Double, _ operation: @escaping @Sendable () async throws -> T) async throws -> T
+{
     try await withThrowingTaskGroup(of: T.self) { group in
         group.addTask { try await operation() }
         group.addTask {
@@ -172,7 +173,8 @@ struct EchoSimulator: ProviderSimulator {
         if name == "hold" {
             await self.gate.enter()
         }
-        let item = EchoItem(id: self.ids.next(prefix: "item_", length: 12), name: name, createdAt: self.simulationClock.now())
+        let item = EchoItem(
+            id: self.ids.next(prefix: "item_", length: 12), name: name, createdAt: self.simulationClock.now())
         self.items.put(item.id, item)
         let response = SimulatedResponse.json(201, encodable: item)
         if let key {
@@ -240,7 +242,8 @@ func send(
     }
     let response = try await client.execute(request, timeout: .seconds(30))
     let buffer = try await response.body.collect(upTo: 1 << 20)
-    return WireResponse(status: Int(response.status.code), headers: response.headers, body: Data(buffer.readableBytesView))
+    return WireResponse(
+        status: Int(response.status.code), headers: response.headers, body: Data(buffer.readableBytesView))
 }
 
 extension SimulatorHandle {

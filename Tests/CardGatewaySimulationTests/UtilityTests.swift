@@ -2,7 +2,7 @@ import CardGatewaySimulation
 import Foundation
 import Testing
 
-@Suite("Kit utilities")
+@Suite("Kit utilities", .timeLimit(.minutes(5)))
 struct UtilityTests {
     @Test("a fixed clock stands still until advanced or set")
     func fixedClock() {
@@ -101,7 +101,8 @@ struct UtilityTests {
 
     @Test("form fields: percent-decoding, plus as space, order and duplicates kept")
     func formFields() {
-        let body = Data("amount=1000&currency=EUR&metadata%5Bnote%5D=hello+world%21&tag=a&tag=b&flag&=empty&&bad=%ZZ%4".utf8)
+        let body = Data(
+            "amount=1000&currency=EUR&metadata%5Bnote%5D=hello+world%21&tag=a&tag=b&flag&=empty&&bad=%ZZ%4".utf8)
         let fields = SimulatorHTTP.formFields(body)
         #expect(fields.map(\.name) == ["amount", "currency", "metadata[note]", "tag", "tag", "flag", "", "bad"])
         #expect(fields.map(\.value) == ["1000", "EUR", "hello world!", "a", "b", "", "empty", "%ZZ%4"])
@@ -176,9 +177,11 @@ struct UtilityTests {
         let decoder = JSONDecoder()
         let rule = try decoder.decode(
             FaultRule.self,
-            from: Data(#"{"count":1,"pathPrefix":"/v1/x","action":{"type":"status","status":503,"retryAfterSeconds":2}}"#.utf8)
+            from: Data(
+                #"{"count":1,"pathPrefix":"/v1/x","action":{"type":"status","status":503,"retryAfterSeconds":2}}"#.utf8)
         )
-        #expect(rule == FaultRule(count: 1, pathPrefix: "/v1/x", action: .status(503, retryAfterSeconds: 2, message: nil)))
+        #expect(
+            rule == FaultRule(count: 1, pathPrefix: "/v1/x", action: .status(503, retryAfterSeconds: 2, message: nil)))
         let minimal = try decoder.decode(FaultRule.self, from: Data(#"{"action":{"type":"dropConnection"}}"#.utf8))
         #expect(minimal == FaultRule(action: .dropConnection))
 
@@ -186,13 +189,24 @@ struct UtilityTests {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let cases: [(FaultRule, String)] = [
             (
-                FaultRule(count: 2, pathPrefix: "/v1/x", method: "POST", action: .status(429, retryAfterSeconds: 3, message: "slow down")),
+                FaultRule(
+                    count: 2, pathPrefix: "/v1/x", method: "POST",
+                    action: .status(429, retryAfterSeconds: 3, message: "slow down")),
                 #"{"action":{"message":"slow down","retryAfterSeconds":3,"status":429,"type":"status"},"count":2,"method":"POST","pathPrefix":"/v1/x"}"#
             ),
-            (FaultRule(action: .delay(milliseconds: 250)), #"{"action":{"milliseconds":250,"type":"delay"},"count":1}"#),
+            (
+                FaultRule(action: .delay(milliseconds: 250)),
+                #"{"action":{"milliseconds":250,"type":"delay"},"count":1}"#
+            ),
             (FaultRule(action: .dropConnection), #"{"action":{"type":"dropConnection"},"count":1}"#),
-            (FaultRule(action: .malformedBody(status: 200)), #"{"action":{"status":200,"type":"malformedBody"},"count":1}"#),
-            (FaultRule(action: .truncatedBody(status: 201)), #"{"action":{"status":201,"type":"truncatedBody"},"count":1}"#),
+            (
+                FaultRule(action: .malformedBody(status: 200)),
+                #"{"action":{"status":200,"type":"malformedBody"},"count":1}"#
+            ),
+            (
+                FaultRule(action: .truncatedBody(status: 201)),
+                #"{"action":{"status":201,"type":"truncatedBody"},"count":1}"#
+            ),
         ]
         for (rule, json) in cases {
             #expect(String(decoding: try encoder.encode(rule), as: UTF8.self) == json)

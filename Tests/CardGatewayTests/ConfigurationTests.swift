@@ -2,7 +2,7 @@ import CardGateway
 import Foundation
 import Testing
 
-@Suite("Configuration loading")
+@Suite("Configuration loading", .timeLimit(.minutes(5)))
 struct ConfigurationTests {
     @Test("a valid document loads with secrets resolved, base URLs chosen and timeouts set")
     func loadsValidDocument() throws {
@@ -19,12 +19,18 @@ struct ConfigurationTests {
         #expect(us.credentials["apiKey"]?.revealedValue == "us-literal-key-789")
         #expect(us.timeout == .seconds(30))
         #expect(configuration.routes.count == 5)
-        #expect(configuration.routes[2].when.bins == [BINRange(low: "44000000", high: "44009999"), BINRange(low: "510510", high: "510510")])
+        #expect(
+            configuration.routes[2].when.bins == [
+                BINRange(low: "44000000", high: "44009999"), BINRange(low: "510510", high: "510510"),
+            ])
     }
 
     @Test("malformed JSON and a non-object document are reported at $")
     func malformedJSON() {
-        #expect(TestFactories.problems("{not json") == [ConfigurationProblem(path: "$", message: "the document is not valid JSON")])
+        #expect(
+            TestFactories.problems("{not json") == [
+                ConfigurationProblem(path: "$", message: "the document is not valid JSON")
+            ])
         let problems = TestFactories.problems("[1,2]")
         #expect(problems.count == 1)
         #expect(problems.first?.path == "$")
@@ -54,7 +60,9 @@ struct ConfigurationTests {
         let problems = TestFactories.problems(document)
         let byPath = Dictionary(grouping: problems, by: \.path).mapValues { $0.map(\.message) }
         func has(_ path: String, _ fragment: String, sourceLocation: SourceLocation = #_sourceLocation) {
-            #expect(byPath[path]?.contains { $0.contains(fragment) } == true, "\(path) should say \(fragment); got \(byPath[path] ?? [])", sourceLocation: sourceLocation)
+            #expect(
+                byPath[path]?.contains { $0.contains(fragment) } == true,
+                "\(path) should say \(fragment); got \(byPath[path] ?? [])", sourceLocation: sourceLocation)
         }
         has("version", "unknown key")
         has("providers.a.environment", "unknown environment \"staging\"")
@@ -90,7 +98,12 @@ struct ConfigurationTests {
               "routes": [ { "when": { "currency": ["EUR", "eur"] }, "use": "a" } ] }
             """
         let problems = TestFactories.problems(document)
-        #expect(problems == [ConfigurationProblem(path: "routes[0].when.currency[1]", message: "\"eur\" is not an ISO 4217 alpha-3 currency code such as EUR")])
+        #expect(
+            problems == [
+                ConfigurationProblem(
+                    path: "routes[0].when.currency[1]",
+                    message: "\"eur\" is not an ISO 4217 alpha-3 currency code such as EUR")
+            ])
     }
 
     @Test("overlapping BIN ranges that send the same cards to different instances are refused")
@@ -110,7 +123,8 @@ struct ConfigurationTests {
         #expect(problems.first?.message.contains("overlaps 44000000 to 44009999 of routes[0]") == true)
 
         // A route that fails to load before them does not shift the indexes the overlap names.
-        let shifted = document.replacingOccurrences(of: #""routes": [ "#, with: #""routes": [ { "when": { "issuer": "x" }, "use": "missing" }, "#)
+        let shifted = document.replacingOccurrences(
+            of: #""routes": [ "#, with: #""routes": [ { "when": { "issuer": "x" }, "use": "missing" }, "#)
         let shiftedProblems = TestFactories.problems(shifted).filter { $0.path.hasSuffix(".when.bin") }
         #expect(shiftedProblems.map(\.path) == ["routes[2].when.bin", "routes[4].when.bin"])
         #expect(shiftedProblems.first?.message.contains("overlaps 44000000 to 44009999 of routes[1]") == true)
@@ -160,7 +174,9 @@ struct ConfigurationTests {
             { "providers": { "a": { "kind": 5, "credentials": [] }, "b": "alpha" }, "routes": { } }
             """
         let problems = TestFactories.problems(document)
-        #expect(problems.contains(ConfigurationProblem(path: "providers.a.kind", message: "must be a string, not a number")))
+        #expect(
+            problems.contains(ConfigurationProblem(path: "providers.a.kind", message: "must be a string, not a number"))
+        )
         #expect(problems.contains { $0.path == "providers.b" && $0.message.contains("not a string") })
         #expect(problems.contains { $0.path == "routes" && $0.message.contains("not an object") })
     }
@@ -180,7 +196,9 @@ struct ConfigurationTests {
         #expect(paths.contains("routes[1].when.issuer"))
 
         let tiny = document.replacingOccurrences(of: "100000", with: "0.0004")
-        #expect(TestFactories.problems(tiny).map(\.path).contains("providers.a.timeoutSeconds"), "a timeout that rounds to nothing is refused")
+        #expect(
+            TestFactories.problems(tiny).map(\.path).contains("providers.a.timeoutSeconds"),
+            "a timeout that rounds to nothing is refused")
     }
 
     @Test("file: secrets are read relative to the configuration file and trimmed")
@@ -196,28 +214,39 @@ struct ConfigurationTests {
         let url = directory.appendingPathComponent("gateway.json")
         try Data(document.utf8).write(to: url)
         do {
-            _ = try GatewayConfiguration.load(contentsOf: url, registry: TestFactories.registry, secrets: SecretResolver(environment: [:]))
+            _ = try GatewayConfiguration.load(
+                contentsOf: url, registry: TestFactories.registry, secrets: SecretResolver(environment: [:]))
             Issue.record("a missing file must be reported")
         } catch let error as CardGatewayError {
-            #expect(error.configurationProblems == [ConfigurationProblem(path: "providers.b.credentials.apiKey", message: "file /nonexistent/key cannot be read")])
+            #expect(
+                error.configurationProblems == [
+                    ConfigurationProblem(
+                        path: "providers.b.credentials.apiKey", message: "file /nonexistent/key cannot be read")
+                ])
         }
         let good = document.replacingOccurrences(of: "file:/nonexistent/key", with: "file:alpha.key")
         try Data(good.utf8).write(to: url)
-        let configuration = try GatewayConfiguration.load(contentsOf: url, registry: TestFactories.registry, secrets: SecretResolver(environment: [:]))
+        let configuration = try GatewayConfiguration.load(
+            contentsOf: url, registry: TestFactories.registry, secrets: SecretResolver(environment: [:]))
         #expect(configuration.providers["a"]?.credentials["apiKey"]?.revealedValue == "file-secret-value")
     }
 
-    @Test("file: secrets lose trailing LF, CRLF and CR line ends, and nothing else", arguments: [
-        ("key\n", "key"), ("key\r\n", "key"), ("key\r\n\r\n", "key"), ("key\r", "key"), ("k e y \n", "k e y "), ("key", "key"),
-        ("\u{00E9}t\u{00E9}\r\n", "\u{00E9}t\u{00E9}"),
-    ])
+    @Test(
+        "file: secrets lose trailing LF, CRLF and CR line ends, and nothing else",
+        arguments: [
+            ("key\n", "key"), ("key\r\n", "key"), ("key\r\n\r\n", "key"), ("key\r", "key"), ("k e y \n", "k e y "),
+            ("key", "key"),
+            ("\u{00E9}t\u{00E9}\r\n", "\u{00E9}t\u{00E9}"),
+        ])
     func fileSecretLineEnds(content: String, expected: String) throws {
         let resolver = SecretResolver(environment: [:], readFile: { _ in Data(content.utf8) })
         let secret = try resolver.resolve(.file("/run/secrets/k")).get()
         #expect(secret.revealedValue == expected)
         #expect(secret.revealedValue.unicodeScalars.count == expected.unicodeScalars.count)
         let empty = SecretResolver(environment: [:], readFile: { _ in Data("\r\n".utf8) })
-        guard case .failure(let failure) = empty.resolve(.file("/run/secrets/k")) else { Issue.record("an empty file must fail"); return }
+        guard case .failure(let failure) = empty.resolve(.file("/run/secrets/k")) else {
+            Issue.record("an empty file must fail"); return
+        }
         #expect(failure.message.contains("empty"))
     }
 
@@ -234,7 +263,9 @@ struct ConfigurationTests {
             #expect(gatewayError.fieldErrors.map(\.field) == ["providers.a.options.region"])
             #expect(gatewayError.message.contains("providers.a.options.region"), "the message names the field")
             #expect(!gatewayError.description.contains("super-secret-literal"))
-            #expect(!ConfigurationError(problems: gatewayError.configurationProblems).description.contains("super-secret-literal"))
+            #expect(
+                !ConfigurationError(problems: gatewayError.configurationProblems).description.contains(
+                    "super-secret-literal"))
         } catch {
             Issue.record("unexpected \(error)")
         }

@@ -4,7 +4,7 @@ import Testing
 
 /// `CardGatewayError.description` is written into one string now; it must read exactly as the version that joined
 /// parts (kept below as the reference), for every combination of the optional parts.
-@Suite("Errors: the description reads as before")
+@Suite("Errors: the description reads as before", .timeLimit(.minutes(5)))
 struct ErrorDescriptionTests {
     static func legacyDescription(_ error: CardGatewayError) -> String {
         var parts = ["code: \(error.code)"]
@@ -16,7 +16,9 @@ struct ErrorDescriptionTests {
         if let retryAfter = error.retryAfter { parts.append("retryAfter: \(retryAfter)") }
         if error.isRetryable { parts.append("retryable") }
         var text = "CardGatewayError(\(parts.joined(separator: ", "))): \(error.message)"
-        if !error.fieldErrors.isEmpty { text += " [" + error.fieldErrors.map(\.description).joined(separator: "; ") + "]" }
+        if !error.fieldErrors.isEmpty {
+            text += " [" + error.fieldErrors.map(\.description).joined(separator: "; ") + "]"
+        }
         return text
     }
 
@@ -24,12 +26,17 @@ struct ErrorDescriptionTests {
     func sameText(mask: Int) {
         func has(_ bit: Int) -> Bool { mask & (1 << bit) != 0 }
         let error = CardGatewayError(
-            has(7) ? .rateLimited : .declined, "card 4242 4242 4242 4242 declined, key sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+            has(7) ? .rateLimited : .declined,
+            "card 4242 4242 4242 4242 declined, key sk_test_4eC39HqLyjWDarjtT1zdp7dc",
             provider: has(0) ? "eu-cards" : nil, providerKind: has(1) ? ProviderKind("stripe") : nil,
-            providerCode: has(2) ? "card_declined" : nil, httpStatus: has(3) ? 402 : nil, requestID: has(4) ? "req_8Hq2" : nil,
+            providerCode: has(2) ? "card_declined" : nil, httpStatus: has(3) ? 402 : nil,
+            requestID: has(4) ? "req_8Hq2" : nil,
             retryAfter: has(5) ? .milliseconds(1_500) : nil,
             fieldErrors: has(6)
-                ? [.init(field: "card.number", message: "4111111111111111 is not valid"), .init(field: "amount", message: "must be > 0")] : []
+                ? [
+                    .init(field: "card.number", message: "4111111111111111 is not valid"),
+                    .init(field: "amount", message: "must be > 0"),
+                ] : []
         )
         #expect(error.description == Self.legacyDescription(error))
         #expect(!error.description.contains("4242 4242"))

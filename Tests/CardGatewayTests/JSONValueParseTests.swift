@@ -4,7 +4,7 @@ import Testing
 
 /// `JSONValue.parse` (Foundation's `JSONDecoder`), which the configuration loader and the adapters' loosely read
 /// payloads use: what it reads each document as, and what it refuses.
-@Suite("Configuration: JSONValue.parse reads JSON as JSONDecoder does")
+@Suite("Configuration: JSONValue.parse reads JSON as JSONDecoder does", .timeLimit(.minutes(5)))
 struct JSONValueParseTests {
     static let documents: [(String, JSONValue)] = [
         (#"{}"#, .object([:])),
@@ -36,13 +36,16 @@ struct JSONValueParseTests {
             #"{"providers":{"eu":{"kind":"fake","timeoutSeconds":5}},"routes":[{"when":{"bin":"40000000-40001249"},"use":"eu"}]}"#,
             .object([
                 "providers": .object(["eu": .object(["kind": .string("fake"), "timeoutSeconds": .number(5)])]),
-                "routes": .array([.object(["when": .object(["bin": .string("40000000-40001249")]), "use": .string("eu")])]),
+                "routes": .array([
+                    .object(["when": .object(["bin": .string("40000000-40001249")]), "use": .string("eu")])
+                ]),
             ])
         ),
     ]
 
     static let refused = [
-        "", " ", "{", "}", "[,]", "[1,,2]", "{\"a\":1,,}", "{\"a\" 1}", "[01]", "[\"\\ud800\"]", "[1e400]", "{a:1}", "[-]", "[1.]", "[.5]", "[1e]", "[+1]",
+        "", " ", "{", "}", "[,]", "[1,,2]", "{\"a\":1,,}", "{\"a\" 1}", "[01]", "[\"\\ud800\"]", "[1e400]", "{a:1}",
+        "[-]", "[1.]", "[.5]", "[1e]", "[+1]",
         "[\"\\x\"]", "[\"\\u12\"]", "[\"tab\tinside\"]", "tru", "nul", "[1] [2]", "{\"a\":1}x", "[NaN]", "[Infinity]",
     ]
 
@@ -75,7 +78,10 @@ struct JSONValueParseTests {
     @Test("a configuration document that is not JSON is one problem at $")
     func configurationProblem() {
         for text in ["{not json", "[01]", ""] {
-            #expect(TestFactories.problems(text) == [ConfigurationProblem(path: "$", message: "the document is not valid JSON")], "\(text)")
+            #expect(
+                TestFactories.problems(text) == [
+                    ConfigurationProblem(path: "$", message: "the document is not valid JSON")
+                ], "\(text)")
         }
     }
 }

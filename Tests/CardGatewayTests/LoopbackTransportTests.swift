@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import CardGatewayAsyncHTTPClient
 import CardGatewayTesting
 import Foundation
@@ -9,7 +9,7 @@ import Synchronization
 import Testing
 
 /// The default transport against a real server on 127.0.0.1 that fails on purpose.
-@Suite("AsyncHTTPClient transport on loopback")
+@Suite("AsyncHTTPClient transport on loopback", .timeLimit(.minutes(5)))
 struct LoopbackTransportTests {
     /// Counts requests and fails the first `failures` of them with 503 and `Retry-After: retryAfter`.
     final class FlakyCounter: Sendable {
@@ -22,7 +22,9 @@ struct LoopbackTransportTests {
         }
     }
 
-    func withServer(failures: Int = 0, retryAfter: String = "0", _ body: @Sendable (Int, FlakyCounter) async throws -> Void) async throws {
+    func withServer(
+        failures: Int = 0, retryAfter: String = "0", _ body: @Sendable (Int, FlakyCounter) async throws -> Void
+    ) async throws {
         let counter = FlakyCounter(failures: failures, retryAfter: retryAfter)
         let router = Router()
         router.post("/v1/echo") { request, context -> Response in
@@ -33,10 +35,17 @@ struct LoopbackTransportTests {
                 return seen.count
             }
             if attempt <= counter.failures {
-                return Response(status: .serviceUnavailable, headers: [.retryAfter: counter.retryAfter, .contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "{\"error\":\"busy\"}")))
+                return Response(
+                    status: .serviceUnavailable,
+                    headers: [.retryAfter: counter.retryAfter, .contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(string: "{\"error\":\"busy\"}")))
             }
-            let reply = "{\"method\":\"\(request.method.rawValue)\",\"body\":\(text.isEmpty ? "null" : text),\"ua\":\"\(request.headers[.userAgent] ?? "")\"}"
-            return Response(status: .created, headers: [.contentType: "application/json", HTTPField.Name("Request-Id")!: "req_\(attempt)"], body: .init(byteBuffer: ByteBuffer(string: reply)))
+            let reply =
+                "{\"method\":\"\(request.method.rawValue)\",\"body\":\(text.isEmpty ? "null" : text),\"ua\":\"\(request.headers[.userAgent] ?? "")\"}"
+            return Response(
+                status: .created,
+                headers: [.contentType: "application/json", HTTPField.Name("Request-Id")!: "req_\(attempt)"],
+                body: .init(byteBuffer: ByteBuffer(string: reply)))
         }
         router.post("/v1/moved") { request, _ -> Response in
             // Points at the echo route on this same server, so a followed redirect would be counted there.
@@ -56,8 +65,13 @@ struct LoopbackTransportTests {
     @Test("requests and responses cross intact: method, headers, body, status")
     func roundTrip() async throws {
         try await withServer { port, _ in
-            let client = try ProviderHTTPClient(instance: "loop", kind: "alpha", baseURL: URL(string: "http://127.0.0.1:\(port)/v1")!, transport: AsyncHTTPClientTransport())
-            let response = try await client.send(ProviderRequest(.post, "/echo", headers: [.contentType: "application/json"], body: Data("{\"a\":1}".utf8), operation: "echo"), context: OperationContext())
+            let client = try ProviderHTTPClient(
+                instance: "loop", kind: "alpha", baseURL: URL(string: "http://127.0.0.1:\(port)/v1")!,
+                transport: AsyncHTTPClientTransport())
+            let response = try await client.send(
+                ProviderRequest(
+                    .post, "/echo", headers: [.contentType: "application/json"], body: Data("{\"a\":1}".utf8),
+                    operation: "echo"), context: OperationContext())
             #expect(response.status == 201)
             #expect(response.header("Request-Id") == "req_1")
             let json = try JSONValue.parse(response.body)
@@ -70,14 +84,21 @@ struct LoopbackTransportTests {
     @Test("an idempotent write that meets 503s is repeated with the same key and the same body")
     func retriesOnLoopback() async throws {
         try await withServer(failures: 2) { port, counter in
+            let clock = ManualClock(advancesOnSleep: true)
             let client = try ProviderHTTPClient(
-                instance: "loop", kind: "alpha", baseURL: URL(string: "http://127.0.0.1:\(port)/v1")!, transport: AsyncHTTPClientTransport(),
-                retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(10))
+                instance: "loop", kind: "alpha", baseURL: URL(string: "http://127.0.0.1:\(port)/v1")!,
+                transport: AsyncHTTPClientTransport(),
+                retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(10)),
+                clock: clock.gatewayClock()
             )
-            let request = ProviderRequest(.post, "/echo", body: Data("{\"n\":7}".utf8), repeatability: .idempotent(header: HTTPField.Name("Idempotency-Key")!, scope: "echo"), operation: "echo")
+            let request = ProviderRequest(
+                .post, "/echo", body: Data("{\"n\":7}".utf8),
+                repeatability: .idempotent(header: HTTPField.Name("Idempotency-Key")!, scope: "echo"), operation: "echo"
+            )
             let response = try await client.send(request, context: OperationContext())
             #expect(response.status == 201)
             #expect(response.attempts == 3)
+            #expect(clock.sleeps == [.zero, .zero], "the server's Retry-After: 0, not the back-off")
             let seen = counter.seen.withLock { $0 }
             #expect(seen.count == 3)
             #expect(Set(seen.map(\.key)).count == 1)
@@ -88,16 +109,21 @@ struct LoopbackTransportTests {
     @Test("the server's Retry-After sets the delay before the repeat, with the same key and body")
     func retryAfterOnLoopback() async throws {
         try await withServer(failures: 1, retryAfter: "1") { port, counter in
-            let sleeps = SleepRecorder()
+            // A virtual clock: the back-off is recorded, not slept.
+            let clock = ManualClock(advancesOnSleep: true)
             let client = try ProviderHTTPClient(
-                instance: "loop", kind: "alpha", baseURL: URL(string: "http://127.0.0.1:\(port)/v1")!, transport: AsyncHTTPClientTransport(),
+                instance: "loop", kind: "alpha", baseURL: URL(string: "http://127.0.0.1:\(port)/v1")!,
+                transport: AsyncHTTPClientTransport(),
                 retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(10)),
-                sleep: { sleeps.record($0) }
+                clock: clock.gatewayClock()
             )
-            let request = ProviderRequest(.post, "/echo", body: Data("{\"n\":8}".utf8), repeatability: .idempotent(header: HTTPField.Name("Idempotency-Key")!, scope: "echo"), operation: "echo")
+            let request = ProviderRequest(
+                .post, "/echo", body: Data("{\"n\":8}".utf8),
+                repeatability: .idempotent(header: HTTPField.Name("Idempotency-Key")!, scope: "echo"), operation: "echo"
+            )
             let response = try await client.send(request, context: OperationContext())
             #expect(response.status == 201)
-            #expect(sleeps.recorded == [.seconds(1)], "the delay is the server's Retry-After, not the backoff")
+            #expect(clock.sleeps == [.seconds(1)], "the delay is the server's Retry-After, not the backoff")
             let seen = counter.seen.withLock { $0 }
             #expect(seen.count == 2)
             #expect(Set(seen.map(\.key)).count == 1)
@@ -107,8 +133,12 @@ struct LoopbackTransportTests {
     @Test("a redirect is never followed: credentials and body stay with the configured host")
     func redirectNotFollowed() async throws {
         try await withServer { port, counter in
-            let client = try ProviderHTTPClient(instance: "loop", kind: "alpha", baseURL: URL(string: "http://127.0.0.1:\(port)/v1")!, transport: AsyncHTTPClientTransport())
-            let request = ProviderRequest(.post, "/moved", headers: [HTTPField.Name("X-API-Key")!: "key-that-must-not-travel"], body: Data("{\"pan\":1}".utf8), operation: "moved")
+            let client = try ProviderHTTPClient(
+                instance: "loop", kind: "alpha", baseURL: URL(string: "http://127.0.0.1:\(port)/v1")!,
+                transport: AsyncHTTPClientTransport())
+            let request = ProviderRequest(
+                .post, "/moved", headers: [HTTPField.Name("X-API-Key")!: "key-that-must-not-travel"],
+                body: Data("{\"pan\":1}".utf8), operation: "moved")
             let response = try await client.send(request, context: OperationContext())
             #expect(response.status == 307)
             #expect(counter.seen.withLock { $0.isEmpty }, "the redirect target was called")
@@ -118,8 +148,12 @@ struct LoopbackTransportTests {
     @Test("a write without a key is sent once even when the server answers 503")
     func writeOnceOnLoopback() async throws {
         try await withServer(failures: 1) { port, counter in
-            let client = try ProviderHTTPClient(instance: "loop", kind: "alpha", baseURL: URL(string: "http://127.0.0.1:\(port)/v1")!, transport: AsyncHTTPClientTransport())
-            let response = try await client.send(ProviderRequest(.post, "/echo", body: Data("{}".utf8), operation: "charge"), context: OperationContext())
+            let client = try ProviderHTTPClient(
+                instance: "loop", kind: "alpha", baseURL: URL(string: "http://127.0.0.1:\(port)/v1")!,
+                transport: AsyncHTTPClientTransport())
+            let response = try await client.send(
+                ProviderRequest(.post, "/echo", body: Data("{}".utf8), operation: "charge"), context: OperationContext()
+            )
             #expect(response.status == 503)
             #expect(counter.seen.withLock { $0.count } == 1)
         }
@@ -129,11 +163,13 @@ struct LoopbackTransportTests {
     func timeout() async throws {
         try await withServer { port, _ in
             let client = try ProviderHTTPClient(
-                instance: "loop", kind: "alpha", baseURL: URL(string: "http://127.0.0.1:\(port)/v1")!, transport: AsyncHTTPClientTransport(),
+                instance: "loop", kind: "alpha", baseURL: URL(string: "http://127.0.0.1:\(port)/v1")!,
+                transport: AsyncHTTPClientTransport(),
                 timeout: .milliseconds(500), retry: .none
             )
             do {
-                _ = try await client.send(ProviderRequest(.get, "/slow", operation: "slow"), context: OperationContext())
+                _ = try await client.send(
+                    ProviderRequest(.get, "/slow", operation: "slow"), context: OperationContext())
                 Issue.record("expected a timeout")
             } catch let error as CardGatewayError {
                 #expect(error.code == .timeout)

@@ -1,5 +1,5 @@
-import CardGateway
-import CardGatewayTesting
+@_spi(AdapterSupport) import CardGateway
+@_spi(AdapterSupport) import CardGatewayTesting
 import Foundation
 import HTTPTypes
 import Synchronization
@@ -17,7 +17,9 @@ struct TracingMiddleware: ProviderMiddleware {
     let name: String
     let trace: StepTrace
 
-    func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
+    func intercept(
+        _ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext
+    ) async throws -> ProviderResponse {
         let key = request.headers[HTTPField.Name("Idempotency-Key")!] ?? "-"
         trace.add("\(name) attempt=\(context.attempt) key=\(key == "-" ? "-" : "set")")
         var request = request
@@ -32,7 +34,8 @@ struct HTTPProbeProvider: CardLookup {
     let http: ProviderHTTPClient
 
     func card(_ ref: CardRef, context: OperationContext) async throws -> Card {
-        let response = try await http.send(ProviderRequest(.get, "/cards/\(URLEncoding.pathSegment(ref.id))", operation: "get card"), context: context)
+        let response = try await http.send(
+            ProviderRequest(.get, "/cards/\(URLEncoding.pathSegment(ref.id))", operation: "get card"), context: context)
         guard response.isSuccess else { throw CardGatewayError(.invalidResponse, "status \(response.status)") }
         return Card(ref: ref, status: .active, providerStatus: "ACTIVE", scheme: .visa, lastFour: "4242")
     }
@@ -41,26 +44,32 @@ struct HTTPProbeProvider: CardLookup {
     static var factory: ProviderFactory {
         let descriptor = ProviderDescriptor(kind: kind, capabilities: [.cardLookup])
         return ProviderFactory(
-            kind: kind, descriptor: descriptor, environments: ["sandbox": URL(string: "https://sandbox.probe.example/v1")!],
+            kind: kind, descriptor: descriptor,
+            environments: ["sandbox": URL(string: "https://sandbox.probe.example/v1")!],
             credentials: [CredentialSpec("apiKey")]
         ) { setup in
             let key = try setup.credential("apiKey")
-            return HTTPProbeProvider(descriptor: descriptor, http: setup.http.authenticated(by: HeaderAuthentication.apiKey(HTTPField.Name("X-Probe-Key")!, key)))
+            return HTTPProbeProvider(
+                descriptor: descriptor,
+                http: setup.http.authenticated(by: HeaderAuthentication.apiKey(HTTPField.Name("X-Probe-Key")!, key)))
         }
     }
 }
 
-/// Answers after 30 seconds; cancelled sooner, it fails as a connection library does (a transport error).
+/// Never answers; when its caller is cancelled, it fails as a connection library does (a transport error).
 final class SlowTransport: HTTPTransport {
-    let started = Mutex(0)
+    let started = CountWatch()
     func send(_ request: HTTPRequest, body: Data?, timeout: Duration) async throws -> TransportResponse {
-        started.withLock { $0 += 1 }
-        try? await Task.sleep(for: .seconds(30))
+        started.increment()
+        // A stream nothing is ever sent on: iterating it ends only when the task is cancelled.
+        let (silence, keepOpen) = AsyncStream.makeStream(of: Void.self)
+        for await _ in silence {}
+        keepOpen.finish()
         throw TransportError(.connectionClosed, "the connection was closed")
     }
 }
 
-@Suite("Provider middleware chain")
+@Suite("Provider middleware chain", .timeLimit(.minutes(5)))
 struct MiddlewareTests {
     let base = URL(string: "https://api.alpha.example/v2")!
 
@@ -72,12 +81,19 @@ struct MiddlewareTests {
         client.requestMiddlewares = [TracingMiddleware(name: "request", trace: trace)]
         client.attemptMiddlewares = [TracingMiddleware(name: "attempt", trace: trace)]
         client = client.authenticated(by: TracingMiddleware(name: "auth", trace: trace))
-        let request = ProviderRequest(.post, "/cards", body: Data("{}".utf8), repeatability: .idempotent(header: HTTPField.Name("Idempotency-Key")!, scope: "create"), operation: "create")
+        let request = ProviderRequest(
+            .post, "/cards", body: Data("{}".utf8),
+            repeatability: .idempotent(header: HTTPField.Name("Idempotency-Key")!, scope: "create"), operation: "create"
+        )
         let response = try await client.send(request, context: OperationContext(idempotencyKey: "op-1"))
         #expect(response.status == 200)
         #expect(response.attempts == 2)
         // The key is set before authentication runs; request steps run once, attempt steps once per attempt.
-        #expect(trace.recorded == ["auth attempt=0 key=set", "request attempt=0 key=set", "attempt attempt=1 key=set", "attempt attempt=2 key=set"])
+        #expect(
+            trace.recorded == [
+                "auth attempt=0 key=set", "request attempt=0 key=set", "attempt attempt=1 key=set",
+                "attempt attempt=2 key=set",
+            ])
         #expect(transport.requestCount == 2)
         for sent in transport.requests {
             #expect(sent.header("X-Step-auth") == "1")
@@ -90,10 +106,14 @@ struct MiddlewareTests {
     @Test("a middleware that refuses sends nothing; its error is attributed to the instance and kept as thrown")
     func refusal() async throws {
         let transport = ScriptedTransport([.json(200, "{}")])
-        var client = try ProviderHTTPClient.testing(instance: "eu-cards", kind: ProviderKind("alpha"), baseURL: base, transport: transport)
-        client.attemptMiddlewares = [ClosureMiddleware { _, _, _ in
-            throw CardGatewayError(.providerUnavailable, "held back", isRetryable: true, mayHaveReachedProvider: false)
-        }]
+        var client = try ProviderHTTPClient.testing(
+            instance: "eu-cards", kind: ProviderKind("alpha"), baseURL: base, transport: transport)
+        client.attemptMiddlewares = [
+            ClosureMiddleware { _, _, _ in
+                throw CardGatewayError(
+                    .providerUnavailable, "held back", isRetryable: true, mayHaveReachedProvider: false)
+            }
+        ]
         let error = await #expect(throws: CardGatewayError.self) {
             _ = try await client.send(ProviderRequest(.get, "/x", operation: "read"), context: OperationContext())
         }
@@ -109,15 +129,18 @@ struct MiddlewareTests {
         let transport = ScriptedTransport([.json(200, "{}")])
         let failures = Mutex(1)
         var client = try ProviderHTTPClient.testing(kind: ProviderKind("alpha"), baseURL: base, transport: transport)
-        client.attemptMiddlewares = [ClosureMiddleware { request, context, next in
-            let fail = failures.withLock { count -> Bool in
-                defer { count -= 1 }
-                return count > 0
+        client.attemptMiddlewares = [
+            ClosureMiddleware { request, context, next in
+                let fail = failures.withLock { count -> Bool in
+                    defer { count -= 1 }
+                    return count > 0
+                }
+                if fail { throw TransportError(.connectFailed, "refused before sending") }
+                return try await next(request, context)
             }
-            if fail { throw TransportError(.connectFailed, "refused before sending") }
-            return try await next(request, context)
-        }]
-        let response = try await client.send(ProviderRequest(.get, "/x", operation: "read"), context: OperationContext())
+        ]
+        let response = try await client.send(
+            ProviderRequest(.get, "/x", operation: "read"), context: OperationContext())
         #expect(response.attempts == 2)
         #expect(transport.requestCount == 1)
     }
@@ -126,12 +149,14 @@ struct MiddlewareTests {
     func cancellation() async throws {
         let transport = SlowTransport()
         let client = try ProviderHTTPClient.testing(kind: ProviderKind("alpha"), baseURL: base, transport: transport)
-        let task = Task { try await client.send(ProviderRequest(.get, "/slow", operation: "read"), context: OperationContext()) }
-        try await Task.sleep(for: .milliseconds(50))
+        let task = Task {
+            try await client.send(ProviderRequest(.get, "/slow", operation: "read"), context: OperationContext())
+        }
+        await transport.started.until(1)
         task.cancel()
         let result = await task.result
         #expect(throws: CancellationError.self) { try result.get() }
-        #expect(transport.started.withLock { $0 } == 1)
+        #expect(transport.started.count == 1)
     }
 
     // MARK: From configuration and from code
@@ -166,10 +191,18 @@ struct MiddlewareTests {
         }
     }
 
-    @Test("the headers middleware from configuration reaches the wire on its instance only, never over the adapter's auth")
+    @Test(
+        "the headers middleware from configuration reaches the wire on its instance only, never over the adapter's auth"
+    )
     func headersFromConfiguration() async throws {
-        let configuration = try Self.load(Self.document(middlewares: #"[{"name": "headers", "options": {"X-Tenant": "eu-1", "X-Probe-Key": "not-the-key"}}]"#))
-        #expect(configuration.providers["eu"]?.middlewares == [MiddlewareReference(name: "headers", options: ["X-Tenant": .string("eu-1"), "X-Probe-Key": .string("not-the-key")])])
+        let configuration = try Self.load(
+            Self.document(
+                middlewares: #"[{"name": "headers", "options": {"X-Tenant": "eu-1", "X-Probe-Key": "not-the-key"}}]"#))
+        #expect(
+            configuration.providers["eu"]?.middlewares == [
+                MiddlewareReference(
+                    name: "headers", options: ["X-Tenant": .string("eu-1"), "X-Probe-Key": .string("not-the-key")])
+            ])
         let transport = ScriptedTransport([], fallback: .json(200, "{}"))
         let gateway = try CardGateway(configuration: configuration, registry: Self.registry, transport: transport)
         _ = try await gateway.card(CardRef(id: "c1"), via: .instance("eu"))
@@ -185,18 +218,25 @@ struct MiddlewareTests {
     @Test("middlewares added in code run on the instances the program picks, after the configured ones")
     func middlewaresFromCode() async throws {
         let trace = StepTrace()
-        let configuration = try Self.load(Self.document(middlewares: #"[{"name": "headers", "options": {"X-Tenant": "eu-1"}}]"#))
+        let configuration = try Self.load(
+            Self.document(middlewares: #"[{"name": "headers", "options": {"X-Tenant": "eu-1"}}]"#))
         let transport = ScriptedTransport([], fallback: .json(200, "{}"))
-        let gateway = try CardGateway(configuration: configuration, registry: Self.registry, transport: transport, middlewares: { instance in
-            guard instance.name == "eu" else { return .none }
-            return InstanceMiddlewares(
-                request: [ClosureMiddleware { request, context, next in
-                    trace.add("request sees tenant=\(request.headers[HTTPField.Name("X-Tenant")!] ?? "none") on \(context.instance)")
-                    return try await next(request, context)
-                }],
-                attempt: [TracingMiddleware(name: "attempt", trace: trace)]
-            )
-        })
+        let gateway = try CardGateway(
+            configuration: configuration, registry: Self.registry, transport: transport,
+            middlewares: { instance in
+                guard instance.name == "eu" else { return .none }
+                return InstanceMiddlewares(
+                    request: [
+                        ClosureMiddleware { request, context, next in
+                            trace.add(
+                                "request sees tenant=\(request.headers[HTTPField.Name("X-Tenant")!] ?? "none") on \(context.instance)"
+                            )
+                            return try await next(request, context)
+                        }
+                    ],
+                    attempt: [TracingMiddleware(name: "attempt", trace: trace)]
+                )
+            })
         _ = try await gateway.card(CardRef(id: "c1"), via: .instance("eu"))
         _ = try await gateway.card(CardRef(id: "c2"), via: .instance("us"))
         #expect(trace.recorded == ["request sees tenant=eu-1 on eu", "attempt attempt=1 key=-"])
@@ -207,14 +247,17 @@ struct MiddlewareTests {
     @Test("a registered middleware factory is found by name and placed where it says")
     func registeredFactory() async throws {
         var registry = Self.registry
-        registry.register(middleware: MiddlewareFactory(name: "attempt-counter", placement: .attempt) { options in
-            guard let header = options["header"]?.stringValue else { throw CardGatewayError.invalidRequest("is required", field: "header") }
-            return ClosureMiddleware { request, context, next in
-                var request = request
-                request.headers[HTTPField.Name(header)!] = String(context.attempt)
-                return try await next(request, context)
-            }
-        })
+        registry.register(
+            middleware: MiddlewareFactory(name: "attempt-counter", placement: .attempt) { options in
+                guard let header = options["header"]?.stringValue else {
+                    throw CardGatewayError.invalidRequest("is required", field: "header")
+                }
+                return ClosureMiddleware { request, context, next in
+                    var request = request
+                    request.headers[HTTPField.Name(header)!] = String(context.attempt)
+                    return try await next(request, context)
+                }
+            })
         let json = Self.document(middlewares: #"[{"name": "attempt-counter", "options": {"header": "X-Attempt"}}]"#)
         let configuration = try GatewayConfiguration.load(from: Data(json.utf8), registry: registry)
         let transport = ScriptedTransport([.json(503, "{}"), .json(200, "{}")])
@@ -223,21 +266,31 @@ struct MiddlewareTests {
         #expect(transport.requests.map { $0.header("X-Attempt") } == ["1", "2"])
 
         let missing = Self.document(middlewares: #"[{"name": "attempt-counter", "options": {}}]"#)
-        #expect(throws: CardGatewayError.self) { try GatewayConfiguration.load(from: Data(missing.utf8), registry: registry) }
+        #expect(throws: CardGatewayError.self) {
+            try GatewayConfiguration.load(from: Data(missing.utf8), registry: registry)
+        }
     }
 
-    @Test("bad middleware entries are refused at load, each at its JSON path, naming no header value", arguments: [
-        (#"{"name": "headers"}"#, "providers.eu.middlewares"),
-        (#"[{"name": "headers", "options": {"X-Tenant": 3}}]"#, "providers.eu.middlewares[0].options.X-Tenant"),
-        (#"[{"name": "headers", "options": {"X-Tenant": "eu\r\nX-Evil: 1"}}]"#, "providers.eu.middlewares[0].options.X-Tenant"),
-        (#"[{"name": "headers", "options": {"Bad Header": "x"}}]"#, "providers.eu.middlewares[0].options.Bad Header"),
-        (#"[{"name": "headers", "options": {}}]"#, "providers.eu.middlewares[0].options"),
-        (#"[{"name": "headers", "options": []}]"#, "providers.eu.middlewares[0].options"),
-        (#"[{"name": "breaker-from-elsewhere"}]"#, "providers.eu.middlewares[0].name"),
-        (#"[{"options": {}}]"#, "providers.eu.middlewares[0].name"),
-        (#"["headers"]"#, "providers.eu.middlewares[0]"),
-        (#"[{"name": "headers", "options": {"X-A": "b"}, "order": 1}]"#, "providers.eu.middlewares[0].order"),
-    ])
+    @Test(
+        "bad middleware entries are refused at load, each at its JSON path, naming no header value",
+        arguments: [
+            (#"{"name": "headers"}"#, "providers.eu.middlewares"),
+            (#"[{"name": "headers", "options": {"X-Tenant": 3}}]"#, "providers.eu.middlewares[0].options.X-Tenant"),
+            (
+                #"[{"name": "headers", "options": {"X-Tenant": "eu\r\nX-Evil: 1"}}]"#,
+                "providers.eu.middlewares[0].options.X-Tenant"
+            ),
+            (
+                #"[{"name": "headers", "options": {"Bad Header": "x"}}]"#,
+                "providers.eu.middlewares[0].options.Bad Header"
+            ),
+            (#"[{"name": "headers", "options": {}}]"#, "providers.eu.middlewares[0].options"),
+            (#"[{"name": "headers", "options": []}]"#, "providers.eu.middlewares[0].options"),
+            (#"[{"name": "breaker-from-elsewhere"}]"#, "providers.eu.middlewares[0].name"),
+            (#"[{"options": {}}]"#, "providers.eu.middlewares[0].name"),
+            (#"["headers"]"#, "providers.eu.middlewares[0]"),
+            (#"[{"name": "headers", "options": {"X-A": "b"}, "order": 1}]"#, "providers.eu.middlewares[0].order"),
+        ])
     func badEntries(middlewares: String, path: String) {
         let problems = Self.problems(Self.document(middlewares: middlewares))
         #expect(problems.map(\.path).contains(path), "got \(problems)")

@@ -7,9 +7,11 @@ import SharedTestSupport
 import Testing
 import Tracing
 
-@Suite("Metrics and traces")
+@Suite("Metrics and traces", .timeLimit(.minutes(5)))
 struct ObservabilityTests {
-    static func gateway(_ transport: any HTTPTransport, metrics: TestMetrics, tracer: InMemoryTracer, extra: String = "") throws -> CardGateway {
+    static func gateway(
+        _ transport: any HTTPTransport, metrics: TestMetrics, tracer: InMemoryTracer, extra: String = ""
+    ) throws -> CardGateway {
         let registry = ProviderRegistry([HTTPProbeProvider.factory])
         let document = """
             {"providers": {"eu": {"kind": "probe", "baseURL": "https://eu.probe.example/v1", "credentials": {"apiKey": "literal:probe-secret-key"},
@@ -37,9 +39,15 @@ struct ObservabilityTests {
         let operationDimensions = Self.base + [("operation", "card"), ("outcome", "success")]
         #expect(try metrics.expectCounter("cardgateway.operations", operationDimensions).totalValue == 2)
         #expect(try metrics.expectTimer("cardgateway.operation.duration", operationDimensions).values.count == 2)
-        #expect(try metrics.expectCounter("cardgateway.provider.attempts", Self.base + [("http.status_class", "2xx")]).totalValue == 2)
-        #expect(try metrics.expectCounter("cardgateway.provider.attempts", Self.base + [("http.status_class", "5xx")]).totalValue == 1)
-        #expect(try metrics.expectTimer("cardgateway.provider.attempt.duration", Self.base + [("http.status_class", "2xx")]).values.count == 2)
+        #expect(
+            try metrics.expectCounter("cardgateway.provider.attempts", Self.base + [("http.status_class", "2xx")])
+                .totalValue == 2)
+        #expect(
+            try metrics.expectCounter("cardgateway.provider.attempts", Self.base + [("http.status_class", "5xx")])
+                .totalValue == 1)
+        #expect(
+            try metrics.expectTimer("cardgateway.provider.attempt.duration", Self.base + [("http.status_class", "2xx")])
+                .values.count == 2)
         #expect(try metrics.expectCounter("cardgateway.provider.retries", Self.base).totalValue == 1)
         #expect(try metrics.expectGauge("cardgateway.breaker.state", Self.base).lastValue == 0)
         #expect(try metrics.expectGauge("cardgateway.provider.in_flight", Self.base).lastValue == 0)
@@ -52,8 +60,14 @@ struct ObservabilityTests {
         let attempts = spans.filter { $0.parentSpanID == second.spanID }
         #expect(attempts.map(\.operationName) == ["GET get card", "GET get card"])
         #expect(attempts.map { $0.kind } == [.client, .client])
-        #expect(attempts.compactMap { $0.attributes["http.response.status_code"]?.toSpanAttribute() } == [.int64(503), .int64(200)])
-        #expect(attempts.compactMap { $0.attributes["http.request.resend_count"]?.toSpanAttribute() } == [.int64(0), .int64(1)])
+        #expect(
+            attempts.compactMap { $0.attributes["http.response.status_code"]?.toSpanAttribute() } == [
+                .int64(503), .int64(200),
+            ])
+        #expect(
+            attempts.compactMap { $0.attributes["http.request.resend_count"]?.toSpanAttribute() } == [
+                .int64(0), .int64(1),
+            ])
         #expect(attempts.first?.attributes["server.address"]?.toSpanAttribute() == .string("eu.probe.example"))
         #expect(attempts.first?.attributes["http.request.method"]?.toSpanAttribute() == .string("GET"))
         #expect(second.attributes["cardgateway.outcome"]?.toSpanAttribute() == .string("success"))
@@ -66,18 +80,29 @@ struct ObservabilityTests {
         let metrics = TestMetrics()
         let tracer = InMemoryTracer()
         let transport = ScriptedTransport([], fallback: .failure(TransportError(.timeout, "no response in time")))
-        let gateway = try Self.gateway(transport, metrics: metrics, tracer: tracer, extra: #", "circuitBreaker": {"failureThreshold": 3, "coolDownSeconds": 60}"#)
+        let gateway = try Self.gateway(
+            transport, metrics: metrics, tracer: tracer,
+            extra: #", "circuitBreaker": {"failureThreshold": 3, "coolDownSeconds": 60}"#)
         let first = await gatewayError { _ = try await gateway.card(CardRef(id: "card-1"), via: .instance("eu")) }
         #expect(first?.code == .timeout)
         let second = await gatewayError { _ = try await gateway.card(CardRef(id: "card-1"), via: .instance("eu")) }
         #expect(second?.code == .providerUnavailable, "three timed-out attempts opened the breaker")
 
-        #expect(try metrics.expectCounter("cardgateway.operations", Self.base + [("operation", "card"), ("outcome", "timeout")]).totalValue == 1)
-        #expect(try metrics.expectCounter("cardgateway.operations", Self.base + [("operation", "card"), ("outcome", "providerUnavailable")]).totalValue == 1)
-        #expect(try metrics.expectCounter("cardgateway.provider.attempts", Self.base + [("http.status_class", "timeout")]).totalValue == 3)
+        #expect(
+            try metrics.expectCounter(
+                "cardgateway.operations", Self.base + [("operation", "card"), ("outcome", "timeout")]
+            ).totalValue == 1)
+        #expect(
+            try metrics.expectCounter(
+                "cardgateway.operations", Self.base + [("operation", "card"), ("outcome", "providerUnavailable")]
+            ).totalValue == 1)
+        #expect(
+            try metrics.expectCounter("cardgateway.provider.attempts", Self.base + [("http.status_class", "timeout")])
+                .totalValue == 3)
         #expect(try metrics.expectCounter("cardgateway.provider.retries", Self.base).totalValue == 2)
         #expect(try metrics.expectGauge("cardgateway.breaker.state", Self.base).lastValue == 2)
-        #expect(try metrics.expectCounter("cardgateway.breaker.transitions", Self.base + [("to", "open")]).totalValue == 1)
+        #expect(
+            try metrics.expectCounter("cardgateway.breaker.transitions", Self.base + [("to", "open")]).totalValue == 1)
         #expect(transport.requestCount == 3)
 
         let failed = tracer.finishedSpans.filter { $0.operationName == "cardgateway.card" }
@@ -86,12 +111,16 @@ struct ObservabilityTests {
         #expect(failed.first?.attributes["cardgateway.outcome"]?.toSpanAttribute() == .string("timeout"))
     }
 
-    @Test("the bulkhead's metrics: slots in use, calls in line, and each attempt's wait for a slot by outcome", .timeLimit(.minutes(1)))
+    @Test(
+        "the bulkhead's metrics: slots in use, calls in line, and each attempt's wait for a slot by outcome",
+        .timeLimit(.minutes(1)))
     func bulkheadMetrics() async throws {
         // Through the gateway: a call that finds a slot free records a zero wait; one refused by a full line, `full`.
         let metrics = TestMetrics()
         let transport = GateTransport()
-        let gateway = try Self.gateway(transport, metrics: metrics, tracer: InMemoryTracer(), extra: #", "maxConcurrentRequests": 1, "maxWaitingRequests": 0"#)
+        let gateway = try Self.gateway(
+            transport, metrics: metrics, tracer: InMemoryTracer(),
+            extra: #", "maxConcurrentRequests": 1, "maxWaitingRequests": 0"#)
         let first = Task { try await gateway.card(CardRef(id: "a"), via: .instance("eu")) }
         await transport.arrivals.until(1)
         #expect(try metrics.expectGauge("cardgateway.provider.in_flight", Self.base).lastValue == 1)
@@ -99,9 +128,16 @@ struct ObservabilityTests {
         #expect(refused?.code == .providerUnavailable)
         transport.open()
         _ = try await first.value
-        #expect(try metrics.expectTimer("cardgateway.provider.bulkhead.wait", Self.base + [("outcome", "acquired")]).values == [0])
-        #expect(try metrics.expectTimer("cardgateway.provider.bulkhead.wait", Self.base + [("outcome", "full")]).values == [0])
-        #expect(try metrics.expectTimer("cardgateway.provider.bulkhead.wait", Self.base + [("outcome", "expired")]).values.isEmpty)
+        #expect(
+            try metrics.expectTimer("cardgateway.provider.bulkhead.wait", Self.base + [("outcome", "acquired")]).values
+                == [0])
+        #expect(
+            try metrics.expectTimer("cardgateway.provider.bulkhead.wait", Self.base + [("outcome", "full")]).values == [
+                0
+            ])
+        #expect(
+            try metrics.expectTimer("cardgateway.provider.bulkhead.wait", Self.base + [("outcome", "expired")]).values
+                .isEmpty)
         #expect(try metrics.expectGauge("cardgateway.provider.in_flight", Self.base).lastValue == 0)
         #expect(try metrics.expectGauge("cardgateway.provider.bulkhead.waiting", Self.base).lastValue == 0)
 
@@ -111,21 +147,28 @@ struct ObservabilityTests {
         let line = CountWatch()
         let recording = GatewayObservability.bulkheadObserver(dimensions: Self.base, factory: clocked)
         let bulkhead = Bulkhead(
-            instance: "eu", limit: 1, now: { clock.now },
+            instance: "eu", limit: 1, clock: clock.gatewayClock(),
             observer: .init(
-                inFlightChanged: recording.inFlightChanged, waitingChanged: { recording.waitingChanged($0); line.set($0) }, waited: recording.waited
+                inFlightChanged: recording.inFlightChanged,
+                waitingChanged: {
+                    recording.waitingChanged($0); line.set($0)
+                }, waited: recording.waited
             )
         )
         try await bulkhead.acquire(until: clock.now + .seconds(30))
         let waiter = Task { try await bulkhead.acquire(until: clock.now + .seconds(30)) }
         await line.until(1)
         #expect(try clocked.expectGauge("cardgateway.provider.bulkhead.waiting", Self.base).lastValue == 1)
-        clock.advance(.milliseconds(250))
+        clock.advance(by: .milliseconds(250))
         bulkhead.release()
         try await waiter.value
-        #expect(try clocked.expectTimer("cardgateway.provider.bulkhead.wait", Self.base + [("outcome", "acquired")]).values == [0, 250_000_000])
+        #expect(
+            try clocked.expectTimer("cardgateway.provider.bulkhead.wait", Self.base + [("outcome", "acquired")]).values
+                == [0, 250_000_000])
         #expect(try clocked.expectGauge("cardgateway.provider.bulkhead.waiting", Self.base).lastValue == 0)
-        #expect(try clocked.expectGauge("cardgateway.provider.in_flight", Self.base).lastValue == 1, "the slot passed straight to the waiter")
+        #expect(
+            try clocked.expectGauge("cardgateway.provider.in_flight", Self.base).lastValue == 1,
+            "the slot passed straight to the waiter")
         bulkhead.release()
         #expect(try clocked.expectGauge("cardgateway.provider.in_flight", Self.base).lastValue == 0)
     }
@@ -142,7 +185,9 @@ struct ObservabilityTests {
             seen.append(span.operationName)
             span.attributes.forEach { key, value in seen.append("\(key)=\(value)") }
         }
-        for counter in metrics.counters { seen.append(counter.label + counter.dimensions.map { "\($0)=\($1)" }.joined()) }
+        for counter in metrics.counters {
+            seen.append(counter.label + counter.dimensions.map { "\($0)=\($1)" }.joined())
+        }
         let text = seen.joined(separator: "\n")
         #expect(!text.isEmpty)
         for secret in ["card-secret-id-77", "probe-secret-key", "4111111111111111", "/cards/"] {
@@ -151,15 +196,18 @@ struct ObservabilityTests {
     }
 }
 
-@Suite("Trace context to providers")
+@Suite("Trace context to providers", .timeLimit(.minutes(5)))
 struct TraceContextTests {
-    @Test("off by default: nothing is injected; propagateTraceContext: true puts the attempt's context in the request headers")
+    @Test(
+        "off by default: nothing is injected; propagateTraceContext: true puts the attempt's context in the request headers"
+    )
     func propagation() async throws {
         for propagate in [false, true] {
             let tracer = InMemoryTracer()
             let transport = ScriptedTransport([], fallback: .json(200, "{}"))
             let gateway = try ObservabilityTests.gateway(
-                transport, metrics: TestMetrics(), tracer: tracer, extra: propagate ? #", "propagateTraceContext": true"# : ""
+                transport, metrics: TestMetrics(), tracer: tracer,
+                extra: propagate ? #", "propagateTraceContext": true"# : ""
             )
             _ = try await gateway.card(CardRef(id: "card-1"), via: .instance("eu"))
             let sent = try #require(transport.requests.first)

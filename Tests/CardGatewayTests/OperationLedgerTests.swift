@@ -12,10 +12,11 @@ final class LedgerProbe: CardService, StoredCredentials {
         case fail(CardGatewayError)
     }
 
-    let descriptor = ProviderDescriptor(kind: LedgerProbe.kind, capabilities: Capability.cardService.union([.cardLookup, .storedCredentials]))
+    let descriptor = ProviderDescriptor(
+        kind: LedgerProbe.kind, capabilities: Capability.cardService.union([.cardLookup, .storedCredentials]))
     static let kind = ProviderKind("probe")
 
-    private let state = Mutex<(charges: Int, creates: Int, lookups: Int, behaviour: Behaviour, delay: Duration)>((0, 0, 0, .succeed, .zero))
+    private let state = Mutex<(charges: Int, creates: Int, lookups: Int, behaviour: Behaviour)>((0, 0, 0, .succeed))
     private let chargeHold = Mutex<ChargeHold?>(nil)
 
     /// Makes every charge wait at `hold` after it has counted, as a provider whose answer is still on its way.
@@ -24,14 +25,15 @@ final class LedgerProbe: CardService, StoredCredentials {
     var charges: Int { state.withLock { $0.charges } }
     var creates: Int { state.withLock { $0.creates } }
     var lookups: Int { state.withLock { $0.lookups } }
-    func behave(_ behaviour: Behaviour, delay: Duration = .zero) { state.withLock { $0.behaviour = behaviour; $0.delay = delay } }
+    func behave(_ behaviour: Behaviour) { state.withLock { $0.behaviour = behaviour } }
 
-    private func counted(_ field: WritableKeyPath<(charges: Int, creates: Int, lookups: Int, behaviour: Behaviour, delay: Duration), Int>) async throws {
-        let (behaviour, delay) = state.withLock { state -> (Behaviour, Duration) in
+    private func counted(
+        _ field: WritableKeyPath<(charges: Int, creates: Int, lookups: Int, behaviour: Behaviour), Int>
+    ) async throws {
+        let behaviour = state.withLock { state -> Behaviour in
             state[keyPath: field] += 1
-            return (state.behaviour, state.delay)
+            return state.behaviour
         }
-        if delay > .zero { try await Task.sleep(for: delay) }
         if case .fail(let error) = behaviour { throw error }
     }
 
@@ -40,16 +42,26 @@ final class LedgerProbe: CardService, StoredCredentials {
         return Card(ref: ref, status: .active, providerStatus: "ACTIVE", scheme: .visa, lastFour: "4242")
     }
 
-    func listCards(_ query: CardQuery, context: OperationContext) async throws -> CardPage { CardPage(cards: [], total: 0, limit: nil, offset: 0) }
+    func listCards(_ query: CardQuery, context: OperationContext) async throws -> CardPage {
+        CardPage(cards: [], total: 0, limit: nil, offset: 0)
+    }
 
     func createCard(_ request: CreateCardRequest, context: OperationContext) async throws -> Card {
         try await counted(\.creates)
-        return Card(ref: CardRef(id: "card-\(creates)", customer: request.customer), status: .inactive, providerStatus: "ISSUED", scheme: .visa, lastFour: "4242")
+        return Card(
+            ref: CardRef(id: "card-\(creates)", customer: request.customer), status: .inactive,
+            providerStatus: "ISSUED", scheme: .visa, lastFour: "4242")
     }
 
-    func activateCard(_ request: ActivateCardRequest, context: OperationContext) async throws -> Card { try await card(request.card, context: context) }
-    func changeStatus(_ change: CardStatusRequest, context: OperationContext) async throws -> Card { try await card(change.card, context: context) }
-    func setPIN(_ request: SetCardPINRequest, context: OperationContext) async throws -> Card { try await card(request.card, context: context) }
+    func activateCard(_ request: ActivateCardRequest, context: OperationContext) async throws -> Card {
+        try await card(request.card, context: context)
+    }
+    func changeStatus(_ change: CardStatusRequest, context: OperationContext) async throws -> Card {
+        try await card(change.card, context: context)
+    }
+    func setPIN(_ request: SetCardPINRequest, context: OperationContext) async throws -> Card {
+        try await card(request.card, context: context)
+    }
     func programs(customer: String?, context: OperationContext) async throws -> [CardProgram] { [] }
 
     func clientSession(_ request: ClientSessionRequest, context: OperationContext) async throws -> ClientSession {
@@ -57,14 +69,17 @@ final class LedgerProbe: CardService, StoredCredentials {
     }
 
     func verifyResult(_ token: Secret, context: OperationContext) async throws -> StoredCredential {
-        StoredCredential(reference: "1-2-3", maskedPAN: "411111######1111", brand: "VISA", scheme: .visa, created: Date(timeIntervalSince1970: 0))
+        StoredCredential(
+            reference: "1-2-3", maskedPAN: "411111######1111", brand: "VISA", scheme: .visa,
+            created: Date(timeIntervalSince1970: 0))
     }
 
     func charge(_ request: ChargeRequest, context: OperationContext) async throws -> ChargeResult {
         try await counted(\.charges)
         if let hold = chargeHold.withLock({ $0 }) { await hold.wait() }
         return ChargeResult(
-            transactionReference: "9-9-\(charges)", parentReference: request.reference, status: .authorised, amount: request.amount, authCode: "A1",
+            transactionReference: "9-9-\(charges)", parentReference: request.reference, status: .authorised,
+            amount: request.amount, authCode: "A1",
             providerStatus: "0"
         )
     }
@@ -120,24 +135,42 @@ final class CancellationRefusingStores: OperationLedger, ProvisioningJournal, Cr
         }
     }
 
-    func claim(_ intent: LedgerIntent) async throws -> LedgerClaim { try refuseIfCancelled(); return try await ledger.claim(intent) }
+    func claim(_ intent: LedgerIntent) async throws -> LedgerClaim {
+        try refuseIfCancelled(); return try await ledger.claim(intent)
+    }
     func record(_ outcome: LedgerOutcome, key: String, owner: UUID) async throws {
         try refuseIfCancelled()
         try await ledger.record(outcome, key: key, owner: owner)
     }
-    func release(key: String, owner: UUID) async throws { try refuseIfCancelled(); try await ledger.release(key: key, owner: owner) }
+    func release(key: String, owner: UUID) async throws {
+        try refuseIfCancelled(); try await ledger.release(key: key, owner: owner)
+    }
     func record(key: String) async throws -> LedgerRecord? { try await ledger.record(key: key) }
-    func reconcile(key: String, to resolution: LedgerReconciliation) async throws { try await ledger.reconcile(key: key, to: resolution) }
+    func reconcile(key: String, to resolution: LedgerReconciliation) async throws {
+        try await ledger.reconcile(key: key, to: resolution)
+    }
     func purgeExpired() async throws -> Int { try await ledger.purgeExpired() }
 
-    func append(_ entry: ProvisioningJournalEntry) async throws { try refuseIfCancelled(); try await journal.append(entry) }
-    func entries(card: String?, limit: Int) async throws -> [ProvisioningJournalEntry] { try await journal.entries(card: card, limit: limit) }
+    func append(_ entry: ProvisioningJournalEntry) async throws {
+        try refuseIfCancelled(); try await journal.append(entry)
+    }
+    func entries(card: String?, limit: Int) async throws -> [ProvisioningJournalEntry] {
+        try await journal.entries(card: card, limit: limit)
+    }
 
-    func save(_ credential: StoredCredential) async throws { try refuseIfCancelled(); try await credentials.save(credential) }
-    func credential(reference: String) async throws -> StoredCredential? { try await credentials.credential(reference: reference) }
-    func credentials(customer: String) async throws -> [StoredCredential] { try await credentials.credentials(customer: customer) }
+    func save(_ credential: StoredCredential) async throws {
+        try refuseIfCancelled(); try await credentials.save(credential)
+    }
+    func credential(reference: String) async throws -> StoredCredential? {
+        try await credentials.credential(reference: reference)
+    }
+    func credentials(customer: String) async throws -> [StoredCredential] {
+        try await credentials.credentials(customer: customer)
+    }
     func remove(reference: String) async throws { try await credentials.remove(reference: reference) }
-    func markUsed(reference: String, at date: Date) async throws { try refuseIfCancelled(); try await credentials.markUsed(reference: reference, at: date) }
+    func markUsed(reference: String, at date: Date) async throws {
+        try refuseIfCancelled(); try await credentials.markUsed(reference: reference, at: date)
+    }
 }
 
 /// A ledger that works until told to fail: `claim` (the database is down before sending) or the writes after
@@ -165,52 +198,76 @@ final class FaultyLedger: OperationLedger {
         try await base.release(key: key, owner: owner)
     }
     func record(key: String) async throws -> LedgerRecord? { try await base.record(key: key) }
-    func reconcile(key: String, to resolution: LedgerReconciliation) async throws { try await base.reconcile(key: key, to: resolution) }
+    func reconcile(key: String, to resolution: LedgerReconciliation) async throws {
+        try await base.reconcile(key: key, to: resolution)
+    }
     func purgeExpired() async throws -> Int { try await base.purgeExpired() }
 }
 
 enum LedgerFixture {
     static func gateway(
-        _ probe: LedgerProbe, ledger: any OperationLedger = InMemoryOperationLedger(), journal: any ProvisioningJournal = InMemoryProvisioningJournal(),
-        credentialStore: any CredentialReferenceStore = InMemoryCredentialReferenceStore(), policy: LedgerPolicy = .default
+        _ probe: LedgerProbe, ledger: any OperationLedger = InMemoryOperationLedger(),
+        journal: any ProvisioningJournal = InMemoryProvisioningJournal(),
+        credentialStore: any CredentialReferenceStore = InMemoryCredentialReferenceStore(),
+        policy: LedgerPolicy = .default,
+        clock: GatewayClock = .system
     ) throws -> CardGateway {
         let factory = ProviderFactory(
-            kind: LedgerProbe.kind, descriptor: probe.descriptor, environments: ["sandbox": URL(string: "https://probe.example")!], credentials: []
+            kind: LedgerProbe.kind, descriptor: probe.descriptor,
+            environments: ["sandbox": URL(string: "https://probe.example")!], credentials: []
         ) { _ in probe }
         let registry = ProviderRegistry([factory])
         let configuration = try GatewayConfiguration.load(
-            from: Data(#"{"providers": {"probe": {"kind": "probe", "environment": "sandbox"}}, "routes": [{"use": "probe"}]}"#.utf8),
+            from: Data(
+                #"{"providers": {"probe": {"kind": "probe", "environment": "sandbox"}}, "routes": [{"use": "probe"}]}"#
+                    .utf8),
             registry: registry, secrets: SecretResolver(environment: [:])
         )
-        return try CardGateway(configuration: configuration, registry: registry, transport: ScriptedTransport([]), credentialStore: credentialStore)
-            .using(ledger: ledger, journal: journal, ledgerPolicy: policy)
+        return try CardGateway(
+            configuration: configuration, registry: registry, transport: ScriptedTransport([]),
+            credentialStore: credentialStore, clock: clock
+        )
+        .using(ledger: ledger, journal: journal, ledgerPolicy: policy)
     }
 
     static let money = Money(minorUnits: 1050, currency: "GBP")
     static func charge(_ amount: Int64 = 1050) -> ChargeRequest {
-        ChargeRequest(reference: "1-2-3", amount: Money(minorUnits: amount, currency: "GBP"), initiator: .merchant(.unscheduled), orderReference: "o-1")
+        ChargeRequest(
+            reference: "1-2-3", amount: Money(minorUnits: amount, currency: "GBP"), initiator: .merchant(.unscheduled),
+            orderReference: "o-1")
     }
-    static func keyed(_ key: String) -> OperationContext { OperationContext(idempotencyKey: key, requestID: "req-\(key)") }
+    static func keyed(_ key: String) -> OperationContext {
+        OperationContext(idempotencyKey: key, requestID: "req-\(key)")
+    }
 }
 
-@Suite("Store protocols: the in-memory defaults pass the shared checks")
+@Suite("Store protocols: the in-memory defaults pass the shared checks", .timeLimit(.minutes(5)))
 struct InMemoryStoreChecks {
     @Test("credential references") func credentials() async throws {
         try await StoreChecks.credentialStore(InMemoryCredentialReferenceStore())
     }
 
     @Test("operation ledger") func ledger() async throws {
-        try await StoreChecks.ledger(InMemoryOperationLedger())
+        let clock = ManualClock()
+        try await StoreChecks.ledger(InMemoryOperationLedger(clock: clock.gatewayClock())) { clock.advance(by: $0) }
     }
 
     @Test("operation ledger retention") func retention() async throws {
-        try await StoreChecks.ledgerExpiry(InMemoryOperationLedger(retention: .milliseconds(300)), retention: .milliseconds(300))
+        let clock = ManualClock()
+        try await StoreChecks.ledgerExpiry(
+            InMemoryOperationLedger(retention: .seconds(60), clock: clock.gatewayClock()), retention: .seconds(60)
+        ) {
+            clock.advance(by: $0)
+        }
     }
 
     @Test("records are kept 24 hours by default") func defaultRetention() async throws {
         let now = Mutex(Date(timeIntervalSince1970: 1_000_000))
         let ledger = InMemoryOperationLedger(now: { now.withLock { $0 } })
-        guard case .claimed(let owner) = try await ledger.claim(LedgerIntent(key: "k", operation: .charge, instance: "tp", fingerprint: "f", lease: .seconds(60))) else {
+        guard
+            case .claimed(let owner) = try await ledger.claim(
+                LedgerIntent(key: "k", operation: .charge, instance: "tp", fingerprint: "f", lease: .seconds(60)))
+        else {
             Issue.record("expected a claim")
             return
         }
@@ -228,7 +285,8 @@ struct InMemoryStoreChecks {
     @Test("a card number given where a card id belongs is not journaled; ids are kept verbatim")
     func journalIdentifiers() {
         let entry = { (card: String) in
-            ProvisioningJournalEntry(at: Date(), operation: .provision, instance: "p", card: card, outcome: "ok", latencyMilliseconds: 1)
+            ProvisioningJournalEntry(
+                at: Date(), operation: .provision, instance: "p", card: card, outcome: "ok", latencyMilliseconds: 1)
         }
         #expect(entry("4111 1111 1111 1111").card == "<redacted>")
         #expect(entry("4111-1111-1111-1111").card == "<redacted>")
@@ -238,17 +296,20 @@ struct InMemoryStoreChecks {
     }
 }
 
-@Suite("The gateway's operation ledger")
+@Suite("The gateway's operation ledger", .timeLimit(.minutes(5)))
 struct GatewayLedgerTests {
     @Test("a repeat with the same key gets the recorded charge; the provider sees one")
     func replay() async throws {
         let probe = LedgerProbe()
         let gateway = try LedgerFixture.gateway(probe)
-        let first = try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("k1"))
-        let second = try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("k1"))
+        let first = try await gateway.charge(
+            LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("k1"))
+        let second = try await gateway.charge(
+            LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("k1"))
         #expect(first == second)
         #expect(probe.charges == 1)
-        let third = try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("k2"))
+        let third = try await gateway.charge(
+            LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("k2"))
         #expect(third.transactionReference != first.transactionReference)
         #expect(probe.charges == 2)
         #expect(try await gateway.operationLedger.record(key: "k1")?.state == .succeeded)
@@ -266,16 +327,40 @@ struct GatewayLedgerTests {
     @Test("two gateways sharing a ledger race on one key: one charge, both see it")
     func race() async throws {
         let probe = LedgerProbe()
-        probe.behave(.succeed, delay: .milliseconds(200))
+        // The charge that claims the key is held at the provider until the seven repeats are all waiting for it.
+        let hold = ChargeHold()
+        probe.holdCharges(hold)
+        let clock = ManualClock()
         let ledger = InMemoryOperationLedger()
-        let gateways = try [LedgerFixture.gateway(probe, ledger: ledger), LedgerFixture.gateway(probe, ledger: ledger)]
-        let results = try await withThrowingTaskGroup(of: ChargeResult.self) { group in
-            for index in 0..<8 {
-                let gateway = gateways[index % 2]
-                group.addTask { try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("race")) }
-            }
-            return try await group.reduce(into: [ChargeResult]()) { $0.append($1) }
+        let gateways = try [
+            LedgerFixture.gateway(probe, ledger: ledger, clock: clock.gatewayClock()),
+            LedgerFixture.gateway(probe, ledger: ledger, clock: clock.gatewayClock()),
+        ]
+        let first = Task {
+            try await gateways[0].charge(
+                LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("race"))
         }
+        await hold.waitUntilHeld()
+        let repeats = Task {
+            try await withThrowingTaskGroup(of: ChargeResult.self) { group in
+                for index in 1..<8 {
+                    let gateway = gateways[index % 2]
+                    group.addTask {
+                        try await gateway.charge(
+                            LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("race"))
+                    }
+                }
+                return try await group.reduce(into: [ChargeResult]()) { $0.append($1) }
+            }
+        }
+        // The seven repeats found the claim pending and are asleep on the gateways' clock (their first 20 ms pause).
+        await clock.waitForSleepers(7)
+        #expect(probe.charges == 1)
+        hold.release()
+        let claimed = try await first.value
+        // The outcome is recorded: the repeats wake, ask again and get it.
+        clock.advance(by: .milliseconds(20))
+        let results = try await repeats.value + [claimed]
         #expect(probe.charges == 1)
         #expect(Set(results.map(\.transactionReference)).count == 1)
         #expect(results.count == 8)
@@ -285,9 +370,11 @@ struct GatewayLedgerTests {
     func mismatch() async throws {
         let probe = LedgerProbe()
         let gateway = try LedgerFixture.gateway(probe)
-        _ = try await gateway.charge(LedgerFixture.charge(1050), via: .instance("probe"), context: LedgerFixture.keyed("k"))
+        _ = try await gateway.charge(
+            LedgerFixture.charge(1050), via: .instance("probe"), context: LedgerFixture.keyed("k"))
         let error = await #expect(throws: CardGatewayError.self) {
-            try await gateway.charge(LedgerFixture.charge(2000), via: .instance("probe"), context: LedgerFixture.keyed("k"))
+            try await gateway.charge(
+                LedgerFixture.charge(2000), via: .instance("probe"), context: LedgerFixture.keyed("k"))
         }
         #expect(error?.code == .conflict)
         #expect(error?.mayHaveReachedProvider == false)
@@ -306,7 +393,8 @@ struct GatewayLedgerTests {
         probe.behave(.succeed)
         for _ in 0..<2 {
             let error = await #expect(throws: CardGatewayError.self) {
-                try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("u"))
+                try await gateway.charge(
+                    LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("u"))
             }
             #expect(error?.code == .conflict)
             #expect(error?.isRetryable == false)
@@ -325,7 +413,10 @@ struct GatewayLedgerTests {
     func released() async throws {
         let probe = LedgerProbe()
         let gateway = try LedgerFixture.gateway(probe)
-        probe.behave(.fail(CardGatewayError(.providerUnavailable, "connection refused", isRetryable: true, mayHaveReachedProvider: false)))
+        probe.behave(
+            .fail(
+                CardGatewayError(
+                    .providerUnavailable, "connection refused", isRetryable: true, mayHaveReachedProvider: false)))
         await #expect(throws: CardGatewayError.self) {
             try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("r"))
         }
@@ -339,10 +430,15 @@ struct GatewayLedgerTests {
     func declineReplayed() async throws {
         let probe = LedgerProbe()
         let gateway = try LedgerFixture.gateway(probe)
-        probe.behave(.fail(CardGatewayError(.declined, "the issuer declined", providerCode: "70000", isRetryable: false, mayHaveReachedProvider: true)))
+        probe.behave(
+            .fail(
+                CardGatewayError(
+                    .declined, "the issuer declined", providerCode: "70000", isRetryable: false,
+                    mayHaveReachedProvider: true)))
         for _ in 0..<2 {
             let error = await #expect(throws: CardGatewayError.self) {
-                try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("d"))
+                try await gateway.charge(
+                    LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("d"))
             }
             #expect(error?.code == .declined)
             #expect(error?.providerCode == "70000")
@@ -357,7 +453,8 @@ struct GatewayLedgerTests {
         ledger.failClaims(true)
         let gateway = try LedgerFixture.gateway(probe, ledger: ledger)
         let error = await #expect(throws: CardGatewayError.self) {
-            try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("down"))
+            try await gateway.charge(
+                LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("down"))
         }
         #expect(error?.code == .providerUnavailable)
         #expect(error?.mayHaveReachedProvider == false)
@@ -368,18 +465,22 @@ struct GatewayLedgerTests {
     @Test("a crash between sending and recording leaves the charge unknown, and a retry elsewhere does not send it")
     func crashBetweenSentAndRecorded() async throws {
         let probe = LedgerProbe()
-        let shared = InMemoryOperationLedger()
+        // The ledger's leases run on a test clock; the gateways' own waits (the failed write's two retries) are real.
+        let clock = ManualClock()
+        let shared = InMemoryOperationLedger(clock: clock.gatewayClock())
         let crashing = FaultyLedger(shared)
         crashing.failSettling(true)
         let policy = LedgerPolicy(lease: .milliseconds(200))
         let first = try LedgerFixture.gateway(probe, ledger: crashing, policy: policy)
         let second = try LedgerFixture.gateway(probe, ledger: shared, policy: policy)
         // The charge is taken, but its outcome never reaches the ledger.
-        _ = try await first.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("crash"))
+        _ = try await first.charge(
+            LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("crash"))
         #expect(try await shared.record(key: "crash")?.state == .pending)
-        try await Task.sleep(for: .milliseconds(300))
+        clock.advance(by: .milliseconds(300))
         let error = await #expect(throws: CardGatewayError.self) {
-            try await second.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("crash"))
+            try await second.charge(
+                LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("crash"))
         }
         #expect(error?.code == .conflict)
         #expect(error?.mayHaveReachedProvider == true)
@@ -390,17 +491,32 @@ struct GatewayLedgerTests {
     @Test("a repeat that waits too long for an attempt in flight gets a retryable conflict")
     func waitsThenGivesUp() async throws {
         let probe = LedgerProbe()
-        // The first attempt stays in flight far longer than the repeat may wait (not a speed check: the margin is wide).
-        probe.behave(.succeed, delay: .seconds(3))
-        let gateway = try LedgerFixture.gateway(probe, policy: LedgerPolicy(maximumWait: .milliseconds(100)))
-        async let first = gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("slow"))
-        try await Task.sleep(for: .milliseconds(100))
-        let error = await #expect(throws: CardGatewayError.self) {
-            try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("slow"))
+        // The first attempt is held at the provider while the repeat waits for it, on the gateway's clock.
+        let hold = ChargeHold()
+        probe.holdCharges(hold)
+        let clock = ManualClock()
+        let gateway = try LedgerFixture.gateway(
+            probe, policy: LedgerPolicy(maximumWait: .milliseconds(100)), clock: clock.gatewayClock())
+        let first = Task {
+            try await gateway.charge(
+                LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("slow"))
         }
+        await hold.waitUntilHeld()
+        let repeated = Task {
+            try await gateway.charge(
+                LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("slow"))
+        }
+        // It pauses 20 ms, then 40 ms; the next pause (80 ms) would pass its 100 ms, so it gives up then.
+        await clock.waitForSleepers(1)
+        clock.advance(by: .milliseconds(20))
+        await clock.waitForSleepers(1)
+        #expect(clock.sleeps == [.milliseconds(20), .milliseconds(40)])
+        clock.advance(by: .milliseconds(40))
+        let error = await #expect(throws: CardGatewayError.self) { try await repeated.value }
         #expect(error?.code == .conflict)
         #expect(error?.isRetryable == true)
-        _ = try await first
+        hold.release()
+        _ = try await first.value
         #expect(probe.charges == 1)
     }
 
@@ -408,7 +524,8 @@ struct GatewayLedgerTests {
     func createCardReplay() async throws {
         let probe = LedgerProbe()
         let gateway = try LedgerFixture.gateway(probe)
-        let request = CreateCardRequest(customer: "cust-1", type: .virtual, program: "P1", currency: "EUR", pin: Secret("1234"))
+        let request = CreateCardRequest(
+            customer: "cust-1", type: .virtual, program: "P1", currency: "EUR", pin: Secret("1234"))
         let first = try await gateway.createCard(request, via: .instance("probe"), context: LedgerFixture.keyed("c"))
         let second = try await gateway.createCard(request, via: .instance("probe"), context: LedgerFixture.keyed("c"))
         #expect(first.ref == second.ref)
@@ -422,7 +539,9 @@ struct GatewayLedgerTests {
         #expect(record.fingerprint.count == 64)
     }
 
-    @Test("a create's cardholder name and issuing country are in its fingerprint; a create without them keeps its earlier digest")
+    @Test(
+        "a create's cardholder name and issuing country are in its fingerprint; a create without them keeps its earlier digest"
+    )
     func createCardFingerprintFields() async throws {
         let probe = LedgerProbe()
         let gateway = try LedgerFixture.gateway(probe)
@@ -438,7 +557,10 @@ struct GatewayLedgerTests {
         _ = try await gateway.createCard(named, via: .instance("probe"), context: LedgerFixture.keyed("named"))
         let namedRecord = try #require(try await gateway.operationLedger.record(key: "named"))
         #expect(!namedRecord.fingerprint.contains("Hopper"))
-        for change in [{ (r: inout CreateCardRequest) in r.cardholderName = "Kim Lee" }, { (r: inout CreateCardRequest) in r.issuingCountryCode = "DE" }] {
+        for change in [
+            { (r: inout CreateCardRequest) in r.cardholderName = "Kim Lee" },
+            { (r: inout CreateCardRequest) in r.issuingCountryCode = "DE" },
+        ] {
             var other = named
             change(&other)
             let error = await #expect(throws: CardGatewayError.self) {
@@ -454,9 +576,11 @@ struct GatewayLedgerTests {
         let probe = LedgerProbe()
         let gateway = try LedgerFixture.gateway(probe)
         let consent = CardholderConsent(recordedAt: Date(timeIntervalSince1970: 1_730_000_000), evidence: "terms v3")
-        let credential = try await gateway.verifyResult(Secret("result.jwt.token"), customer: "c-1", consent: consent, via: .instance("probe"))
+        let credential = try await gateway.verifyResult(
+            Secret("result.jwt.token"), customer: "c-1", consent: consent, via: .instance("probe"))
         #expect(credential.consentRecordedAt == consent.recordedAt)
-        #expect(try await gateway.credentialStore.credential(reference: "1-2-3")?.consentRecordedAt == consent.recordedAt)
+        #expect(
+            try await gateway.credentialStore.credential(reference: "1-2-3")?.consentRecordedAt == consent.recordedAt)
         #expect(try await gateway.credentialStore.credential(reference: "1-2-3")?.lastUsed == nil)
         _ = try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"))
         #expect(try await gateway.credentialStore.credential(reference: "1-2-3")?.lastUsed != nil)
@@ -468,11 +592,14 @@ struct GatewayLedgerTests {
         let journal = InMemoryProvisioningJournal()
         let gateway = try LedgerFixture.gateway(probe, journal: journal)
         _ = try await gateway.clientSession(
-            ClientSessionRequest(intent: .reuse(reference: "1-2-3"), amount: LedgerFixture.money), via: .instance("probe"), context: LedgerFixture.keyed("s")
+            ClientSessionRequest(intent: .reuse(reference: "1-2-3"), amount: LedgerFixture.money),
+            via: .instance("probe"), context: LedgerFixture.keyed("s")
         )
         _ = try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("j"))
-        probe.behave(.fail(CardGatewayError(.declined, "declined", requestID: "tp-req-9", mayHaveReachedProvider: true)))
-        _ = try? await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("j2"))
+        probe.behave(
+            .fail(CardGatewayError(.declined, "declined", requestID: "tp-req-9", mayHaveReachedProvider: true)))
+        _ = try? await gateway.charge(
+            LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("j2"))
         let entries = try await journal.entries(card: "1-2-3", limit: 10)
         #expect(entries.map(\.operation) == [.charge, .charge, .clientSession])
         #expect(entries.map(\.outcome) == ["declined", "ok", "ok"])
@@ -485,14 +612,18 @@ struct GatewayLedgerTests {
     func chargeCancelledMidway(_ gateway: CardGateway, _ probe: LedgerProbe, key: String) async throws -> ChargeResult {
         let hold = ChargeHold()
         probe.holdCharges(hold)
-        let caller = Task { try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed(key)) }
+        let caller = Task {
+            try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed(key))
+        }
         await hold.waitUntilHeld()
         caller.cancel()
         hold.release()
         return try await caller.value
     }
 
-    @Test("a caller cancelled while the provider charges gets the charge, and the ledger outcome, the journal entry and the credential's use are all written")
+    @Test(
+        "a caller cancelled while the provider charges gets the charge, and the ledger outcome, the journal entry and the credential's use are all written"
+    )
     func cancelledCallerStillRecords() async throws {
         let probe = LedgerProbe()
         let stores = CancellationRefusingStores()
@@ -513,12 +644,15 @@ struct GatewayLedgerTests {
         #expect(entries.first?.requestID == "req-cancelled")
         #expect(try await stores.credential(reference: "1-2-3")?.lastUsed != nil)
         // A repeat with the key is answered from the ledger: the provider still saw one charge.
-        let repeated = try await gateway.charge(LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("cancelled"))
+        let repeated = try await gateway.charge(
+            LedgerFixture.charge(), via: .instance("probe"), context: LedgerFixture.keyed("cancelled"))
         #expect(repeated == result)
         #expect(probe.charges == 1)
     }
 
-    @Test("with the in-memory stores (written without a shielding task), a caller cancelled while the provider charges still gets the journal entry and the credential's use written")
+    @Test(
+        "with the in-memory stores (written without a shielding task), a caller cancelled while the provider charges still gets the journal entry and the credential's use written"
+    )
     func cancelledCallerInMemoryStores() async throws {
         let probe = LedgerProbe()
         let journal = InMemoryProvisioningJournal()
@@ -536,14 +670,17 @@ struct GatewayLedgerTests {
         #expect(try await credentials.credential(reference: "1-2-3")?.lastUsed != nil)
     }
 
-    @Test("a full in-memory journal replaces its oldest entry: the newest `capacity` are kept, newest first, as a list would")
+    @Test(
+        "a full in-memory journal replaces its oldest entry: the newest `capacity` are kept, newest first, as a list would"
+    )
     func journalRing() async throws {
         for capacity in [1, 2, 3, 5] {
             let journal = InMemoryProvisioningJournal(capacity: capacity)
             var appended: [ProvisioningJournalEntry] = []
             for index in 0..<(capacity * 3 + 1) {
                 let entry = ProvisioningJournalEntry(
-                    at: Date(timeIntervalSince1970: Double(index)), operation: .charge, instance: "i", card: index % 2 == 0 ? "even" : "odd",
+                    at: Date(timeIntervalSince1970: Double(index)), operation: .charge, instance: "i",
+                    card: index % 2 == 0 ? "even" : "odd",
                     outcome: "ok", latencyMilliseconds: index
                 )
                 try await journal.append(entry)
@@ -551,10 +688,14 @@ struct GatewayLedgerTests {
                 // The list the ring replaces: the newest `capacity`, newest first.
                 let kept = Array(appended.suffix(capacity).reversed())
                 for limit in [-1, 0, 1, 2, capacity, capacity + 4] {
-                    #expect(try await journal.entries(card: nil, limit: limit).map(\.latencyMilliseconds) == kept.prefix(max(0, limit)).map(\.latencyMilliseconds))
+                    #expect(
+                        try await journal.entries(card: nil, limit: limit).map(\.latencyMilliseconds)
+                            == kept.prefix(max(0, limit)).map(\.latencyMilliseconds))
                     for card in ["even", "odd", "none"] {
                         let expected = kept.filter { $0.card == card }.prefix(max(0, limit)).map(\.latencyMilliseconds)
-                        #expect(try await journal.entries(card: card, limit: limit).map(\.latencyMilliseconds) == expected, "capacity \(capacity) after \(index + 1), card \(card), limit \(limit)")
+                        #expect(
+                            try await journal.entries(card: card, limit: limit).map(\.latencyMilliseconds) == expected,
+                            "capacity \(capacity) after \(index + 1), card \(card), limit \(limit)")
                     }
                 }
             }
@@ -562,16 +703,19 @@ struct GatewayLedgerTests {
     }
 }
 
-@Suite("The store section of the configuration")
+@Suite("The store section of the configuration", .timeLimit(.minutes(5)))
 struct StoreConfigurationTests {
-    static let providers = #""providers": {"on-file": {"kind": "beta", "environment": "sandbox", "credentials": {"username": "env:BETA_USER", "password": "env:BETA_PASS"}, "options": {"site": "s1"}}}, "routes": []"#
+    static let providers =
+        #""providers": {"on-file": {"kind": "beta", "environment": "sandbox", "credentials": {"username": "env:BETA_USER", "password": "env:BETA_PASS"}, "options": {"site": "s1"}}}, "routes": []"#
 
     static func load(_ store: String, environment: [String: String] = [:]) throws -> GatewayConfiguration {
-        try TestFactories.load("{\(providers), \"store\": \(store)}", environment: TestFactories.environment.merging(environment) { $1 })
+        try TestFactories.load(
+            "{\(providers), \"store\": \(store)}", environment: TestFactories.environment.merging(environment) { $1 })
     }
 
     static func problems(_ store: String, environment: [String: String] = [:]) -> [ConfigurationProblem] {
-        TestFactories.problems("{\(providers), \"store\": \(store)}", environment: TestFactories.environment.merging(environment) { $1 })
+        TestFactories.problems(
+            "{\(providers), \"store\": \(store)}", environment: TestFactories.environment.merging(environment) { $1 })
     }
 
     @Test("without a store section everything stays in memory")
@@ -598,7 +742,8 @@ struct StoreConfigurationTests {
     @Test("store problems are reported with their paths, never with the URL")
     func problems() {
         let secretURL = "mysql://cards:s3cret-pw@db/x"
-        var problems = Self.problems(#"{"kind": "postgres", "url": "env:DATABASE_URL"}"#, environment: ["DATABASE_URL": secretURL])
+        var problems = Self.problems(
+            #"{"kind": "postgres", "url": "env:DATABASE_URL"}"#, environment: ["DATABASE_URL": secretURL])
         #expect(problems.map(\.path) == ["store.url"])
         #expect(problems.allSatisfy { !$0.message.contains("s3cret-pw") })
         problems = Self.problems(#"{"kind": "postgres", "url": "postgres://cards:s3cret-pw@db/x"}"#)
@@ -609,8 +754,15 @@ struct StoreConfigurationTests {
         #expect(Self.problems(#"{"kind": "redis"}"#).map(\.path) == ["store.kind"])
         #expect(Self.problems(#"{"kind": "memory", "url": "env:X"}"#).map(\.path) == ["store.url"])
         #expect(Self.problems(#"{"kind": "memory", "pool": 3}"#).map(\.path) == ["store.pool"])
-        #expect(Self.problems(#"{"kind": "memory", "ledgerRetentionHours": 0}"#).map(\.path) == ["store.ledgerRetentionHours"])
+        #expect(
+            Self.problems(#"{"kind": "memory", "ledgerRetentionHours": 0}"#).map(\.path) == [
+                "store.ledgerRetentionHours"
+            ])
         #expect(Self.problems(#""postgres""#).map(\.path) == ["store"])
-        #expect(Self.problems(#"{"kind": "postgres", "url": "env:DATABASE_URL"}"#, environment: ["DATABASE_URL": "postgres://db.internal/x"]).map(\.path) == ["store.url"])
+        #expect(
+            Self.problems(
+                #"{"kind": "postgres", "url": "env:DATABASE_URL"}"#,
+                environment: ["DATABASE_URL": "postgres://db.internal/x"]
+            ).map(\.path) == ["store.url"])
     }
 }

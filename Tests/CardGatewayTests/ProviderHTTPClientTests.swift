@@ -1,16 +1,20 @@
-import CardGateway
-import CardGatewayTesting
+@_spi(AdapterSupport) import CardGateway
+@_spi(AdapterSupport) import CardGatewayTesting
 import Foundation
 import HTTPTypes
 import Testing
 
-@Suite("Retries, idempotency keys and deadlines")
+@Suite("Retries, idempotency keys and deadlines", .timeLimit(.minutes(5)))
 struct ProviderHTTPClientTests {
     let kind = ProviderKind("alpha")
     let base = URL(string: "https://api.alpha.example/v2")!
 
-    func client(_ transport: ScriptedTransport, sleeps: SleepRecorder, retry: RetryPolicy? = nil) throws -> ProviderHTTPClient {
-        if let retry { return try .testing(kind: kind, baseURL: base, transport: transport, retry: retry, sleeps: sleeps) }
+    func client(
+        _ transport: ScriptedTransport, sleeps: SleepRecorder, retry: RetryPolicy? = nil
+    ) throws -> ProviderHTTPClient {
+        if let retry {
+            return try .testing(kind: kind, baseURL: base, transport: transport, retry: retry, sleeps: sleeps)
+        }
         return try .testing(kind: kind, baseURL: base, transport: transport, sleeps: sleeps)
     }
 
@@ -19,7 +23,9 @@ struct ProviderHTTPClientTests {
         let transport = ScriptedTransport([.json(200, "{}")])
         let client = try client(transport, sleeps: SleepRecorder())
         let path = "/cards/\(URLEncoding.pathSegment("a/b c"))"
-        _ = try await client.send(ProviderRequest(.get, path, query: [("status", "ACTIVE,LOCKED"), ("q", "a&b=c")], operation: "list"), context: OperationContext())
+        _ = try await client.send(
+            ProviderRequest(.get, path, query: [("status", "ACTIVE,LOCKED"), ("q", "a&b=c")], operation: "list"),
+            context: OperationContext())
         let request = try #require(transport.requests.first)
         #expect(request.request.scheme == "https")
         #expect(request.request.authority == "api.alpha.example")
@@ -27,12 +33,15 @@ struct ProviderHTTPClientTests {
         #expect(request.header("Accept") == "application/json")
     }
 
-    @Test("a caller's logger gets the provider, kind, operation and request id on every line of the request; the no-op logger gets nothing")
+    @Test(
+        "a caller's logger gets the provider, kind, operation and request id on every line of the request; the no-op logger gets nothing"
+    )
     func requestMetadata() async throws {
         let transport = ScriptedTransport([.json(200, "{}"), .json(200, "{}")])
         let capture = LogCapture()
         let context = OperationContext(logger: capture.logger(level: .debug), requestID: "req-77")
-        _ = try await client(transport, sleeps: SleepRecorder()).send(ProviderRequest(.get, "/cards/c1", operation: "get card"), context: context)
+        _ = try await client(transport, sleeps: SleepRecorder()).send(
+            ProviderRequest(.get, "/cards/c1", operation: "get card"), context: context)
         let line = try #require(capture.all.first { $0.message == "provider attempt" })
         #expect(line.metadata["cardgateway.provider"] == "test")
         #expect(line.metadata["cardgateway.provider.kind"] == "alpha")
@@ -40,20 +49,26 @@ struct ProviderHTTPClientTests {
         #expect(line.metadata["request.id"] == "req-77")
         // Without a logger the request still goes out, and nothing is captured anywhere.
         capture.clear()
-        _ = try await client(transport, sleeps: SleepRecorder()).send(ProviderRequest(.get, "/cards/c2", operation: "get card"), context: OperationContext())
+        _ = try await client(transport, sleeps: SleepRecorder()).send(
+            ProviderRequest(.get, "/cards/c2", operation: "get card"), context: OperationContext())
         #expect(transport.requestCount == 2)
         #expect(capture.all.isEmpty)
     }
 
-    @Test("a path with a dot segment is refused before anything is sent", arguments: ["/cards/..", "/cards/./x", "/cards/%2E%2E/x", "/cards/%2e"])
+    @Test(
+        "a path with a dot segment is refused before anything is sent",
+        arguments: ["/cards/..", "/cards/./x", "/cards/%2E%2E/x", "/cards/%2e"])
     func dotSegments(path: String) async throws {
         let transport = ScriptedTransport([.json(200, "{}")])
         await #expect(throws: CardGatewayError.self) {
-            _ = try await client(transport, sleeps: SleepRecorder()).send(ProviderRequest(.get, path, operation: "read"), context: OperationContext())
+            _ = try await client(transport, sleeps: SleepRecorder()).send(
+                ProviderRequest(.get, path, operation: "read"), context: OperationContext())
         }
         #expect(transport.requestCount == 0)
         // A dot inside an id is fine.
-        _ = try await client(transport, sleeps: SleepRecorder()).send(ProviderRequest(.get, "/cards/\(URLEncoding.pathSegment("a..b"))", operation: "read"), context: OperationContext())
+        _ = try await client(transport, sleeps: SleepRecorder()).send(
+            ProviderRequest(.get, "/cards/\(URLEncoding.pathSegment("a..b"))", operation: "read"),
+            context: OperationContext())
         #expect(transport.requestCount == 1)
     }
 
@@ -61,7 +76,8 @@ struct ProviderHTTPClientTests {
     func readRetried() async throws {
         let transport = ScriptedTransport([.json(503, "{}"), .json(503, "{}"), .json(200, "{\"ok\":true}")])
         let sleeps = SleepRecorder()
-        let response = try await client(transport, sleeps: sleeps).send(ProviderRequest(.get, "/x", operation: "read"), context: OperationContext())
+        let response = try await client(transport, sleeps: sleeps).send(
+            ProviderRequest(.get, "/x", operation: "read"), context: OperationContext())
         #expect(response.status == 200)
         #expect(response.attempts == 3)
         #expect(transport.requestCount == 3)
@@ -73,13 +89,15 @@ struct ProviderHTTPClientTests {
     func retryAfter() async throws {
         let transport = ScriptedTransport([.json(429, "{}", headers: ["Retry-After": "2"]), .json(200, "{}")])
         let sleeps = SleepRecorder()
-        let response = try await client(transport, sleeps: sleeps).send(ProviderRequest(.get, "/x", operation: "read"), context: OperationContext())
+        let response = try await client(transport, sleeps: sleeps).send(
+            ProviderRequest(.get, "/x", operation: "read"), context: OperationContext())
         #expect(response.status == 200)
         #expect(sleeps.recorded == [.seconds(2)])
 
         let tooLong = ScriptedTransport([.json(429, "{}", headers: ["Retry-After": "3600"]), .json(200, "{}")])
         let noSleeps = SleepRecorder()
-        let limited = try await client(tooLong, sleeps: noSleeps).send(ProviderRequest(.get, "/x", operation: "read"), context: OperationContext())
+        let limited = try await client(tooLong, sleeps: noSleeps).send(
+            ProviderRequest(.get, "/x", operation: "read"), context: OperationContext())
         #expect(limited.status == 429)
         #expect(limited.retryAfter == .seconds(3600))
         #expect(tooLong.requestCount == 1)
@@ -90,12 +108,14 @@ struct ProviderHTTPClientTests {
         #expect(RetryPolicy.parseRetryAfter("soon") == nil)
     }
 
-    @Test("absurd Retry-After values are refused or clamped, never a crash", arguments: [
-        ("1e20", nil), ("-5", nil), ("1.5", nil), ("", nil), ("inf", nil), ("NaN", nil),
-        ("99999999999999999999999999", Duration.seconds(86_400)), ("000000000000000007", .seconds(7)),
-        ("86401", .seconds(86_400)), ("0", .zero), ("Fri, 31 Dec 9999 23:59:59 GMT", .seconds(86_400)),
-        ("Thu, 01 Jan 1970 00:00:00 GMT", .zero),
-    ] as [(String, Duration?)])
+    @Test(
+        "absurd Retry-After values are refused or clamped, never a crash",
+        arguments: [
+            ("1e20", nil), ("-5", nil), ("1.5", nil), ("", nil), ("inf", nil), ("NaN", nil),
+            ("99999999999999999999999999", Duration.seconds(86_400)), ("000000000000000007", .seconds(7)),
+            ("86401", .seconds(86_400)), ("0", .zero), ("Fri, 31 Dec 9999 23:59:59 GMT", .seconds(86_400)),
+            ("Thu, 01 Jan 1970 00:00:00 GMT", .zero),
+        ] as [(String, Duration?)])
     func absurdRetryAfter(value: String, expected: Duration?) {
         #expect(RetryPolicy.parseRetryAfter(value, now: Date(timeIntervalSince1970: 1_700_000_000)) == expected)
     }
@@ -105,13 +125,17 @@ struct ProviderHTTPClientTests {
         let transport = ScriptedTransport([.json(503, "{}", headers: ["Retry-After": "1e20"]), .json(200, "{}")])
         let sleeps = SleepRecorder()
         // Not a delta-seconds value: the ordinary backoff applies and the read is repeated.
-        let response = try await client(transport, sleeps: sleeps).send(ProviderRequest(.get, "/x", operation: "read"), context: OperationContext())
+        let response = try await client(transport, sleeps: sleeps).send(
+            ProviderRequest(.get, "/x", operation: "read"), context: OperationContext())
         #expect(response.status == 200)
         #expect(transport.requestCount == 2)
 
-        let clamped = ScriptedTransport([.json(503, "{}", headers: ["Retry-After": String(repeating: "9", count: 40)]), .json(200, "{}")])
+        let clamped = ScriptedTransport([
+            .json(503, "{}", headers: ["Retry-After": String(repeating: "9", count: 40)]), .json(200, "{}"),
+        ])
         let none = SleepRecorder()
-        let limited = try await client(clamped, sleeps: none).send(ProviderRequest(.get, "/x", operation: "read"), context: OperationContext())
+        let limited = try await client(clamped, sleeps: none).send(
+            ProviderRequest(.get, "/x", operation: "read"), context: OperationContext())
         #expect(limited.status == 503)
         #expect(limited.retryAfter == .seconds(86_400))
         #expect(clamped.requestCount == 1)
@@ -121,18 +145,22 @@ struct ProviderHTTPClientTests {
     @Test("a write without an idempotency key is never repeated after it may have arrived")
     func writeNotRepeated() async throws {
         let transport = ScriptedTransport([.json(503, "{}"), .json(200, "{}")])
-        let response = try await client(transport, sleeps: SleepRecorder()).send(ProviderRequest(.post, "/charge", body: Data("{}".utf8), operation: "charge"), context: OperationContext())
+        let response = try await client(transport, sleeps: SleepRecorder()).send(
+            ProviderRequest(.post, "/charge", body: Data("{}".utf8), operation: "charge"), context: OperationContext())
         #expect(response.status == 503)
         #expect(transport.requestCount == 1)
 
         let timedOut = ScriptedTransport([.failure(TransportError(.timeout, "slow")), .json(200, "{}")])
         await #expect(throws: CardGatewayError.self) {
-            _ = try await client(timedOut, sleeps: SleepRecorder()).send(ProviderRequest(.post, "/charge", operation: "charge"), context: OperationContext())
+            _ = try await client(timedOut, sleeps: SleepRecorder()).send(
+                ProviderRequest(.post, "/charge", operation: "charge"), context: OperationContext())
         }
         #expect(timedOut.requestCount == 1)
         do {
-            _ = try await client(ScriptedTransport([.failure(TransportError(.connectionClosed, "reset"))]), sleeps: SleepRecorder())
-                .send(ProviderRequest(.post, "/charge", operation: "charge"), context: OperationContext())
+            _ = try await client(
+                ScriptedTransport([.failure(TransportError(.connectionClosed, "reset"))]), sleeps: SleepRecorder()
+            )
+            .send(ProviderRequest(.post, "/charge", operation: "charge"), context: OperationContext())
         } catch let error as CardGatewayError {
             #expect(error.code == .transport)
             #expect(error.mayHaveReachedProvider)
@@ -141,8 +169,10 @@ struct ProviderHTTPClientTests {
             #expect(error.provider == "test")
         }
         do {
-            _ = try await client(ScriptedTransport([], fallback: .failure(TransportError(.timeout, "slow"))), sleeps: SleepRecorder())
-                .send(ProviderRequest(.get, "/charge/1", operation: "read"), context: OperationContext())
+            _ = try await client(
+                ScriptedTransport([], fallback: .failure(TransportError(.timeout, "slow"))), sleeps: SleepRecorder()
+            )
+            .send(ProviderRequest(.get, "/charge/1", operation: "read"), context: OperationContext())
         } catch let error as CardGatewayError {
             #expect(error.code == .timeout)
             #expect(error.isRetryable, "a read may always be repeated")
@@ -152,13 +182,17 @@ struct ProviderHTTPClientTests {
     @Test("a request that provably never left is repeated, even a write")
     func neverLeftIsRepeated() async throws {
         let transport = ScriptedTransport([.failure(TransportError(.connectFailed, "refused")), .json(201, "{}")])
-        let response = try await client(transport, sleeps: SleepRecorder()).send(ProviderRequest(.post, "/charge", operation: "charge"), context: OperationContext())
+        let response = try await client(transport, sleeps: SleepRecorder()).send(
+            ProviderRequest(.post, "/charge", operation: "charge"), context: OperationContext())
         #expect(response.status == 201)
         #expect(transport.requestCount == 2)
 
-        let refused = ScriptedTransport([.failure(TransportError(.connectFailed, "refused"))], fallback: .failure(TransportError(.connectFailed, "refused")))
+        let refused = ScriptedTransport(
+            [.failure(TransportError(.connectFailed, "refused"))],
+            fallback: .failure(TransportError(.connectFailed, "refused")))
         do {
-            _ = try await client(refused, sleeps: SleepRecorder()).send(ProviderRequest(.post, "/charge", operation: "charge"), context: OperationContext())
+            _ = try await client(refused, sleeps: SleepRecorder()).send(
+                ProviderRequest(.post, "/charge", operation: "charge"), context: OperationContext())
             Issue.record("expected an error")
         } catch let error as CardGatewayError {
             #expect(error.code == .transport)
@@ -172,17 +206,24 @@ struct ProviderHTTPClientTests {
     func idempotencyKeys() async throws {
         let header = HTTPField.Name("Idempotency-Key")!
         let transport = ScriptedTransport([.json(500, "{}"), .json(502, "{}"), .json(200, "{}")])
-        let request = ProviderRequest(.post, "/tokens", body: Data("a=b".utf8), repeatability: .idempotent(header: header, scope: "tokenize"), operation: "tokenize")
-        let response = try await client(transport, sleeps: SleepRecorder()).send(request, context: OperationContext(idempotencyKey: "order-42"))
+        let request = ProviderRequest(
+            .post, "/tokens", body: Data("a=b".utf8), repeatability: .idempotent(header: header, scope: "tokenize"),
+            operation: "tokenize")
+        let response = try await client(transport, sleeps: SleepRecorder()).send(
+            request, context: OperationContext(idempotencyKey: "order-42"))
         let keys = transport.requests.map { $0.header("Idempotency-Key") }
         #expect(keys.count == 3)
         #expect(Set(keys).count == 1)
         #expect(response.idempotencyKey == keys.first!)
         #expect(keys.first!! == IdempotencyKeys.derive(operationKey: "order-42", scope: "tokenize"))
-        #expect(IdempotencyKeys.derive(operationKey: "order-42", scope: "tokenize") != IdempotencyKeys.derive(operationKey: "order-42", scope: "confirm"))
+        #expect(
+            IdempotencyKeys.derive(operationKey: "order-42", scope: "tokenize")
+                != IdempotencyKeys.derive(operationKey: "order-42", scope: "confirm"))
         #expect(IdempotencyKeys.derive(operationKey: "order-42", scope: "x", maxLength: 32).count == 32)
         // Without an operation key each logical request gets a fresh key.
-        #expect(IdempotencyKeys.derive(operationKey: nil, scope: "x") != IdempotencyKeys.derive(operationKey: nil, scope: "x"))
+        #expect(
+            IdempotencyKeys.derive(operationKey: nil, scope: "x")
+                != IdempotencyKeys.derive(operationKey: nil, scope: "x"))
     }
 
     @Test("the provider's retry advice overrides the status rule")
@@ -193,35 +234,77 @@ struct ProviderHTTPClientTests {
         let noRetry = ScriptedTransport([.json(503, "{}", headers: ["Stripe-Should-Retry": "false"]), .json(200, "{}")])
         var copy = try ProviderHTTPClient.testing(kind: kind, baseURL: base, transport: noRetry)
         copy.retryAdvice = client.retryAdvice
-        #expect(try await copy.send(ProviderRequest(.get, "/x", operation: "read"), context: OperationContext()).status == 503)
+        #expect(
+            try await copy.send(ProviderRequest(.get, "/x", operation: "read"), context: OperationContext()).status
+                == 503)
         #expect(noRetry.requestCount == 1)
 
         let retry = ScriptedTransport([.json(400, "{}", headers: ["Stripe-Should-Retry": "true"]), .json(200, "{}")])
         var second = try ProviderHTTPClient.testing(kind: kind, baseURL: base, transport: retry)
         second.retryAdvice = client.retryAdvice
-        let request = ProviderRequest(.post, "/x", repeatability: .idempotent(header: header, scope: "s"), operation: "write")
+        let request = ProviderRequest(
+            .post, "/x", repeatability: .idempotent(header: header, scope: "s"), operation: "write")
         #expect(try await second.send(request, context: OperationContext()).status == 200)
         #expect(retry.requestCount == 2)
     }
 
-    @Test("the caller's deadline bounds each attempt and stops retries")
+    @Test("the caller's deadline bounds each attempt and stops retries, on the client's clock")
     func deadlines() async throws {
+        let clock = ManualClock(advancesOnSleep: true)
+        func client(_ transport: ScriptedTransport) throws -> ProviderHTTPClient {
+            try ProviderHTTPClient(
+                instance: "test", kind: kind, baseURL: base, transport: transport, timeout: .seconds(5),
+                retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(800), maxDelay: .seconds(4)),
+                clock: clock.gatewayClock()
+            )
+        }
         let transport = ScriptedTransport([.json(200, "{}")])
-        let past = OperationContext(deadline: .now - .seconds(1))
+        let past = OperationContext(deadline: clock.now - .seconds(1))
         do {
-            _ = try await client(transport, sleeps: SleepRecorder()).send(ProviderRequest(.get, "/x", operation: "read"), context: past)
+            _ = try await client(transport).send(ProviderRequest(.get, "/x", operation: "read"), context: past)
             Issue.record("expected a timeout")
         } catch let error as CardGatewayError {
             #expect(error.code == .timeout)
             #expect(transport.requestCount == 0)
         }
         let slow = ScriptedTransport([.json(503, "{}", headers: ["Retry-After": "5"]), .json(200, "{}")])
-        let response = try await client(slow, sleeps: SleepRecorder()).send(ProviderRequest(.get, "/x", operation: "read"), context: OperationContext(deadline: .now + .seconds(2)))
+        let response = try await client(slow).send(
+            ProviderRequest(.get, "/x", operation: "read"), context: OperationContext(deadline: clock.now + .seconds(2))
+        )
         #expect(response.status == 503, "a Retry-After past the deadline is not waited for")
         #expect(slow.requestCount == 1)
-        let short = ScriptedTransport([.json(200, "{}")])
-        _ = try await client(short, sleeps: SleepRecorder()).send(ProviderRequest(.get, "/x", operation: "read"), context: OperationContext(deadline: .now + .seconds(1)))
-        #expect(try #require(short.requests.first).timeout <= .seconds(1))
+        #expect(clock.sleeps.isEmpty)
+
+        // Each attempt gets what is left of the deadline on the client's clock: 1 s, then 1 s less the back-off.
+        let short = ScriptedTransport([.json(503, "{}"), .json(200, "{}")])
+        let answered = try await client(short).send(
+            ProviderRequest(.get, "/x", operation: "read"), context: OperationContext(deadline: clock.now + .seconds(1))
+        )
+        #expect(answered.status == 200)
+        #expect(clock.sleeps == [.milliseconds(400)], "full jitter at 0.5 of the 800 ms base")
+        #expect(short.requests.map(\.timeout) == [.seconds(1), .milliseconds(600)])
+    }
+
+    @Test("a setting changed after the client was made is the one its requests use (the chain is never stale)")
+    func settingsChangeTheChain() async throws {
+        let transport = ScriptedTransport([.json(200, "{}"), .json(200, "{}"), .json(200, "{}")])
+        let header = HTTPField.Name("Idempotency-Key")!
+        let request = ProviderRequest(
+            .post, "/x", repeatability: .idempotent(header: header, scope: "s"), operation: "write")
+        var client = try client(transport, sleeps: SleepRecorder())
+        _ = try await client.send(request, context: OperationContext(idempotencyKey: "op"))
+        client.idempotencyKeyMaxLength = 20
+        client.requestMiddlewares = [try StaticHeadersMiddleware([(name: "X-Added", value: "1")])]
+        _ = try await client.send(request, context: OperationContext(idempotencyKey: "op"))
+        let copy = client.unauthenticated
+        client.requestMiddlewares = []
+        _ = try await copy.send(request, context: OperationContext(idempotencyKey: "op"))
+        #expect(transport.requests.map { $0.header("Idempotency-Key")?.count } == [64, 20, 20])
+        #expect(
+            transport.requests.map { $0.header("X-Added") } == [nil, "1", "1"],
+            "a copy keeps the settings it was made with")
+        #expect(client.idempotencyKeyMaxLength == 20)
+        #expect(client.requestMiddlewares.isEmpty)
     }
 
     @Test("backoff stays within full-jitter bounds")
@@ -236,12 +319,18 @@ struct ProviderHTTPClientTests {
     @Test("plain http to anything but loopback is refused when the client is made")
     func httpRefused() throws {
         #expect(throws: CardGatewayError.self) {
-            _ = try ProviderHTTPClient(instance: "x", kind: kind, baseURL: URL(string: "http://api.alpha.example")!, transport: ScriptedTransport([]))
+            _ = try ProviderHTTPClient(
+                instance: "x", kind: kind, baseURL: URL(string: "http://api.alpha.example")!,
+                transport: ScriptedTransport([]))
         }
         #expect(throws: CardGatewayError.self) {
-            _ = try ProviderHTTPClient(instance: "x", kind: kind, baseURL: URL(string: "http://10.0.0.1:8080")!, transport: ScriptedTransport([]))
+            _ = try ProviderHTTPClient(
+                instance: "x", kind: kind, baseURL: URL(string: "http://10.0.0.1:8080")!,
+                transport: ScriptedTransport([]))
         }
-        _ = try ProviderHTTPClient(instance: "x", kind: kind, baseURL: URL(string: "http://127.0.0.1:8080/v1")!, transport: ScriptedTransport([]))
+        _ = try ProviderHTTPClient(
+            instance: "x", kind: kind, baseURL: URL(string: "http://127.0.0.1:8080/v1")!,
+            transport: ScriptedTransport([]))
         #expect(EndpointPolicy.isLoopback("127.3.4.5"))
         #expect(!EndpointPolicy.isLoopback("128.0.0.1"))
         #expect(!EndpointPolicy.isLoopback("localhost.example.com"))

@@ -7,12 +7,15 @@ import Testing
 /// reason for every key from `match`, and the same verdict and reason on every route from `explain`, on randomized
 /// tables with overlapping BIN ranges of mixed lengths, conditions on every dimension and keys with BINs of every
 /// length (and some that are not digits).
-@Suite("Routing: the indexed router decides as the documented rules do")
+@Suite("Routing: the indexed router decides as the documented rules do", .timeLimit(.minutes(5)))
 struct RouterEquivalenceTests {
     static let operations: [GatewayOperation] = [.card, .listCards, .createCard, .lockCard, .programs]
 
     static func values(_ prefix: String, _ count: Int, _ generator: inout SeededGenerator) -> Set<String> {
-        Set((0..<Int.random(in: 1...3, using: &generator)).map { _ in "\(prefix)\(Int.random(in: 0..<count, using: &generator))" })
+        Set(
+            (0..<Int.random(in: 1...3, using: &generator)).map { _ in
+                "\(prefix)\(Int.random(in: 0..<count, using: &generator))"
+            })
     }
 
     /// Digits from a small alphabet, so that ranges and keys collide often.
@@ -78,7 +81,8 @@ struct RouterEquivalenceTests {
         #expect(explanation.match == actual, "key \(key)")
         #expect(explanation.key == key.description)
         let decisions = explanation.decisions.map {
-            RouterOracle.Decision(routeIndex: $0.routeIndex, instance: $0.instance, matched: $0.matched, reason: $0.reason)
+            RouterOracle.Decision(
+                routeIndex: $0.routeIndex, instance: $0.instance, matched: $0.matched, reason: $0.reason)
         }
         #expect(decisions == expected, "key \(key)")
     }
@@ -151,7 +155,8 @@ struct RouterEquivalenceTests {
         var generator = SeededGenerator(state: 99)
         let countries = (0..<30).map { "C\($0)" }
         var routes: [Route] = (0..<40).map { index in
-            var when = Route.Conditions(countries: Set(countries.shuffled(using: &generator).prefix(Int.random(in: 9...20, using: &generator))))
+            var when = Route.Conditions(
+                countries: Set(countries.shuffled(using: &generator).prefix(Int.random(in: 9...20, using: &generator))))
             if index % 3 == 0 { when.issuers = Set((0..<12).map { "i\($0 + index % 5)" }) }
             if index % 4 == 0 { when.bins = [Self.range(&generator)] }
             return Route(when: when, use: "instance-\(index % 7)")
@@ -171,10 +176,16 @@ struct RouterEquivalenceTests {
     @Test("a deferred reason names the BIN's digits as the key has them: leading zeros, 6 to 19 digits")
     func deferredBINReason() throws {
         let router = Router(routes: [
-            Route(when: .init(bins: [BINRange(low: "000100", high: "000199"), BINRange(low: "01234567", high: "01234567")]), use: "zeros"),
+            Route(
+                when: .init(bins: [
+                    BINRange(low: "000100", high: "000199"), BINRange(low: "01234567", high: "01234567"),
+                ]), use: "zeros"),
             Route(when: .init(bins: [BINRange(low: "41111111111", high: "41111111111")]), use: "eleven"),
         ])
-        for bin in ["000150", "0001509", "0123456712345678", "012345679", "41111111111", "4111111111111111", "4111111111111111111"] {
+        for bin in [
+            "000150", "0001509", "0123456712345678", "012345679", "41111111111", "4111111111111111",
+            "4111111111111111111",
+        ] {
             let key = RouteKey(bin: bin)
             let match = router.match(key)
             #expect(match == router.explain(key).match, "bin \(bin)")
@@ -187,9 +198,13 @@ struct RouterEquivalenceTests {
     /// A BIN as the documentation reads it: 6 or more ASCII digits, of which the first 11 count.
     static func plainProbe(_ bin: String) -> (Int, UInt64)? {
         let bytes = Array(bin.utf8)
-        guard bytes.count >= 6, bytes.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        guard bytes.count >= 6, bytes.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return nil
+        }
         var value: UInt64 = 0
-        for index in 0..<11 { value = value * 10 + (index < bytes.count ? UInt64(bytes[index] - UInt8(ascii: "0")) : 0) }
+        for index in 0..<11 {
+            value = value * 10 + (index < bytes.count ? UInt64(bytes[index] - UInt8(ascii: "0")) : 0)
+        }
         return (bytes.count, value)
     }
 
@@ -203,7 +218,8 @@ struct RouterEquivalenceTests {
             var text = String((0..<length).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
             if length > 0 && Bool.random(using: &generator) {
                 var characters = Array(text)
-                characters[Int.random(in: 0..<length, using: &generator)] = Character(intruders.randomElement(using: &generator)!)
+                characters[Int.random(in: 0..<length, using: &generator)] = Character(
+                    intruders.randomElement(using: &generator)!)
                 text = String(characters)
             }
             let probe = BINProbe(text)

@@ -36,7 +36,10 @@ struct RouterOracle {
             if let refusal = Self.refusal(route.when, key) {
                 decisions.append(Decision(routeIndex: index, instance: route.use, matched: false, reason: refusal))
             } else {
-                decisions.append(Decision(routeIndex: index, instance: route.use, matched: true, reason: Self.acceptance(route.when, key)))
+                decisions.append(
+                    Decision(
+                        routeIndex: index, instance: route.use, matched: true, reason: Self.acceptance(route.when, key))
+                )
                 break
             }
         }
@@ -53,7 +56,9 @@ struct RouterOracle {
     }
 
     /// The conditions in declaration order: each one's name, the values it allows (nil: not named) and the key's value.
-    static func conditions(_ when: Route.Conditions, _ key: RouteKey) -> [(name: String, allowed: Set<String>?, value: String?)] {
+    static func conditions(
+        _ when: Route.Conditions, _ key: RouteKey
+    ) -> [(name: String, allowed: Set<String>?, value: String?)] {
         [
             ("issuer", when.issuers, key.issuer),
             ("program", when.programs, key.program),
@@ -81,14 +86,19 @@ struct RouterOracle {
             guard let allowed else { continue }
             if name == "bin" {
                 let ranges = when.bins ?? []
-                guard let bin = value else { return "requires bin in \(listed(ranges.map(\.description))) but the key has no bin" }
+                guard let bin = value else {
+                    return "requires bin in \(listed(ranges.map(\.description))) but the key has no bin"
+                }
                 if !ranges.contains(where: { holds($0, bin) }) {
-                    return "requires bin in \(listed(ranges.map(\.description))) but the key's bin \(bin.prefix(11)) is in none"
+                    return
+                        "requires bin in \(listed(ranges.map(\.description))) but the key's bin \(bin.prefix(11)) is in none"
                 }
                 continue
             }
             guard let value else { return "requires \(name) in \(listed(Array(allowed))) but the key has no \(name)" }
-            if !allowed.contains(value) { return "requires \(name) in \(listed(Array(allowed))) but the key has \(value)" }
+            if !allowed.contains(value) {
+                return "requires \(name) in \(listed(Array(allowed))) but the key has \(value)"
+            }
         }
         return nil
     }
@@ -108,7 +118,10 @@ struct RouterOracle {
                 }!.element
                 parts.append("bin \(value.prefix(named.low.count)) is in \(named)")
             } else {
-                parts.append(allowed.count <= 10 ? "\(name) \(value) is in \(listed(Array(allowed)))" : "\(name) \(value) is one of the route's \(allowed.count) values")
+                parts.append(
+                    allowed.count <= 10
+                        ? "\(name) \(value) is in \(listed(Array(allowed)))"
+                        : "\(name) \(value) is one of the route's \(allowed.count) values")
             }
         }
         return parts.isEmpty ? "the route has no conditions (catch-all)" : parts.joined(separator: "; ")

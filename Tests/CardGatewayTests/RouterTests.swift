@@ -3,7 +3,7 @@ import Foundation
 import SharedTestSupport
 import Testing
 
-@Suite("Routing")
+@Suite("Routing", .timeLimit(.minutes(5)))
 struct RouterTests {
     let router: Router
 
@@ -15,7 +15,9 @@ struct RouterTests {
     func firstMatchWins() {
         #expect(router.match(RouteKey(operation: .charge))?.instance == "on-file")
         #expect(router.match(RouteKey(program: "EU-VIRTUAL", operation: .card))?.routeIndex == 1)
-        #expect(router.match(RouteKey(issuer: "us-bank", bin: "4400001234567890", operation: .card))?.instance == "us-cards")
+        #expect(
+            router.match(RouteKey(issuer: "us-bank", bin: "4400001234567890", operation: .card))?.instance == "us-cards"
+        )
         #expect(router.match(RouteKey(issuer: "us-bank", bin: "510510", operation: .card))?.instance == "us-cards")
         #expect(router.match(RouteKey(country: "DE", currency: "EUR", operation: .card))?.routeIndex == 3)
         // The catch-all takes what nothing else does.
@@ -64,7 +66,9 @@ struct RouterTests {
             if index % 4 == 0 { conditions.countries = ["GB", "DE"] }
             if index % 2 == 0 {
                 let start = Int.random(in: 400_000...499_000, using: &generator)
-                conditions.bins = [BINRange(low: String(start), high: String(start + Int.random(in: 0...900, using: &generator)))]
+                conditions.bins = [
+                    BINRange(low: String(start), high: String(start + Int.random(in: 0...900, using: &generator)))
+                ]
             }
             if index % 7 == 0 { conditions.operations = [.card, .provision] }
             if index % 11 == 0 { conditions.wallets = [.applePay] }
@@ -75,7 +79,8 @@ struct RouterTests {
         for _ in 0..<2000 {
             let key = RouteKey(
                 issuer: Bool.random(using: &generator) ? "i\(Int.random(in: 0..<5, using: &generator))" : nil,
-                bin: Bool.random(using: &generator) ? String(Int.random(in: 400_000...499_999, using: &generator)) + "12" : nil,
+                bin: Bool.random(using: &generator)
+                    ? String(Int.random(in: 400_000...499_999, using: &generator)) + "12" : nil,
                 country: ["GB", "DE", "FR", nil].randomElement(using: &generator)!,
                 wallet: [Wallet.applePay, .googlePay, nil].randomElement(using: &generator)!,
                 operation: [GatewayOperation.card, .provision, .charge].randomElement(using: &generator)!
@@ -87,15 +92,21 @@ struct RouterTests {
 
     @Test("explain names the matched route and why each earlier route was skipped")
     func explain() {
-        let explanation = router.explain(RouteKey(issuer: "us-bank", bin: "4400001234", country: "GB", operation: .card))
+        let explanation = router.explain(
+            RouteKey(issuer: "us-bank", bin: "4400001234", country: "GB", operation: .card))
         #expect(explanation.match?.routeIndex == 2)
         #expect(explanation.match?.instance == "us-cards")
         #expect(explanation.match?.reason == "issuer us-bank is in [us-bank]; bin 44000012 is in 44000000-44009999")
         #expect(explanation.decisions.count == 3)
-        #expect(explanation.decisions[0].reason == "requires operation in [charge, clientSession, verifyResult] but the key has card")
-        #expect(explanation.decisions[1].reason == "requires program in [EU-PHYSICAL, EU-VIRTUAL] but the key has no program")
+        #expect(
+            explanation.decisions[0].reason
+                == "requires operation in [charge, clientSession, verifyResult] but the key has card")
+        #expect(
+            explanation.decisions[1].reason
+                == "requires program in [EU-PHYSICAL, EU-VIRTUAL] but the key has no program")
 
-        let none = Router(routes: [Route(when: .init(currencies: ["EUR"]), use: "x")]).explain(RouteKey(currency: "GBP"))
+        let none = Router(routes: [Route(when: .init(currencies: ["EUR"]), use: "x")]).explain(
+            RouteKey(currency: "GBP"))
         #expect(none.match == nil)
         #expect(none.decisions.first?.reason == "requires currency in [EUR] but the key has GBP")
         #expect(none.description.contains("no route matched"))
@@ -138,7 +149,9 @@ struct RouterTests {
         let router = Router(routes: [Route(when: .init(programs: programs), use: "many")])
         #expect(router.match(RouteKey(program: "P1250"))?.reason == "program P1250 is one of the route's 500 values")
         let miss = router.explain(RouteKey(program: "Q1"))
-        #expect(miss.decisions.first?.reason == "requires program in [P1000, P1001, P1002, P1003, P1004, P1005, P1006, P1007, P1008, P1009, … 490 more] but the key has Q1")
+        #expect(
+            miss.decisions.first?.reason
+                == "requires program in [P1000, P1001, P1002, P1003, P1004, P1005, P1006, P1007, P1008, P1009, … 490 more] but the key has Q1"
+        )
     }
 }
-

@@ -5,17 +5,21 @@ import Testing
 
 /// `SafeText.scrub`'s rules, each checked on seeded generated texts against an expected text the generator builds
 /// itself (it knows what it planted where), not against another implementation.
-@Suite("Redaction: SafeText's rules hold on generated texts")
+@Suite("Redaction: SafeText's rules hold on generated texts", .timeLimit(.minutes(5)))
 struct SafeTextRuleTests {
     /// Written out here, not read from `SafeText`: the generator plants every one of them.
     static let prefixes = ["sk_", "rk_", "pk_live", "whsec_", "ek_", "eyJ", "Bearer", "Basic"]
     /// Every separator kind: the ASCII ones, whitespace outside ASCII (no-break, em and ideographic spaces).
-    static let separators = [" ", ",", ";", "\"", "'", "\t", "\n", "\r", "\u{0B}", "\u{0C}", "\u{00A0}", "\u{2003}", "\u{3000}", ", ", "; "]
+    static let separators = [
+        " ", ",", ";", "\"", "'", "\t", "\n", "\r", "\u{0B}", "\u{0C}", "\u{00A0}", "\u{2003}", "\u{3000}", ", ", "; ",
+    ]
     /// Words with nothing to mask: no digit, shorter than the opaque length, prefixes alone or too short to be a
     /// secret, text beyond ASCII. Not `Basic` or `Bearer`: the word after them is masked (``credentialSchemes()``).
     static let filler = [
-        "card", "declined", "was", "card_declined", "see", "https://support.example.com/x", "refusée", "clé", "—", "ok.",
-        "Basic:", "Bearer_", "sk_", "rk_live", "ek_test", "eyJ", "whsec_", "pk_live", "pk_test_abcdef", "Authorization:",
+        "card", "declined", "was", "card_declined", "see", "https://support.example.com/x", "refusée", "clé", "—",
+        "ok.",
+        "Basic:", "Bearer_", "sk_", "rk_live", "ek_test", "eyJ", "whsec_", "pk_live", "pk_test_abcdef",
+        "Authorization:",
         "a=b&c", "x+y/z", "token", "(card)", "Ünïcødé", "名前",
     ]
     static let secretBody = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
@@ -34,7 +38,9 @@ struct SafeTextRuleTests {
         }
     }
 
-    static func sample(_ generator: inout SeededGenerator, plant: (inout SeededGenerator, inout Sample) -> Void) -> Sample {
+    static func sample(
+        _ generator: inout SeededGenerator, plant: (inout SeededGenerator, inout Sample) -> Void
+    ) -> Sample {
         var sample = Sample()
         // Never two planted words in a row: two numbers a space apart would be one run.
         var plantedLast = false
@@ -65,14 +71,18 @@ struct SafeTextRuleTests {
                 // `Basic` or `Bearer` alone is a scheme, which masks the word after it (``credentialSchemes()``).
                 let shortest = ["Basic", "Bearer"].contains(prefix) ? prefix.count + 1 : max(prefix.count, 5)
                 let length = Int.random(in: shortest...48, using: &generator)
-                let word = prefix + String((prefix.count..<length).map { _ in Self.secretBody.randomElement(using: &generator)! })
+                let word =
+                    prefix
+                    + String((prefix.count..<length).map { _ in Self.secretBody.randomElement(using: &generator)! })
                 let redacted = word.unicodeScalars.count >= 9
                 sample.add(word, expected: redacted ? "<redacted>" : word, kind: redacted ? prefix : nil)
             }
             for (prefix, count) in sample.planted { planted[prefix, default: 0] += count }
             #expect(SafeText.scrub(sample.text, maxLength: .max) == sample.expected, "\(sample.text.debugDescription)")
         }
-        for prefix in Self.prefixes { #expect(planted[prefix, default: 0] >= 100, "\(prefix) planted \(planted[prefix, default: 0]) times") }
+        for prefix in Self.prefixes {
+            #expect(planted[prefix, default: 0] >= 100, "\(prefix) planted \(planted[prefix, default: 0]) times")
+        }
     }
 
     @Test("a run of 12 or more digits, grouped by single spaces or dashes, has every digit masked; 11 stay")
@@ -85,11 +95,14 @@ struct SafeTextRuleTests {
                 let digits = Int.random(in: 1...19, using: &generator)
                 var number = ""
                 for index in 0..<digits {
-                    if index > 0, Int.random(in: 0..<4, using: &generator) == 0 { number += ["-", " "].randomElement(using: &generator)! }
+                    if index > 0, Int.random(in: 0..<4, using: &generator) == 0 {
+                        number += ["-", " "].randomElement(using: &generator)!
+                    }
                     number += String(Int.random(in: 0...9, using: &generator))
                 }
                 // Glued to a word or alone; the neighbours hold no digit, so the run is exactly the number.
-                let (before, after) = [("", ""), ("card=", "&x"), ("PAN:", "."), ("(", ")")].randomElement(using: &generator)!
+                let (before, after) = [("", ""), ("card=", "&x"), ("PAN:", "."), ("(", ")")].randomElement(
+                    using: &generator)!
                 let isCard = digits >= 12
                 let shown = isCard ? String(number.map { $0.isASCII && $0.isNumber ? "*" : $0 }) : number
                 sample.add(before + number + after, expected: before + shown + after, kind: isCard ? "card" : "short")
@@ -107,11 +120,19 @@ struct SafeTextRuleTests {
         for _ in 0..<2_000 {
             let sample = Self.sample(&generator) { generator, sample in
                 if Bool.random(using: &generator) {
-                    let word = String((0..<Int.random(in: 40...120, using: &generator)).map { _ in Self.opaqueAlphabet.randomElement(using: &generator)! })
+                    let word = String(
+                        (0..<Int.random(in: 40...120, using: &generator)).map { _ in
+                            Self.opaqueAlphabet.randomElement(using: &generator)!
+                        })
                     sample.add(word, expected: "<redacted>")
                 } else {
                     // Letters only (no digits, so no card number), not starting with a prefix.
-                    let word = "Q" + String((1..<Int.random(in: 10...39, using: &generator)).map { _ in "abcXYZ".randomElement(using: &generator)! })
+                    let word =
+                        "Q"
+                        + String(
+                            (1..<Int.random(in: 10...39, using: &generator)).map { _ in
+                                "abcXYZ".randomElement(using: &generator)!
+                            })
                     sample.add(word)
                 }
             }
@@ -125,8 +146,13 @@ struct SafeTextRuleTests {
 
     @Test("exactly the separators split words: every ASCII scalar and some beyond, inside a key")
     func separatorsSplitWords() {
-        let separators: Set<UInt32> = [0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0x22, 0x27, 0x2C, 0x3B, 0x85, 0xA0, 0x1680, 0x2000, 0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000]
-        for value in Array(0..<128) + [0x85, 0xA0, 0xE9, 0x1680, 0x2000, 0x200A, 0x200B, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF] {
+        let separators: Set<UInt32> = [
+            0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0x22, 0x27, 0x2C, 0x3B, 0x85, 0xA0, 0x1680, 0x2000, 0x200A, 0x2028,
+            0x2029, 0x202F, 0x205F, 0x3000,
+        ]
+        for value in Array(0..<128) + [
+            0x85, 0xA0, 0xE9, 0x1680, 0x2000, 0x200A, 0x200B, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF,
+        ] {
             let scalar = String(Unicode.Scalar(UInt32(value))!)
             for prefix in Self.prefixes {
                 let text = prefix + "abcdefghij" + scalar + "tail"
@@ -136,12 +162,16 @@ struct SafeTextRuleTests {
         }
     }
 
-    @Test("the cut keeps the first maxLength scalars of the scrubbed text and marks it; scrubbing twice changes nothing")
+    @Test(
+        "the cut keeps the first maxLength scalars of the scrubbed text and marks it; scrubbing twice changes nothing")
     func cutAndIdempotence() {
         var generator = SeededGenerator(state: 47)
         for _ in 0..<2_000 {
             let sample = Self.sample(&generator) { generator, sample in
-                let pieces = ["sk_test_4eC39HqLyjWDarjtT1zdp7dc", "4111 1111 1111 1111", "Basic dXNlcjpwYXNzd29yZA==", "ek_test_YWJjZGVmZ2hp"]
+                let pieces = [
+                    "sk_test_4eC39HqLyjWDarjtT1zdp7dc", "4111 1111 1111 1111", "Basic dXNlcjpwYXNzd29yZA==",
+                    "ek_test_YWJjZGVmZ2hp",
+                ]
                 sample.add(pieces.randomElement(using: &generator)!)
             }
             let full = SafeText.scrub(sample.text, maxLength: .max)
@@ -162,10 +192,15 @@ struct SafeTextRuleTests {
     func unchangedText() {
         var generator = SeededGenerator(state: 53)
         for _ in 0..<1_000 {
-            let sample = Self.sample(&generator) { generator, sample in sample.add(Self.filler.randomElement(using: &generator)!) }
+            let sample = Self.sample(&generator) { generator, sample in
+                sample.add(Self.filler.randomElement(using: &generator)!)
+            }
             #expect(SafeText.scrub(sample.text, maxLength: .max) == sample.text)
         }
-        for text in ["card.expiry", "must be greater than 0", "req_8Hq2LfzX0a1b2c", "card 4242 4242 424", "sk_short", "Basic", "Bearer", "x Bearer", ""] {
+        for text in [
+            "card.expiry", "must be greater than 0", "req_8Hq2LfzX0a1b2c", "card 4242 4242 424", "sk_short", "Basic",
+            "Bearer", "x Bearer", "",
+        ] {
             #expect(SafeText.scrub(text) == text)
         }
         #expect(SafeText.scrub("must be greater than 0", maxLength: 4) == "must…")
@@ -197,13 +232,18 @@ struct SafeTextRuleTests {
         var generator = SeededGenerator(state: 59)
         for _ in 0..<2_000 {
             let sample = Self.sample(&generator) { generator, sample in
-                let scheme = String(["Basic", "Bearer"].randomElement(using: &generator)!.map { letter in
-                    Bool.random(using: &generator) ? Character(letter.uppercased()) : Character(letter.lowercased())
-                })
-                let credential = String((0..<Int.random(in: 1...39, using: &generator)).map { _ in Self.opaqueAlphabet.randomElement(using: &generator)! })
+                let scheme = String(
+                    ["Basic", "Bearer"].randomElement(using: &generator)!.map { letter in
+                        Bool.random(using: &generator) ? Character(letter.uppercased()) : Character(letter.lowercased())
+                    })
+                let credential = String(
+                    (0..<Int.random(in: 1...39, using: &generator)).map { _ in
+                        Self.opaqueAlphabet.randomElement(using: &generator)!
+                    })
                 // Letters after the credential keep a digit in it from joining a planted number that follows.
-                sample.add(scheme + [" ", "\t", " \"", "\u{00A0}"].randomElement(using: &generator)! + credential + " Q",
-                           expected: nil, kind: nil)
+                sample.add(
+                    scheme + [" ", "\t", " \"", "\u{00A0}"].randomElement(using: &generator)! + credential + " Q",
+                    expected: nil, kind: nil)
                 sample.expected.removeLast((credential + " Q").count)
                 sample.expected += "<redacted> Q"
             }
@@ -223,8 +263,10 @@ struct SafeTextRuleTests {
                 + "PAN ****************; see https://support.example.com/declines for details."
         )
         #expect(SafeText.scrub(message, maxLength: 20) == "Your card **** **** …")
-        let french = "Carte 4242\u{00A0}4242 4242 4242 refusée — clé sk_test_4eC39HqLyjWDarjtT1zdp7dc rk_live_abcdefgh ek_test_abcdefgh"
+        let french =
+            "Carte 4242\u{00A0}4242 4242 4242 refusée — clé sk_test_4eC39HqLyjWDarjtT1zdp7dc rk_live_abcdefgh ek_test_abcdefgh"
         // The no-break space is a separator for words, not a card number's group separator.
-        #expect(SafeText.scrub(french) == "Carte 4242\u{00A0}**** **** **** refusée — clé <redacted> <redacted> <redacted>")
+        #expect(
+            SafeText.scrub(french) == "Carte 4242\u{00A0}**** **** **** refusée — clé <redacted> <redacted> <redacted>")
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 import Logging
 import Testing
 
-@Suite("Secrets, redaction and encodings")
+@Suite("Secrets, redaction and encodings", .timeLimit(.minutes(5)))
 struct SecurityTests {
     @Test("secrets and sensitive bytes never show in descriptions, reflection or interpolation")
     func redaction() {
@@ -33,7 +33,8 @@ struct SecurityTests {
     @Test("SafeText masks card numbers, keys and tokens in provider messages")
     func scrub() {
         #expect(SafeText.scrub("card 4111111111111111 declined") == "card **************** declined")
-        #expect(SafeText.scrub("Invalid API Key provided: sk_test_abcdefghijkl") == "Invalid API Key provided: <redacted>")
+        #expect(
+            SafeText.scrub("Invalid API Key provided: sk_test_abcdefghijkl") == "Invalid API Key provided: <redacted>")
         #expect(SafeText.scrub("token eyJhbGciOiJIUzI1NiJ9.e30.abc") == "token <redacted>")
         #expect(SafeText.scrub("Entity not found") == "Entity not found")
         #expect(SafeText.scrub("ic_1234 at 2024-01-01") == "ic_1234 at 2024-01-01")
@@ -89,8 +90,16 @@ struct SecurityTests {
         }
         let resolver = SecretResolver(environment: ["SET": "value", "EMPTY": ""])
         #expect((try? resolver.resolve(.environment("SET")).get())?.revealedValue == "value")
-        if case .failure(let failure) = resolver.resolve(.environment("EMPTY")) { #expect(failure.message == "environment variable EMPTY is empty") } else { Issue.record("empty must fail") }
-        if case .failure(let failure) = resolver.resolve(.environment("NOPE")) { #expect(failure.message == "environment variable NOPE is not set") } else { Issue.record("unset must fail") }
+        if case .failure(let failure) = resolver.resolve(.environment("EMPTY")) {
+            #expect(failure.message == "environment variable EMPTY is empty")
+        } else {
+            Issue.record("empty must fail")
+        }
+        if case .failure(let failure) = resolver.resolve(.environment("NOPE")) {
+            #expect(failure.message == "environment variable NOPE is not set")
+        } else {
+            Issue.record("unset must fail")
+        }
     }
 
     @Test("a gateway built from configuration logs nothing secret")
@@ -98,9 +107,15 @@ struct SecurityTests {
         let capture = LogCapture()
         let configuration = try TestFactories.load(TestFactories.validDocument)
         let transport = ScriptedTransport([])
-        let gateway = try CardGateway(configuration: configuration, registry: TestFactories.registry, transport: transport, logger: capture.logger())
-        _ = try await gateway.card(CardRef(id: "c1"), via: .key(RouteKey(program: "EU-VIRTUAL")), context: OperationContext(logger: capture.logger()))
-        _ = try? await gateway.clientSession(ClientSessionRequest(intent: .store(consent: nil), amount: Money(minorUnits: 100, currency: "GBP")), via: .instance("on-file"))
+        let gateway = try CardGateway(
+            configuration: configuration, registry: TestFactories.registry, transport: transport,
+            logger: capture.logger())
+        _ = try await gateway.card(
+            CardRef(id: "c1"), via: .key(RouteKey(program: "EU-VIRTUAL")),
+            context: OperationContext(logger: capture.logger()))
+        _ = try? await gateway.clientSession(
+            ClientSessionRequest(intent: .store(consent: nil), amount: Money(minorUnits: 100, currency: "GBP")),
+            via: .instance("on-file"))
         let needles = TestFactories.environment.values.map { $0 } + ["us-literal-key-789", "jwt.session.token"]
         #expect(capture.leaks(of: needles).isEmpty)
     }
@@ -115,9 +130,13 @@ struct SecurityTests {
     @Test("an adapter's unexpected error is attributed and never invites a blind repeat")
     func unexpectedAdapterErrors() async throws {
         let configuration = try TestFactories.load(TestFactories.validDocument)
-        let gateway = try CardGateway(configuration: configuration, registry: TestFactories.registry, transport: ScriptedTransport([]))
+        let gateway = try CardGateway(
+            configuration: configuration, registry: TestFactories.registry, transport: ScriptedTransport([]))
         do {
-            _ = try await gateway.charge(ChargeRequest(reference: "odd", amount: Money(minorUnits: 100, currency: "GBP"), initiator: .merchant(.unscheduled)), via: .instance("on-file"))
+            _ = try await gateway.charge(
+                ChargeRequest(
+                    reference: "odd", amount: Money(minorUnits: 100, currency: "GBP"),
+                    initiator: .merchant(.unscheduled)), via: .instance("on-file"))
             Issue.record("expected an error")
         } catch let error as CardGatewayError {
             #expect(error.code == .transport)

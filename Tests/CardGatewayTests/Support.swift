@@ -26,12 +26,16 @@ struct FakeProvider: CardLookup, WalletProvisioning, StoredCredentials, WebhookV
     }
 
     func verifyResult(_ token: Secret, context: OperationContext) async throws -> StoredCredential {
-        StoredCredential(reference: "1-2-3", maskedPAN: "411111######1111", brand: "VISA", scheme: .visa, created: Date(timeIntervalSince1970: 0))
+        StoredCredential(
+            reference: "1-2-3", maskedPAN: "411111######1111", brand: "VISA", scheme: .visa,
+            created: Date(timeIntervalSince1970: 0))
     }
 
     func charge(_ request: ChargeRequest, context: OperationContext) async throws -> ChargeResult {
         if request.reference == "odd" { throw CocoaError(.featureUnsupported) }
-        return ChargeResult(transactionReference: "1-2-4", parentReference: request.reference, status: .authorised, amount: request.amount, authCode: nil, providerStatus: "0")
+        return ChargeResult(
+            transactionReference: "1-2-4", parentReference: request.reference, status: .authorised,
+            amount: request.amount, authCode: nil, providerStatus: "0")
     }
 
     func verify(_ delivery: WebhookDelivery, now: Date) throws -> [GatewayEvent] {
@@ -50,9 +54,15 @@ enum TestFactories {
         )
         return ProviderFactory(
             kind: issuerKind, descriptor: descriptor,
-            environments: ["sandbox": URL(string: "https://sandbox.alpha.example/v1")!, "live": URL(string: "https://api.alpha.example/v1")!],
+            environments: [
+                "sandbox": URL(string: "https://sandbox.alpha.example/v1")!,
+                "live": URL(string: "https://api.alpha.example/v1")!,
+            ],
             credentials: [CredentialSpec("apiKey"), CredentialSpec("webhookSecret", required: false)],
-            options: [OptionSpec("region", type: .string, allowedValues: ["EU", "US"]), OptionSpec("verbose", type: .bool), OptionSpec("retries", type: .integer)]
+            options: [
+                OptionSpec("region", type: .string, allowedValues: ["EU", "US"]), OptionSpec("verbose", type: .bool),
+                OptionSpec("retries", type: .integer),
+            ]
         ) { _ in FakeProvider(descriptor: descriptor) }
     }
 
@@ -68,14 +78,21 @@ enum TestFactories {
 
     static var registry: ProviderRegistry { ProviderRegistry([issuer, credentials]) }
 
-    static let environment = ["ALPHA_KEY": "alpha-secret-key-123", "BETA_USER": "beta-user", "BETA_PASS": "beta-password-456"]
+    static let environment = [
+        "ALPHA_KEY": "alpha-secret-key-123", "BETA_USER": "beta-user", "BETA_PASS": "beta-password-456",
+    ]
 
-    static func load(_ json: String, environment: [String: String] = TestFactories.environment) throws -> GatewayConfiguration {
-        try GatewayConfiguration.load(from: Data(json.utf8), registry: registry, secrets: SecretResolver(environment: environment))
+    static func load(
+        _ json: String, environment: [String: String] = TestFactories.environment
+    ) throws -> GatewayConfiguration {
+        try GatewayConfiguration.load(
+            from: Data(json.utf8), registry: registry, secrets: SecretResolver(environment: environment))
     }
 
     /// The problems a document produces (empty when it loads).
-    static func problems(_ json: String, environment: [String: String] = TestFactories.environment) -> [ConfigurationProblem] {
+    static func problems(
+        _ json: String, environment: [String: String] = TestFactories.environment
+    ) -> [ConfigurationProblem] {
         do {
             _ = try load(json, environment: environment)
             return []

@@ -7,20 +7,30 @@ import Testing
 
 /// The contract suite proven on the reference adapter: it passes on a correct adapter and names the scenario
 /// that fails on each deliberately broken one.
-@Suite("Contract suite on the reference adapter")
+@Suite("Contract suite on the reference adapter", .timeLimit(.minutes(5)))
 struct ContractSuiteTests {
     static func subject(defects: ReferenceProvider.Defects = []) -> ContractSubject {
         let fixtures = ContractFixtures(
-            lookup: .init(existing: CardRef(id: ReferenceSimulator.activeCard), expectedStatus: .active, expectedLastFour: "4242", missing: CardRef(id: "card-nope")),
+            lookup: .init(
+                existing: CardRef(id: ReferenceSimulator.activeCard), expectedStatus: .active, expectedLastFour: "4242",
+                missing: CardRef(id: "card-nope")),
             cards: .init(
                 customer: ReferenceSimulator.customer, filterStatus: .locked,
-                createVirtual: CreateCardRequest(customer: ReferenceSimulator.customer, type: .virtual, program: "REF-VIRTUAL-EUR", currency: "EUR"),
-                activation: ActivateCardRequest(card: CardRef(id: ReferenceSimulator.issuedCard), lastFour: "5151", cvv: Secret(ReferenceSimulator.issuedCVV)),
-                lockable: CardRef(id: ReferenceSimulator.activeCard), cancellable: CardRef(id: ReferenceSimulator.spareCard)
+                createVirtual: CreateCardRequest(
+                    customer: ReferenceSimulator.customer, type: .virtual, program: "REF-VIRTUAL-EUR", currency: "EUR"),
+                activation: ActivateCardRequest(
+                    card: CardRef(id: ReferenceSimulator.issuedCard), lastFour: "5151",
+                    cvv: Secret(ReferenceSimulator.issuedCVV)),
+                lockable: CardRef(id: ReferenceSimulator.activeCard),
+                cancellable: CardRef(id: ReferenceSimulator.spareCard)
             ),
             provisioning: .init(
-                eligible: CardRef(id: ReferenceSimulator.activeCard), ineligible: CardRef(id: ReferenceSimulator.lockedCard),
-                inputs: [.applePay: [.issuerSDK(output: nil), .issuerSDK(output: SensitiveData(Data("sdk-output-1".utf8)))], .googlePay: [.issuerSDK(output: nil)]]
+                eligible: CardRef(id: ReferenceSimulator.activeCard),
+                ineligible: CardRef(id: ReferenceSimulator.lockedCard),
+                inputs: [
+                    .applePay: [.issuerSDK(output: nil), .issuerSDK(output: SensitiveData(Data("sdk-output-1".utf8)))],
+                    .googlePay: [.issuerSDK(output: nil)],
+                ]
             ),
             webhooks: .init(signsTimestamp: true) { variant, now in
                 let signed: (header: String, body: Data)
@@ -30,13 +40,17 @@ struct ContractSuiteTests {
                 case .stale: signed = ReferenceSimulator.signedWebhook(timestamp: now.addingTimeInterval(-3600))
                 case .wrongSecret: signed = ReferenceSimulator.signedWebhook(secret: "someone-else", timestamp: now)
                 }
-                return WebhookDelivery(headers: [HTTPField.Name("X-Reference-Signature")!: signed.header], body: signed.body)
+                return WebhookDelivery(
+                    headers: [HTTPField.Name("X-Reference-Signature")!: signed.header], body: signed.body)
             }
         )
         return ContractSubject(
             name: "reference", factory: ReferenceProvider.factory(defects: defects),
-            credentials: ["apiKey": Secret(ReferenceSimulator.apiKey), "webhookSecret": Secret(ReferenceSimulator.webhookSecret)],
-            simulator: ReferenceSimulator(), fixtures: fixtures, sensitiveValues: [ReferenceSimulator.issuedCVV + "-never-logged"]
+            credentials: [
+                "apiKey": Secret(ReferenceSimulator.apiKey), "webhookSecret": Secret(ReferenceSimulator.webhookSecret),
+            ],
+            simulator: ReferenceSimulator(), fixtures: fixtures,
+            sensitiveValues: [ReferenceSimulator.issuedCVV + "-never-logged"]
         )
     }
 
@@ -64,7 +78,10 @@ struct ContractSuiteTests {
     @Test("an adapter that flattens errors fails the error scenarios")
     func flattenedErrorsDetected() async {
         let report = await ContractSuite.run(Self.subject(defects: .flattensErrors))
-        let failed = Set(report.failures.map { String($0.prefix(while: { $0 != ":" })) + ":" + $0.dropFirst(8).prefix(while: { $0 != ":" }) })
+        let failed = Set(
+            report.failures.map {
+                String($0.prefix(while: { $0 != ":" })) + ":" + $0.dropFirst(8).prefix(while: { $0 != ":" })
+            })
         #expect(!report.passed)
         #expect(report.failures.contains { $0.contains("401 is authenticationFailed") }, "\(failed)")
         #expect(report.failures.contains { $0.contains("missing card is notFound") })
@@ -96,7 +113,8 @@ struct ContractSuiteTests {
         #expect(report.failures.contains { $0.hasPrefix("webhooks") }, "\(report)")
 
         var waived = bare
-        waived.fixtures.waived = Dictionary(uniqueKeysWithValues: Capability.cardService.map { ($0, "tested elsewhere") })
+        waived.fixtures.waived = Dictionary(
+            uniqueKeysWithValues: Capability.cardService.map { ($0, "tested elsewhere") })
         waived.fixtures.waived[.webhooks] = "no webhook endpoint in this deployment"
         let waivedReport = await ContractSuite.run(waived)
         #expect(waivedReport.passed, "\(waivedReport)")

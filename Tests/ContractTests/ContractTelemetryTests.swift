@@ -8,7 +8,7 @@ import Tracing
 /// The whole contract suite of each provider, with the adapter's HTTP client recording its attempt spans (the
 /// gateway's own middleware) in memory: every span name, attribute, event and error is scanned for the suite's
 /// sensitive values.
-@Suite("Contract suite telemetry")
+@Suite("Contract suite telemetry", .timeLimit(.minutes(5)))
 struct ContractTelemetryTests {
     static let subjects: [String: @Sendable () -> ContractSubject] = [
         "paysafe": { PaysafeContract.subject() },
@@ -19,9 +19,11 @@ struct ContractTelemetryTests {
         "marqeta": { MarqetaContract.subject() },
     ]
 
-    @Test("a full contract run records attempt spans that carry no credential, card data, token, payload or card id", arguments: [
-        "paysafe", "adyen", "stripe", "bridge", "trustpayments", "marqeta",
-    ])
+    @Test(
+        "a full contract run records attempt spans that carry no credential, card data, token, payload or card id",
+        arguments: [
+            "paysafe", "adyen", "stripe", "bridge", "trustpayments", "marqeta",
+        ])
     func noSensitiveValueInSpans(provider: String) async throws {
         let makeSubject = try #require(Self.subjects[provider])
         let subject = makeSubject()
@@ -33,16 +35,22 @@ struct ContractTelemetryTests {
         #expect(run.needleCount >= subject.credentials.count)
         // Independently of the suite's own scenario: no span text holds a credential or a listed sensitive value.
         let texts = run.spans.flatMap(ContractTelemetry.texts(of:)).joined(separator: "\n")
-        for secret in subject.credentials.values.map(\.revealedValue) + subject.sensitiveValues where secret.count >= 4 {
+        for secret in subject.credentials.values.map(\.revealedValue) + subject.sensitiveValues where secret.count >= 4
+        {
             #expect(!texts.contains(secret), "a span carries a sensitive value of \(provider)")
         }
         // Each is an attempt span in OpenTelemetry's HTTP client conventions, named after the operation.
         for span in run.spans {
             #expect(span.kind == .client)
-            #expect(span.operationName.range(of: #"^(GET|POST|PUT|PATCH|DELETE) [a-z]"#, options: .regularExpression) != nil, "\(span.operationName)")
+            #expect(
+                span.operationName.range(of: #"^(GET|POST|PUT|PATCH|DELETE) [a-z]"#, options: .regularExpression)
+                    != nil, "\(span.operationName)")
             #expect(span.attributes["http.request.method"] != nil)
-            #expect(span.attributes["cardgateway.provider.kind"]?.toSpanAttribute() == .string(subject.factory.kind.name))
-            #expect(span.attributes["http.response.status_code"] != nil || span.attributes["error.type"] != nil, "\(span.operationName)")
+            #expect(
+                span.attributes["cardgateway.provider.kind"]?.toSpanAttribute() == .string(subject.factory.kind.name))
+            #expect(
+                span.attributes["http.response.status_code"] != nil || span.attributes["error.type"] != nil,
+                "\(span.operationName)")
         }
         // The error scenarios (a timeout, a provider outage) show up as failed attempts.
         #expect(run.spans.contains { $0.attributes["error.type"] != nil || $0.status?.code == .error })
@@ -68,11 +76,15 @@ struct ContractTelemetryTests {
         let tracer = InMemoryTracer()
         tracer.withSpan("GET secret-in-name") { _ in }
         tracer.withSpan("GET get card") { span in span.attributes["note"] = "token tok_attribute_1234" }
-        tracer.withSpan("GET get card") { span in span.addEvent(SpanEvent(name: "retry", attributes: ["body": "pan 4111111111111111"])) }
-        tracer.withSpan("GET get card") { span in span.recordError(CardGatewayError(.declined, "declined for cvc-9876")) }
+        tracer.withSpan("GET get card") { span in
+            span.addEvent(SpanEvent(name: "retry", attributes: ["body": "pan 4111111111111111"]))
+        }
+        tracer.withSpan("GET get card") { span in span.recordError(CardGatewayError(.declined, "declined for cvc-9876"))
+        }
         tracer.withSpan("GET get card") { span in span.attributes["count"] = 3 }
         let leaks = ContractTelemetry.leaks(
-            in: tracer.finishedSpans, of: ["secret-in-name", "tok_attribute_1234", "4111111111111111", "cvc-9876", "abc"]
+            in: tracer.finishedSpans,
+            of: ["secret-in-name", "tok_attribute_1234", "4111111111111111", "cvc-9876", "abc"]
         )
         #expect(Set(leaks.map(\.needle)) == ["secret-in-name", "tok_attribute_1234", "4111111111111111", "cvc-9876"])
         #expect(leaks.contains { $0.place.contains("attribute note") })

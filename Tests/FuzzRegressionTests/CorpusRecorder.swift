@@ -27,7 +27,9 @@ import TrustPaymentsSimulator
 /// bytes. Three answers stay random whatever the recorder does (Bridge's Google Pay payload is freshly encrypted;
 /// Trust Payments' two charges get a random `requestreference`): keep the committed files of those unless the
 /// simulator's answer changed shape.
-@Suite("Fuzz corpus recorder", .enabled(if: ProcessInfo.processInfo.environment["CARDGATEWAY_RECORD_FUZZ_CORPUS"] == "1"))
+@Suite(
+    "Fuzz corpus recorder", .enabled(if: ProcessInfo.processInfo.environment["CARDGATEWAY_RECORD_FUZZ_CORPUS"] == "1"),
+    .timeLimit(.minutes(5)))
 struct CorpusRecorder {
     /// Passes requests to the simulator and keeps every answer.
     final class RecordingTransport: HTTPTransport {
@@ -40,7 +42,11 @@ struct CorpusRecorder {
             return response
         }
 
-        func take() -> [(request: HTTPRequest, status: Int, body: Data)] { exchanges.withLock { all in defer { all = [] }; return all } }
+        func take() -> [(request: HTTPRequest, status: Int, body: Data)] {
+            exchanges.withLock { all in
+                defer { all = [] }; return all
+            }
+        }
     }
 
     static var clock: SimulationClock { SimulationClock(fixed: FuzzClock.now) }
@@ -63,11 +69,15 @@ struct CorpusRecorder {
             for (index, operation) in harness.operations.enumerated() {
                 // A fixed idempotency key: Marqeta's simulator answers with the idempotency token it was sent,
                 // which is random without one.
-                _ = try? await operation.body(provider, OperationContext(idempotencyKey: "fuzz-corpus-\(harness.name)-\(operation.name)"))
-                for exchange in transport.take() where !operation.fixed.contains(where: { $0.matches(exchange.request) }) {
+                _ = try? await operation.body(
+                    provider, OperationContext(idempotencyKey: "fuzz-corpus-\(harness.name)-\(operation.name)"))
+                for exchange in transport.take()
+                where !operation.fixed.contains(where: { $0.matches(exchange.request) }) {
                     let path = exchange.request.path?.split(separator: "?").first.map(String.init) ?? ""
                     let isToken = harness.tokenPathSuffix.map { path.hasSuffix($0) } ?? false
-                    guard var seed = ResponseHarness.seed(operation: index, status: exchange.status, body: exchange.body) else { continue }
+                    guard
+                        var seed = ResponseHarness.seed(operation: index, status: exchange.status, body: exchange.body)
+                    else { continue }
                     if isToken { seed[0] |= 0x80 }
                     guard seen.insert(seed).inserted else { continue }
                     // A second distinct answer of the same status in one operation (the offer's card, then its
@@ -95,57 +105,115 @@ struct CorpusRecorder {
 
         // Webhooks: the body signed by the harness, and the delivery as the simulator signed it (the simulators
         // share the harnesses' test secrets, so both verify).
-        func webhook(_ target: String, _ name: String, _ signed: (headers: [(String, String)], body: Data), header: String) throws {
+        func webhook(
+            _ target: String, _ name: String, _ signed: (headers: [(String, String)], body: Data), header: String
+        ) throws {
             try Self.write(WebhookHarness.seed(body: signed.body), target: "\(target)-webhooks", name: name)
             if let value = signed.headers.first(where: { $0.0.lowercased() == header.lowercased() })?.1 {
-                try Self.write(WebhookHarness.rawSeed(header: value, body: signed.body), target: "\(target)-webhooks", name: "\(name)-raw")
+                try Self.write(
+                    WebhookHarness.rawSeed(header: value, body: signed.body), target: "\(target)-webhooks",
+                    name: "\(name)-raw")
             }
         }
         let stripe = StripeSimulator(clock: Self.clock)
         typealias StripeSeed = StripeSimulator.Seed
         if let card = stripe.cardObject(StripeSeed.inactiveCardID) {
-            try webhook("stripe", "card-updated", stripe.signedWebhook(type: "issuing_card.updated", object: card, previousAttributes: ["status": "active"]), header: "Stripe-Signature")
-            try webhook("stripe", "card-created", stripe.signedWebhook(type: "issuing_card.created", object: card), header: "Stripe-Signature")
+            try webhook(
+                "stripe", "card-updated",
+                stripe.signedWebhook(
+                    type: "issuing_card.updated", object: card, previousAttributes: ["status": "active"]),
+                header: "Stripe-Signature")
+            try webhook(
+                "stripe", "card-created", stripe.signedWebhook(type: "issuing_card.created", object: card),
+                header: "Stripe-Signature")
         }
         if let token = stripe.tokenObject(StripeSeed.activeApplePayTokenID) {
-            try webhook("stripe", "token-created", stripe.signedWebhook(type: "issuing_token.created", object: token), header: "Stripe-Signature")
-            try webhook("stripe", "token-updated", stripe.signedWebhook(type: "issuing_token.updated", object: token), header: "Stripe-Signature")
+            try webhook(
+                "stripe", "token-created", stripe.signedWebhook(type: "issuing_token.created", object: token),
+                header: "Stripe-Signature")
+            try webhook(
+                "stripe", "token-updated", stripe.signedWebhook(type: "issuing_token.updated", object: token),
+                header: "Stripe-Signature")
         }
         let adyen = AdyenSimulator(clock: Self.clock)
-        try webhook("adyen", "token-created", adyen.signedWebhook(type: "balancePlatform.networkToken.created", token: AdyenSimulator.Seed.activeApplePayTokenID), header: "HmacSignature")
-        try webhook("adyen", "token-updated", adyen.signedWebhook(type: "balancePlatform.networkToken.updated", token: AdyenSimulator.Seed.inactiveGooglePayTokenID, decision: "declined"), header: "HmacSignature")
+        try webhook(
+            "adyen", "token-created",
+            adyen.signedWebhook(
+                type: "balancePlatform.networkToken.created", token: AdyenSimulator.Seed.activeApplePayTokenID),
+            header: "HmacSignature")
+        try webhook(
+            "adyen", "token-updated",
+            adyen.signedWebhook(
+                type: "balancePlatform.networkToken.updated", token: AdyenSimulator.Seed.inactiveGooglePayTokenID,
+                decision: "declined"), header: "HmacSignature")
         let paysafe = PaysafeSimulator(clock: Self.clock)
-        try webhook("paysafe", "status-locked", paysafe.signedWebhook(cardID: PaysafeSimulator.Seed.activeCardID, eventID: "evt-1"), header: "Signature")
-        try webhook("paysafe", "status-new", paysafe.signedWebhook(cardID: PaysafeSimulator.Seed.issuedCardID, customerID: nil, oldStatus: nil, newStatus: "ACTIVE"), header: "Signature")
+        try webhook(
+            "paysafe", "status-locked",
+            paysafe.signedWebhook(cardID: PaysafeSimulator.Seed.activeCardID, eventID: "evt-1"), header: "Signature")
+        try webhook(
+            "paysafe", "status-new",
+            paysafe.signedWebhook(
+                cardID: PaysafeSimulator.Seed.issuedCardID, customerID: nil, oldStatus: nil, newStatus: "ACTIVE"),
+            header: "Signature")
         let bridge = BridgeSimulator(clock: Self.clock, webhookSigningKey: FuzzKeys.bridgeWebhookPrivateKey)
-        if let signed = try bridge.signedCardAccountWebhook(cardAccountID: BridgeSimulator.Seed.frozenByCustomer, previousStatus: "active") {
+        if let signed = try bridge.signedCardAccountWebhook(
+            cardAccountID: BridgeSimulator.Seed.frozenByCustomer, previousStatus: "active")
+        {
             try webhook("bridge", "card-frozen", signed, header: "X-Webhook-Signature")
         }
-        if let signed = try bridge.signedCardAccountWebhook(cardAccountID: BridgeSimulator.Seed.activeVisa, type: "card_account.created") {
+        if let signed = try bridge.signedCardAccountWebhook(
+            cardAccountID: BridgeSimulator.Seed.activeVisa, type: "card_account.created")
+        {
             try webhook("bridge", "card-created", signed, header: "X-Webhook-Signature")
         }
 
         let marqeta = MarqetaSimulator(clock: Self.clock)
         typealias MarqetaSeed = MarqetaSimulator.Seed
-        try webhook("marqeta", "card-suspended", marqeta.signedCardTransitionWebhook(card: MarqetaSeed.lockableCard, state: "SUSPENDED", type: "state.suspended"), header: "X-Marqeta-Signature")
-        try webhook("marqeta", "card-terminated", marqeta.signedCardTransitionWebhook(card: MarqetaSeed.cancellableCard, state: "TERMINATED", type: "state.terminated"), header: "X-Marqeta-Signature")
-        try webhook("marqeta", "token-requested", marqeta.signedTokenTransitionWebhook(token: MarqetaSeed.activeToken, state: "REQUESTED", type: "state.requested"), header: "X-Marqeta-Signature")
-        try webhook("marqeta", "token-suspended", marqeta.signedTokenTransitionWebhook(token: MarqetaSeed.suspendedToken, state: "SUSPENDED", type: "state.suspended"), header: "X-Marqeta-Signature")
+        try webhook(
+            "marqeta", "card-suspended",
+            marqeta.signedCardTransitionWebhook(
+                card: MarqetaSeed.lockableCard, state: "SUSPENDED", type: "state.suspended"),
+            header: "X-Marqeta-Signature")
+        try webhook(
+            "marqeta", "card-terminated",
+            marqeta.signedCardTransitionWebhook(
+                card: MarqetaSeed.cancellableCard, state: "TERMINATED", type: "state.terminated"),
+            header: "X-Marqeta-Signature")
+        try webhook(
+            "marqeta", "token-requested",
+            marqeta.signedTokenTransitionWebhook(
+                token: MarqetaSeed.activeToken, state: "REQUESTED", type: "state.requested"),
+            header: "X-Marqeta-Signature")
+        try webhook(
+            "marqeta", "token-suspended",
+            marqeta.signedTokenTransitionWebhook(
+                token: MarqetaSeed.suspendedToken, state: "SUSPENDED", type: "state.suspended"),
+            header: "X-Marqeta-Signature")
 
         // A Trust Payments result: a client session from the adapter, paid by the simulated SDK.
         let trustPayments = TrustPaymentsSimulator(clock: Self.clock)
         try await withSimulator(trustPayments) { handle in
-            let provider = try #require(try ResponseHarness.trustPayments.makeProvider(transport: AsyncHTTPClientTransport(), baseURL: handle.baseURL) as? TrustPaymentsProvider)
+            let provider = try #require(
+                try ResponseHarness.trustPayments.makeProvider(
+                    transport: AsyncHTTPClientTransport(), baseURL: handle.baseURL) as? TrustPaymentsProvider)
             let session = try await provider.clientSession(
-                ClientSessionRequest(intent: .store(consent: CardholderConsent(recordedAt: FuzzClock.now, evidence: "fuzz terms v1")), amount: Money(minorUnits: 1050, currency: "GBP")),
+                ClientSessionRequest(
+                    intent: .store(consent: CardholderConsent(recordedAt: FuzzClock.now, evidence: "fuzz terms v1")),
+                    amount: Money(minorUnits: 1050, currency: "GBP")),
                 context: OperationContext()
             )
             for (name, pan) in [("visa", "4111111111111111"), ("declined", "4000000000000002")] {
-                guard let token = try? await trustPayments.sdkPayment(sessionJWT: session.token.revealedValue, pan: pan, expiryDate: "12/2034", securityCode: "123") else { continue }
+                guard
+                    let token = try? await trustPayments.sdkPayment(
+                        sessionJWT: session.token.revealedValue, pan: pan, expiryDate: "12/2034", securityCode: "123")
+                else { continue }
                 let parts = token.split(separator: ".")
                 guard parts.count == 3, let claims = Self.base64URLDecode(String(parts[1])) else { continue }
-                try Self.write(TrustPaymentsResultHarness.seed(claims: claims), target: "trustpayments-results", name: "result-\(name)")
-                try Self.write(Data([1]) + Data(token.utf8), target: "trustpayments-results", name: "result-\(name)-raw")
+                try Self.write(
+                    TrustPaymentsResultHarness.seed(claims: claims), target: "trustpayments-results",
+                    name: "result-\(name)")
+                try Self.write(
+                    Data([1]) + Data(token.utf8), target: "trustpayments-results", name: "result-\(name)-raw")
             }
         }
     }

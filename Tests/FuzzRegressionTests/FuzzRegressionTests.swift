@@ -5,9 +5,10 @@ import Testing
 /// Every file of the seed corpus (`Fuzz/Corpus/<target>/`) and every crash the fuzzers ever found
 /// (`Fuzz/Regressions/<target>/`) runs through its harness in plain `swift test`, so that a crash fixed once
 /// stays fixed without a libFuzzer build.
-@Suite("Fuzz regressions")
+@Suite("Fuzz regressions", .timeLimit(.minutes(5)))
 struct FuzzRegressionTests {
-    static let fuzzFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let fuzzFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
         .appendingPathComponent("Fuzz")
 
     static func files(_ kind: String, target: String) -> [URL] {
@@ -29,7 +30,9 @@ struct FuzzRegressionTests {
         }
     }
 
-    @Test("every target has a seed corpus, and every corpus and regression input runs without a crash", arguments: FuzzTargets.all.map(\.name))
+    @Test(
+        "every target has a seed corpus, and every corpus and regression input runs without a crash",
+        arguments: FuzzTargets.all.map(\.name))
     func corpusAndRegressions(_ name: String) async throws {
         let target = try #require(FuzzTargets.target(named: name))
         let corpus = Self.files("Corpus", target: name)
@@ -42,7 +45,9 @@ struct FuzzRegressionTests {
     func foldersNameTargets() {
         let known = Set(FuzzTargets.all.map(\.name))
         for kind in ["Corpus", "Regressions"] {
-            let folders = (try? FileManager.default.contentsOfDirectory(atPath: Self.fuzzFolder.appendingPathComponent(kind).path)) ?? []
+            let folders =
+                (try? FileManager.default.contentsOfDirectory(atPath: Self.fuzzFolder.appendingPathComponent(kind).path))
+                ?? []
             for folder in folders where !folder.hasPrefix(".") {
                 #expect(known.contains(folder), "Fuzz/\(kind)/\(folder) is not a fuzz target")
             }

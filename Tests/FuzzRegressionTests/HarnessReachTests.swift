@@ -10,7 +10,7 @@ import Testing
 /// answers gets past them to its write. Without this, a fixed answer the adapter no longer accepts (a renamed
 /// field, a state the transition does not start from) would silently turn the operation into a fuzzer of the
 /// read's refusal.
-@Suite("Fuzz harness reach")
+@Suite("Fuzz harness reach", .timeLimit(.minutes(5)))
 struct HarnessReachTests {
     /// Answers the operation's fixed requests as the harness does and every other request with `500` and an
     /// empty body, and keeps the requests the fuzz input would have answered.
@@ -47,7 +47,8 @@ struct HarnessReachTests {
         #expect(!fuzzed.isEmpty, "\(name) sends no request the fuzz input answers")
         if !operation.fixed.isEmpty {
             #expect(
-                fuzzed.contains { $0.method != .get }, "\(name): its fixed reads do not lead to the write; it sent \(fuzzed.map { "\($0.method) \($0.path ?? "")" })"
+                fuzzed.contains { $0.method != .get },
+                "\(name): its fixed reads do not lead to the write; it sent \(fuzzed.map { "\($0.method) \($0.path ?? "")" })"
             )
         }
     }
@@ -55,9 +56,13 @@ struct HarnessReachTests {
     @Test("fixed answers match only what they name")
     func fixedAnswerMatching() {
         let answer = FixedAnswer(.get, "/cards/card_1", "{}")
-        #expect(answer.matches(HTTPRequest(method: .get, scheme: "https", authority: "x", path: "/v3/cards/card_1?include=x")))
+        #expect(
+            answer.matches(
+                HTTPRequest(method: .get, scheme: "https", authority: "x", path: "/v3/cards/card_1?include=x")))
         #expect(!answer.matches(HTTPRequest(method: .post, scheme: "https", authority: "x", path: "/v3/cards/card_1")))
         #expect(!answer.matches(HTTPRequest(method: .get, scheme: "https", authority: "x", path: "/v3/cards/card_10")))
-        #expect(!answer.matches(HTTPRequest(method: .get, scheme: "https", authority: "x", path: "/v3/cards/card_1/tokens")))
+        #expect(
+            !answer.matches(HTTPRequest(method: .get, scheme: "https", authority: "x", path: "/v3/cards/card_1/tokens"))
+        )
     }
 }

@@ -18,7 +18,9 @@ public func gatewayError(
 }
 
 /// The same for synchronous code.
-public func gatewayError(_ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) -> CardGatewayError? {
+public func gatewayError(
+    _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
+) -> CardGatewayError? {
     do {
         try body()
         Issue.record("expected a CardGatewayError, nothing was thrown", sourceLocation: sourceLocation)

@@ -24,14 +24,19 @@ public enum OfficialClient {
 
     /// Returns when the checks can run with `module` importable. Otherwise it skips the test with the reason (a
     /// developer's run) or records a failure and skips (CI), so a check that cannot run is visible either way.
-    public static func requireAvailable(module: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    public static func requireAvailable(module: String, sourceLocation: SourceLocation = #_sourceLocation) async throws
+    {
         var reason: String?
         if !isEnabled {
-            reason = "set CARDGATEWAY_OFFICIAL_CLIENTS=1 and CARDGATEWAY_PYTHON=$(scripts/official-clients-venv) to run the official \(module) client against the simulator"
-        } else if let probe = try? await run([python, "-c", "import \(module)"], timeout: .seconds(30)), probe.status == 0 {
+            reason =
+                "set CARDGATEWAY_OFFICIAL_CLIENTS=1 and CARDGATEWAY_PYTHON=$(scripts/official-clients-venv) to run the official \(module) client against the simulator"
+        } else if let probe = try? await run([python, "-c", "import \(module)"], timeout: .seconds(30)),
+            probe.status == 0
+        {
             return
         } else {
-            reason = "\(python) cannot import the official client `\(module)`: run scripts/official-clients-venv and set CARDGATEWAY_PYTHON to the path it prints"
+            reason =
+                "\(python) cannot import the official client `\(module)`: run scripts/official-clients-venv and set CARDGATEWAY_PYTHON to the path it prints"
         }
         if isCI {
             Issue.record("CI must run the official-client checks, but: \(reason ?? "")", sourceLocation: sourceLocation)
@@ -46,7 +51,9 @@ public enum OfficialClient {
     /// Spawned with swift-subprocess, never `Foundation.Process`: on Linux, `Process.run()` of our toolchain's
     /// Foundation (Swift 6.3.1) can crash the whole test process (an over-read of `/proc/self/fd` entries,
     /// swift-corelibs-foundation PR #5472; docs/RELIABILITY.md, "A crash in CI").
-    public static func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (status: Int32, output: String) {
+    public static func run(
+        _ arguments: [String], timeout: Duration = .seconds(60)
+    ) async throws -> (status: Int32, output: String) {
         var options = PlatformOptions()
         // What cancelling the run does to the child: SIGTERM, then (always last) SIGKILL.
         options.teardownSequence = [.gracefulShutDown(allowedDurationToNextStep: .seconds(5))]
@@ -87,7 +94,9 @@ public enum OfficialClient {
     }
 
     /// Runs `provider`'s check script with `arguments` (the simulator's base URL first) and returns its output.
-    public static func check(_ provider: String, _ arguments: [String], timeout: Duration = .seconds(60), filePath: String = #filePath) async throws -> (status: Int32, output: String) {
+    public static func check(
+        _ provider: String, _ arguments: [String], timeout: Duration = .seconds(60), filePath: String = #filePath
+    ) async throws -> (status: Int32, output: String) {
         let script = script(provider, filePath: filePath)
         guard FileManager.default.fileExists(atPath: script.path) else {
             return (127, "missing \(script.path)")

@@ -100,7 +100,10 @@ public struct SpecConformanceRun: Sendable, Encodable {
     /// A partial run checks a few exchanges only: a named exception none of them needed is not a finding.
     public var partial: Bool
 
-    public init(provider: String, documents: [String: String], basePath: String, exchanges: [SpecExchange] = [], partial: Bool = false) {
+    public init(
+        provider: String, documents: [String: String], basePath: String, exchanges: [SpecExchange] = [],
+        partial: Bool = false
+    ) {
         self.provider = provider
         self.documents = documents
         self.basePath = basePath
@@ -111,7 +114,10 @@ public struct SpecConformanceRun: Sendable, Encodable {
     /// Adds every exchange a recorder saw, named `prefix #n`.
     public mutating func add(_ recorder: WireRecorder, document: String, adapter: Bool, prefix: String) {
         for (index, exchange) in recorder.exchanges.enumerated() where exchange.status != nil {
-            exchanges.append(SpecExchange("\(prefix) #\(index + 1) \(exchange.method) \(exchange.path)", document: document, exchange, adapter: adapter))
+            exchanges.append(
+                SpecExchange(
+                    "\(prefix) #\(index + 1) \(exchange.method) \(exchange.path)", document: document, exchange,
+                    adapter: adapter))
         }
     }
 }
@@ -139,7 +145,8 @@ public struct SpecConformanceReport: Sendable {
 public enum SpecConformance {
     /// The repository root, from this file's path.
     static func root(filePath: String = #filePath) -> URL {
-        URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }
 
     public static var script: URL { root().appendingPathComponent("scripts/spec-conformance.py") }
@@ -148,10 +155,13 @@ public enum SpecConformance {
     /// records a failure (CI), so a check that cannot run is never mistaken for one that passed.
     public static func requireValidator(sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let python = OfficialClient.python
-        if let probe = try? await OfficialClient.run([python, "-c", "import jsonschema"], timeout: .seconds(30)), probe.status == 0 {
+        if let probe = try? await OfficialClient.run([python, "-c", "import jsonschema"], timeout: .seconds(30)),
+            probe.status == 0
+        {
             return
         }
-        let reason = "\(python) cannot import jsonschema: run scripts/official-clients-venv and set CARDGATEWAY_PYTHON to the path it prints"
+        let reason =
+            "\(python) cannot import jsonschema: run scripts/official-clients-venv and set CARDGATEWAY_PYTHON to the path it prints"
         if OfficialClient.isCI {
             Issue.record("CI must run the spec-conformance checks, but: \(reason)", sourceLocation: sourceLocation)
         }
@@ -160,7 +170,8 @@ public enum SpecConformance {
 
     /// Runs the script over `run` and parses what it printed.
     public static func check(_ run: SpecConformanceRun) async throws -> SpecConformanceReport {
-        let input = FileManager.default.temporaryDirectory.appendingPathComponent("spec-conformance-\(UUID().uuidString).json")
+        let input = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "spec-conformance-\(UUID().uuidString).json")
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(run)
@@ -169,9 +180,11 @@ public enum SpecConformance {
         // CARDGATEWAY_SPEC_CONFORMANCE_DUMP=<folder> keeps each run's input there (`<provider>-<n exchanges>.json`),
         // to rerun the script by hand: `python3 scripts/spec-conformance.py <file>`.
         if let folder = ProcessInfo.processInfo.environment["CARDGATEWAY_SPEC_CONFORMANCE_DUMP"], !folder.isEmpty {
-            try? data.write(to: URL(fileURLWithPath: folder).appendingPathComponent("\(run.provider)-\(run.exchanges.count).json"))
+            try? data.write(
+                to: URL(fileURLWithPath: folder).appendingPathComponent("\(run.provider)-\(run.exchanges.count).json"))
         }
-        let result = try await OfficialClient.run([OfficialClient.python, script.path, input.path], timeout: .seconds(120))
+        let result = try await OfficialClient.run(
+            [OfficialClient.python, script.path, input.path], timeout: .seconds(120))
         var report = SpecConformanceReport(status: result.status, output: result.output, findings: [], covered: [])
         for line in result.output.split(separator: "\n").map(String.init) {
             if line.hasPrefix("FINDING ") {
@@ -191,11 +204,16 @@ public enum SpecConformance {
 
     /// Expects no finding, a clean exit, and every operation of `operations` (`METHOD /template STATUS`) checked.
     public static func expectConformance(
-        _ report: SpecConformanceReport, covering operations: Set<String>, sourceLocation: SourceLocation = #_sourceLocation
+        _ report: SpecConformanceReport, covering operations: Set<String>,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) {
-        #expect(report.findings == [], "departures from the published document:\n\(report.findings.joined(separator: "\n"))", sourceLocation: sourceLocation)
         #expect(
-            report.requestBodies != nil && (report.status == 0) == report.findings.isEmpty, "the validator did not run to its end:\n\(report.output)",
+            report.findings == [],
+            "departures from the published document:\n\(report.findings.joined(separator: "\n"))",
+            sourceLocation: sourceLocation)
+        #expect(
+            report.requestBodies != nil && (report.status == 0) == report.findings.isEmpty,
+            "the validator did not run to its end:\n\(report.output)",
             sourceLocation: sourceLocation
         )
         let missing = operations.subtracting(report.covered)

@@ -12,9 +12,14 @@ struct ConfigurationLoader {
     }
 
     static let topLevelKeys: Set<String> = ["providers", "routes", "store", "description"]
-    static let instanceKeys: Set<String> = ["kind", "environment", "baseURL", "credentials", "options", "timeoutSeconds", "maxAttempts", "middlewares", "circuitBreaker", "maxConcurrentRequests", "maxWaitingRequests", "propagateTraceContext", "description"]
+    static let instanceKeys: Set<String> = [
+        "kind", "environment", "baseURL", "credentials", "options", "timeoutSeconds", "maxAttempts", "middlewares",
+        "circuitBreaker", "maxConcurrentRequests", "maxWaitingRequests", "propagateTraceContext", "description",
+    ]
     static let routeKeys: Set<String> = ["when", "use", "description"]
-    static let dimensionKeys: [String] = ["issuer", "program", "bin", "country", "currency", "tenant", "wallet", "operation"]
+    static let dimensionKeys: [String] = [
+        "issuer", "program", "bin", "country", "currency", "tenant", "wallet", "operation",
+    ]
 
     mutating func problem(_ path: String, _ message: String) {
         problems.append(ConfigurationProblem(path: path, message: message))
@@ -78,7 +83,8 @@ struct ConfigurationLoader {
     }
 
     static func isValidInstanceName(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= 64 && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+        !name.isEmpty && name.count <= 64
+            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
     }
 
     mutating func checkUnknownKeys(_ object: [String: JSONValue], allowed: Set<String>, path: String) {
@@ -91,7 +97,9 @@ struct ConfigurationLoader {
 
     // MARK: Provider instances
 
-    mutating func loadInstance(name: String, value: JSONValue, path: String) -> (ProviderKind?, ProviderInstanceConfiguration?) {
+    mutating func loadInstance(
+        name: String, value: JSONValue, path: String
+    ) -> (ProviderKind?, ProviderInstanceConfiguration?) {
         guard let object = value.objectValue else {
             problem(path, "must be an object with \"kind\" and \"credentials\", not \(value.typeName)")
             return (nil, nil)
@@ -108,7 +116,10 @@ struct ConfigurationLoader {
         }
         let kind = ProviderKind(kindName)
         guard let factory = registry.factory(for: kind) else {
-            problem("\(path).kind", "unknown provider kind \"\(kindName)\"; known kinds: \(registry.kinds.map(\.name).joined(separator: ", "))")
+            problem(
+                "\(path).kind",
+                "unknown provider kind \"\(kindName)\"; known kinds: \(registry.kinds.map(\.name).joined(separator: ", "))"
+            )
             return (nil, nil)
         }
 
@@ -122,7 +133,10 @@ struct ConfigurationLoader {
                     environmentName = text
                     baseURL = url
                 } else {
-                    problem("\(path).environment", "unknown environment \"\(text)\" for \(kindName); expected one of \(factory.environments.keys.sorted().joined(separator: ", "))")
+                    problem(
+                        "\(path).environment",
+                        "unknown environment \"\(text)\" for \(kindName); expected one of \(factory.environments.keys.sorted().joined(separator: ", "))"
+                    )
                     failed = true
                 }
             } else {
@@ -139,12 +153,17 @@ struct ConfigurationLoader {
                     baseURL = url
                 }
             } else {
-                problem("\(path).baseURL", "must be an absolute URL string such as \(factory.environments.values.map(\.absoluteString).sorted().first ?? "https://…")")
+                problem(
+                    "\(path).baseURL",
+                    "must be an absolute URL string such as \(factory.environments.values.map(\.absoluteString).sorted().first ?? "https://…")"
+                )
                 failed = true
             }
         }
         if baseURL == nil && !failed {
-            problem(path, "needs \"environment\" (\(factory.environments.keys.sorted().joined(separator: ", "))) or \"baseURL\"")
+            problem(
+                path,
+                "needs \"environment\" (\(factory.environments.keys.sorted().joined(separator: ", "))) or \"baseURL\"")
             failed = true
         }
 
@@ -155,20 +174,27 @@ struct ConfigurationLoader {
             if let value = credentialsValue.objectValue {
                 credentialsObject = value
             } else {
-                problem("\(path).credentials", "must be an object of secret references, not \(credentialsValue.typeName)")
+                problem(
+                    "\(path).credentials", "must be an object of secret references, not \(credentialsValue.typeName)")
                 credentialsObject = [:]
                 failed = true
             }
         } else {
             credentialsObject = [:]
             if factory.credentials.contains(where: \.required) {
-                problem("\(path).credentials", "is required; \(kindName) needs \(factory.credentials.filter(\.required).map(\.name).joined(separator: ", "))")
+                problem(
+                    "\(path).credentials",
+                    "is required; \(kindName) needs \(factory.credentials.filter(\.required).map(\.name).joined(separator: ", "))"
+                )
                 failed = true
             }
         }
         let knownCredentials = Set(factory.credentials.map(\.name))
         for key in credentialsObject.keys.sorted() where !knownCredentials.contains(key) {
-            problem("\(path).credentials.\(key)", "unknown credential for \(kindName); expected \(factory.credentials.map(\.name).joined(separator: ", "))")
+            problem(
+                "\(path).credentials.\(key)",
+                "unknown credential for \(kindName); expected \(factory.credentials.map(\.name).joined(separator: ", "))"
+            )
             failed = true
         }
         for spec in factory.credentials {
@@ -181,7 +207,9 @@ struct ConfigurationLoader {
                 continue
             }
             guard let text = value.stringValue else {
-                problem(credentialPath, "must be a secret reference string (env:NAME, file:PATH or literal:VALUE), not \(value.typeName)")
+                problem(
+                    credentialPath,
+                    "must be a secret reference string (env:NAME, file:PATH or literal:VALUE), not \(value.typeName)")
                 failed = true
                 continue
             }
@@ -213,7 +241,10 @@ struct ConfigurationLoader {
                 failed = true
             }
         } else if factory.options.contains(where: \.required) {
-            problem("\(path).options", "is required; \(kindName) needs \(factory.options.filter(\.required).map(\.name).joined(separator: ", "))")
+            problem(
+                "\(path).options",
+                "is required; \(kindName) needs \(factory.options.filter(\.required).map(\.name).joined(separator: ", "))"
+            )
             failed = true
         }
 
@@ -239,7 +270,11 @@ struct ConfigurationLoader {
 
         var breaker = CircuitBreakerSettings.default
         if let breakerValue = object["circuitBreaker"] {
-            if let loaded = loadBreaker(breakerValue, path: "\(path).circuitBreaker") { breaker = loaded } else { failed = true }
+            if let loaded = loadBreaker(breakerValue, path: "\(path).circuitBreaker") {
+                breaker = loaded
+            } else {
+                failed = true
+            }
         }
         var maxConcurrent = Bulkhead.defaultLimit
         if let limitValue = object["maxConcurrentRequests"] {
@@ -262,7 +297,9 @@ struct ConfigurationLoader {
 
         var propagate = false
         if let propagateValue = object["propagateTraceContext"] {
-            if let flag = propagateValue.boolValue { propagate = flag } else {
+            if let flag = propagateValue.boolValue {
+                propagate = flag
+            } else {
                 problem("\(path).propagateTraceContext", "must be true or false, not \(propagateValue.typeName)")
                 failed = true
             }
@@ -310,14 +347,19 @@ struct ConfigurationLoader {
     mutating func loadBreaker(_ value: JSONValue, path: String) -> CircuitBreakerSettings? {
         if value == .bool(false) { return .disabled }
         guard let object = value.objectValue else {
-            problem(path, "must be false (no breaker) or an object with failureThreshold, coolDownSeconds and halfOpenProbes, not \(value.typeName)")
+            problem(
+                path,
+                "must be false (no breaker) or an object with failureThreshold, coolDownSeconds and halfOpenProbes, not \(value.typeName)"
+            )
             return nil
         }
         checkUnknownKeys(object, allowed: Self.breakerKeys, path: path)
         var settings = CircuitBreakerSettings.default
         var valid = object.keys.allSatisfy(Self.breakerKeys.contains)
         if let threshold = object["failureThreshold"] {
-            if let count = threshold.intValue, (1...1000).contains(count) { settings.failureThreshold = count } else {
+            if let count = threshold.intValue, (1...1000).contains(count) {
+                settings.failureThreshold = count
+            } else {
                 problem("\(path).failureThreshold", "must be a whole number from 1 to 1000")
                 valid = false
             }
@@ -331,7 +373,9 @@ struct ConfigurationLoader {
             }
         }
         if let probes = object["halfOpenProbes"] {
-            if let count = probes.intValue, (1...100).contains(count) { settings.halfOpenProbes = count } else {
+            if let count = probes.intValue, (1...100).contains(count) {
+                settings.halfOpenProbes = count
+            } else {
                 problem("\(path).halfOpenProbes", "must be a whole number from 1 to 100")
                 valid = false
             }
@@ -365,7 +409,9 @@ struct ConfigurationLoader {
                 continue
             }
             guard let factory = registry.middlewareFactory(named: name) else {
-                problem("\(entryPath).name", "no middleware is registered as \"\(SafeText.scrub(name, maxLength: 60))\"; known: \(known)")
+                problem(
+                    "\(entryPath).name",
+                    "no middleware is registered as \"\(SafeText.scrub(name, maxLength: 60))\"; known: \(known)")
                 valid = false
                 continue
             }
@@ -386,7 +432,9 @@ struct ConfigurationLoader {
                 valid = false
                 continue
             } catch {
-                problem("\(entryPath).options", "the \(name) middleware cannot be built from these options (\(type(of: error)))")
+                problem(
+                    "\(entryPath).options",
+                    "the \(name) middleware cannot be built from these options (\(type(of: error)))")
                 valid = false
                 continue
             }
@@ -401,7 +449,10 @@ struct ConfigurationLoader {
         for key in options.keys.sorted() {
             guard let spec = specs[key] else {
                 let known = factory.options.map(\.name)
-                problem("\(path).\(key)", "unknown option for \(factory.kind.name)" + (known.isEmpty ? "; it takes none" : "; expected one of \(known.joined(separator: ", "))"))
+                problem(
+                    "\(path).\(key)",
+                    "unknown option for \(factory.kind.name)"
+                        + (known.isEmpty ? "; it takes none" : "; expected one of \(known.joined(separator: ", "))"))
                 valid = false
                 continue
             }
@@ -414,7 +465,9 @@ struct ConfigurationLoader {
                     continue
                 }
                 if !spec.allowedValues.isEmpty && !spec.allowedValues.contains(text) {
-                    problem("\(path).\(key)", "must be one of \(spec.allowedValues.joined(separator: ", ")), not \"\(text)\"")
+                    problem(
+                        "\(path).\(key)",
+                        "must be one of \(spec.allowedValues.joined(separator: ", ")), not \"\(text)\"")
                     valid = false
                 }
             case .bool:
@@ -451,7 +504,10 @@ struct ConfigurationLoader {
             if let name = useValue.stringValue {
                 if instances[name] == nil {
                     let known = instances.keys.sorted()
-                    problem("\(path).use", "names no provider instance \"\(name)\"" + (known.isEmpty ? "" : "; instances: \(known.joined(separator: ", "))"))
+                    problem(
+                        "\(path).use",
+                        "names no provider instance \"\(name)\""
+                            + (known.isEmpty ? "" : "; instances: \(known.joined(separator: ", "))"))
                     failed = true
                 }
                 use = name
@@ -470,7 +526,9 @@ struct ConfigurationLoader {
                 // Sorted only when something is to be reported (the usual route has nothing to report).
                 if !when.keys.allSatisfy(Self.dimensionKeys.contains) {
                     for key in when.keys.sorted() where !Self.dimensionKeys.contains(key) {
-                        problem("\(path).when.\(key)", "unknown route dimension; expected one of \(Self.dimensionKeys.joined(separator: ", "))")
+                        problem(
+                            "\(path).when.\(key)",
+                            "unknown route dimension; expected one of \(Self.dimensionKeys.joined(separator: ", "))")
                         failed = true
                     }
                 }
@@ -491,12 +549,16 @@ struct ConfigurationLoader {
 
         // A route must not send an operation to an instance that cannot serve it.
         if let use, let kindEntry = instances[use], let kind = kindEntry, let factory = registry.factory(for: kind) {
-            for operation in (conditions.operations ?? []).sorted(by: { $0.rawValue < $1.rawValue }) where !factory.descriptor.supports(operation) {
-                problem("\(path).when.operation", "\(use) (\(kind.name)) cannot serve \(operation): it lacks the \(operation.capability) capability")
+            for operation in (conditions.operations ?? []).sorted(by: { $0.rawValue < $1.rawValue })
+            where !factory.descriptor.supports(operation) {
+                problem(
+                    "\(path).when.operation",
+                    "\(use) (\(kind.name)) cannot serve \(operation): it lacks the \(operation.capability) capability")
                 failed = true
             }
             if let wallets = conditions.wallets {
-                for wallet in wallets.sorted(by: { $0.rawValue < $1.rawValue }) where factory.descriptor.provisioningFlows[wallet] == nil {
+                for wallet in wallets.sorted(by: { $0.rawValue < $1.rawValue })
+                where factory.descriptor.provisioningFlows[wallet] == nil {
                     problem("\(path).when.wallet", "\(use) (\(kind.name)) does not provision cards to \(wallet)")
                     failed = true
                 }
@@ -534,20 +596,27 @@ struct ConfigurationLoader {
         return strings
     }
 
-    mutating func apply(_ dimension: String, values: [String], to conditions: inout Route.Conditions, path: String) -> Bool {
+    mutating func apply(
+        _ dimension: String, values: [String], to conditions: inout Route.Conditions, path: String
+    ) -> Bool {
         switch dimension {
         case "issuer": conditions.issuers = Set(values)
         case "program": conditions.programs = Set(values)
         case "tenant": conditions.tenants = Set(values)
         case "country":
-            for (index, value) in values.enumerated() where !(value.count == 2 && value.allSatisfy { $0.isASCII && $0.isUppercase }) {
-                problem(values.count == 1 ? path : "\(path)[\(index)]", "\"\(value)\" is not an ISO 3166-1 alpha-2 country code such as GB")
+            for (index, value) in values.enumerated()
+            where !(value.count == 2 && value.allSatisfy { $0.isASCII && $0.isUppercase }) {
+                problem(
+                    values.count == 1 ? path : "\(path)[\(index)]",
+                    "\"\(value)\" is not an ISO 3166-1 alpha-2 country code such as GB")
                 return false
             }
             conditions.countries = Set(values)
         case "currency":
             for (index, value) in values.enumerated() where !Money.isCurrencyCode(value) {
-                problem(values.count == 1 ? path : "\(path)[\(index)]", "\"\(value)\" is not an ISO 4217 alpha-3 currency code such as EUR")
+                problem(
+                    values.count == 1 ? path : "\(path)[\(index)]",
+                    "\"\(value)\" is not an ISO 4217 alpha-3 currency code such as EUR")
                 return false
             }
             conditions.currencies = Set(values)
@@ -555,7 +624,10 @@ struct ConfigurationLoader {
             var wallets = Set<Wallet>()
             for (index, value) in values.enumerated() {
                 guard let wallet = Wallet(parsing: value) else {
-                    problem(values.count == 1 ? path : "\(path)[\(index)]", "unknown wallet \"\(value)\"; expected one of \(Wallet.allCases.map(\.rawValue).joined(separator: ", "))")
+                    problem(
+                        values.count == 1 ? path : "\(path)[\(index)]",
+                        "unknown wallet \"\(value)\"; expected one of \(Wallet.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
                     return false
                 }
                 wallets.insert(wallet)
@@ -565,7 +637,10 @@ struct ConfigurationLoader {
             var operations = Set<GatewayOperation>()
             for (index, value) in values.enumerated() {
                 guard let operation = GatewayOperation(rawValue: value) else {
-                    problem(values.count == 1 ? path : "\(path)[\(index)]", "unknown operation \"\(value)\"; expected one of \(GatewayOperation.allCases.map(\.rawValue).joined(separator: ", "))")
+                    problem(
+                        values.count == 1 ? path : "\(path)[\(index)]",
+                        "unknown operation \"\(value)\"; expected one of \(GatewayOperation.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
                     return false
                 }
                 operations.insert(operation)
@@ -619,14 +694,21 @@ struct ConfigurationLoader {
                 reported.insert(signature)
                 let firstRange = other.route == first ? other.range : entry.range
                 let secondRange = other.route == first ? entry.range : other.range
-                found.append((first, second, ConfigurationProblem(
-                    path: "routes[\(documentIndices[second])].when.bin",
-                    message: "BIN range \(Self.spoken(secondRange)) overlaps \(Self.spoken(firstRange)) of routes[\(documentIndices[first])], which sends the same cards to \(routes[first].use) instead of \(routes[second].use)"
-                )))
+                found.append(
+                    (
+                        first, second,
+                        ConfigurationProblem(
+                            path: "routes[\(documentIndices[second])].when.bin",
+                            message:
+                                "BIN range \(Self.spoken(secondRange)) overlaps \(Self.spoken(firstRange)) of routes[\(documentIndices[first])], which sends the same cards to \(routes[first].use) instead of \(routes[second].use)"
+                        )
+                    ))
             }
             open.append(entry)
         }
-        for entry in found.sorted(by: { ($0.second, $0.first) < ($1.second, $1.first) }) { problems.append(entry.problem) }
+        for entry in found.sorted(by: { ($0.second, $0.first) < ($1.second, $1.first) }) {
+            problems.append(entry.problem)
+        }
     }
 
     /// A range in words ("44000000 to 44009999"): written with a dash, two 8-digit ends look like one card number
@@ -641,8 +723,10 @@ struct ConfigurationLoader {
             guard let x, let y else { return true }
             return !x.isDisjoint(with: y)
         }
-        return intersects(a.issuers, b.issuers) && intersects(a.programs, b.programs) && intersects(a.countries, b.countries)
-            && intersects(a.currencies, b.currencies) && intersects(a.tenants, b.tenants) && intersects(a.wallets, b.wallets)
+        return intersects(a.issuers, b.issuers) && intersects(a.programs, b.programs)
+            && intersects(a.countries, b.countries)
+            && intersects(a.currencies, b.currencies) && intersects(a.tenants, b.tenants)
+            && intersects(a.wallets, b.wallets)
             && intersects(a.operations, b.operations)
     }
 }

@@ -72,7 +72,8 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "invalid configuration (\(problems.count) problem\(problems.count == 1 ? "" : "s")):\n" + problems.map { "  \($0)" }.joined(separator: "\n")
+        "invalid configuration (\(problems.count) problem\(problems.count == 1 ? "" : "s")):\n"
+            + problems.map { "  \($0)" }.joined(separator: "\n")
     }
 
     /// The same, as the gateway's error type: code `invalidConfiguration`, a message naming every path (the
@@ -81,7 +82,8 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
         let paths = problems.prefix(10).map(\.path).joined(separator: ", ") + (problems.count > 10 ? ", …" : "")
         var error = CardGatewayError(
             .invalidConfiguration,
-            problems.count == 1 ? "invalid configuration at \(paths)" : "invalid configuration: \(problems.count) problems, at \(paths)"
+            problems.count == 1
+                ? "invalid configuration at \(paths)" : "invalid configuration: \(problems.count) problems, at \(paths)"
         )
         error.fieldErrors = problems.map { CardGatewayError.FieldError(field: $0.path, message: $0.message) }
         return error
@@ -101,10 +103,13 @@ public struct GatewayConfiguration: Sendable {
     }
 
     /// Loads the JSON document from a file; relative `file:` secrets are read next to it.
-    public static func load(contentsOf url: URL, registry: ProviderRegistry, secrets: SecretResolver = SecretResolver()) throws -> GatewayConfiguration {
+    public static func load(
+        contentsOf url: URL, registry: ProviderRegistry, secrets: SecretResolver = SecretResolver()
+    ) throws -> GatewayConfiguration {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw ConfigurationError(problems: [.init(path: "$", message: "the file \(url.path) cannot be read")]).gatewayError
+            throw ConfigurationError(problems: [.init(path: "$", message: "the file \(url.path) cannot be read")])
+                .gatewayError
         }
         var resolver = secrets
         if resolver.baseDirectory == nil { resolver.baseDirectory = url.deletingLastPathComponent() }
@@ -113,7 +118,9 @@ public struct GatewayConfiguration: Sendable {
 
     /// Loads the JSON document. Throws a ``CardGatewayError`` with code `invalidConfiguration` listing every
     /// problem, each with its JSON path (``CardGatewayError/configurationProblems``).
-    public static func load(from data: Data, registry: ProviderRegistry, secrets: SecretResolver = SecretResolver()) throws -> GatewayConfiguration {
+    public static func load(
+        from data: Data, registry: ProviderRegistry, secrets: SecretResolver = SecretResolver()
+    ) throws -> GatewayConfiguration {
         var loader = ConfigurationLoader(registry: registry, secrets: secrets)
         let configuration = loader.load(data)
         if !loader.problems.isEmpty || configuration == nil {

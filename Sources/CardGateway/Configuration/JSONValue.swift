@@ -23,22 +23,25 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
         // are read through their containers (decoding `[String: JSONValue]` as a whole costs about 19 % more instructions for
         // a 10,000-route configuration); a repeated key keeps its first value, as JSONDecoder does.
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let object = try? decoder.container(keyedBy: MemberKey.self) {
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let object = try? decoder.container(keyedBy: MemberKey.self) {
             var members: [String: JSONValue] = [:]
             for key in object.allKeys where members[key.stringValue] == nil {
                 members[key.stringValue] = try object.decode(JSONValue.self, forKey: key)
             }
             self = .object(members)
-        }
-        else if var array = try? decoder.unkeyedContainer() {
+        } else if var array = try? decoder.unkeyedContainer() {
             var elements: [JSONValue] = []
             while !array.isAtEnd { elements.append(try array.decode(JSONValue.self)) }
             self = .array(elements)
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else {
+            self = .number(try container.decode(Double.self))
         }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else { self = .number(try container.decode(Double.self)) }
     }
 
     /// An object's member name.
@@ -77,10 +80,12 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
         switch self {
         case .null: return "null"
         case .bool(let value): return String(value)
-        case .number(let value): return value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        case .number(let value):
+            return value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
         case .string(let value): return "\"\(value)\""
         case .array(let value): return "[" + value.map(\.description).joined(separator: ",") + "]"
-        case .object(let value): return "{" + value.keys.sorted().map { "\"\($0)\":\(value[$0]!.description)" }.joined(separator: ",") + "}"
+        case .object(let value):
+            return "{" + value.keys.sorted().map { "\"\($0)\":\(value[$0]!.description)" }.joined(separator: ",") + "}"
         }
     }
 
@@ -92,7 +97,9 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
         return Int(value)
     }
     public var arrayValue: [JSONValue]? { if case .array(let value) = self { return value } else { return nil } }
-    public var objectValue: [String: JSONValue]? { if case .object(let value) = self { return value } else { return nil } }
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let value) = self { return value } else { return nil }
+    }
 
     public subscript(key: String) -> JSONValue? { objectValue?[key] }
 }

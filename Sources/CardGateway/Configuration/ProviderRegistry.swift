@@ -25,7 +25,9 @@ public struct OptionSpec: Sendable, Equatable {
     public var allowedValues: [String]
     public var summary: String
 
-    public init(_ name: String, type: ValueType, required: Bool = false, allowedValues: [String] = [], summary: String = "") {
+    public init(
+        _ name: String, type: ValueType, required: Bool = false, allowedValues: [String] = [], summary: String = ""
+    ) {
         self.name = name
         self.type = type
         self.required = required
@@ -34,7 +36,10 @@ public struct OptionSpec: Sendable, Equatable {
     }
 
     /// The option named by one of an options struct's coding keys, so the name is written once.
-    public init(_ key: some CodingKey, type: ValueType, required: Bool = false, allowedValues: [String] = [], summary: String = "") {
+    public init(
+        _ key: some CodingKey, type: ValueType, required: Bool = false, allowedValues: [String] = [],
+        summary: String = ""
+    ) {
         self.init(key.stringValue, type: type, required: required, allowedValues: allowedValues, summary: summary)
     }
 }
@@ -81,7 +86,8 @@ public struct ProviderFactory: Sendable {
         make: @escaping @Sendable (ProviderSetup, Options) throws -> any CardProvider
     ) {
         self.init(
-            kind: kind, descriptor: descriptor, environments: environments, credentials: credentials, options: Options.specs,
+            kind: kind, descriptor: descriptor, environments: environments, credentials: credentials,
+            options: Options.specs,
             defaultTimeout: defaultTimeout
         ) { setup in
             try make(setup, try setup.options(Options.self))
@@ -109,13 +115,13 @@ public struct ProviderFactory: Sendable {
 public struct ProviderSetup: Sendable {
     public var configuration: ProviderInstanceConfiguration
     /// Ready to send to the instance's base URL with its timeout and retry policy.
-    public var http: ProviderHTTPClient
+    @_spi(AdapterSupport) public var http: ProviderHTTPClient
     public var logger: Logger
     public var credentialStore: any CredentialReferenceStore
     /// The clock adapters use for expiry checks (injectable for tests).
     public var now: @Sendable () -> Date
 
-    public init(
+    @_spi(AdapterSupport) public init(
         configuration: ProviderInstanceConfiguration, http: ProviderHTTPClient, logger: Logger,
         credentialStore: any CredentialReferenceStore, now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -131,7 +137,8 @@ public struct ProviderSetup: Sendable {
     /// A credential the factory declared. Throws `invalidConfiguration` when it is absent.
     public func credential(_ name: String) throws -> Secret {
         guard let secret = configuration.credentials[name] else {
-            throw CardGatewayError(.invalidConfiguration, "providers.\(instance).credentials.\(name) is required", provider: instance)
+            throw CardGatewayError(
+                .invalidConfiguration, "providers.\(instance).credentials.\(name) is required", provider: instance)
         }
         return secret
     }
@@ -144,7 +151,9 @@ public struct ProviderSetup: Sendable {
         try Self.decode(type, from: configuration.options, instance: instance)
     }
 
-    static func decode<Options: ProviderOptions>(_ type: Options.Type, from options: [String: JSONValue], instance: String?) throws -> Options {
+    static func decode<Options: ProviderOptions>(
+        _ type: Options.Type, from options: [String: JSONValue], instance: String?
+    ) throws -> Options {
         do {
             let data = try JSONEncoder().encode(JSONValue.object(options))
             return try JSONDecoder().decode(type, from: data)
@@ -152,7 +161,8 @@ public struct ProviderSetup: Sendable {
             let (key, message) = Self.describe(error)
             let field = key.map { "options.\($0)" } ?? "options"
             throw CardGatewayError(
-                .invalidConfiguration, instance.map { "providers.\($0).\(field): \(message)" } ?? "\(field): \(message)",
+                .invalidConfiguration,
+                instance.map { "providers.\($0).\(field): \(message)" } ?? "\(field): \(message)",
                 provider: instance, fieldErrors: [.init(field: field, message: message)]
             )
         }
@@ -165,7 +175,10 @@ public struct ProviderSetup: Sendable {
         case .typeMismatch(_, let context), .valueNotFound(_, let context):
             return (context.codingPath.first?.stringValue, "has the wrong type")
         case .dataCorrupted(let context):
-            return (context.codingPath.first?.stringValue, context.debugDescription.isEmpty ? "is not valid" : context.debugDescription)
+            return (
+                context.codingPath.first?.stringValue,
+                context.debugDescription.isEmpty ? "is not valid" : context.debugDescription
+            )
         @unknown default: return (nil, "could not be read")
         }
     }

@@ -10,7 +10,9 @@ public enum SecretReference: Sendable, Equatable, CustomStringConvertible {
     public init?(parsing text: String) {
         if text.hasPrefix("env:") {
             let name = String(text.dropFirst(4))
-            guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else { return nil }
+            guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
+                return nil
+            }
             self = .environment(name)
         } else if text.hasPrefix("file:") {
             let path = String(text.dropFirst(5))
@@ -57,13 +59,21 @@ public struct SecretResolver: Sendable {
         case .literal(let secret):
             return .success(secret)
         case .environment(let name):
-            guard let value = environment[name] else { return .failure(.init("environment variable \(name) is not set")) }
+            guard let value = environment[name] else {
+                return .failure(.init("environment variable \(name) is not set"))
+            }
             guard !value.isEmpty else { return .failure(.init("environment variable \(name) is empty")) }
             return .success(Secret(value))
         case .file(let path):
-            let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : (baseDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).appendingPathComponent(path)
+            let url =
+                path.hasPrefix("/")
+                ? URL(fileURLWithPath: path)
+                : (baseDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+                    .appendingPathComponent(path)
             guard let data = try? readFile(url) else { return .failure(.init("file \(path) cannot be read")) }
-            guard let decoded = String(data: data, encoding: .utf8) else { return .failure(.init("file \(path) is not UTF-8 text")) }
+            guard let decoded = String(data: data, encoding: .utf8) else {
+                return .failure(.init("file \(path) is not UTF-8 text"))
+            }
             // Trailing line ends are cut by scalar: "\r\n" is one Character, so String.hasSuffix("\n") misses it.
             var scalars = decoded.unicodeScalars[...]
             while let last = scalars.last, last == "\n" || last == "\r" { scalars = scalars.dropLast() }

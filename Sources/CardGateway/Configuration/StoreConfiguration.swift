@@ -34,7 +34,8 @@ public struct StoreConfiguration: Sendable, CustomStringConvertible {
     public var maxConnections: Int
 
     public init(
-        kind: Kind, url: Secret? = nil, ledgerRetention: Duration = LedgerPolicy.defaultRetention, timeout: Duration = .seconds(5),
+        kind: Kind, url: Secret? = nil, ledgerRetention: Duration = LedgerPolicy.defaultRetention,
+        timeout: Duration = .seconds(5),
         maxConnections: Int = 10
     ) {
         self.kind = kind
@@ -59,21 +60,30 @@ extension GatewayConfiguration {
             return "must be a postgres:// or postgresql:// URL"
         }
         guard let host = components.host, !host.isEmpty else { return "must name the database host" }
-        guard let user = components.user, !user.isEmpty else { return "must name the database user (postgres://user:password@host:port/database)" }
+        guard let user = components.user, !user.isEmpty else {
+            return "must name the database user (postgres://user:password@host:port/database)"
+        }
         let database = components.path.drop(while: { $0 == "/" })
-        guard !database.isEmpty else { return "must name the database after the host (postgres://user:password@host:port/database)" }
+        guard !database.isEmpty else {
+            return "must name the database after the host (postgres://user:password@host:port/database)"
+        }
         return nil
     }
 }
 
 extension ConfigurationLoader {
-    static let storeKeys: Set<String> = ["kind", "url", "ledgerRetentionHours", "timeoutSeconds", "maxConnections", "description"]
+    static let storeKeys: Set<String> = [
+        "kind", "url", "ledgerRetentionHours", "timeoutSeconds", "maxConnections", "description",
+    ]
 
     /// Reads the `store` section; nil (with problems noted) when it is wrong.
     mutating func loadStore(_ value: JSONValue) -> StoreConfiguration? {
         let path = "store"
         guard let object = value.objectValue else {
-            problem(path, "must be an object such as {\"kind\": \"postgres\", \"url\": \"env:DATABASE_URL\"}, not \(value.typeName)")
+            problem(
+                path,
+                "must be an object such as {\"kind\": \"postgres\", \"url\": \"env:DATABASE_URL\"}, not \(value.typeName)"
+            )
             return nil
         }
         checkUnknownKeys(object, allowed: Self.storeKeys, path: path)
@@ -83,7 +93,9 @@ extension ConfigurationLoader {
             problem("\(path).kind", "is required; one of \(kinds)")
             return nil
         }
-        guard let kindName = kindValue.stringValue, let kind = StoreConfiguration.Kind.all.first(where: { $0.rawValue == kindName }) else {
+        guard let kindName = kindValue.stringValue,
+            let kind = StoreConfiguration.Kind.all.first(where: { $0.rawValue == kindName })
+        else {
             problem("\(path).kind", "must be one of \(kinds)")
             return nil
         }
@@ -107,7 +119,9 @@ extension ConfigurationLoader {
                 }
             } else {
                 // Never echo the value: a URL written here in clear carries the password.
-                problem("\(path).url", "must be a secret reference such as env:DATABASE_URL or file:PATH (the URL carries a password)")
+                problem(
+                    "\(path).url",
+                    "must be a secret reference such as env:DATABASE_URL or file:PATH (the URL carries a password)")
                 failed = true
             }
         } else if kind == .postgres {

@@ -142,8 +142,11 @@ public struct CardGatewayError: Error, Sendable, CustomStringConvertible, Custom
             pieces { piece in
                 var piece = piece
                 piece.withUTF8 { bytes in
-                    precondition(written + bytes.count <= buffer.count, "CardGatewayError: the description outgrew its length")
-                    if let source = bytes.baseAddress, let target = buffer.baseAddress { (target + written).update(from: source, count: bytes.count) }
+                    precondition(
+                        written + bytes.count <= buffer.count, "CardGatewayError: the description outgrew its length")
+                    if let source = bytes.baseAddress, let target = buffer.baseAddress {
+                        (target + written).update(from: source, count: bytes.count)
+                    }
                     written += bytes.count
                 }
             }
@@ -164,12 +167,16 @@ public struct CardGatewayError: Error, Sendable, CustomStringConvertible, Custom
 
 extension CardGatewayError {
     public static func invalidRequest(_ message: String, field: String? = nil) -> CardGatewayError {
-        CardGatewayError(.invalidRequest, message, fieldErrors: field.map { [FieldError(field: $0, message: message)] } ?? [])
+        CardGatewayError(
+            .invalidRequest, message, fieldErrors: field.map { [FieldError(field: $0, message: message)] } ?? [])
     }
 
     /// A request that failed validation, with every problem found.
     public static func invalidRequest(_ fieldErrors: [FieldError]) -> CardGatewayError {
-        let message = fieldErrors.count == 1 ? fieldErrors[0].description : "\(fieldErrors.count) problems: " + fieldErrors.map(\.description).joined(separator: "; ")
+        let message =
+            fieldErrors.count == 1
+            ? fieldErrors[0].description
+            : "\(fieldErrors.count) problems: " + fieldErrors.map(\.description).joined(separator: "; ")
         return CardGatewayError(.invalidRequest, message, fieldErrors: fieldErrors)
     }
 
@@ -177,8 +184,11 @@ extension CardGatewayError {
         CardGatewayError(.unsupported, message)
     }
 
-    public static func invalidResponse(_ message: String, httpStatus: Int? = nil, requestID: String? = nil) -> CardGatewayError {
-        CardGatewayError(.invalidResponse, message, httpStatus: httpStatus, requestID: requestID, mayHaveReachedProvider: true)
+    public static func invalidResponse(
+        _ message: String, httpStatus: Int? = nil, requestID: String? = nil
+    ) -> CardGatewayError {
+        CardGatewayError(
+            .invalidResponse, message, httpStatus: httpStatus, requestID: requestID, mayHaveReachedProvider: true)
     }
 
     public static func signatureInvalid(_ message: String) -> CardGatewayError {

@@ -10,7 +10,8 @@ extension CardGateway {
     /// given), with `policy` for retention and waiting. Instances of a service that share a database share their
     /// ledger, so a retry on any of them with the same idempotency key is never sent twice.
     public func using(
-        ledger: (any OperationLedger)? = nil, journal: (any ProvisioningJournal)? = nil, ledgerPolicy: LedgerPolicy? = nil
+        ledger: (any OperationLedger)? = nil, journal: (any ProvisioningJournal)? = nil,
+        ledgerPolicy: LedgerPolicy? = nil
     ) -> CardGateway {
         var copy = self
         if let ledger { copy.operationLedger = ledger }
@@ -46,9 +47,9 @@ struct LedgerFingerprint {
         print.add("reference", request.reference)
         print.add("amount", String(request.amount.minorUnits))
         print.add("currency", request.amount.currency)
-        switch request.initiator {
+        switch request.initiator.kind {
         case .customer: print.add("initiator", "customer")
-        case .merchant(let reason): print.add("initiator", "merchant:\(reason.rawValue)")
+        default: print.add("initiator", "\(request.initiator.kind):\(request.initiator.merchantReason?.rawValue ?? "")")
         }
         print.add("order", request.orderReference)
         return print.digest
@@ -65,7 +66,8 @@ struct LedgerFingerprint {
         print.add("externalID", request.externalID)
         if let address = request.deliveryAddress {
             for (name, value) in [
-                ("address1", address.address1), ("address2", address.address2), ("address3", address.address3), ("city", address.city),
+                ("address1", address.address1), ("address2", address.address2), ("address3", address.address3),
+                ("city", address.city),
                 ("country", address.countryCode), ("state", address.state), ("postalCode", address.postalCode),
             ] as [(String, String?)] {
                 print.add(name, value)
@@ -158,14 +160,18 @@ extension CardGateway {
     /// replays the recorded outcome to repeats. Without an idempotency key there is no logical operation to
     /// recognise, so `send` simply runs.
     func ledgered<T: Sendable>(
-        _ operation: GatewayOperation, _ instance: ProviderInstance, fingerprint: @autoclosure () -> String, context: OperationContext,
+        _ operation: GatewayOperation, _ instance: ProviderInstance, fingerprint: @autoclosure () -> String,
+        context: OperationContext,
         encode: (T) throws -> Data, replay: (Data) async throws -> T, send: () async throws -> T
     ) async throws -> T {
         guard let key = context.idempotencyKey, !key.isEmpty else { return try await send() }
         let configuration = instance.configuration
-        let lease = ledgerPolicy.lease ?? max(.seconds(60), configuration.timeout * configuration.retry.maxAttempts + .seconds(10))
-        let intent = LedgerIntent(key: key, operation: operation, instance: instance.name, fingerprint: fingerprint(), lease: lease)
-        let clock = ContinuousClock()
+        let lease =
+            ledgerPolicy.lease
+            ?? max(.seconds(60), configuration.timeout * configuration.retry.maxAttempts + .seconds(10))
+        let intent = LedgerIntent(
+            key: key, operation: operation, instance: instance.name, fingerprint: fingerprint(), lease: lease)
+        let clock = self.clock
         var waitUntil = clock.now + ledgerPolicy.maximumWait
         if let deadline = context.deadline, deadline < waitUntil { waitUntil = deadline }
         var pause = Duration.milliseconds(20)
@@ -178,25 +184,35 @@ extension CardGateway {
             }
             switch claim {
             case .claimed(let owner):
-                return try await runClaimed(intent, owner: owner, instance: instance, context: context, encode: encode, send: send)
+                return try await runClaimed(
+                    intent, owner: owner, instance: instance, context: context, encode: encode, send: send)
             case .existing(let record):
                 guard record.fingerprint == intent.fingerprint else {
                     throw CardGatewayError(
-                        .conflict, "the idempotency key was used for a different \(record.operation) request; use a new key for a new operation",
-                        provider: instance.name, providerKind: instance.kind, isRetryable: false, mayHaveReachedProvider: false,
+                        .conflict,
+                        "the idempotency key was used for a different \(record.operation) request; use a new key for a new operation",
+                        provider: instance.name, providerKind: instance.kind, isRetryable: false,
+                        mayHaveReachedProvider: false,
                         fieldErrors: [.init(field: "idempotencyKey", message: "was used with different parameters")]
                     )
                 }
                 switch record.state {
                 case .succeeded:
-                    context.logger.debug("ledger replays a recorded outcome", metadata: ["operation": .string(operation.rawValue), "provider": .string(instance.name)])
-                    guard let outcome = record.outcome else { throw Self.unknownOutcome(instance: instance, operation: record.operation) }
+                    context.logger.debug(
+                        "ledger replays a recorded outcome",
+                        metadata: ["operation": .string(operation.rawValue), "provider": .string(instance.name)])
+                    guard let outcome = record.outcome else {
+                        throw Self.unknownOutcome(instance: instance, operation: record.operation)
+                    }
                     return try await replay(outcome)
                 case .failed:
-                    let failure = record.failure ?? RecordedFailure(code: .invalidResponse, message: "the first attempt failed")
+                    let failure =
+                        record.failure ?? RecordedFailure(code: .invalidResponse, message: "the first attempt failed")
                     throw CardGatewayError(
-                        failure.code, failure.message + " (recorded for this idempotency key)", provider: instance.name, providerKind: instance.kind,
-                        providerCode: failure.providerCode, httpStatus: failure.httpStatus, requestID: failure.requestID, isRetryable: false,
+                        failure.code, failure.message + " (recorded for this idempotency key)", provider: instance.name,
+                        providerKind: instance.kind,
+                        providerCode: failure.providerCode, httpStatus: failure.httpStatus,
+                        requestID: failure.requestID, isRetryable: false,
                         mayHaveReachedProvider: true
                     )
                 case .unknown:
@@ -204,12 +220,15 @@ extension CardGateway {
                 case .pending:
                     guard clock.now + pause <= waitUntil else {
                         throw CardGatewayError(
-                            .conflict, "an attempt with this idempotency key is still in progress; repeat later to get its outcome",
-                            provider: instance.name, providerKind: instance.kind, isRetryable: true, mayHaveReachedProvider: true,
-                            retryAfter: .seconds(1), fieldErrors: [.init(field: "idempotencyKey", message: "in use by an attempt in progress")]
+                            .conflict,
+                            "an attempt with this idempotency key is still in progress; repeat later to get its outcome",
+                            provider: instance.name, providerKind: instance.kind, isRetryable: true,
+                            mayHaveReachedProvider: true,
+                            retryAfter: .seconds(1),
+                            fieldErrors: [.init(field: "idempotencyKey", message: "in use by an attempt in progress")]
                         )
                     }
-                    try await Task.sleep(for: pause)
+                    try await clock.sleep(for: pause)
                     pause = min(pause * 2, .milliseconds(250))
                 }
             }
@@ -228,7 +247,7 @@ extension CardGateway {
         } catch {
             let disposition = LedgerDisposition.of(error)
             let failure = (error as? CardGatewayError).map(RecordedFailure.init)
-            await Self.settle(ledger, key: key, instance: instance, logger: context.logger) {
+            await Self.settle(ledger, key: key, instance: instance, logger: context.logger, clock: clock) {
                 switch disposition {
                 case .release: try await ledger.release(key: key, owner: owner)
                 case .fail: try await ledger.record(.failed(failure!), key: key, owner: owner)
@@ -239,7 +258,7 @@ extension CardGateway {
         }
         let outcome: LedgerOutcome
         do { outcome = .succeeded(try encode(value)) } catch { outcome = .unknown }
-        await Self.settle(ledger, key: key, instance: instance, logger: context.logger) {
+        await Self.settle(ledger, key: key, instance: instance, logger: context.logger, clock: clock) {
             try await ledger.record(outcome, key: key, owner: owner)
         }
         return value
@@ -248,7 +267,9 @@ extension CardGateway {
     /// Runs a write to `store` out of reach of the caller's cancellation: in an unstructured task started here
     /// (`immediate`, see `settle`), or, for the in-memory journal and credential store, directly. Their writes never
     /// suspend or read the task's cancellation, so nothing can cut them short, and a task per write would be wasted.
-    private static func shielded(_ store: some Sendable, _ write: @escaping @Sendable () async throws -> Void) async throws {
+    private static func shielded(
+        _ store: some Sendable, _ write: @escaping @Sendable () async throws -> Void
+    ) async throws {
         if store is InMemoryProvisioningJournal || store is InMemoryCredentialReferenceStore {
             try await write()
         } else {
@@ -260,7 +281,8 @@ extension CardGateway {
     /// two more tries. A record that cannot be written stays `pending` and turns `unknown` when its lease ends: a
     /// repeat is then refused rather than sent twice. The caller still gets the provider's answer.
     private static func settle(
-        _ ledger: any OperationLedger, key: String, instance: ProviderInstance, logger: Logger, _ write: @escaping @Sendable () async throws -> Void
+        _ ledger: any OperationLedger, key: String, instance: ProviderInstance, logger: Logger, clock: GatewayClock,
+        _ write: @escaping @Sendable () async throws -> Void
     ) async {
         // An unstructured task, so that the caller's cancellation does not reach the write; `immediate`, so that it
         // starts on this thread rather than being enqueued (an in-memory store's write completes before it returns).
@@ -270,15 +292,17 @@ extension CardGateway {
                     try await write()
                     return true
                 } catch {
-                    if attempt < 3 { try? await Task.sleep(for: .milliseconds(50 * attempt)) }
+                    if attempt < 3 { try? await clock.sleep(for: .milliseconds(50 * attempt)) }
                 }
             }
             return false
         }.value
         if !written {
-            logger.error("the operation ledger could not record an outcome; the operation will count as unknown", metadata: [
-                "provider": .string(instance.name)
-            ])
+            logger.error(
+                "the operation ledger could not record an outcome; the operation will count as unknown",
+                metadata: [
+                    "provider": .string(instance.name)
+                ])
         }
     }
 
@@ -314,7 +338,8 @@ extension CardGateway {
 
     /// A write whose outcome is a card: the ledger keeps its reference only, and a repeat reads the card afresh.
     func ledgeredCard(
-        _ operation: GatewayOperation, _ instance: ProviderInstance, provider: any CardLookup, fingerprint: @autoclosure () -> String,
+        _ operation: GatewayOperation, _ instance: ProviderInstance, provider: any CardLookup,
+        fingerprint: @autoclosure () -> String,
         context: OperationContext, send: () async throws -> Card
     ) async throws -> Card {
         try await ledgered(
@@ -337,44 +362,58 @@ extension CardGateway {
     /// Runs `body` and appends an entry for it to the provisioning journal. A journal that cannot be written is
     /// logged, never the caller's failure.
     func journaled<T>(
-        _ operation: GatewayOperation, _ instance: ProviderInstance, card: String?, wallet: Wallet? = nil, context: OperationContext,
+        _ operation: GatewayOperation, _ instance: ProviderInstance, card: String?, wallet: Wallet? = nil,
+        context: OperationContext,
         _ body: () async throws -> T
     ) async throws -> T {
         let start = ContinuousClock.now
         let flow = wallet.flatMap { instance.descriptor.provisioningFlows[$0] }
         do {
             let value = try await body()
-            await appendJournal(operation, instance, card: card, wallet: wallet, flow: flow, outcome: ProvisioningJournalEntry.succeeded, start: start, context: context, providerRequestID: nil)
+            await appendJournal(
+                operation, instance, card: card, wallet: wallet, flow: flow,
+                outcome: ProvisioningJournalEntry.succeeded, start: start, context: context, providerRequestID: nil)
             return value
         } catch let error as CardGatewayError {
-            await appendJournal(operation, instance, card: card, wallet: wallet, flow: flow, outcome: error.code.rawValue, start: start, context: context, providerRequestID: error.requestID)
+            await appendJournal(
+                operation, instance, card: card, wallet: wallet, flow: flow, outcome: error.code.rawValue, start: start,
+                context: context, providerRequestID: error.requestID)
             throw error
         } catch is CancellationError {
-            await appendJournal(operation, instance, card: card, wallet: wallet, flow: flow, outcome: "cancelled", start: start, context: context, providerRequestID: nil)
+            await appendJournal(
+                operation, instance, card: card, wallet: wallet, flow: flow, outcome: "cancelled", start: start,
+                context: context, providerRequestID: nil)
             throw CancellationError()
         } catch {
-            await appendJournal(operation, instance, card: card, wallet: wallet, flow: flow, outcome: "error", start: start, context: context, providerRequestID: nil)
+            await appendJournal(
+                operation, instance, card: card, wallet: wallet, flow: flow, outcome: "error", start: start,
+                context: context, providerRequestID: nil)
             throw error
         }
     }
 
     private func appendJournal(
-        _ operation: GatewayOperation, _ instance: ProviderInstance, card: String?, wallet: Wallet?, flow: ProvisioningFlow?, outcome: String,
+        _ operation: GatewayOperation, _ instance: ProviderInstance, card: String?, wallet: Wallet?,
+        flow: ProvisioningFlow?, outcome: String,
         start: ContinuousClock.Instant, context: OperationContext, providerRequestID: String?
     ) async {
         let elapsed = ContinuousClock.now - start
-        let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int(
+            elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
         let entry = ProvisioningJournalEntry(
-            at: Date(), operation: operation, instance: instance.name, card: card, wallet: wallet, flow: flow, outcome: outcome,
+            at: Date(), operation: operation, instance: instance.name, card: card, wallet: wallet, flow: flow,
+            outcome: outcome,
             latencyMilliseconds: milliseconds, requestID: context.requestID, providerRequestID: providerRequestID
         )
         let journal = provisioningJournal
         do {
             try await Self.shielded(journal) { try await journal.append(entry) }
         } catch {
-            context.logger.warning("the provisioning journal could not be written", metadata: [
-                "provider": .string(instance.name), "operation": .string(operation.rawValue),
-            ])
+            context.logger.warning(
+                "the provisioning journal could not be written",
+                metadata: [
+                    "provider": .string(instance.name), "operation": .string(operation.rawValue),
+                ])
         }
     }
 }
@@ -389,7 +428,8 @@ extension CardGateway {
         do {
             try await Self.shielded(store) { try await store.markUsed(reference: reference, at: Date()) }
         } catch {
-            context.logger.warning("the credential store could not note the charge", metadata: ["provider": .string(instance.name)])
+            context.logger.warning(
+                "the credential store could not note the charge", metadata: ["provider": .string(instance.name)])
         }
     }
 }

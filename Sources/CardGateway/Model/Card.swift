@@ -15,33 +15,74 @@ public struct CardRef: Hashable, Sendable, Codable, CustomStringConvertible {
 }
 
 /// The normalised status of a card. `providerStatus` on ``Card`` keeps the provider's own word.
-public enum CardStatus: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
-    /// Usable.
-    case active
-    /// Issued but not activated yet (Paysafe ISSUED, Stripe and Adyen inactive, Bridge inactive).
-    case inactive
-    /// A physical card usable online only until it is activated (Paysafe DIGITAL).
-    case digital
-    /// Being applied for or checked (Paysafe PENDING and APPLIED, Bridge pending).
-    case pending
-    /// Locked by the cardholder; reversible (Paysafe LOCKED, Bridge frozen by the customer).
-    case locked
-    /// Suspended by the issuer; reversible by the issuer (Paysafe SUSPENDED, Adyen suspended, Bridge frozen).
-    case suspended
-    /// Cancelled or closed for good.
-    case cancelled
-    case expired
-    case rejected
-    case unknown
-
+///
+/// A struct with static members, so that a new status breaks no caller's `switch` (match with a `default:`); the
+/// raw value is stable in JSON, ledger rows and configuration. `init?(rawValue:)` accepts only the statuses this
+/// version knows; decoding keeps any word, so a row written by a newer version reads back, compares equal to none
+/// of the members below (``isKnown`` is false) and encodes again unchanged.
+public struct CardStatus: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    public let rawValue: String
+    private init(_ rawValue: String) { self.rawValue = rawValue }
+    /// A status this version knows; nil for any other word.
+    public init?(rawValue: String) {
+        guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = known
+    }
+    /// Keeps a word this version does not know (see the type's note).
+    public init(from decoder: any Decoder) throws {
+        self.init(try decoder.singleValueContainer().decode(String.self))
+    }
+    /// Whether this version knows the status (false only for a word decoded from a newer version's data).
+    public var isKnown: Bool { Self.allCases.contains(self) }
     public var description: String { rawValue }
+
+    /// Usable.
+    public static let active = CardStatus("active")
+    /// Issued but not activated yet (Paysafe ISSUED, Stripe and Adyen inactive, Bridge inactive).
+    public static let inactive = CardStatus("inactive")
+    /// A physical card usable online only until it is activated (Paysafe DIGITAL).
+    public static let digital = CardStatus("digital")
+    /// Being applied for or checked (Paysafe PENDING and APPLIED, Bridge pending).
+    public static let pending = CardStatus("pending")
+    /// Locked by the cardholder; reversible (Paysafe LOCKED, Bridge frozen by the customer).
+    public static let locked = CardStatus("locked")
+    /// Suspended by the issuer; reversible by the issuer (Paysafe SUSPENDED, Adyen suspended, Bridge frozen).
+    public static let suspended = CardStatus("suspended")
+    /// Cancelled or closed for good.
+    public static let cancelled = CardStatus("cancelled")
+    public static let expired = CardStatus("expired")
+    public static let rejected = CardStatus("rejected")
+    /// The provider's word maps to none of the above (its own word is kept in `providerStatus`).
+    public static let unknown = CardStatus("unknown")
+
+    public static let allCases: [CardStatus] = [
+        .active, .inactive, .digital, .pending, .locked, .suspended, .cancelled, .expired, .rejected, .unknown,
+    ]
 }
 
-public enum CardType: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
-    case physical
-    case virtual
-    case unknown
+/// Whether a card is a plastic or only a number. A struct with static members, like ``CardStatus``, and decoded
+/// the same way: a word this version does not know is kept.
+public struct CardType: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    public let rawValue: String
+    private init(_ rawValue: String) { self.rawValue = rawValue }
+    /// A type this version knows; nil for any other word.
+    public init?(rawValue: String) {
+        guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = known
+    }
+    /// Keeps a word this version does not know.
+    public init(from decoder: any Decoder) throws {
+        self.init(try decoder.singleValueContainer().decode(String.self))
+    }
+    /// Whether this version knows the type (false only for a word decoded from a newer version's data).
+    public var isKnown: Bool { Self.allCases.contains(self) }
     public var description: String { rawValue }
+
+    public static let physical = CardType("physical")
+    public static let virtual = CardType("virtual")
+    public static let unknown = CardType("unknown")
+
+    public static let allCases: [CardType] = [.physical, .virtual, .unknown]
 }
 
 /// A card network. A struct with static members, so that a new network breaks no caller's `switch`.
@@ -144,15 +185,33 @@ public struct Card: Sendable, Codable, Equatable {
     public var customer: String? { ref.customer }
 }
 
-public enum WalletTokenStatus: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
-    /// Requested or initiated, not yet usable.
-    case requested
-    case active
-    case suspended
-    /// Deleted or closed; final.
-    case deleted
-    case unknown
+/// The status of a card's token in a wallet. A struct with static members, like ``CardStatus``, and decoded the
+/// same way: a word this version does not know is kept.
+public struct WalletTokenStatus: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    public let rawValue: String
+    private init(_ rawValue: String) { self.rawValue = rawValue }
+    /// A status this version knows; nil for any other word.
+    public init?(rawValue: String) {
+        guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = known
+    }
+    /// Keeps a word this version does not know.
+    public init(from decoder: any Decoder) throws {
+        self.init(try decoder.singleValueContainer().decode(String.self))
+    }
+    /// Whether this version knows the status (false only for a word decoded from a newer version's data).
+    public var isKnown: Bool { Self.allCases.contains(self) }
     public var description: String { rawValue }
+
+    /// Requested or initiated, not yet usable.
+    public static let requested = WalletTokenStatus("requested")
+    public static let active = WalletTokenStatus("active")
+    public static let suspended = WalletTokenStatus("suspended")
+    /// Deleted or closed; final.
+    public static let deleted = WalletTokenStatus("deleted")
+    public static let unknown = WalletTokenStatus("unknown")
+
+    public static let allCases: [WalletTokenStatus] = [.requested, .active, .suspended, .deleted, .unknown]
 }
 
 /// A card's token in a wallet (a network token, a Paysafe tokenization, a Stripe issuing token).

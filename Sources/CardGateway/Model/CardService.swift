@@ -139,7 +139,9 @@ public struct CreateCardRequest: Sendable, CustomStringConvertible {
         self.eDisclosureAccepted = eDisclosureAccepted
     }
 
-    public var description: String { "CreateCardRequest(customer: \(customer), type: \(type), program: \(program), currency: \(currency))" }
+    public var description: String {
+        "CreateCardRequest(customer: \(customer), type: \(type), program: \(program), currency: \(currency))"
+    }
 }
 
 /// Activation of a physical card with data printed on it.
@@ -208,7 +210,9 @@ public struct CardStatusReason: RawRepresentable, Hashable, Sendable, Codable, C
     public static let cardholderRequest = CardStatusReason("cardholderRequest")
     public static let other = CardStatusReason("other")
 
-    public static let allCases: [CardStatusReason] = [.lost, .stolen, .damaged, .suspectedFraud, .cardholderRequest, .other]
+    public static let allCases: [CardStatusReason] = [
+        .lost, .stolen, .damaged, .suspectedFraud, .cardholderRequest, .other,
+    ]
 }
 
 /// A lock, unlock or cancellation of one card.
@@ -226,7 +230,9 @@ public struct CardStatusRequest: Sendable, Equatable, CustomStringConvertible {
         self.comment = comment
     }
 
-    public var description: String { "CardStatusRequest(card: \(card), intent: \(intent), reason: \(reason?.rawValue ?? "none"))" }
+    public var description: String {
+        "CardStatusRequest(card: \(card), intent: \(intent), reason: \(reason?.rawValue ?? "none"))"
+    }
 }
 
 /// A new PIN for a card.
@@ -331,7 +337,10 @@ public struct CardProgram: Sendable, Codable, Equatable {
     public var allowableCards: Int
     public var isDigital: Bool
 
-    public init(name: String, type: CardType, scheme: CardScheme, currencies: [String], allowableCards: Int, isDigital: Bool = false) {
+    public init(
+        name: String, type: CardType, scheme: CardScheme, currencies: [String], allowableCards: Int,
+        isDigital: Bool = false
+    ) {
         self.name = name
         self.type = type
         self.scheme = scheme

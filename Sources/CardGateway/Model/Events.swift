@@ -16,11 +16,77 @@ public struct WebhookDelivery: Sendable, CustomStringConvertible {
 
 /// A verified event, normalised.
 public struct GatewayEvent: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
-        case cardStatusChanged(CardStatusChange)
-        case walletTokenCreated(WalletTokenEvent)
-        case walletTokenUpdated(WalletTokenEvent)
-        case credentialStored(StoredCredential)
+    /// What happened. A struct over a private enum, so that a new kind of event breaks no caller: build one with
+    /// the static functions (`.cardStatusChanged(change)`…), read it with ``name`` and the typed accessors
+    /// (`if let change = event.event.cardStatusChanged { … }`), and give a `switch` over ``name`` a `default:`.
+    public struct Kind: Sendable, Equatable {
+        private enum Storage: Sendable, Equatable {
+            case cardStatusChanged(CardStatusChange)
+            case walletTokenCreated(WalletTokenEvent)
+            case walletTokenUpdated(WalletTokenEvent)
+            case credentialStored(StoredCredential)
+        }
+
+        /// Which event this is; its raw value is the event's stable name. A struct with static members, so that a
+        /// new event breaks no caller's `switch`.
+        public struct Name: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+            public let rawValue: String
+            private init(_ rawValue: String) { self.rawValue = rawValue }
+            /// A name this version knows; nil for any other.
+            public init?(rawValue: String) {
+                guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+                self = known
+            }
+            public var description: String { rawValue }
+
+            public static let cardStatusChanged = Name("cardStatusChanged")
+            public static let walletTokenCreated = Name("walletTokenCreated")
+            public static let walletTokenUpdated = Name("walletTokenUpdated")
+            public static let credentialStored = Name("credentialStored")
+
+            public static let allCases: [Name] = [
+                .cardStatusChanged, .walletTokenCreated, .walletTokenUpdated, .credentialStored,
+            ]
+        }
+
+        private let storage: Storage
+        private init(_ storage: Storage) { self.storage = storage }
+
+        public static func cardStatusChanged(_ change: CardStatusChange) -> Kind { Kind(.cardStatusChanged(change)) }
+        public static func walletTokenCreated(_ event: WalletTokenEvent) -> Kind { Kind(.walletTokenCreated(event)) }
+        public static func walletTokenUpdated(_ event: WalletTokenEvent) -> Kind { Kind(.walletTokenUpdated(event)) }
+        public static func credentialStored(_ credential: StoredCredential) -> Kind {
+            Kind(.credentialStored(credential))
+        }
+
+        public var name: Name {
+            switch storage {
+            case .cardStatusChanged: .cardStatusChanged
+            case .walletTokenCreated: .walletTokenCreated
+            case .walletTokenUpdated: .walletTokenUpdated
+            case .credentialStored: .credentialStored
+            }
+        }
+
+        public var cardStatusChanged: CardStatusChange? {
+            if case .cardStatusChanged(let change) = storage { change } else { nil }
+        }
+        public var walletTokenCreated: WalletTokenEvent? {
+            if case .walletTokenCreated(let event) = storage { event } else { nil }
+        }
+        public var walletTokenUpdated: WalletTokenEvent? {
+            if case .walletTokenUpdated(let event) = storage { event } else { nil }
+        }
+        /// The token's event, whether it was created or updated.
+        public var walletToken: WalletTokenEvent? {
+            switch storage {
+            case .walletTokenCreated(let event), .walletTokenUpdated(let event): event
+            default: nil
+            }
+        }
+        public var credentialStored: StoredCredential? {
+            if case .credentialStored(let credential) = storage { credential } else { nil }
+        }
     }
 
     /// The provider's event id.
@@ -34,7 +100,10 @@ public struct GatewayEvent: Sendable, Equatable {
     public var providerType: String
     public var event: Kind
 
-    public init(id: String, provider: String? = nil, providerKind: ProviderKind, occurredAt: Date?, providerType: String, event: Kind) {
+    public init(
+        id: String, provider: String? = nil, providerKind: ProviderKind, occurredAt: Date?, providerType: String,
+        event: Kind
+    ) {
         self.id = id
         self.provider = provider
         self.providerKind = providerKind
@@ -58,7 +127,10 @@ public struct CardStatusChange: Sendable, Equatable, Codable {
     public var providerOldStatus: String?
     public var providerNewStatus: String
 
-    public init(card: CardRef, oldStatus: CardStatus?, newStatus: CardStatus, providerOldStatus: String?, providerNewStatus: String) {
+    public init(
+        card: CardRef, oldStatus: CardStatus?, newStatus: CardStatus, providerOldStatus: String?,
+        providerNewStatus: String
+    ) {
         self.card = card
         self.oldStatus = oldStatus
         self.newStatus = newStatus

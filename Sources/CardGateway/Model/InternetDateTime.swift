@@ -38,11 +38,14 @@ public enum InternetDateTime: Sendable {
             } else {
                 let sign = bytes[19]
                 guard sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-"), bytes[22] == UInt8(ascii: ":"),
-                    let offsetHours = number(20, 2), let offsetMinutes = number(23, 2), offsetHours <= 23, offsetMinutes <= 59
+                    let offsetHours = number(20, 2), let offsetMinutes = number(23, 2), offsetHours <= 23,
+                    offsetMinutes <= 59
                 else { return nil }
                 offset = (offsetHours * 3_600 + offsetMinutes * 60) * (sign == UInt8(ascii: "+") ? 1 : -1)
             }
-            let seconds = daysSince1970(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60 + second - offset
+            let seconds =
+                daysSince1970(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60 + second
+                - offset
             return Date(timeIntervalSince1970: TimeInterval(seconds))
         }
     }

@@ -48,7 +48,9 @@ extension OperationContext {
         if idempotencyKey == nil && requestID == nil { return problems }
         for (field, value) in [("idempotencyKey", idempotencyKey), ("requestID", requestID)] {
             guard let value else { continue }
-            if value.isEmpty || value.utf8.count > Self.maxKeyLength || !value.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f }) {
+            if value.isEmpty || value.utf8.count > Self.maxKeyLength
+                || !value.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f })
+            {
                 problems.add(field, "must be 1 to \(Self.maxKeyLength) printable ASCII characters without spaces")
             }
         }

@@ -13,7 +13,8 @@ public struct IneligibilityReason: Sendable, Codable, Equatable, CustomStringCon
     }
 
     public static func cardNotActive(_ status: String) -> IneligibilityReason {
-        IneligibilityReason(code: "cardNotActive", message: "the card is \(status), only active cards can be added to a wallet")
+        IneligibilityReason(
+            code: "cardNotActive", message: "the card is \(status), only active cards can be added to a wallet")
     }
 
     public static func walletNotSupported(_ wallet: Wallet) -> IneligibilityReason {
@@ -41,7 +42,8 @@ public struct ProvisioningOffer: Sendable, Codable, Equatable {
     public var existingTokens: [WalletToken]
 
     public init(
-        card: CardRef, provider: String? = nil, wallet: Wallet, eligible: Bool, ineligibleReason: IneligibilityReason? = nil,
+        card: CardRef, provider: String? = nil, wallet: Wallet, eligible: Bool,
+        ineligibleReason: IneligibilityReason? = nil,
         flow: ProvisioningFlow?, cardholderName: String? = nil, lastFour: String? = nil, network: CardScheme,
         primaryAccountIdentifier: String? = nil, expiry: CardExpiry? = nil, existingTokens: [WalletToken] = []
     ) {
@@ -101,7 +103,9 @@ public struct SamsungPayProvisioningInput: Sendable, Equatable {
 
 /// The kind of device a card is being added on, as the app reports it (Marqeta's `device_type`). A struct with
 /// static members, so that a new kind breaks no caller's `switch`; the raw value is stable in JSON and logs.
-public struct ProvisioningDeviceType: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+public struct ProvisioningDeviceType: RawRepresentable, Hashable, Sendable, Codable, CaseIterable,
+    CustomStringConvertible
+{
     public let rawValue: String
     private init(_ rawValue: String) { self.rawValue = rawValue }
     /// A kind this version knows; nil for any other name.
@@ -118,7 +122,9 @@ public struct ProvisioningDeviceType: RawRepresentable, Hashable, Sendable, Coda
     public static let household = ProvisioningDeviceType("household")
     public static let automobile = ProvisioningDeviceType("automobile")
 
-    public static let allCases: [ProvisioningDeviceType] = [.mobilePhone, .watch, .tablet, .wearable, .household, .automobile]
+    public static let allCases: [ProvisioningDeviceType] = [
+        .mobilePhone, .watch, .tablet, .wearable, .household, .automobile,
+    ]
 
     /// Accepts the canonical name (`mobilePhone`) and the kebab, snake and upper-case spellings (`mobile-phone`,
     /// `MOBILE_PHONE`).
@@ -130,19 +136,87 @@ public struct ProvisioningDeviceType: RawRepresentable, Hashable, Sendable, Coda
 }
 
 /// What the app sends for one provisioning round trip. Each wallet that takes an encrypted payload has its own
-/// case: a card is never provisioned to one wallet with another wallet's input.
-public enum ProvisioningInput: Sendable, Equatable, CustomStringConvertible {
-    case applePay(ApplePayProvisioningInput)
-    case googlePay(GooglePayProvisioningInput)
-    case samsungPay(SamsungPayProvisioningInput)
+/// kind: a card is never provisioned to one wallet with another wallet's input.
+///
+/// A struct over a private enum, so that a new kind of input breaks no caller: build one with the static
+/// functions (`.applePay(input)`, `.issuerSDK(output: nil)`…), read it with ``kind`` and the typed accessors
+/// (`if let apple = input.applePay { … }`), and give a `switch` over ``kind`` a `default:`.
+public struct ProvisioningInput: Sendable, Equatable, CustomStringConvertible {
+    private enum Storage: Sendable, Equatable {
+        case applePay(ApplePayProvisioningInput)
+        case googlePay(GooglePayProvisioningInput)
+        case samsungPay(SamsungPayProvisioningInput)
+        case issuerSDK(output: SensitiveData?)
+        case issuerSDKKey(apiVersion: String)
+    }
+
+    /// Which input this is. A struct with static members, so that a new kind breaks no caller's `switch`.
+    public struct Kind: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+        /// A kind this version knows; nil for any other name.
+        public init?(rawValue: String) {
+            guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = known
+        }
+        public var description: String { rawValue }
+
+        public static let applePay = Kind("applePay")
+        public static let googlePay = Kind("googlePay")
+        public static let samsungPay = Kind("samsungPay")
+        public static let issuerSDK = Kind("issuerSDK")
+        public static let issuerSDKKey = Kind("issuerSDKKey")
+
+        public static let allCases: [Kind] = [.applePay, .googlePay, .samsungPay, .issuerSDK, .issuerSDKKey]
+    }
+
+    private let storage: Storage
+    private init(_ storage: Storage) { self.storage = storage }
+
+    public static func applePay(_ input: ApplePayProvisioningInput) -> ProvisioningInput {
+        ProvisioningInput(.applePay(input))
+    }
+    public static func googlePay(_ input: GooglePayProvisioningInput) -> ProvisioningInput {
+        ProvisioningInput(.googlePay(input))
+    }
+    public static func samsungPay(_ input: SamsungPayProvisioningInput) -> ProvisioningInput {
+        ProvisioningInput(.samsungPay(input))
+    }
     /// The issuer SDK's output; nil starts the relay.
-    case issuerSDK(output: SensitiveData?)
+    public static func issuerSDK(output: SensitiveData?) -> ProvisioningInput {
+        ProvisioningInput(.issuerSDK(output: output))
+    }
     /// The API version the issuer SDK asked for.
-    case issuerSDKKey(apiVersion: String)
+    public static func issuerSDKKey(apiVersion: String) -> ProvisioningInput {
+        ProvisioningInput(.issuerSDKKey(apiVersion: apiVersion))
+    }
+
+    public var kind: Kind {
+        switch storage {
+        case .applePay: .applePay
+        case .googlePay: .googlePay
+        case .samsungPay: .samsungPay
+        case .issuerSDK: .issuerSDK
+        case .issuerSDKKey: .issuerSDKKey
+        }
+    }
+
+    /// Apple's input, when this is one.
+    public var applePay: ApplePayProvisioningInput? { if case .applePay(let input) = storage { input } else { nil } }
+    /// Google's input, when this is one.
+    public var googlePay: GooglePayProvisioningInput? { if case .googlePay(let input) = storage { input } else { nil } }
+    /// Samsung's input, when this is one.
+    public var samsungPay: SamsungPayProvisioningInput? {
+        if case .samsungPay(let input) = storage { input } else { nil }
+    }
+    /// The issuer SDK's output; nil for the relay's start and for every other kind (tell them apart with ``kind``).
+    public var issuerSDKOutput: SensitiveData? { if case .issuerSDK(let output) = storage { output } else { nil } }
+    /// The API version the issuer SDK asked for, when this asks for a key.
+    public var issuerSDKAPIVersion: String? { if case .issuerSDKKey(let version) = storage { version } else { nil } }
 
     /// The wallet whose input this is, for the inputs that belong to one wallet; nil for the issuer SDK's.
     public var wallet: Wallet? {
-        switch self {
+        switch storage {
         case .applePay: return .applePay
         case .googlePay: return .googlePay
         case .samsungPay: return .samsungPay
@@ -151,7 +225,7 @@ public enum ProvisioningInput: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var flow: ProvisioningFlow {
-        switch self {
+        switch storage {
         case .applePay, .googlePay, .samsungPay: return .encryptedPayload
         case .issuerSDK: return .issuerSDKRelay
         case .issuerSDKKey: return .issuerSDKKey
@@ -159,7 +233,7 @@ public enum ProvisioningInput: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        switch self {
+        switch storage {
         case .applePay(let input): return input.description
         case .googlePay: return "googlePay(<device ids>)"
         case .samsungPay: return "samsungPay(<device ids>)"
@@ -180,7 +254,10 @@ public struct ProvisioningRequest: Sendable, Equatable, CustomStringConvertible 
     /// instance's default. Printable ASCII, at most ``ProvisioningInputChecks/maxAppVersionLength`` characters.
     public var appVersion: String?
 
-    public init(card: CardRef, wallet: Wallet, input: ProvisioningInput, deviceType: ProvisioningDeviceType? = nil, appVersion: String? = nil) {
+    public init(
+        card: CardRef, wallet: Wallet, input: ProvisioningInput, deviceType: ProvisioningDeviceType? = nil,
+        appVersion: String? = nil
+    ) {
         self.card = card
         self.wallet = wallet
         self.input = input
@@ -201,7 +278,10 @@ public struct ApplePayPayload: Sendable, Equatable, CustomStringConvertible {
     public var network: CardScheme?
     public var tokenProvider: String?
 
-    public init(activationData: SensitiveData, encryptedPassData: SensitiveData, ephemeralPublicKey: SensitiveData, network: CardScheme? = nil, tokenProvider: String? = nil) {
+    public init(
+        activationData: SensitiveData, encryptedPassData: SensitiveData, ephemeralPublicKey: SensitiveData,
+        network: CardScheme? = nil, tokenProvider: String? = nil
+    ) {
         self.activationData = activationData
         self.encryptedPassData = encryptedPassData
         self.ephemeralPublicKey = ephemeralPublicKey
@@ -222,7 +302,10 @@ public struct GooglePayPayload: Sendable, Equatable, CustomStringConvertible {
     public var displayName: String?
     public var lastFour: String?
 
-    public init(opaquePaymentCard: SensitiveData, network: CardScheme? = nil, tokenProvider: String? = nil, displayName: String? = nil, lastFour: String? = nil) {
+    public init(
+        opaquePaymentCard: SensitiveData, network: CardScheme? = nil, tokenProvider: String? = nil,
+        displayName: String? = nil, lastFour: String? = nil
+    ) {
         self.opaquePaymentCard = opaquePaymentCard
         self.network = network
         self.tokenProvider = tokenProvider
@@ -247,7 +330,8 @@ public struct SamsungPayPayload: Sendable, Equatable, CustomStringConvertible {
     public var lastFour: String?
 
     public init(
-        extraProvisionPayload: SensitiveData, network: CardScheme? = nil, cardType: String? = nil, tokenProvider: String? = nil,
+        extraProvisionPayload: SensitiveData, network: CardScheme? = nil, cardType: String? = nil,
+        tokenProvider: String? = nil,
         displayName: String? = nil, lastFour: String? = nil
     ) {
         self.extraProvisionPayload = extraProvisionPayload
@@ -282,16 +366,76 @@ public struct EphemeralKey: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// The answer to one provisioning round trip.
-public enum ProvisioningResponse: Sendable, Equatable, CustomStringConvertible {
-    case applePay(ApplePayPayload)
-    case googlePay(GooglePayPayload)
-    case samsungPay(SamsungPayPayload)
+///
+/// A struct over a private enum, like ``ProvisioningInput``: build one with the static functions, read it with
+/// ``kind`` and the typed accessors (`if let key = response.ephemeralKey { … }`).
+public struct ProvisioningResponse: Sendable, Equatable, CustomStringConvertible {
+    private enum Storage: Sendable, Equatable {
+        case applePay(ApplePayPayload)
+        case googlePay(GooglePayPayload)
+        case samsungPay(SamsungPayPayload)
+        case issuerSDKInput(SensitiveData)
+        case ephemeralKey(EphemeralKey)
+    }
+
+    /// Which answer this is. A struct with static members, so that a new kind breaks no caller's `switch`.
+    public struct Kind: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+        /// A kind this version knows; nil for any other name.
+        public init?(rawValue: String) {
+            guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = known
+        }
+        public var description: String { rawValue }
+
+        public static let applePay = Kind("applePay")
+        public static let googlePay = Kind("googlePay")
+        public static let samsungPay = Kind("samsungPay")
+        public static let issuerSDKInput = Kind("issuerSDKInput")
+        public static let ephemeralKey = Kind("ephemeralKey")
+
+        public static let allCases: [Kind] = [.applePay, .googlePay, .samsungPay, .issuerSDKInput, .ephemeralKey]
+    }
+
+    private let storage: Storage
+    private init(_ storage: Storage) { self.storage = storage }
+
+    public static func applePay(_ payload: ApplePayPayload) -> ProvisioningResponse {
+        ProvisioningResponse(.applePay(payload))
+    }
+    public static func googlePay(_ payload: GooglePayPayload) -> ProvisioningResponse {
+        ProvisioningResponse(.googlePay(payload))
+    }
+    public static func samsungPay(_ payload: SamsungPayPayload) -> ProvisioningResponse {
+        ProvisioningResponse(.samsungPay(payload))
+    }
     /// The next input for the issuer SDK (the relay goes on until the SDK stops asking).
-    case issuerSDKInput(SensitiveData)
-    case ephemeralKey(EphemeralKey)
+    public static func issuerSDKInput(_ input: SensitiveData) -> ProvisioningResponse {
+        ProvisioningResponse(.issuerSDKInput(input))
+    }
+    public static func ephemeralKey(_ key: EphemeralKey) -> ProvisioningResponse {
+        ProvisioningResponse(.ephemeralKey(key))
+    }
+
+    public var kind: Kind {
+        switch storage {
+        case .applePay: .applePay
+        case .googlePay: .googlePay
+        case .samsungPay: .samsungPay
+        case .issuerSDKInput: .issuerSDKInput
+        case .ephemeralKey: .ephemeralKey
+        }
+    }
+
+    public var applePay: ApplePayPayload? { if case .applePay(let payload) = storage { payload } else { nil } }
+    public var googlePay: GooglePayPayload? { if case .googlePay(let payload) = storage { payload } else { nil } }
+    public var samsungPay: SamsungPayPayload? { if case .samsungPay(let payload) = storage { payload } else { nil } }
+    public var issuerSDKInput: SensitiveData? { if case .issuerSDKInput(let input) = storage { input } else { nil } }
+    public var ephemeralKey: EphemeralKey? { if case .ephemeralKey(let key) = storage { key } else { nil } }
 
     public var description: String {
-        switch self {
+        switch storage {
         case .applePay(let payload): return payload.description
         case .googlePay(let payload): return payload.description
         case .samsungPay(let payload): return payload.description

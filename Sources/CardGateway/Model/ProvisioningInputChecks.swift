@@ -32,7 +32,9 @@ public enum ProvisioningInputChecks: Sendable {
             problems.add("input", "carries \(inputWallet) input for a \(request.wallet) provisioning")
         }
         if let version = request.appVersion {
-            if version.isEmpty || version.utf8.count > maxAppVersionLength || !version.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7f }) {
+            if version.isEmpty || version.utf8.count > maxAppVersionLength
+                || !version.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7f })
+            {
                 problems.add("appVersion", "must be 1 to \(maxAppVersionLength) printable ASCII characters")
             }
         }
@@ -42,8 +44,7 @@ public enum ProvisioningInputChecks: Sendable {
     /// Every problem with `input`, by field path (`input.certificates[1]`), never quoting a value.
     public static func problems(in input: ProvisioningInput) -> ValidationProblems {
         var problems = ValidationProblems()
-        switch input {
-        case .applePay(let apple):
+        if let apple = input.applePay {
             if apple.certificates.count != certificateCount {
                 problems.add(
                     "input.certificates",
@@ -62,25 +63,27 @@ public enum ProvisioningInputChecks: Sendable {
             }
             check(apple.nonce, field: "input.nonce", into: &problems)
             check(apple.nonceSignature, field: "input.nonceSignature", into: &problems)
-        case .googlePay(let google):
+        } else if let google = input.googlePay {
             check(google.clientDeviceID, field: "input.clientDeviceID", into: &problems)
             check(google.clientWalletAccountID, field: "input.clientWalletAccountID", into: &problems)
-        case .samsungPay(let samsung):
+        } else if let samsung = input.samsungPay {
             check(samsung.deviceID, field: "input.deviceID", into: &problems)
             check(samsung.walletUserID, field: "input.walletUserID", into: &problems)
-        case .issuerSDK(let output):
-            if let output {
+        } else if input.kind == .issuerSDK {
+            if let output = input.issuerSDKOutput {
                 if output.isEmpty {
                     problems.add("input.sdkOutput", "is empty (leave it out to start the exchange)")
                 } else if output.count > maxSDKOutputBytes {
                     problems.add("input.sdkOutput", "is larger than \(maxSDKOutputBytes) bytes")
                 }
             }
-        case .issuerSDKKey(let apiVersion):
+        } else if let apiVersion = input.issuerSDKAPIVersion {
             if apiVersion.isEmpty {
                 problems.add("input.apiVersion", "is required: the API version the issuer SDK asked for")
             } else if apiVersion.utf8.count > maxAPIVersionLength || !isPrintableASCII(apiVersion) {
-                problems.add("input.apiVersion", "must be at most \(maxAPIVersionLength) printable ASCII characters without spaces")
+                problems.add(
+                    "input.apiVersion",
+                    "must be at most \(maxAPIVersionLength) printable ASCII characters without spaces")
             }
         }
         return problems
@@ -91,7 +94,9 @@ public enum ProvisioningInputChecks: Sendable {
     /// The certificate is not verified (the provider and the wallet do that); the check only keeps what is
     /// plainly not a certificate away from the provider.
     public static func isDERCertificate(_ bytes: Data) -> Bool {
-        guard let node = try? DER.parse(Array(bytes)), node.identifier == .sequence, case .constructed(let children) = node.content else {
+        guard let node = try? DER.parse(Array(bytes)), node.identifier == .sequence,
+            case .constructed(let children) = node.content
+        else {
             return false
         }
         var parts = children.makeIterator()

@@ -22,7 +22,10 @@ public struct SCAChallenge: Sendable, Codable, Equatable {
     public var created: Date?
     public var expires: Date?
 
-    public init(eventID: String, walletOperationID: String, mode: String, verifications: [Verification], created: Date?, expires: Date?) {
+    public init(
+        eventID: String, walletOperationID: String, mode: String, verifications: [Verification], created: Date?,
+        expires: Date?
+    ) {
         self.eventID = eventID
         self.walletOperationID = walletOperationID
         self.mode = mode
@@ -32,7 +35,9 @@ public struct SCAChallenge: Sendable, Codable, Equatable {
     }
 
     /// What to send with the repeated operation once the challenge is solved.
-    public var authorization: SCAAuthorization { SCAAuthorization(eventID: eventID, walletOperationID: walletOperationID) }
+    public var authorization: SCAAuthorization {
+        SCAAuthorization(eventID: eventID, walletOperationID: walletOperationID)
+    }
 }
 
 /// Proof that a challenge was solved, sent with the repeated operation.

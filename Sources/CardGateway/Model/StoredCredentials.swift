@@ -17,7 +17,9 @@ public struct Money: Sendable, Codable, Equatable, CustomStringConvertible {
     public func problems(field: String = "amount") -> [String] {
         var problems: [String] = []
         if minorUnits <= 0 { problems.append("\(field) must be a positive number of minor units") }
-        if !Money.isCurrencyCode(currency) { problems.append("\(field).currency must be an ISO 4217 alpha-3 code such as GBP") }
+        if !Money.isCurrencyCode(currency) {
+            problems.append("\(field).currency must be an ISO 4217 alpha-3 code such as GBP")
+        }
         return problems
     }
 
@@ -38,20 +40,71 @@ public struct CardholderConsent: Sendable, Codable, Equatable {
     }
 }
 
-/// How the shopper pays in the app session.
-public enum PaymentMethodKind: String, Sendable, Codable, CaseIterable {
-    case card
-    case applePay
-    case googlePay
+/// How the shopper pays in the app session. A struct with static members, so that a new method breaks no
+/// caller's `switch`; the raw value is stable in JSON and configuration. An input: decoding accepts only the
+/// methods this version knows (a method it cannot act on is refused, not carried).
+public struct PaymentMethodKind: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    public let rawValue: String
+    private init(_ rawValue: String) { self.rawValue = rawValue }
+    /// A method this version knows; nil for any other name.
+    public init?(rawValue: String) {
+        guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = known
+    }
+    public var description: String { rawValue }
+
+    public static let card = PaymentMethodKind("card")
+    public static let applePay = PaymentMethodKind("applePay")
+    public static let googlePay = PaymentMethodKind("googlePay")
+
+    public static let allCases: [PaymentMethodKind] = [.card, .applePay, .googlePay]
 }
 
 /// A session for the provider's client SDK: store a card with consent, or pay with a stored one.
 public struct ClientSessionRequest: Sendable, Equatable {
-    public enum Intent: Sendable, Equatable {
+    /// What the session is for. A struct over a private enum, so that a new intent breaks no caller: build one
+    /// with `.store(consent:)` or `.reuse(reference:)`, read it with ``kind``, ``consent`` and ``reference``.
+    public struct Intent: Sendable, Equatable {
+        private enum Storage: Sendable, Equatable {
+            case store(consent: CardholderConsent?)
+            case reuse(reference: String)
+        }
+
+        /// Which intent this is. A struct with static members, so that a new intent breaks no caller's `switch`.
+        public struct Kind: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+            public let rawValue: String
+            private init(_ rawValue: String) { self.rawValue = rawValue }
+            /// An intent this version knows; nil for any other name.
+            public init?(rawValue: String) {
+                guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+                self = known
+            }
+            public var description: String { rawValue }
+
+            public static let store = Kind("store")
+            public static let reuse = Kind("reuse")
+
+            public static let allCases: [Kind] = [.store, .reuse]
+        }
+
+        private let storage: Storage
+        private init(_ storage: Storage) { self.storage = storage }
+
         /// Check and store the card; consent must be recorded.
-        case store(consent: CardholderConsent?)
+        public static func store(consent: CardholderConsent?) -> Intent { Intent(.store(consent: consent)) }
         /// Pay with a stored credential; the app collects only the security code.
-        case reuse(reference: String)
+        public static func reuse(reference: String) -> Intent { Intent(.reuse(reference: reference)) }
+
+        public var kind: Kind {
+            switch storage {
+            case .store: .store
+            case .reuse: .reuse
+            }
+        }
+        /// The cardholder's consent, for a store intent that recorded it.
+        public var consent: CardholderConsent? { if case .store(let consent) = storage { consent } else { nil } }
+        /// The stored credential's reference, for a reuse intent.
+        public var reference: String? { if case .reuse(let reference) = storage { reference } else { nil } }
     }
 
     public var intent: Intent
@@ -112,7 +165,8 @@ public struct StoredCredential: Sendable, Codable, Equatable {
     public var lastUsed: Date?
 
     public init(
-        reference: String, provider: String? = nil, maskedPAN: String, brand: String?, scheme: CardScheme, customer: String? = nil, created: Date,
+        reference: String, provider: String? = nil, maskedPAN: String, brand: String?, scheme: CardScheme,
+        customer: String? = nil, created: Date,
         consentRecordedAt: Date? = nil, lastUsed: Date? = nil
     ) {
         self.reference = reference
@@ -127,16 +181,72 @@ public struct StoredCredential: Sendable, Codable, Equatable {
     }
 }
 
-/// Why a merchant charges a stored card without the cardholder present.
-public enum MerchantInitiatedReason: String, Sendable, Codable, CaseIterable {
-    case unscheduled
-    case reauthorisation
-    case delayed
+/// Why a merchant charges a stored card without the cardholder present. A struct with static members, so that a
+/// new reason breaks no caller's `switch`. An input: decoding accepts only the reasons this version knows.
+public struct MerchantInitiatedReason: RawRepresentable, Hashable, Sendable, Codable, CaseIterable,
+    CustomStringConvertible
+{
+    public let rawValue: String
+    private init(_ rawValue: String) { self.rawValue = rawValue }
+    /// A reason this version knows; nil for any other name.
+    public init?(rawValue: String) {
+        guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = known
+    }
+    public var description: String { rawValue }
+
+    public static let unscheduled = MerchantInitiatedReason("unscheduled")
+    public static let reauthorisation = MerchantInitiatedReason("reauthorisation")
+    public static let delayed = MerchantInitiatedReason("delayed")
+
+    public static let allCases: [MerchantInitiatedReason] = [.unscheduled, .reauthorisation, .delayed]
 }
 
-public enum ChargeInitiator: Sendable, Equatable {
-    case customer
-    case merchant(MerchantInitiatedReason)
+/// Who starts a charge. A struct over a private enum, so that a new initiator breaks no caller: build one with
+/// `.customer` or `.merchant(reason)`, read it with ``kind`` and ``merchantReason``.
+public struct ChargeInitiator: Sendable, Equatable {
+    private enum Storage: Sendable, Equatable {
+        case customer
+        case merchant(MerchantInitiatedReason)
+    }
+
+    /// Which initiator this is. A struct with static members, so that a new one breaks no caller's `switch`.
+    public struct Kind: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+        /// An initiator this version knows; nil for any other name.
+        public init?(rawValue: String) {
+            guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = known
+        }
+        public var description: String { rawValue }
+
+        public static let customer = Kind("customer")
+        public static let merchant = Kind("merchant")
+
+        public static let allCases: [Kind] = [.customer, .merchant]
+    }
+
+    private let storage: Storage
+    private init(_ storage: Storage) { self.storage = storage }
+
+    /// The cardholder is present and starts the charge.
+    public static let customer = ChargeInitiator(.customer)
+    /// The merchant charges the stored card without the cardholder, for `reason`.
+    public static func merchant(_ reason: MerchantInitiatedReason) -> ChargeInitiator {
+        ChargeInitiator(.merchant(reason))
+    }
+
+    public var kind: Kind {
+        switch storage {
+        case .customer: .customer
+        case .merchant: .merchant
+        }
+    }
+    /// Why the merchant charges, for a merchant-initiated charge.
+    public var merchantReason: MerchantInitiatedReason? {
+        if case .merchant(let reason) = storage { reason } else { nil }
+    }
 }
 
 public struct ChargeRequest: Sendable, Equatable {
@@ -153,12 +263,31 @@ public struct ChargeRequest: Sendable, Equatable {
     }
 }
 
-public enum ChargeStatus: String, Sendable, Codable {
+/// Where a charge stands. A struct with static members, like ``CardStatus``, and decoded the same way: a word this
+/// version does not know (a ledger row written by a newer version) is kept.
+public struct ChargeStatus: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    public let rawValue: String
+    private init(_ rawValue: String) { self.rawValue = rawValue }
+    /// A status this version knows; nil for any other word.
+    public init?(rawValue: String) {
+        guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = known
+    }
+    /// Keeps a word this version does not know.
+    public init(from decoder: any Decoder) throws {
+        self.init(try decoder.singleValueContainer().decode(String.self))
+    }
+    /// Whether this version knows the status (false only for a word decoded from a newer version's data).
+    public var isKnown: Bool { Self.allCases.contains(self) }
+    public var description: String { rawValue }
+
     /// Authorised, waiting to settle.
-    case authorised
-    case settled
+    public static let authorised = ChargeStatus("authorised")
+    public static let settled = ChargeStatus("settled")
     /// Suspended for review at the provider.
-    case suspended
+    public static let suspended = ChargeStatus("suspended")
+
+    public static let allCases: [ChargeStatus] = [.authorised, .settled, .suspended]
 }
 
 public struct ChargeResult: Sendable, Codable, Equatable {
@@ -169,7 +298,10 @@ public struct ChargeResult: Sendable, Codable, Equatable {
     public var authCode: String?
     public var providerStatus: String
 
-    public init(transactionReference: String, parentReference: String, status: ChargeStatus, amount: Money, authCode: String?, providerStatus: String) {
+    public init(
+        transactionReference: String, parentReference: String, status: ChargeStatus, amount: Money, authCode: String?,
+        providerStatus: String
+    ) {
         self.transactionReference = transactionReference
         self.parentReference = parentReference
         self.status = status

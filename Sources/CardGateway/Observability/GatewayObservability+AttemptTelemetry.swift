@@ -1,9 +1,9 @@
 extension GatewayObservability {
-    /// The per-attempt middleware a ``CardGateway`` puts on every instance's ``ProviderHTTPClient``: a client span
+    /// The per-attempt middleware a ``CardGateway`` puts on every instance's `ProviderHTTPClient`: a client span
     /// per HTTP attempt (OpenTelemetry's HTTP client conventions, named after the adapter's operation, never the
     /// path) and the attempt metrics listed in docs/OBSERVABILITY.md.
     ///
-    /// The gateway adds it for you. Use it when you build a ``ProviderHTTPClient`` without a gateway and still want
+    /// The gateway adds it for you. Use it when you build a `ProviderHTTPClient` without a gateway and still want
     /// its telemetry: the contract suite does, to record every attempt span of a run and scan them for secrets.
     ///
     /// ```swift

@@ -29,7 +29,9 @@ public struct GatewayObservability: Sendable {
     /// same trace context either way), and none of the frames `withSpan` takes. Once per gateway operation and
     /// per provider attempt, this was about a sixth of a call that does nothing else.
     @inline(__always)
-    func span<T>(_ name: @autoclosure () -> String, ofKind kind: SpanKind, _ body: ((any Span)?) async throws -> T) async throws -> T {
+    func span<T>(
+        _ name: @autoclosure () -> String, ofKind kind: SpanKind, _ body: ((any Span)?) async throws -> T
+    ) async throws -> T {
         if tracesNothing { return try await body(nil) }
         return try await tracer.withSpan(name(), ofKind: kind) { span in try await body(span) }
     }
@@ -111,10 +113,15 @@ final class MetricCache: Sendable {
     }
 
     /// The timer and counter for `key`, made with `dimensions()` the first time.
-    func metrics(_ key: Key, dimensions: () -> [(String, String)]) -> (timer: CoreMetrics.Timer, counter: CoreMetrics.Counter) {
+    func metrics(
+        _ key: Key, dimensions: () -> [(String, String)]
+    ) -> (timer: CoreMetrics.Timer, counter: CoreMetrics.Counter) {
         if let found = entries.withLock({ $0[key] }) { return found }
         let dimensions = dimensions()
-        let made = (timer: CoreMetrics.Timer(label: timerLabel, dimensions: dimensions, factory: factory), counter: Counter(label: counterLabel, dimensions: dimensions, factory: factory))
+        let made = (
+            timer: CoreMetrics.Timer(label: timerLabel, dimensions: dimensions, factory: factory),
+            counter: Counter(label: counterLabel, dimensions: dimensions, factory: factory)
+        )
         return entries.withLock { entries in
             if let found = entries[key] { return found }
             entries[key] = made
@@ -144,18 +151,26 @@ struct AttemptTelemetryMiddleware: ProviderMiddleware {
         self.observability = observability
         self.propagatesTraceContext = propagatesTraceContext
         self.metrics = MetricCache(
-            factory: observability.metrics, timerLabel: GatewayObservability.Names.attemptDuration, counterLabel: GatewayObservability.Names.attempts
+            factory: observability.metrics, timerLabel: GatewayObservability.Names.attemptDuration,
+            counterLabel: GatewayObservability.Names.attempts
         )
     }
 
-    func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
+    func intercept(
+        _ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext
+    ) async throws -> ProviderResponse {
         if context.attempt > 1 {
-            let base = [(GatewayObservability.Dimensions.kind, context.kind.name), (GatewayObservability.Dimensions.instance, context.instance)]
-            Counter(label: GatewayObservability.Names.retries, dimensions: base, factory: observability.metrics).increment()
+            let base = [
+                (GatewayObservability.Dimensions.kind, context.kind.name),
+                (GatewayObservability.Dimensions.instance, context.instance),
+            ]
+            Counter(label: GatewayObservability.Names.retries, dimensions: base, factory: observability.metrics)
+                .increment()
         }
         let started = ContinuousClock.now
         // The span's name is the method and the adapter's operation name, never the path: paths carry ids.
-        return try await observability.span("\(request.method.rawValue) \(request.operation)", ofKind: .client) { span in
+        return try await observability.span("\(request.method.rawValue) \(request.operation)", ofKind: .client) {
+            span in
             // A span that records nothing (the no-op tracer's) is not given attributes it would throw away.
             if let span, span.isRecording {
                 span.attributes["http.request.method"] = request.method.rawValue
@@ -174,7 +189,8 @@ struct AttemptTelemetryMiddleware: ProviderMiddleware {
                 let key = MetricCache.Key(first: context.kind.name, second: context.instance, third: statusClass)
                 let (timer, counter) = metrics.metrics(key) {
                     [
-                        (GatewayObservability.Dimensions.kind, context.kind.name), (GatewayObservability.Dimensions.instance, context.instance),
+                        (GatewayObservability.Dimensions.kind, context.kind.name),
+                        (GatewayObservability.Dimensions.instance, context.instance),
                         (GatewayObservability.Dimensions.statusClass, statusClass),
                     ]
                 }

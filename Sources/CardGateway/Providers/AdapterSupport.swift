@@ -2,7 +2,7 @@ import Foundation
 
 /// What an HTTP status on a provider's error response means for the caller: the normalised code, whether the
 /// same request may simply be sent again, and whether the provider may have acted on it.
-public struct HTTPStatusRule: Sendable, Equatable, CustomStringConvertible {
+@_spi(AdapterSupport) public struct HTTPStatusRule: Sendable, Equatable, CustomStringConvertible {
     public var code: CardGatewayError.Code
     public var isRetryable: Bool
     /// Whether the provider may have acted on the request (a 5xx may come after the work was done; a 4xx
@@ -15,7 +15,9 @@ public struct HTTPStatusRule: Sendable, Equatable, CustomStringConvertible {
         self.mayHaveBeenActedOn = mayHaveBeenActedOn
     }
 
-    public var description: String { "\(code) (retryable: \(isRetryable), may have been acted on: \(mayHaveBeenActedOn))" }
+    public var description: String {
+        "\(code) (retryable: \(isRetryable), may have been acted on: \(mayHaveBeenActedOn))"
+    }
 }
 
 /// The one default table from a provider's HTTP status to a normalised error, by the status's HTTP meaning
@@ -36,7 +38,7 @@ public struct HTTPStatusRule: Sendable, Equatable, CustomStringConvertible {
 ///
 /// "Retryable" is the status's own verdict; a write the provider cannot de-duplicate is still never repeated
 /// blindly (the adapters and the HTTP client see to that).
-public enum HTTPStatusTable: Sendable {
+@_spi(AdapterSupport) public enum HTTPStatusTable: Sendable {
     public static func rule(for status: Int) -> HTTPStatusRule {
         switch status {
         case 401: return HTTPStatusRule(.authenticationFailed, retryable: false, mayHaveBeenActedOn: false)
@@ -61,7 +63,7 @@ extension CardGatewayError {
     /// This error as the answer to `request`: when the request is a write the provider cannot de-duplicate
     /// (``ProviderRequest/Repeatability/never``) and the provider may have acted on it, it is not retryable
     /// whatever the status says, since the outcome is unknown and must be checked before the write is repeated.
-    public func answering(_ request: ProviderRequest) -> CardGatewayError {
+    @_spi(AdapterSupport) public func answering(_ request: ProviderRequest) -> CardGatewayError {
         guard request.repeatability == .never, mayHaveReachedProvider, isRetryable else { return self }
         var error = self
         error.isRetryable = false
@@ -71,14 +73,15 @@ extension CardGatewayError {
 }
 
 /// Checks on the ids callers pass, which adapters put into provider URL paths.
-public enum ProviderIDs: Sendable {
+@_spi(AdapterSupport) public enum ProviderIDs: Sendable {
     /// Whether a UTF-8 byte of an id is allowed: printable ASCII other than the characters that never appear in a
     /// provider's ids and that change what a URL means (path and query delimiters, the escape character and the
     /// backslash some servers read as a slash). Every byte of a scalar outside ASCII is 0x80 or above, so such a
     /// scalar is refused as a whole, as it was when the scalars were checked.
     private static func isAllowed(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "/"), UInt8(ascii: "\\"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "%"): return false
+        case UInt8(ascii: "/"), UInt8(ascii: "\\"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "%"):
+            return false
         default: return byte > 0x20 && byte < 0x7f
         }
     }
@@ -95,7 +98,9 @@ public enum ProviderIDs: Sendable {
     ///   - what: how the message names the id ("a Stripe id"); the message never repeats the id itself.
     ///   - maxLength: the longest id accepted, in UTF-8 bytes.
     ///   - problems: where a problem is added.
-    public static func check(_ id: String?, field: String, what: String, maxLength: Int = 255, into problems: inout ValidationProblems) {
+    public static func check(
+        _ id: String?, field: String, what: String, maxLength: Int = 255, into problems: inout ValidationProblems
+    ) {
         guard let id, !id.isEmpty else {
             problems.add(field, "is required")
             return
@@ -132,14 +137,15 @@ extension ProviderResponse {
     ///   - kind: the provider kind, for the error.
     ///   - requestID: the provider's id for this exchange, read from its header or body by the adapter; evaluated only
     ///     when the body cannot be read.
-    public func decode<T: Decodable>(
+    @_spi(AdapterSupport) public func decode<T: Decodable>(
         _ type: T.Type, provider: String, what: String, instance: String, kind: ProviderKind,
         requestID: @autoclosure () -> String?
     ) throws -> T {
         do {
             return try Self.sharedDecoder.decode(type, from: body)
         } catch {
-            throw decodingFailure(error, provider: provider, what: what, instance: instance, kind: kind, requestID: requestID())
+            throw decodingFailure(
+                error, provider: provider, what: what, instance: instance, kind: kind, requestID: requestID())
         }
     }
 
@@ -155,14 +161,16 @@ extension ProviderResponse {
     ///   - kind: the provider kind, for the error.
     ///   - requestID: the provider's id for this exchange, read from its header or body by the adapter; evaluated only
     ///     when the body cannot be read.
-    public func decode<T: Decodable>(
-        _ type: T.Type, using decoder: JSONDecoder, provider: String, what: String, instance: String, kind: ProviderKind,
+    @_spi(AdapterSupport) public func decode<T: Decodable>(
+        _ type: T.Type, using decoder: JSONDecoder, provider: String, what: String, instance: String,
+        kind: ProviderKind,
         requestID: @autoclosure () -> String?
     ) throws -> T {
         do {
             return try decoder.decode(type, from: body)
         } catch {
-            throw decodingFailure(error, provider: provider, what: what, instance: instance, kind: kind, requestID: requestID())
+            throw decodingFailure(
+                error, provider: provider, what: what, instance: instance, kind: kind, requestID: requestID())
         }
     }
 
@@ -171,14 +179,15 @@ extension ProviderResponse {
     ) -> CardGatewayError {
         CardGatewayError(
             .invalidResponse, "\(provider)'s \(what) answer could not be read: \(DecodingProblem.describe(error))",
-            provider: instance, providerKind: kind, httpStatus: status, requestID: requestID, mayHaveReachedProvider: true
+            provider: instance, providerKind: kind, httpStatus: status, requestID: requestID,
+            mayHaveReachedProvider: true
         )
     }
 }
 
 /// What went wrong decoding a provider's JSON, by field path only: a value is never quoted, since it may be
 /// card data.
-public enum DecodingProblem: Sendable {
+@_spi(AdapterSupport) public enum DecodingProblem: Sendable {
     /// "card.expiry is missing", "[0].status has the wrong type", "it is not JSON".
     public static func describe(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return "it is not JSON" }
@@ -190,7 +199,8 @@ public enum DecodingProblem: Sendable {
         case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is missing"
         case .valueNotFound(_, let context): return "\(path(context.codingPath)) is null"
         case .typeMismatch(_, let context): return "\(path(context.codingPath)) has the wrong type"
-        case .dataCorrupted(let context): return context.codingPath.isEmpty ? "it is not JSON" : "\(path(context.codingPath)) is not valid"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "it is not JSON" : "\(path(context.codingPath)) is not valid"
         @unknown default: return "it does not match the documented shape"
         }
     }

@@ -44,7 +44,8 @@ public protocol CardPrograms: CardProvider {
 }
 
 /// A Paysafe-style card service: every card-management capability but lookup's.
-public typealias CardService = CardListing & CardIssuance & CardActivation & CardStatusControl & CardPINManagement & CardPrograms
+public typealias CardService = CardListing & CardIssuance & CardActivation & CardStatusControl & CardPINManagement
+    & CardPrograms
 
 /// Lists a card's tokens in mobile wallets.
 public protocol WalletTokenListing: CardLookup {
@@ -66,6 +67,18 @@ public protocol WalletProvisioning: CardLookup {
     func provision(_ request: ProvisioningRequest, context: OperationContext) async throws -> ProvisioningResponse
     /// Tells the provider the wallet reported success. Providers with nothing to record do nothing.
     func confirm(_ confirmation: ProvisioningConfirmation, context: OperationContext) async throws
+}
+
+/// Shows a card's details or PIN to the cardholder, or lets them change the PIN, without the backend seeing the
+/// clear data (docs/CARD_REVEAL.md). The descriptor says which purposes, by which flow (``ProviderDescriptor/revealFlows``),
+/// and the capabilities ``Capability/cardDetailsReveal``, ``Capability/pinReveal`` and ``Capability/pinChange``.
+/// A session is never stored or replayed: each call makes a new one.
+public protocol CardReveal: CardLookup {
+    /// How the card offers `purpose` and what the front end must bring. Asks the provider only what the offer needs
+    /// (a public key, whether the card exists and is in a state that allows it).
+    func revealOffer(for card: CardRef, purpose: RevealPurpose, context: OperationContext) async throws -> RevealOffer
+    /// A session for the front end, from what it supplied.
+    func revealSession(_ request: RevealSessionRequest, context: OperationContext) async throws -> RevealSession
 }
 
 /// Cards kept on file: SDK sessions, result verification and charges.

@@ -41,11 +41,18 @@ public struct GatewayOperation: RawRepresentable, Hashable, Sendable, Codable, C
     public static let verifyResult = GatewayOperation("verifyResult", .storedCredentials)
     public static let charge = GatewayOperation("charge", .storedCredentials)
     public static let webhook = GatewayOperation("webhook", .webhooks)
+    /// Both steps of ``RevealPurpose/cardDetails`` (offer and session).
+    public static let cardDetailsReveal = GatewayOperation("cardDetailsReveal", .cardDetailsReveal)
+    /// Both steps of ``RevealPurpose/pinReveal``.
+    public static let pinReveal = GatewayOperation("pinReveal", .pinReveal)
+    /// Both steps of ``RevealPurpose/pinChange``.
+    public static let pinChange = GatewayOperation("pinChange", .pinChange)
 
     public static let allCases: [GatewayOperation] = [
         .card, .listCards, .createCard, .activateCard, .lockCard, .unlockCard, .cancelCard, .setCardPIN, .programs,
         .listWalletTokens, .suspendWalletToken, .resumeWalletToken, .deleteWalletToken, .provisioningOffer, .provision,
-        .confirmProvisioning, .clientSession, .verifyResult, .charge, .webhook,
+        .confirmProvisioning, .clientSession, .verifyResult, .charge, .webhook, .cardDetailsReveal, .pinReveal,
+        .pinChange,
     ]
 
     public var description: String { rawValue }

@@ -57,6 +57,13 @@ public struct Capability: RawRepresentable, Hashable, Sendable, Codable, CaseIte
     public static let storedCredentials = Capability("storedCredentials")
     /// ``WebhookVerifying``: signature checks into normalised events.
     public static let webhooks = Capability("webhooks")
+    /// Shows the card's number, CVC and expiry to the cardholder without the backend seeing them (``CardReveal``).
+    public static let cardDetailsReveal = Capability("cardDetailsReveal")
+    /// Shows the PIN to the cardholder without the backend seeing it (``CardReveal``).
+    public static let pinReveal = Capability("pinReveal")
+    /// Lets the cardholder set a PIN without the backend seeing it (``CardReveal``). Unlike ``cardPIN``, whose clear
+    /// PIN passes through the backend and puts it in PCI scope.
+    public static let pinChange = Capability("pinChange")
 
     /// The capabilities of a Paysafe-style card service (``CardService``).
     public static let cardService: Set<Capability> = [
@@ -64,8 +71,11 @@ public struct Capability: RawRepresentable, Hashable, Sendable, Codable, CaseIte
     ]
 
     public static let allCases: [Capability] = [
-        .cardLookup, .cardListing, .cardIssuance, .cardActivation, .cardLocking, .cardCancellation, .cardPIN, .cardPrograms,
+        .cardLookup, .cardListing, .cardIssuance, .cardActivation, .cardLocking, .cardCancellation, .cardPIN,
+        .cardPrograms,
         .walletTokenListing, .walletTokenControl, .walletProvisioning, .storedCredentials, .webhooks,
+        .cardDetailsReveal,
+        .pinReveal, .pinChange,
     ]
 }
 
@@ -123,11 +133,17 @@ public struct ProviderDescriptor: Sendable, Equatable {
     public var kind: ProviderKind
     public var capabilities: Set<Capability>
     public var provisioningFlows: [Wallet: ProvisioningFlow]
+    /// Per purpose of ``CardReveal``, the flow by which the provider offers it.
+    public var revealFlows: [RevealPurpose: RevealFlow]
 
-    public init(kind: ProviderKind, capabilities: Set<Capability>, provisioningFlows: [Wallet: ProvisioningFlow] = [:]) {
+    public init(
+        kind: ProviderKind, capabilities: Set<Capability>, provisioningFlows: [Wallet: ProvisioningFlow] = [:],
+        revealFlows: [RevealPurpose: RevealFlow] = [:]
+    ) {
         self.kind = kind
         self.capabilities = capabilities
         self.provisioningFlows = provisioningFlows
+        self.revealFlows = revealFlows
     }
 
     public var wallets: [Wallet] { Wallet.allCases.filter { provisioningFlows[$0] != nil } }

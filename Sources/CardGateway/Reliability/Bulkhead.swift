@@ -37,7 +37,8 @@ public final class Bulkhead: Sendable {
         public var waited: @Sendable (Duration, WaitOutcome) -> Void
 
         public init(
-            inFlightChanged: @escaping @Sendable (Int) -> Void = { _ in }, waitingChanged: @escaping @Sendable (Int) -> Void = { _ in },
+            inFlightChanged: @escaping @Sendable (Int) -> Void = { _ in },
+            waitingChanged: @escaping @Sendable (Int) -> Void = { _ in },
             waited: @escaping @Sendable (Duration, WaitOutcome) -> Void = { _, _ in }
         ) {
             self.inFlightChanged = inFlightChanged
@@ -105,8 +106,8 @@ public final class Bulkhead: Sendable {
     public let limit: Int
     /// How many calls may wait for a slot at once; 0: a call over the limit is refused at once.
     public let maxWaiting: Int
-    /// The clock the bulkhead measures waits and deadlines with (injected by tests).
-    let now: @Sendable () -> ContinuousClock.Instant
+    /// The clock the bulkhead measures waits and deadlines with, and waits on.
+    public let clock: GatewayClock
     let observer: Observer
     private let inner = Mutex(Inner())
 
@@ -114,22 +115,24 @@ public final class Bulkhead: Sendable {
     ///   - instance: the provider instance whose requests are limited, for errors.
     ///   - limit: how many requests may be in flight at once.
     ///   - maxWaiting: how many calls may wait for a slot at once; a call beyond it is refused at once.
-    ///   - now: the clock for waits and deadlines (a test's manual clock; `ContinuousClock.now` by default). A wait
-    ///     still ends at its deadline on the continuous clock.
+    ///   - clock: the clock waits are measured and deadlines kept on (``GatewayClock/system`` by default; a test's
+    ///     manual clock in tests): a waiter whose deadline passes on it leaves the line. The gateway passes its own.
     ///   - observer: what to tell of slots, the waiting line and each wait (for metrics).
     public init(
         instance: String, limit: Int = Bulkhead.defaultLimit, maxWaiting: Int = Bulkhead.defaultMaxWaiting,
-        now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }, observer: Observer = Observer()
+        clock: GatewayClock = .system, observer: Observer = Observer()
     ) {
         self.instance = instance
         self.limit = max(1, limit)
         self.maxWaiting = max(0, maxWaiting)
-        self.now = now
+        self.clock = clock
         self.observer = observer
     }
 
     /// The earlier form: a gauge of the requests in flight only.
-    public convenience init(instance: String, limit: Int = Bulkhead.defaultLimit, onInFlightChange: @escaping @Sendable (Int) -> Void) {
+    public convenience init(
+        instance: String, limit: Int = Bulkhead.defaultLimit, onInFlightChange: @escaping @Sendable (Int) -> Void
+    ) {
         self.init(instance: instance, limit: limit, observer: Observer(inFlightChanged: onInFlightChange))
     }
 
@@ -167,7 +170,7 @@ public final class Bulkhead: Sendable {
 
     /// The bulkhead was full when asked: joins the line (when there is room) and waits for a slot until `deadline`.
     func wait(until deadline: ContinuousClock.Instant) async throws {
-        let started = now()
+        let started = clock.now
         // Full: wait under an id. A slot freed in between is taken below, under the same lock that queues the waiter.
         let id: UInt64 = inner.withLock { inner in
             inner.nextID += 1
@@ -185,7 +188,7 @@ public final class Bulkhead: Sendable {
                         return (.acquired, inner.inFlight, -1)
                     }
                     if Task.isCancelled { return (.cancelled, -1, -1) }
-                    if now() >= deadline {
+                    if clock.now >= deadline {
                         inner.rejected += 1
                         return (.expired, -1, -1)
                     }
@@ -204,8 +207,9 @@ public final class Bulkhead: Sendable {
                 }
                 queued = true
                 observer.waitingChanged(immediate.waiting)
+                let timerClock = clock
                 let timer = Task { [weak self] in
-                    try? await Task.sleep(until: deadline, clock: .continuous)
+                    do { try await timerClock.sleep(until: deadline) } catch { return }
                     self?.leave(id, .expired)
                 }
                 let stillWaiting = inner.withLock { inner in
@@ -218,7 +222,7 @@ public final class Bulkhead: Sendable {
         } onCancel: {
             leave(id, .cancelled)
         }
-        observer.waited(queued ? max(.zero, now() - started) : .zero, outcome)
+        observer.waited(queued ? max(.zero, clock.now - started) : .zero, outcome)
         switch outcome {
         case .acquired:
             return
@@ -280,20 +284,23 @@ public struct BulkheadMiddleware: ProviderMiddleware {
         self.bulkhead = bulkhead
     }
 
-    public func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
+    public func intercept(
+        _ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext
+    ) async throws -> ProviderResponse {
         var context = context
         do {
             // A free slot is taken without the asynchronous call (and its frame); a full bulkhead waits.
             if try bulkhead.acquireIfFree() {
                 bulkhead.observer.waited(.zero, .acquired)
             } else {
-                let deadline = bulkhead.now() + context.attemptTimeout
+                let deadline = bulkhead.clock.now + context.attemptTimeout
                 try await bulkhead.wait(until: deadline)
-                let remaining = deadline - bulkhead.now()
+                let remaining = deadline - bulkhead.clock.now
                 guard remaining > .zero else {
                     bulkhead.release()
                     throw CardGatewayError(
-                        .providerUnavailable, "\(bulkhead.instance)'s slot came free as the attempt's time ran out; nothing was sent",
+                        .providerUnavailable,
+                        "\(bulkhead.instance)'s slot came free as the attempt's time ran out; nothing was sent",
                         provider: bulkhead.instance, isRetryable: true, mayHaveReachedProvider: false
                     )
                 }

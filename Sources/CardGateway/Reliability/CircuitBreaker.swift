@@ -17,7 +17,9 @@ public struct CircuitBreakerSettings: Sendable, Equatable {
     /// breaker; one failed probe opens it again for another cool-down.
     public var halfOpenProbes: Int
 
-    public init(isEnabled: Bool = true, failureThreshold: Int = 5, coolDown: Duration = .seconds(30), halfOpenProbes: Int = 1) {
+    public init(
+        isEnabled: Bool = true, failureThreshold: Int = 5, coolDown: Duration = .seconds(30), halfOpenProbes: Int = 1
+    ) {
         self.isEnabled = isEnabled
         self.failureThreshold = max(1, failureThreshold)
         self.coolDown = coolDown
@@ -90,7 +92,8 @@ public final class CircuitBreaker: Sendable {
     public let instance: String
     public let settings: CircuitBreakerSettings
     private let inner = Mutex(Inner())
-    private let now: @Sendable () -> ContinuousClock.Instant
+    /// The clock the cool-down is measured on.
+    public let clock: GatewayClock
     private let logger: Logger
     private let onStateChange: @Sendable (_ from: State, _ to: State) -> Void
 
@@ -98,16 +101,17 @@ public final class CircuitBreaker: Sendable {
     ///   - instance: the provider instance the breaker guards, for logs and errors.
     ///   - settings: the failure threshold, cool-down and number of half-open probes.
     ///   - logger: where changes of state are logged.
-    ///   - now: the clock the cool-down is measured on (a test clock in tests).
+    ///   - clock: the clock the cool-down is measured on (``GatewayClock/system`` by default; a test's manual clock in
+    ///     tests). The gateway passes its own.
     ///   - onStateChange: called after each change of state (outside the breaker's lock), for metrics.
     public init(
         instance: String, settings: CircuitBreakerSettings = .default, logger: Logger = OperationContext.noopLogger,
-        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
+        clock: GatewayClock = .system,
         onStateChange: @escaping @Sendable (_ from: State, _ to: State) -> Void = { _, _ in }
     ) {
         self.instance = instance
         self.settings = settings
-        self.now = now
+        self.clock = clock
         self.logger = logger
         self.onStateChange = onStateChange
     }
@@ -116,14 +120,16 @@ public final class CircuitBreaker: Sendable {
     public var state: State { snapshot.state }
 
     public var snapshot: Snapshot {
-        let current = now()
+        let current = clock.now
         return inner.withLock { inner in
             var state = inner.state
             var nextProbe: Duration?
             if case .open(let until) = state {
                 if until <= current { state = .halfOpen } else { nextProbe = until - current }
             }
-            return Snapshot(state: state, consecutiveFailures: inner.consecutiveFailures, nextProbeIn: nextProbe, timesOpened: inner.timesOpened)
+            return Snapshot(
+                state: state, consecutiveFailures: inner.consecutiveFailures, nextProbeIn: nextProbe,
+                timesOpened: inner.timesOpened)
         }
     }
 
@@ -131,11 +137,13 @@ public final class CircuitBreaker: Sendable {
     /// probes all in flight).
     public func admit() throws -> Admission {
         guard settings.isEnabled else { return Admission(isProbe: false) }
-        let current = now()
+        let current = clock.now
         var change: (State, State)?
         let verdict: Result<Admission, CardGatewayError> = inner.withLock { inner in
             if case .open(let until) = inner.state {
-                if until > current { return .failure(refusal(retryAfter: until - current, failures: inner.consecutiveFailures)) }
+                if until > current {
+                    return .failure(refusal(retryAfter: until - current, failures: inner.consecutiveFailures))
+                }
                 change = (inner.state, .halfOpen)
                 inner.state = .halfOpen
                 inner.probesInFlight = 0
@@ -156,7 +164,7 @@ public final class CircuitBreaker: Sendable {
     /// Records how an admitted attempt went.
     public func record(_ outcome: Outcome, for admission: Admission) {
         guard settings.isEnabled else { return }
-        let current = now()
+        let current = clock.now
         var change: (State, State)?
         inner.withLock { inner in
             if admission.isProbe { inner.probesInFlight = max(0, inner.probesInFlight - 1) }
@@ -186,7 +194,9 @@ public final class CircuitBreaker: Sendable {
     }
 
     private func refusal(retryAfter: Duration?, failures: Int) -> CardGatewayError {
-        let when = retryAfter.map { "; the next probe is allowed in \(Self.seconds($0)) s" } ?? "; a probe is already in flight"
+        let when =
+            retryAfter.map { "; the next probe is allowed in \(Self.seconds($0)) s" }
+            ?? "; a probe is already in flight"
         return CardGatewayError(
             .providerUnavailable,
             "the circuit breaker of \(instance) is open after \(failures) consecutive failure\(failures == 1 ? "" : "s")\(when); nothing was sent",
@@ -220,7 +230,9 @@ public struct CircuitBreakerMiddleware: ProviderMiddleware {
         self.breaker = breaker
     }
 
-    public func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
+    public func intercept(
+        _ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext
+    ) async throws -> ProviderResponse {
         let admission: CircuitBreaker.Admission
         do { admission = try breaker.admit() } catch var refusal as CardGatewayError {
             refusal.providerKind = context.kind

@@ -16,7 +16,8 @@ public struct RouteKey: Sendable, Equatable, CustomStringConvertible {
     public var operation: GatewayOperation?
 
     public init(
-        issuer: String? = nil, program: String? = nil, bin: String? = nil, country: String? = nil, currency: String? = nil,
+        issuer: String? = nil, program: String? = nil, bin: String? = nil, country: String? = nil,
+        currency: String? = nil,
         tenant: String? = nil, wallet: Wallet? = nil, operation: GatewayOperation? = nil
     ) {
         self.issuer = issuer
@@ -68,7 +69,9 @@ public struct BINRange: Sendable, Equatable, Hashable, CustomStringConvertible {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
         // A value that could be a card number typed in by mistake is never repeated in the message.
         let shown = text.count <= 23 && parts.allSatisfy({ $0.count <= 11 }) ? "\"\(text)\"" : "the value"
-        guard parts.count == 1 || parts.count == 2 else { return .failure(.init("\(shown) is not a BIN prefix or a LOW-HIGH range")) }
+        guard parts.count == 1 || parts.count == 2 else {
+            return .failure(.init("\(shown) is not a BIN prefix or a LOW-HIGH range"))
+        }
         let low = parts[0]
         let high = parts.count == 2 ? parts[1] : parts[0]
         for part in [low, high] {
@@ -80,7 +83,9 @@ public struct BINRange: Sendable, Equatable, Hashable, CustomStringConvertible {
                 return .failure(.init("\(shown): BIN prefixes must have 6 to 11 digits, \(which) has \(part.count)"))
             }
         }
-        guard low.count == high.count else { return .failure(.init("\(shown): both ends of a range must have the same number of digits")) }
+        guard low.count == high.count else {
+            return .failure(.init("\(shown): both ends of a range must have the same number of digits"))
+        }
         guard low <= high else { return .failure(.init("\(shown): the low end is above the high end")) }
         return .success(BINRange(low: low, high: high))
     }
@@ -104,7 +109,9 @@ public struct BINRange: Sendable, Equatable, Hashable, CustomStringConvertible {
         let low = UnsafeBufferPointer(rebasing: bytes[..<dash])
         let high = UnsafeBufferPointer(rebasing: bytes[(dash + 1)...])
         // Same-length digit strings compare as their bytes do.
-        guard digits(low), low.count == high.count, digits(high), !high.lexicographicallyPrecedes(low) else { return nil }
+        guard digits(low), low.count == high.count, digits(high), !high.lexicographicallyPrecedes(low) else {
+            return nil
+        }
         return .range(low: String(decoding: low, as: UTF8.self), high: String(decoding: high, as: UTF8.self))
     }
 
@@ -139,7 +146,9 @@ public struct BINRange: Sendable, Equatable, Hashable, CustomStringConvertible {
             for _ in digits..<11 { value = value * 10 + digit }
             return (value, digits)
         }
-        guard let lowValue = value(low, padding: 0), let highValue = value(high, padding: 9), lowValue.digits == highValue.digits else { return nil }
+        guard let lowValue = value(low, padding: 0), let highValue = value(high, padding: 9),
+            lowValue.digits == highValue.digits
+        else { return nil }
         return (lowValue.value, highValue.value)
     }
 
@@ -165,7 +174,8 @@ public struct Route: Sendable, Equatable {
         public var operations: Set<GatewayOperation>?
 
         public init(
-            issuers: Set<String>? = nil, programs: Set<String>? = nil, bins: [BINRange]? = nil, countries: Set<String>? = nil,
+            issuers: Set<String>? = nil, programs: Set<String>? = nil, bins: [BINRange]? = nil,
+            countries: Set<String>? = nil,
             currencies: Set<String>? = nil, tenants: Set<String>? = nil, wallets: Set<Wallet>? = nil,
             operations: Set<GatewayOperation>? = nil
         ) {

@@ -48,7 +48,8 @@ public struct RouteMatch: Sendable, Equatable, Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
-            routeIndex: try container.decode(Int.self, forKey: .routeIndex), instance: try container.decode(String.self, forKey: .instance),
+            routeIndex: try container.decode(Int.self, forKey: .routeIndex),
+            instance: try container.decode(String.self, forKey: .instance),
             reason: try container.decode(String.self, forKey: .reason)
         )
     }
@@ -79,7 +80,9 @@ public struct RouteExplanation: Sendable, Equatable, Codable, CustomStringConver
     public var description: String {
         var lines = ["key: \(key)"]
         for decision in decisions {
-            lines.append("routes[\(decision.routeIndex)] → \(decision.instance): \(decision.matched ? "matched" : "skipped"): \(decision.reason)")
+            lines.append(
+                "routes[\(decision.routeIndex)] → \(decision.instance): \(decision.matched ? "matched" : "skipped"): \(decision.reason)"
+            )
         }
         if match == nil { lines.append("no route matched") }
         return lines.joined(separator: "\n")
@@ -112,7 +115,9 @@ public struct Router: Sendable {
     public func match(_ key: RouteKey) -> RouteMatch? {
         let lookup = tables.lookup(key)
         guard let routeIndex = tables.locate(lookup) else { return nil }
-        return RouteMatch(routeIndex: routeIndex, instance: tables.routes[routeIndex].use, deferredFrom: tables, evidence: lookup.evidence)
+        return RouteMatch(
+            routeIndex: routeIndex, instance: tables.routes[routeIndex].use, deferredFrom: tables,
+            evidence: lookup.evidence)
     }
 
     /// The match and the reason every earlier route was skipped.
@@ -128,10 +133,12 @@ public struct Router: Sendable {
             let route = tables.routes[position]
             if let excluded = tables.firstExcluding(position, lookup) {
                 let reason = Self.refusal(route.when, key, excluded)
-                decisions.append(RouteDecision(routeIndex: position, instance: route.use, matched: false, reason: reason))
+                decisions.append(
+                    RouteDecision(routeIndex: position, instance: route.use, matched: false, reason: reason))
             } else {
                 let reason = tables.reason(routeIndex: position, evidence: lookup.evidence)
-                decisions.append(RouteDecision(routeIndex: position, instance: route.use, matched: true, reason: reason))
+                decisions.append(
+                    RouteDecision(routeIndex: position, instance: route.use, matched: true, reason: reason))
                 let match = RouteMatch(routeIndex: position, instance: route.use, reason: reason)
                 return RouteExplanation(key: key.description, match: match, decisions: decisions)
             }
@@ -164,8 +171,10 @@ public struct Router: Sendable {
         case .country: return requires("country", conditions.countries, key.country)
         case .currency: return requires("currency", conditions.currencies, key.currency)
         case .tenant: return requires("tenant", conditions.tenants, key.tenant)
-        case .wallet: return requires("wallet", conditions.wallets.map { Set($0.map(\.rawValue)) }, key.wallet?.rawValue)
-        case .operation: return requires("operation", conditions.operations.map { Set($0.map(\.rawValue)) }, key.operation?.rawValue)
+        case .wallet:
+            return requires("wallet", conditions.wallets.map { Set($0.map(\.rawValue)) }, key.wallet?.rawValue)
+        case .operation:
+            return requires("operation", conditions.operations.map { Set($0.map(\.rawValue)) }, key.operation?.rawValue)
         }
     }
 
@@ -176,11 +185,16 @@ public struct Router: Sendable {
         var reasons: [String] = []
         func holds(_ name: String, _ allowed: Set<String>?, _ value: String?) {
             guard let allowed, let value else { return }
-            reasons.append(allowed.count <= listedValues ? "\(name) \(value) is in \(listed(allowed))" : "\(name) \(value) is one of the route's \(allowed.count) values")
+            reasons.append(
+                allowed.count <= listedValues
+                    ? "\(name) \(value) is in \(listed(allowed))"
+                    : "\(name) \(value) is one of the route's \(allowed.count) values")
         }
         holds("issuer", conditions.issuers, key.issuer)
         holds("program", conditions.programs, key.program)
-        if conditions.bins != nil, let bin = key.bin, let binRange { reasons.append("bin \(bin.prefix(binRange.length)) is in \(binRange)") }
+        if conditions.bins != nil, let bin = key.bin, let binRange {
+            reasons.append("bin \(bin.prefix(binRange.length)) is in \(binRange)")
+        }
         holds("country", conditions.countries, key.country)
         holds("currency", conditions.currencies, key.currency)
         holds("tenant", conditions.tenants, key.tenant)
@@ -229,7 +243,9 @@ struct BINProbe: Sendable {
     init?(_ bin: String) {
         // Read in place from the string's contiguous UTF-8 when it has one (a native string does): iterating
         // `bin.utf8` itself costs several times more for a string longer than 15 bytes.
-        guard let probe = bin.utf8.withContiguousStorageIfAvailable(Self.read) ?? Self.read(bin.utf8) else { return nil }
+        guard let probe = bin.utf8.withContiguousStorageIfAvailable(Self.read) ?? Self.read(bin.utf8) else {
+            return nil
+        }
         self = probe
     }
 
@@ -392,7 +408,10 @@ final class RouterTables: Sendable {
                 for (rangeIndex, range) in bins.enumerated() {
                     // Ranges BINRange.parse would refuse (not 6 to 11 digits, not digits) can match no BIN.
                     guard let padded = range.paddedIfValid else { continue }
-                    intervals.append(Interval(low: padded.low, high: padded.high, route: Int32(position), range: Int32(rangeIndex), length: UInt8(range.length)))
+                    intervals.append(
+                        Interval(
+                            low: padded.low, high: padded.high, route: Int32(position), range: Int32(rangeIndex),
+                            length: UInt8(range.length)))
                 }
             }
             wildcard = RouteBits(count: routes.count, positions: open)
@@ -491,7 +510,9 @@ final class RouterTables: Sendable {
                 let middle = (low + high) / 2
                 if entryRoute[middle] < route { low = middle + 1 } else { high = middle }
             }
-            guard low < entries.upperBound, entryRoute[low] == route, Int(entryLength[low]) <= digits else { return nil }
+            guard low < entries.upperBound, entryRoute[low] == route, Int(entryLength[low]) <= digits else {
+                return nil
+            }
             return low
         }
 
@@ -543,7 +564,8 @@ final class RouterTables: Sendable {
             evidence.binDigits = Int32(probe.digits)
             evidence.binPadded = probe.padded
         }
-        return Lookup(evidence: evidence, segment: bins.constrained ? bins.entries(probe) : 0..<0, digits: probe?.digits ?? 0)
+        return Lookup(
+            evidence: evidence, segment: bins.constrained ? bins.entries(probe) : 0..<0, digits: probe?.digits ?? 0)
     }
 
     /// The first dimension, in ``RouteDimension`` order, on which route `position` does not allow the key; nil when
@@ -562,7 +584,9 @@ final class RouterTables: Sendable {
     }
 
     /// The position of the first route whose every condition holds (for tests: any path, by its parameters).
-    func firstMatch(_ key: RouteKey, enumerationLimit: Int = RouterTables.enumerationLimit, oneWord: Bool = true) -> Int? {
+    func firstMatch(
+        _ key: RouteKey, enumerationLimit: Int = RouterTables.enumerationLimit, oneWord: Bool = true
+    ) -> Int? {
         locate(lookup(key), enumerationLimit: enumerationLimit, oneWord: oneWord)
     }
 
@@ -578,10 +602,14 @@ final class RouterTables: Sendable {
             var bits: UInt64 = count == 64 ? ~0 : (1 << UInt64(count)) - 1
             bits &= issuers.allowedWord(evidence.issuer) & programs.allowedWord(evidence.program)
             bits &= countries.allowedWord(evidence.country) & currencies.allowedWord(evidence.currency)
-            bits &= tenants.allowedWord(evidence.tenant) & wallets.allowedWord(evidence.wallet) & operations.allowedWord(evidence.operation)
+            bits &=
+                tenants.allowedWord(evidence.tenant) & wallets.allowedWord(evidence.wallet)
+                & operations.allowedWord(evidence.operation)
             if bins.constrained && bits != 0 {
                 var binBits = bins.wildcard.words[0]
-                for entry in lookup.segment where Int(bins.entryLength[entry]) <= lookup.digits { binBits |= 1 << UInt64(bins.entryRoute[entry]) }
+                for entry in lookup.segment where Int(bins.entryLength[entry]) <= lookup.digits {
+                    binBits |= 1 << UInt64(bins.entryRoute[entry])
+                }
                 bits &= binBits
             }
             return bits == 0 ? nil : bits.trailingZeroBitCount
@@ -591,7 +619,8 @@ final class RouterTables: Sendable {
 
     /// ``locate(_:enumerationLimit:oneWord:)`` for a table of any size: the most selective dimension's candidates, or
     /// a scan of the bitsets a word at a time when every dimension has many.
-    private func firstMatch(_ evidence: MatchEvidence, segment: Range<Int>, digits: Int, enumerationLimit: Int) -> Int? {
+    private func firstMatch(_ evidence: MatchEvidence, segment: Range<Int>, digits: Int, enumerationLimit: Int) -> Int?
+    {
         let issuer = issuers.list(evidence.issuer)
         let program = programs.list(evidence.program)
         let country = countries.list(evidence.country)
@@ -604,7 +633,8 @@ final class RouterTables: Sendable {
             issuers.allows(position, matches: issuer) && programs.allows(position, matches: program)
                 && countries.allows(position, matches: country) && currencies.allows(position, matches: currency)
                 && tenants.allows(position, matches: tenant) && wallets.allows(position, matches: wallet)
-                && operations.allows(position, matches: operation) && bins.allows(position, segment: segment, digits: digits)
+                && operations.allows(position, matches: operation)
+                && bins.allows(position, segment: segment, digits: digits)
         }
 
         // The most selective constrained dimension drives: its candidates (the routes without a condition on it,
@@ -631,7 +661,11 @@ final class RouterTables: Sendable {
             driver = 7
         }
         guard driver >= 0 else { return 0 }  // no route has a condition: the first one matches
-        guard best <= enumerationLimit else { return scan(allowedWord: { word in allowedBits(word, issuer, program, country, currency, tenant, wallet, operation, segment, digits) }) }
+        guard best <= enumerationLimit else {
+            return scan(allowedWord: { word in
+                allowedBits(word, issuer, program, country, currency, tenant, wallet, operation, segment, digits)
+            })
+        }
 
         func firstMerged(_ wildcard: [Int32], _ matches: [Int32]) -> Int? {
             var w = 0
@@ -755,7 +789,8 @@ final class RouterTables: Sendable {
     /// a range's length, at most 11 digits, of it). Dimensions the route does not constrain are not read.
     func reason(routeIndex: Int, evidence: MatchEvidence) -> String {
         var key = RouteKey(
-            issuer: issuers.value(evidence.issuer), program: programs.value(evidence.program), country: countries.value(evidence.country),
+            issuer: issuers.value(evidence.issuer), program: programs.value(evidence.program),
+            country: countries.value(evidence.country),
             currency: currencies.value(evidence.currency), tenant: tenants.value(evidence.tenant),
             wallet: wallets.value(evidence.wallet).flatMap(Wallet.init(rawValue:)),
             operation: operations.value(evidence.operation).flatMap(GatewayOperation.init(rawValue:))
@@ -767,7 +802,8 @@ final class RouterTables: Sendable {
             // The padded value has 11 digits, or fewer when it begins with zeros.
             digits = String(repeating: "0", count: 11 - digits.count) + digits
             key.bin = String(digits.prefix(shown))
-            binRange = range(ofRoute: routeIndex, holding: BINProbe(digits: Int(evidence.binDigits), padded: evidence.binPadded))
+            binRange = range(
+                ofRoute: routeIndex, holding: BINProbe(digits: Int(evidence.binDigits), padded: evidence.binPadded))
         }
         return Router.acceptance(routes[routeIndex].when, key, binRange: binRange)
     }

@@ -11,7 +11,9 @@ public enum EndpointPolicy: Sendable {
         if url.user != nil || url.password != nil { return "the URL must not carry credentials" }
         switch scheme {
         case "https": return nil
-        case "http": return isLoopback(host) ? nil : "plain http:// is refused except to loopback (127.0.0.1, ::1, localhost); use https://"
+        case "http":
+            return isLoopback(host)
+                ? nil : "plain http:// is refused except to loopback (127.0.0.1, ::1, localhost); use https://"
         default: return "the scheme \(scheme) is not supported; use https://"
         }
     }
@@ -19,7 +21,8 @@ public enum EndpointPolicy: Sendable {
     /// Throws `invalidConfiguration` unless the URL is acceptable.
     public static func validate(_ url: URL) throws {
         if let problem = problem(with: url) {
-            throw CardGatewayError(.invalidConfiguration, "base URL \(url.scheme ?? "")://\(url.host ?? ""): \(problem)")
+            throw CardGatewayError(
+                .invalidConfiguration, "base URL \(url.scheme ?? "")://\(url.host ?? ""): \(problem)")
         }
     }
 

@@ -131,7 +131,9 @@ public enum SafeText: Sendable {
 
     /// Whether the word (its UTF-8) is one of ``credentialSchemes`` in any casing (they are ASCII letters).
     static func isCredentialScheme(_ word: ArraySlice<UInt8>) -> Bool {
-        func lowercased(_ byte: UInt8) -> UInt8 { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte }
+        func lowercased(_ byte: UInt8) -> UInt8 {
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
+        }
         return credentialSchemes.contains { scheme in
             scheme.utf8.count == word.count && word.elementsEqual(scheme.utf8) { lowercased($0) == lowercased($1) }
         }

@@ -105,7 +105,10 @@ public struct RecordedFailure: Sendable, Codable, Equatable {
     public var httpStatus: Int?
     public var requestID: String?
 
-    public init(code: CardGatewayError.Code, message: String, providerCode: String? = nil, httpStatus: Int? = nil, requestID: String? = nil) {
+    public init(
+        code: CardGatewayError.Code, message: String, providerCode: String? = nil, httpStatus: Int? = nil,
+        requestID: String? = nil
+    ) {
         self.code = code
         self.message = SafeText.scrub(message, maxLength: 2000)
         self.providerCode = providerCode
@@ -114,7 +117,9 @@ public struct RecordedFailure: Sendable, Codable, Equatable {
     }
 
     public init(_ error: CardGatewayError) {
-        self.init(code: error.code, message: error.message, providerCode: error.providerCode, httpStatus: error.httpStatus, requestID: error.requestID)
+        self.init(
+            code: error.code, message: error.message, providerCode: error.providerCode, httpStatus: error.httpStatus,
+            requestID: error.requestID)
     }
 }
 
@@ -194,10 +199,16 @@ public final class InMemoryOperationLedger: OperationLedger {
 
     /// - Parameters:
     ///   - retention: how long records are kept; 24 hours by default.
-    ///   - now: the clock (injectable for tests).
+    ///   - now: the wall clock leases and expiry are measured on (the system's by default).
     public init(retention: Duration = LedgerPolicy.defaultRetention, now: @escaping @Sendable () -> Date = { Date() }) {
         self.retention = retention
         self.now = now
+    }
+
+    /// A ledger whose leases and expiry run on `clock` (its ``GatewayClock/date``): a test's manual clock makes a
+    /// lease run out when the test advances it. ``CardGateway``'s default ledger is made so, on the gateway's clock.
+    public convenience init(retention: Duration = LedgerPolicy.defaultRetention, clock: GatewayClock) {
+        self.init(retention: retention, now: { clock.date })
     }
 
     public func claim(_ intent: LedgerIntent) async throws -> LedgerClaim {
@@ -213,10 +224,12 @@ public final class InMemoryOperationLedger: OperationLedger {
             }
             let owner = UUID()
             let record = LedgerRecord(
-                key: intent.key, operation: intent.operation.rawValue, instance: intent.instance, fingerprint: intent.fingerprint,
+                key: intent.key, operation: intent.operation.rawValue, instance: intent.instance,
+                fingerprint: intent.fingerprint,
                 state: .pending, created: now, updated: now, expires: now.addingTimeInterval(retention.timeInterval)
             )
-            entries[intent.key] = Entry(record: record, owner: owner, leaseUntil: now.addingTimeInterval(intent.lease.timeInterval))
+            entries[intent.key] = Entry(
+                record: record, owner: owner, leaseUntil: now.addingTimeInterval(intent.lease.timeInterval))
             return .claimed(owner: owner)
         }
     }
@@ -224,7 +237,9 @@ public final class InMemoryOperationLedger: OperationLedger {
     public func record(_ outcome: LedgerOutcome, key: String, owner: UUID) async throws {
         let now = now()
         entries.withLock { entries in
-            guard var entry = entries[key], entry.owner == owner, entry.record.state == .pending || entry.record.state == .unknown else { return }
+            guard var entry = entries[key], entry.owner == owner,
+                entry.record.state == .pending || entry.record.state == .unknown
+            else { return }
             entry.record.apply(outcome)
             entry.record.updated = now
             entries[key] = entry

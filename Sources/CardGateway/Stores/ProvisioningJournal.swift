@@ -36,7 +36,8 @@ public struct ProvisioningJournalEntry: Sendable, Equatable, Codable {
     public var providerRequestID: String?
 
     public init(
-        at: Date, operation: GatewayOperation, instance: String, card: String? = nil, wallet: Wallet? = nil, flow: ProvisioningFlow? = nil,
+        at: Date, operation: GatewayOperation, instance: String, card: String? = nil, wallet: Wallet? = nil,
+        flow: ProvisioningFlow? = nil,
         outcome: String, latencyMilliseconds: Int, requestID: String? = nil, providerRequestID: String? = nil
     ) {
         self.at = at

@@ -44,7 +44,9 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         public static let invalidRequest = Kind("invalidRequest")
         public static let other = Kind("other")
 
-        public static let allCases: [Kind] = [.connectFailed, .timeout, .connectionClosed, .responseTooLarge, .invalidRequest, .other]
+        public static let allCases: [Kind] = [
+            .connectFailed, .timeout, .connectionClosed, .responseTooLarge, .invalidRequest, .other,
+        ]
     }
 
     public var kind: Kind

@@ -6,7 +6,7 @@ import HTTPTypes
 /// per-request credential) keeps its own.
 ///
 /// The values are ``Secret``s: revealed only into the outgoing header, never into a description or a log.
-public struct HeaderAuthentication: ProviderMiddleware, CustomStringConvertible {
+@_spi(AdapterSupport) public struct HeaderAuthentication: ProviderMiddleware, CustomStringConvertible {
     private let fields: [(name: HTTPField.Name, value: Secret)]
 
     public init(_ fields: [(name: HTTPField.Name, value: Secret)]) {
@@ -29,7 +29,9 @@ public struct HeaderAuthentication: ProviderMiddleware, CustomStringConvertible 
         return HeaderAuthentication([(.authorization, Secret("Basic " + encoded))])
     }
 
-    public func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
+    public func intercept(
+        _ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext
+    ) async throws -> ProviderResponse {
         var request = request
         for (name, value) in fields { request.headers.appendIfAbsent(name, value.revealedValue) }
         return try await next(request, context)

@@ -55,7 +55,8 @@ public struct MiddlewareFactory: Sendable {
         var fields: [(name: String, value: String)] = []
         for name in options.keys.sorted() {
             guard let value = options[name]?.stringValue else {
-                throw CardGatewayError.invalidRequest("must be a string, not \(options[name]?.typeName ?? "nothing")", field: name)
+                throw CardGatewayError.invalidRequest(
+                    "must be a string, not \(options[name]?.typeName ?? "nothing")", field: name)
             }
             fields.append((name, value))
         }

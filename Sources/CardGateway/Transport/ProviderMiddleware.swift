@@ -40,14 +40,14 @@ public typealias ProviderNext = @Sendable (ProviderRequest, ProviderCallContext)
 /// `ClientMiddleware`: it may change the request, call `next` (once, several times, or not at all), and change
 /// or replace the response.
 ///
-/// ``ProviderHTTPClient`` composes, per instance:
+/// `ProviderHTTPClient` composes, per instance:
 ///
 /// 1. the idempotency step (one key per logical request, the same on every attempt);
-/// 2. the adapter's authentication (``ProviderHTTPClient/authentication``);
-/// 3. ``ProviderHTTPClient/requestMiddlewares``: once per logical request;
+/// 2. the adapter's authentication (`ProviderHTTPClient/authentication`);
+/// 3. `ProviderHTTPClient/requestMiddlewares`: once per logical request;
 /// 4. the retry step (backoff, `Retry-After`, only what is safe to repeat; turns a ``TransportError`` into a
 ///    ``CardGatewayError``);
-/// 5. ``ProviderHTTPClient/attemptMiddlewares``: once per attempt (a circuit breaker, a bulkhead, metrics and
+/// 5. `ProviderHTTPClient/attemptMiddlewares`: once per attempt (a circuit breaker, a bulkhead, metrics and
 ///    spans belong here);
 /// 6. the attempt log lines, then the transport.
 ///
@@ -55,18 +55,25 @@ public typealias ProviderNext = @Sendable (ProviderRequest, ProviderCallContext)
 /// step may repeat) or ``CardGatewayError`` (which it passes on as it is). A middleware must never log or
 /// record a request's body or header values: they carry card data and credentials.
 public protocol ProviderMiddleware: Sendable {
-    func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse
+    func intercept(
+        _ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext
+    ) async throws -> ProviderResponse
 }
 
 /// A middleware made from a closure, for small additions in code.
 public struct ClosureMiddleware: ProviderMiddleware {
     private let body: @Sendable (ProviderRequest, ProviderCallContext, ProviderNext) async throws -> ProviderResponse
 
-    public init(_ body: @escaping @Sendable (ProviderRequest, ProviderCallContext, ProviderNext) async throws -> ProviderResponse) {
+    public init(
+        _ body:
+            @escaping @Sendable (ProviderRequest, ProviderCallContext, ProviderNext) async throws -> ProviderResponse
+    ) {
         self.body = body
     }
 
-    public func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
+    public func intercept(
+        _ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext
+    ) async throws -> ProviderResponse {
         try await body(request, context, next)
     }
 }
@@ -80,7 +87,8 @@ public struct StaticHeadersMiddleware: ProviderMiddleware {
         var snapshot: [(HTTPField.Name, String)] = []
         for (name, value) in fields {
             guard let fieldName = HTTPField.Name(name) else {
-                throw CardGatewayError.invalidRequest("\"\(SafeText.scrub(name, maxLength: 60))\" is not a valid header name", field: name)
+                throw CardGatewayError.invalidRequest(
+                    "\"\(SafeText.scrub(name, maxLength: 60))\" is not a valid header name", field: name)
             }
             guard HeaderValues.isSafe(value) else {
                 throw CardGatewayError.invalidRequest("the value of \(name) has a control character", field: name)
@@ -90,7 +98,9 @@ public struct StaticHeadersMiddleware: ProviderMiddleware {
         self.fields = HTTPFieldsSnapshot(snapshot)
     }
 
-    public func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
+    public func intercept(
+        _ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext
+    ) async throws -> ProviderResponse {
         var request = request
         for (name, value) in fields.fields { request.headers.appendIfAbsent(name, value) }
         return try await next(request, context)

@@ -66,7 +66,8 @@ enum HTTPDate {
     static func parse(_ text: String) -> Date? {
         // "Sun, 06 Nov 1994 08:49:37 GMT": six space-separated parts.
         let parts = text.split(separator: " ", omittingEmptySubsequences: false)
-        guard parts.count == 6, parts[0].count == 4, parts[0].last == ",", weekdays.contains(parts[0].dropLast()), parts[5] == "GMT",
+        guard parts.count == 6, parts[0].count == 4, parts[0].last == ",", weekdays.contains(parts[0].dropLast()),
+            parts[5] == "GMT",
             parts[1].count == 2, let day = Int(parts[1]), (1...31).contains(day),
             let monthIndex = months.firstIndex(where: { $0 == parts[2] }),
             parts[3].count == 4, let year = Int(parts[3]), year >= 1970

@@ -9,7 +9,9 @@ public enum URLEncoding: Sendable {
         // Every dot segment is 1 to 6 bytes and starts with "." or "%": anything else is answered without
         // lowercasing (which allocates).
         let utf8 = segment.utf8
-        guard let first = utf8.first, first == UInt8(ascii: ".") || first == UInt8(ascii: "%"), utf8.count <= 6 else { return false }
+        guard let first = utf8.first, first == UInt8(ascii: ".") || first == UInt8(ascii: "%"), utf8.count <= 6 else {
+            return false
+        }
         return [".", "..", "%2e", "%2e%2e", ".%2e", "%2e."].contains(segment.lowercased())
     }
 
@@ -54,7 +56,9 @@ public enum URLEncoding: Sendable {
     /// RFC 3986 unreserved: ALPHA, DIGIT, "-", ".", "_", "~".
     private static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
         case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"): return true
         default: return false
         }
