@@ -44,11 +44,21 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         // Also already in the graph: JWTBenchmarks mints with jwt-kit next to the Trust Payments adapter.
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        // Also already in the graph (same URLs and requirements): LedgerLoad runs the claim as it was before on a
+        // leased connection, which takes a logger.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
-        benchmarkTarget("RouterBenchmarks", dependencies: [.product(name: "CardGateway", package: "CardGateway"), "BenchmarkSupport"]),
-        benchmarkTarget("ConfigurationBenchmarks", dependencies: [.product(name: "CardGateway", package: "CardGateway"), "BenchmarkSupport"]),
-        benchmarkTarget("SecurityBenchmarks", dependencies: [.product(name: "CardGateway", package: "CardGateway"), "BenchmarkSupport"]),
+        benchmarkTarget(
+            "RouterBenchmarks",
+            dependencies: [.product(name: "CardGateway", package: "CardGateway"), "BenchmarkSupport"]),
+        benchmarkTarget(
+            "ConfigurationBenchmarks",
+            dependencies: [.product(name: "CardGateway", package: "CardGateway"), "BenchmarkSupport"]),
+        benchmarkTarget(
+            "SecurityBenchmarks",
+            dependencies: [.product(name: "CardGateway", package: "CardGateway"), "BenchmarkSupport"]),
         // callgrindMeasured and Configuration.callgrindAware, for scripts/callgrind (instructions per operation).
         .target(
             name: "BenchmarkSupport",
@@ -63,13 +73,14 @@ let package = Package(
             path: "Probes/CallgrindProbe",
             swiftSettings: swiftSettings
         ),
-        // jwt/trustpayments-mint next to jwt/jwtkit-mint: the same claims, algorithm, serializer and key.
+        // jwt/trustpayments-client-session (the adapter's public API) next to jwt/jwtkit-mint: the same claims,
+        // algorithm, serializer and key.
         benchmarkTarget(
             "JWTBenchmarks",
             dependencies: [
                 .product(name: "CardGateway", package: "CardGateway"),
-                .product(name: "CardGatewayTrustPayments", package: "CardGateway"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                "ProviderFixtures",
                 "BenchmarkSupport",
             ]
         ),
@@ -87,16 +98,29 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 "HeapProbe",
-            ] + ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments", "Marqeta"].flatMap { name -> [Target.Dependency] in
-                [.product(name: "CardGateway\(name)", package: "CardGateway"), .product(name: "\(name)Simulator", package: "CardGateway")]
-            },
+            ]
+                + ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments", "Marqeta"].flatMap {
+                    name -> [Target.Dependency] in
+                    [
+                        .product(name: "CardGateway\(name)", package: "CardGateway"),
+                        .product(name: "\(name)Simulator", package: "CardGateway"),
+                    ]
+                },
             path: "Benchmarks/ProviderFixtures",
             swiftSettings: swiftSettings
         ),
         // adapter/<kind>/<operation>: each adapter's operations over replayed answers (no I/O).
-        benchmarkTarget("AdapterBenchmarks", dependencies: [.product(name: "CardGateway", package: "CardGateway"), "ProviderFixtures", "BenchmarkSupport"]),
+        benchmarkTarget(
+            "AdapterBenchmarks",
+            dependencies: [
+                .product(name: "CardGateway", package: "CardGateway"), "ProviderFixtures", "BenchmarkSupport",
+            ]),
         // gateway/<kind>/<operation>: CardGateway with every default over replayed answers (no I/O).
-        benchmarkTarget("GatewayBenchmarks", dependencies: [.product(name: "CardGateway", package: "CardGateway"), "ProviderFixtures", "BenchmarkSupport"]),
+        benchmarkTarget(
+            "GatewayBenchmarks",
+            dependencies: [
+                .product(name: "CardGateway", package: "CardGateway"), "ProviderFixtures", "BenchmarkSupport",
+            ]),
         // e2e/<kind>/gateway and e2e/<kind>/direct: the gateway and a bare AsyncHTTPClient request on loopback.
         benchmarkTarget(
             "EndToEndBenchmarks",
@@ -129,6 +153,23 @@ let package = Package(
                 .product(name: "CardGatewayPostgres", package: "CardGateway"),
                 .product(name: "CardGatewayAsyncHTTPClient", package: "CardGateway"),
             ]
+        ),
+        // The shared ledger under load (issue 39): 1,000 Trust Payments charges through two gateways with their own
+        // pools on one PostgreSQL; a plain executable (scripts/load-ledger), not a package-benchmark target.
+        .executableTarget(
+            name: "LedgerLoad",
+            dependencies: [
+                .product(name: "CardGateway", package: "CardGateway"),
+                .product(name: "CardGatewayPostgres", package: "CardGateway"),
+                .product(name: "CardGatewayAsyncHTTPClient", package: "CardGateway"),
+                .product(name: "CardGatewaySimulation", package: "CardGateway"),
+                .product(name: "CardGatewayTrustPayments", package: "CardGateway"),
+                .product(name: "TrustPaymentsSimulator", package: "CardGateway"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/LedgerLoad",
+            swiftSettings: swiftSettings
         ),
     ]
 )

@@ -8,12 +8,14 @@ import PostgresNIO
 public struct PostgresCredentialReferenceStore: CredentialReferenceStore {
     let database: PostgresDatabase
 
-    static let columns = "reference, provider_instance, customer, masked_pan, brand, scheme, consent_at, created_at, last_used_at"
+    static let columns =
+        "reference, provider_instance, customer, masked_pan, brand, scheme, consent_at, created_at, last_used_at"
     typealias Row = (String, String?, String?, String, String?, String, Date?, Date, Date?)
 
     static func credential(_ row: Row) -> StoredCredential {
         StoredCredential(
-            reference: row.0, provider: row.1, maskedPAN: row.3, brand: row.4, scheme: CardScheme(rawValue: row.5) ?? .unknown, customer: row.2,
+            reference: row.0, provider: row.1, maskedPAN: row.3, brand: row.4,
+            scheme: CardScheme(rawValue: row.5) ?? .unknown, customer: row.2,
             created: row.7, consentRecordedAt: row.6, lastUsed: row.8
         )
     }
@@ -37,7 +39,8 @@ public struct PostgresCredentialReferenceStore: CredentialReferenceStore {
 
     public func credential(reference: String) async throws -> StoredCredential? {
         try await database.run("read a credential reference") { client in
-            let query: PostgresQuery = "SELECT \(unescaped: Self.columns) FROM cardgateway_credential_references WHERE reference = \(reference)"
+            let query: PostgresQuery =
+                "SELECT \(unescaped: Self.columns) FROM cardgateway_credential_references WHERE reference = \(reference)"
             var found: StoredCredential?
             for try await row in try await client.query(query).decode(Row.self) { found = Self.credential(row) }
             return found
@@ -50,7 +53,9 @@ public struct PostgresCredentialReferenceStore: CredentialReferenceStore {
                 SELECT \(unescaped: Self.columns) FROM cardgateway_credential_references WHERE customer = \(customer) ORDER BY created_at, reference
                 """
             var credentials: [StoredCredential] = []
-            for try await row in try await client.query(query).decode(Row.self) { credentials.append(Self.credential(row)) }
+            for try await row in try await client.query(query).decode(Row.self) {
+                credentials.append(Self.credential(row))
+            }
             return credentials
         }
     }
@@ -63,7 +68,8 @@ public struct PostgresCredentialReferenceStore: CredentialReferenceStore {
 
     public func markUsed(reference: String, at date: Date) async throws {
         try await database.run("note a credential's use") { client in
-            try await client.perform("UPDATE cardgateway_credential_references SET last_used_at = \(date) WHERE reference = \(reference)")
+            try await client.perform(
+                "UPDATE cardgateway_credential_references SET last_used_at = \(date) WHERE reference = \(reference)")
         }
     }
 
@@ -71,7 +77,9 @@ public struct PostgresCredentialReferenceStore: CredentialReferenceStore {
     @discardableResult
     public func removeAll(customer: String) async throws -> Int {
         try await database.run("remove a customer's credential references") { client in
-            try await client.query("DELETE FROM cardgateway_credential_references WHERE customer = \(customer) RETURNING 1").count()
+            try await client.query(
+                "DELETE FROM cardgateway_credential_references WHERE customer = \(customer) RETURNING 1"
+            ).count()
         }
     }
 }

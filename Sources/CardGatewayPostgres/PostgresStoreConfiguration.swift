@@ -30,6 +30,9 @@ public struct PostgresStoreConfiguration: Sendable, CustomStringConvertible, Cus
     public var ledgerRetention: Duration
     /// How often ``PostgresStores/run()`` deletes expired ledger records.
     public var purgeInterval: Duration
+    /// The ledger's clock: the database's `now()`, which tests advance instead of sleeping (see ``PostgresLedgerClock``).
+    /// Copies of this configuration share it.
+    public var ledgerClock = PostgresLedgerClock()
 
     public init(
         host: String, port: Int = 5432, username: String, password: Secret?, database: String, tls: TLSMode = .prefer,
@@ -55,7 +58,9 @@ public struct PostgresStoreConfiguration: Sendable, CustomStringConvertible, Cus
         if let problem = GatewayConfiguration.databaseURLProblem(url) {
             throw CardGatewayError(.invalidConfiguration, "the database URL \(problem)")
         }
-        guard let components = URLComponents(string: url.revealedValue), let host = components.host, let user = components.user else {
+        guard let components = URLComponents(string: url.revealedValue), let host = components.host,
+            let user = components.user
+        else {
             throw CardGatewayError(.invalidConfiguration, "the database URL is not a postgres:// URL")
         }
         var tls = TLSMode.prefer
@@ -66,18 +71,24 @@ public struct PostgresStoreConfiguration: Sendable, CustomStringConvertible, Cus
                 case "disable": tls = .disable
                 case "allow", "prefer", nil: tls = .prefer
                 case "require", "verify-ca", "verify-full": tls = .require
-                default: throw CardGatewayError(.invalidConfiguration, "the database URL's sslmode must be disable, prefer or require")
+                default:
+                    throw CardGatewayError(
+                        .invalidConfiguration, "the database URL's sslmode must be disable, prefer or require")
                 }
             case "application_name", "connect_timeout":
                 continue
             default:
-                throw CardGatewayError(.invalidConfiguration, "the database URL has an unsupported parameter \(SafeText.scrub(item.name, maxLength: 40)); supported: sslmode")
+                throw CardGatewayError(
+                    .invalidConfiguration,
+                    "the database URL has an unsupported parameter \(SafeText.scrub(item.name, maxLength: 40)); supported: sslmode"
+                )
             }
         }
         let database = String(components.path.drop(while: { $0 == "/" }))
         self.init(
             host: host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host, port: components.port ?? 5432,
-            username: user.removingPercentEncoding ?? user, password: (components.password?.removingPercentEncoding ?? components.password).map(Secret.init),
+            username: user.removingPercentEncoding ?? user,
+            password: (components.password?.removingPercentEncoding ?? components.password).map(Secret.init),
             database: database.removingPercentEncoding ?? database, tls: tls
         )
     }
@@ -87,7 +98,9 @@ public struct PostgresStoreConfiguration: Sendable, CustomStringConvertible, Cus
         guard store.kind == .postgres else {
             throw CardGatewayError(.invalidConfiguration, "the store section is of kind \(store.kind), not postgres")
         }
-        guard let url = store.url else { throw CardGatewayError(.invalidConfiguration, "store.url is required for a postgres store") }
+        guard let url = store.url else {
+            throw CardGatewayError(.invalidConfiguration, "store.url is required for a postgres store")
+        }
         try self.init(url: url)
         timeout = store.timeout
         connectTimeout = store.timeout

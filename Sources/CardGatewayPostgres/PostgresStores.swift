@@ -25,7 +25,10 @@ public final class PostgresStores: Service, Sendable {
     public let provisioningJournal: PostgresProvisioningJournal
     let database: PostgresDatabase
 
-    public init(configuration: PostgresStoreConfiguration, logger: Logger = Logger(label: "cardgateway.postgres", factory: { _ in SwiftLogNoOpLogHandler() })) {
+    public init(
+        configuration: PostgresStoreConfiguration,
+        logger: Logger = Logger(label: "cardgateway.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
         var clientConfiguration = PostgresClient.Configuration(
             host: configuration.host, port: configuration.port, username: configuration.username,
             password: configuration.password?.revealedValue, database: configuration.database,
@@ -42,17 +45,27 @@ public final class PostgresStores: Service, Sendable {
         // The server gives up on a statement (or a lock) that outlives the store's timeout, too.
         let milliseconds = Int(configuration.timeout.seconds * 1000)
         clientConfiguration.options.additionalStartupParameters = [
-            ("statement_timeout", String(milliseconds)), ("lock_timeout", String(milliseconds)), ("application_name", "cardgateway"),
+            ("statement_timeout", String(milliseconds)), ("lock_timeout", String(milliseconds)),
+            ("application_name", "cardgateway"),
         ]
         self.configuration = configuration
         self.client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
-        var database = PostgresDatabase(client: client, timeout: configuration.timeout, endpoint: configuration.endpoint, logger: logger)
+        var database = PostgresDatabase(
+            client: client, timeout: configuration.timeout, endpoint: configuration.endpoint, logger: logger)
         database.diagnose = { [configuration] in await Self.diagnose(configuration, logger: logger) }
+        database.meter = PoolMeter(maximumConnections: configuration.maxConnections)
         self.database = database
         self.credentialReferences = PostgresCredentialReferenceStore(database: database)
-        self.operationLedger = PostgresOperationLedger(database: database, retention: configuration.ledgerRetention)
+        self.operationLedger = PostgresOperationLedger(
+            database: database, retention: configuration.ledgerRetention, clock: configuration.ledgerClock)
         self.provisioningJournal = PostgresProvisioningJournal(database: database)
     }
+
+    /// What the pool has done for these stores so far: leases, waits for a connection, peaks.
+    public var poolStatistics: PostgresPoolStatistics { database.meter.statistics }
+
+    /// Starts ``poolStatistics`` afresh.
+    public func resetPoolStatistics() { database.meter.reset() }
 
     /// One direct connection attempt: the error that keeps the pool from connecting, or nil when none does.
     static func diagnose(_ configuration: PostgresStoreConfiguration, logger: Logger) async -> CardGatewayError? {
@@ -64,19 +77,24 @@ public final class PostgresStores: Service, Sendable {
             case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
             }
         } catch {
-            return CardGatewayError(.invalidConfiguration, "TLS to the PostgreSQL store at \(configuration.endpoint) cannot be set up")
+            return CardGatewayError(
+                .invalidConfiguration, "TLS to the PostgreSQL store at \(configuration.endpoint) cannot be set up")
         }
         var connectionConfiguration = PostgresConnection.Configuration(
-            host: configuration.host, port: configuration.port, username: configuration.username, password: configuration.password?.revealedValue,
+            host: configuration.host, port: configuration.port, username: configuration.username,
+            password: configuration.password?.revealedValue,
             database: configuration.database, tls: tls
         )
-        connectionConfiguration.options.connectTimeout = .milliseconds(Int64(min(configuration.connectTimeout, .seconds(3)).seconds * 1000))
+        connectionConfiguration.options.connectTimeout = .milliseconds(
+            Int64(min(configuration.connectTimeout, .seconds(3)).seconds * 1000))
         do {
-            let connection = try await PostgresConnection.connect(configuration: connectionConfiguration, id: 0, logger: logger)
+            let connection = try await PostgresConnection.connect(
+                configuration: connectionConfiguration, id: 0, logger: logger)
             try? await connection.close()
             return nil
         } catch {
-            return PostgresDatabase.error(error, what: "connect", endpoint: configuration.endpoint, timeout: configuration.connectTimeout)
+            return PostgresDatabase.error(
+                error, what: "connect", endpoint: configuration.endpoint, timeout: configuration.connectTimeout)
         }
     }
 
@@ -104,17 +122,22 @@ public final class PostgresStores: Service, Sendable {
         let logger = database.logger
         // Migrations may wait for another instance's lock: allow them longer than one statement.
         let lockWait = database.timeout * 6
-        let migrating = PostgresDatabase(client: client, timeout: lockWait + database.timeout, endpoint: database.endpoint, logger: logger)
-        return try await migrating.run("migrate the schema") { client in
-            try await PostgresMigrations.run(on: client, lockWait: lockWait, logger: logger)
-        }
+        let migrating = PostgresDatabase(
+            client: client, timeout: lockWait + database.timeout, endpoint: database.endpoint, logger: logger)
+        return try await migrating.runOnPool(
+            "migrate the schema",
+            { client in
+                try await PostgresMigrations.run(on: client, lockWait: lockWait, logger: logger)
+            })
     }
 
     /// The versions the database has applied.
     public func appliedMigrations() async throws -> [Int] {
         try await database.run("read the schema version") { client in
             var versions: [Int] = []
-            for try await version in try await client.query("SELECT version FROM cardgateway_schema_migrations ORDER BY version").decode(Int.self) {
+            for try await version in try await client.query(
+                "SELECT version FROM cardgateway_schema_migrations ORDER BY version"
+            ).decode(Int.self) {
                 versions.append(version)
             }
             return versions
@@ -126,7 +149,9 @@ public final class PostgresStores: Service, Sendable {
         _ configuration: PostgresStoreConfiguration, logger: Logger? = nil, migrate: Bool = true,
         _ body: (PostgresStores) async throws -> Result
     ) async throws -> Result {
-        let stores = logger.map { PostgresStores(configuration: configuration, logger: $0) } ?? PostgresStores(configuration: configuration)
+        let stores =
+            logger.map { PostgresStores(configuration: configuration, logger: $0) }
+            ?? PostgresStores(configuration: configuration)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await stores.client.run() }
             defer { group.cancelAll() }

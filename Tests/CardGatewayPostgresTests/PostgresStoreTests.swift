@@ -7,7 +7,7 @@ import Testing
 
 // Without CARDGATEWAY_TEST_DATABASE_URL these suites are skipped, with the reason shown; in CI (CI=true) they run
 // and fail, because .ci/run must have started a database.
-@Suite("PostgreSQL stores", .enabled(if: TestDatabase.enabled, TestDatabase.skipReason))
+@Suite("PostgreSQL stores", .enabled(if: TestDatabase.enabled, TestDatabase.skipReason), .timeLimit(.minutes(5)))
 struct PostgresStoreTests {
     @Test("credential references pass the store checks the in-memory store passes")
     func credentialReferences() async throws {
@@ -18,17 +18,23 @@ struct PostgresStoreTests {
 
     @Test("the operation ledger passes the ledger checks")
     func ledger() async throws {
-        try await PostgresStores.withStores(try TestDatabase.configuration()) { stores in
-            try await StoreChecks.ledger(stores.operationLedger)
+        let configuration = try TestDatabase.configuration()
+        let clock = configuration.ledgerClock
+        try await PostgresStores.withStores(configuration) { stores in
+            // Leases run out when the ledger's clock is advanced, not after a sleep.
+            try await StoreChecks.ledger(stores.operationLedger) { clock.advance(by: $0) }
         }
     }
 
     @Test("ledger records expire after the configured retention, and are purged")
     func retention() async throws {
         var configuration = try TestDatabase.configuration()
-        configuration.ledgerRetention = .milliseconds(500)
+        configuration.ledgerRetention = .seconds(60)
+        let clock = configuration.ledgerClock
         try await PostgresStores.withStores(configuration) { stores in
-            try await StoreChecks.ledgerExpiry(stores.operationLedger, retention: .milliseconds(500))
+            try await StoreChecks.ledgerExpiry(stores.operationLedger, retention: .seconds(60)) {
+                clock.advance(by: $0)
+            }
         }
     }
 
@@ -40,35 +46,41 @@ struct PostgresStoreTests {
 
     func runPurges(_ fresh: PostgresStoreConfiguration) async throws {
         var configuration = fresh
-        configuration.ledgerRetention = .milliseconds(100)
-        configuration.purgeInterval = .milliseconds(200)
+        configuration.ledgerRetention = .seconds(60)
+        configuration.purgeInterval = .milliseconds(10)
+        let clock = configuration.ledgerClock
         let key = "purge-\(UUID().uuidString)"
         // Rows, expired or not, as the table holds them (record(key:) already hides expired ones).
         @Sendable func rows(_ client: PostgresClient) async throws -> Int {
             var count = 0
-            for try await n in try await client.query("SELECT count(*)::int8 FROM cardgateway_operation_ledger WHERE idempotency_key = \(key)").decode(Int.self) {
+            for try await n in try await client.query(
+                "SELECT count(*)::int8 FROM cardgateway_operation_ledger WHERE idempotency_key = \(key)"
+            ).decode(Int.self) {
                 count = n
             }
             return count
         }
         // A record written by an instance that does not purge: it stays, expired, until one that runs does.
         try await PostgresStores.withStores(configuration) { writer in
-            guard case .claimed(let owner) = try await writer.operationLedger.claim(
-                LedgerIntent(key: key, operation: .charge, instance: "tp", fingerprint: "f", lease: .seconds(60))
-            ) else {
+            guard
+                case .claimed(let owner) = try await writer.operationLedger.claim(
+                    LedgerIntent(key: key, operation: .charge, instance: "tp", fingerprint: "f", lease: .seconds(60))
+                )
+            else {
                 Issue.record("expected a claim")
                 return
             }
             try await writer.operationLedger.record(.succeeded(Data("{}".utf8)), key: key, owner: owner)
-            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await writer.operationLedger.record(key: key)?.state == .succeeded)
+            clock.advance(by: .seconds(61))
             #expect(try await rows(writer.client) == 1)
             #expect(try await writer.operationLedger.record(key: key) == nil, "an expired record is not returned")
         }
         let stores = PostgresStores(configuration: configuration)
         let running = Task { try await stores.run() }
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(20)
-        while try await rows(stores.client) > 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        let deadline = ContinuousClock.now + .seconds(20)
+        // Each look is a query (no sleep): the purge loop runs every 10 ms on the advanced clock.
+        while try await rows(stores.client) > 0, ContinuousClock.now < deadline { await Task.yield() }
         #expect(try await rows(stores.client) == 0, "the purge loop deleted the expired record")
         running.cancel()
         try await running.value
@@ -95,12 +107,16 @@ struct PostgresStoreTests {
         try await TestDatabase.withFreshDatabase { configuration in
             let applied = try await withThrowingTaskGroup(of: [Int].self) { group in
                 for _ in 0..<4 {
-                    group.addTask { try await PostgresStores.withStores(configuration, migrate: false) { try await $0.migrate() } }
+                    group.addTask {
+                        try await PostgresStores.withStores(configuration, migrate: false) { try await $0.migrate() }
+                    }
                 }
                 return try await group.reduce(into: [Int]()) { $0 += $1 }
             }
             #expect(applied.sorted() == all, "each migration is applied exactly once across the four instances")
-            let versions = try await PostgresStores.withStores(configuration, migrate: false) { try await $0.appliedMigrations() }
+            let versions = try await PostgresStores.withStores(configuration, migrate: false) {
+                try await $0.appliedMigrations()
+            }
             #expect(versions == all)
         }
     }
@@ -121,7 +137,9 @@ struct PostgresStoreTests {
                 try await stores.credentialReferences.credential(reference: "1-2-3")
             }
         }
-        #expect(error?.code == .providerUnavailable, "a refused connection is diagnosed as unreachable: \(String(describing: error))")
+        #expect(
+            error?.code == .providerUnavailable,
+            "a refused connection is diagnosed as unreachable: \(String(describing: error))")
         #expect(error?.message.contains("cannot be reached") == true)
         #expect(error?.isRetryable == true)
         #expect(error?.message.contains("127.0.0.1:1") == true)
@@ -147,7 +165,8 @@ struct PostgresStoreTests {
 
     @Test("the store configuration parses URLs and never shows the password")
     func configuration() throws {
-        let configuration = try PostgresStoreConfiguration(url: Secret("postgresql://cards:p%40ss-w0rd@db.internal:6543/card_db?sslmode=require"))
+        let configuration = try PostgresStoreConfiguration(
+            url: Secret("postgresql://cards:p%40ss-w0rd@db.internal:6543/card_db?sslmode=require"))
         #expect(configuration.host == "db.internal")
         #expect(configuration.port == 6543)
         #expect(configuration.username == "cards")
@@ -156,7 +175,10 @@ struct PostgresStoreTests {
         #expect(configuration.tls == .require)
         #expect(!"\(configuration)".contains("p@ss") && !String(reflecting: configuration).contains("p@ss"))
         #expect(configuration.endpoint == "cards@db.internal:6543/card_db")
-        for bad in ["mysql://a:b@h/d", "postgres://a:b@h", "postgres://h/d", "postgres://a:secret-pw@h/d?sslmode=sometimes", "postgres://a:secret-pw@h/d?password=x"] {
+        for bad in [
+            "mysql://a:b@h/d", "postgres://a:b@h", "postgres://h/d", "postgres://a:secret-pw@h/d?sslmode=sometimes",
+            "postgres://a:secret-pw@h/d?password=x",
+        ] {
             let error = #expect(throws: CardGatewayError.self) { try PostgresStoreConfiguration(url: Secret(bad)) }
             #expect(error?.code == .invalidConfiguration)
             #expect(error.map { !"\($0)".contains("secret-pw") } == true)

@@ -18,10 +18,13 @@ enum TestDatabase {
     static let url: String? = environment["CARDGATEWAY_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
     static let inCI = environment["CI"] == "true"
     static let enabled = url != nil || inCI
-    static let skipReason: Comment = "CARDGATEWAY_TEST_DATABASE_URL is not set: start a database with `eval \"$(scripts/dev-postgres)\"`"
+    static let skipReason: Comment =
+        "CARDGATEWAY_TEST_DATABASE_URL is not set: start a database with `eval \"$(scripts/dev-postgres)\"`"
 
     struct Missing: Error, CustomStringConvertible {
-        var description: String { "CARDGATEWAY_TEST_DATABASE_URL is not set, and in CI the PostgreSQL tests must run: .ci/run starts a database" }
+        var description: String {
+            "CARDGATEWAY_TEST_DATABASE_URL is not set, and in CI the PostgreSQL tests must run: .ci/run starts a database"
+        }
     }
 
     static func configuration(database: String? = nil) throws -> PostgresStoreConfiguration {
@@ -36,7 +39,9 @@ enum TestDatabase {
     static var password: String? { (try? configuration())?.password?.revealedValue }
 
     /// A new, empty database for `body`, dropped afterwards.
-    static func withFreshDatabase<Result: Sendable>(_ body: (PostgresStoreConfiguration) async throws -> Result) async throws -> Result {
+    static func withFreshDatabase<Result: Sendable>(
+        _ body: (PostgresStoreConfiguration) async throws -> Result
+    ) async throws -> Result {
         let admin = try configuration()
         let name = "cgtest_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
         try await PostgresStores.withStores(admin, migrate: false) { stores in
@@ -44,7 +49,9 @@ enum TestDatabase {
         }
         func drop() async {
             _ = try? await PostgresStores.withStores(admin, migrate: false) { stores in
-                _ = try await stores.client.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")).collect()
+                _ = try await stores.client.query(
+                    PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+                ).collect()
             }
         }
         do {
@@ -80,14 +87,17 @@ final class RestartingProxy: Sendable {
         let server = try await ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { [self] inbound in
-                ClientBootstrap(group: inbound.eventLoop).connect(host: targetHost, port: targetPort).flatMap { outbound in
+                ClientBootstrap(group: inbound.eventLoop).connect(host: targetHost, port: targetPort).flatMap {
+                    outbound in
                     self.track([inbound, outbound])
                     outbound.closeFuture.whenComplete { _ in inbound.close(promise: nil) }
                     inbound.closeFuture.whenComplete { _ in outbound.close(promise: nil) }
                     return outbound.eventLoop.makeCompletedFuture {
                         try outbound.pipeline.syncOperations.addHandler(Forward(peer: inbound))
                     }.flatMap {
-                        inbound.eventLoop.makeCompletedFuture { try inbound.pipeline.syncOperations.addHandler(Forward(peer: outbound)) }
+                        inbound.eventLoop.makeCompletedFuture {
+                            try inbound.pipeline.syncOperations.addHandler(Forward(peer: outbound))
+                        }
                     }
                 }
             }
@@ -133,6 +143,8 @@ final class CrashingLedger: OperationLedger {
     func record(_ outcome: LedgerOutcome, key: String, owner: UUID) async throws { throw Crashed() }
     func release(key: String, owner: UUID) async throws { throw Crashed() }
     func record(key: String) async throws -> LedgerRecord? { try await base.record(key: key) }
-    func reconcile(key: String, to resolution: LedgerReconciliation) async throws { try await base.reconcile(key: key, to: resolution) }
+    func reconcile(key: String, to resolution: LedgerReconciliation) async throws {
+        try await base.reconcile(key: key, to: resolution)
+    }
     func purgeExpired() async throws -> Int { try await base.purgeExpired() }
 }

@@ -1,6 +1,6 @@
 import Benchmark
 import BenchmarkSupport
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import ProviderFixtures
 
 // `adapter/<kind>/<operation>`: one operation of one adapter through its public API (request building, the bare
@@ -31,7 +31,9 @@ func adapterBenchmark(kind: String, operation: String) {
             benchmark.error("setup failed: \(error)")
             return
         }
-        guard let adapter = entry.adapters[operation], let run = entry.subject.operations.first(where: { $0.name == operation })?.run else {
+        guard let adapter = entry.adapters[operation],
+            let run = entry.subject.operations.first(where: { $0.name == operation })?.run
+        else {
             benchmark.error("no adapter for \(operation)")
             return
         }

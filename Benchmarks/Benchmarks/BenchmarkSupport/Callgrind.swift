@@ -1,9 +1,9 @@
 import Benchmark
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // Support for `scripts/callgrind`, which counts the instructions of one operation with valgrind's callgrind tool:
@@ -28,7 +28,9 @@ extension Benchmark.Configuration {
     /// The configuration, or under `scripts/callgrind` (`CARDGATEWAY_CALLGRIND_ITERATIONS=N`): exactly N iterations of
     /// one operation each (scaling factor one), no warm-up and no time limit, so that the count is reproducible.
     public var callgrindAware: Benchmark.Configuration {
-        guard let text = getenv("CARDGATEWAY_CALLGRIND_ITERATIONS"), let iterations = Int(String(cString: text)), iterations > 0 else {
+        guard let text = getenv("CARDGATEWAY_CALLGRIND_ITERATIONS"), let iterations = Int(String(cString: text)),
+            iterations > 0
+        else {
             return self
         }
         var configuration = self
@@ -50,7 +52,9 @@ extension Benchmark.Configuration {
 ///   count fails the check;
 /// - `swift package benchmark baseline check` compares two runs: the median time may double and the p90 move by the
 ///   whole target, the malloc counts must be equal.
-public func targetThresholds(time: Int, extra: [BenchmarkMetric: BenchmarkThresholds] = [:]) -> [BenchmarkMetric: BenchmarkThresholds] {
+public func targetThresholds(
+    time: Int, extra: [BenchmarkMetric: BenchmarkThresholds] = [:]
+) -> [BenchmarkMetric: BenchmarkThresholds] {
     [
         .wallClock: .init(relative: [.p50: 100], absolute: [.p90: time]),
         .mallocCountTotal: .init(relative: [.p50: 0], absolute: [.p90: 0]),

@@ -16,7 +16,11 @@ let benchmarks: @Sendable () -> Void = {
         ) { benchmark in
             for _ in benchmark.scaledIterations {
                 do {
-                    blackHole(try callgrindMeasured { try GatewayConfiguration.load(from: document, registry: Fakes.registry, secrets: Fakes.secrets) })
+                    blackHole(
+                        try callgrindMeasured {
+                            try GatewayConfiguration.load(
+                                from: document, registry: Fakes.registry, secrets: Fakes.secrets)
+                        })
                 } catch {
                     benchmark.error("the valid document failed to load: \(error)")
                 }
@@ -33,7 +37,9 @@ let benchmarks: @Sendable () -> Void = {
     ) { benchmark in
         for _ in benchmark.scaledIterations {
             do {
-                _ = try callgrindMeasured { try GatewayConfiguration.load(from: invalid, registry: Fakes.registry, secrets: Fakes.secrets) }
+                _ = try callgrindMeasured {
+                    try GatewayConfiguration.load(from: invalid, registry: Fakes.registry, secrets: Fakes.secrets)
+                }
                 benchmark.error("the invalid document loaded")
             } catch let error as CardGatewayError {
                 guard error.configurationProblems.count == 100 else {
@@ -57,11 +63,13 @@ func loadConfiguration(_ routeCount: Int) -> Benchmark.Configuration {
         maxIterations: routeCount >= 10_000 ? 30 : routeCount >= 1_000 ? 300 : 3_000,
         // 10k routes: the issue's ≤ 100 ms (raw units: ns per load).
         thresholds: routeCount >= 10_000
-            ? targetThresholds(time: 100_000_000, extra: [
-                .peakMemoryResident: .init(relative: [.p50: 10], absolute: [:]),
-                // About 80 250 allocations, give or take a few from dictionary growth (the per-process hash seed).
-                .mallocCountTotal: .init(relative: [.p50: 1], absolute: [.p90: 100]),
-            ])
+            ? targetThresholds(
+                time: 100_000_000,
+                extra: [
+                    .peakMemoryResident: .init(relative: [.p50: 10], absolute: [:]),
+                    // About 80 250 allocations, give or take a few from dictionary growth (the per-process hash seed).
+                    .mallocCountTotal: .init(relative: [.p50: 1], absolute: [.p90: 100]),
+                ])
             : [
                 .wallClock: .init(relative: [.p50: 100], absolute: [:]),
                 .mallocCountTotal: .init(relative: [.p50: 5], absolute: [:]),
@@ -85,16 +93,23 @@ enum Fakes {
         )
         return ProviderFactory(
             kind: kind, descriptor: descriptor,
-            environments: ["sandbox": URL(string: "https://sandbox.fake.example/v1")!, "live": URL(string: "https://api.fake.example/v1")!],
+            environments: [
+                "sandbox": URL(string: "https://sandbox.fake.example/v1")!,
+                "live": URL(string: "https://api.fake.example/v1")!,
+            ],
             credentials: [CredentialSpec("apiKey"), CredentialSpec("webhookSecret", required: false)],
-            options: [OptionSpec("region", type: .string, allowedValues: ["EU", "US"]), OptionSpec("verbose", type: .bool)]
+            options: [
+                OptionSpec("region", type: .string, allowedValues: ["EU", "US"]), OptionSpec("verbose", type: .bool),
+            ]
         ) { _ in FakeProvider(descriptor: descriptor) }
     }
 
     static let registry = ProviderRegistry([factory])
 
     /// Environment secrets come from this dictionary, never from the process environment.
-    static let secrets = SecretResolver(environment: ["FAKE_KEY_EU": "fake-eu-key-123456", "FAKE_KEY_US": "fake-us-key-654321"])
+    static let secrets = SecretResolver(environment: [
+        "FAKE_KEY_EU": "fake-eu-key-123456", "FAKE_KEY_US": "fake-us-key-654321",
+    ])
 }
 
 enum Documents {
@@ -115,7 +130,9 @@ enum Documents {
             if let overlapEvery, index % overlapEvery == overlapEvery - 1 { low -= spacing }
             let high = low + spacing / 2 - 1
             let instance = instances[index % instances.count]
-            routes.append(#"{ "when": { "bin": "\#(low)-\#(high)" }, "use": "\#(instance)", "description": "sponsor range \#(index)" }"#)
+            routes.append(
+                #"{ "when": { "bin": "\#(low)-\#(high)" }, "use": "\#(instance)", "description": "sponsor range \#(index)" }"#
+            )
         }
         routes.append(#"{ "when": {}, "use": "fallback" }"#)
         let document = """

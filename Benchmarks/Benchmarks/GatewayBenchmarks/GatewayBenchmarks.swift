@@ -26,7 +26,8 @@ func floorBenchmark(_ name: String, sending: Bool) {
     do { gateway = try FloorFixtures.gateway(sending: sending) } catch { fatalError("\(name): \(error)") }
     Benchmark(
         name,
-        configuration: .regressionGuarded(warmupIterations: 3, maxDuration: .seconds(2), maxIterations: 1_000, scalingFactor: .kilo)
+        configuration: .regressionGuarded(
+            warmupIterations: 3, maxDuration: .seconds(2), maxIterations: 1_000, scalingFactor: .kilo)
     ) { benchmark in
         benchmark.startMeasurement()
         do {
@@ -43,7 +44,10 @@ func floorBenchmark(_ name: String, sending: Bool) {
 nonisolated func floorCalls(_ gateway: CardGateway, _ count: Int) async throws {
     let context = OperationContext()
     for _ in 0..<count {
-        blackHole(try await callgrindMeasuredAsync { try await gateway.card(FloorFixtures.card, via: FloorFixtures.target, context: context) })
+        blackHole(
+            try await callgrindMeasuredAsync {
+                try await gateway.card(FloorFixtures.card, via: FloorFixtures.target, context: context)
+            })
     }
 }
 

@@ -25,8 +25,12 @@ let benchmarks: @Sendable () -> Void = {
     chargeBenchmark("charge, no idempotency key (no ledger)", fixture: fixture, keyed: .none) { $0.inMemory }
     chargeBenchmark("charge, in-memory ledger", fixture: fixture, keyed: .fresh) { $0.inMemory }
     if LedgerFixture.databaseURL != nil {
-        chargeBenchmark("charge, PostgreSQL ledger on loopback", fixture: fixture, keyed: .fresh) { try $0.postgresGateway() }
-        chargeBenchmark("charge replayed from the PostgreSQL ledger", fixture: fixture, keyed: .repeated) { try $0.postgresGateway() }
+        chargeBenchmark("charge, PostgreSQL ledger on loopback", fixture: fixture, keyed: .fresh) {
+            try $0.postgresGateway()
+        }
+        chargeBenchmark("charge replayed from the PostgreSQL ledger", fixture: fixture, keyed: .repeated) {
+            try $0.postgresGateway()
+        }
     }
 }
 
@@ -37,7 +41,8 @@ enum Keying: Sendable {
 }
 
 func chargeBenchmark(
-    _ name: String, fixture: LedgerFixture, keyed: Keying, pick: @escaping @Sendable (LedgerFixture) throws -> CardGateway
+    _ name: String, fixture: LedgerFixture, keyed: Keying,
+    pick: @escaping @Sendable (LedgerFixture) throws -> CardGateway
 ) {
     Benchmark(
         name,
@@ -62,7 +67,8 @@ func chargeBenchmark(
         }
         let repeatedKey = "bench-repeat-\(UUID().uuidString)"
         if keyed == .repeated {
-            _ = try? await gateway.charge(LedgerFixture.charge, via: .instance("probe"), context: OperationContext(idempotencyKey: repeatedKey))
+            _ = try? await gateway.charge(
+                LedgerFixture.charge, via: .instance("probe"), context: OperationContext(idempotencyKey: repeatedKey))
         }
         let before = fixture.ledgerCalls
         var charges = 0
@@ -100,7 +106,9 @@ struct InstantProvider: StoredCredentials {
     }
 
     func charge(_ request: ChargeRequest, context: OperationContext) async throws -> ChargeResult {
-        ChargeResult(transactionReference: "9-9-1", parentReference: request.reference, status: .authorised, amount: request.amount, authCode: "A1", providerStatus: "0")
+        ChargeResult(
+            transactionReference: "9-9-1", parentReference: request.reference, status: .authorised,
+            amount: request.amount, authCode: "A1", providerStatus: "0")
     }
 }
 
@@ -113,20 +121,28 @@ final class CountingLedger: OperationLedger {
     private func tick() { calls.withLock { $0 += 1 } }
 
     func claim(_ intent: LedgerIntent) async throws -> LedgerClaim { tick(); return try await base.claim(intent) }
-    func record(_ outcome: LedgerOutcome, key: String, owner: UUID) async throws { tick(); try await base.record(outcome, key: key, owner: owner) }
+    func record(_ outcome: LedgerOutcome, key: String, owner: UUID) async throws {
+        tick(); try await base.record(outcome, key: key, owner: owner)
+    }
     func release(key: String, owner: UUID) async throws { tick(); try await base.release(key: key, owner: owner) }
     func record(key: String) async throws -> LedgerRecord? { tick(); return try await base.record(key: key) }
-    func reconcile(key: String, to resolution: LedgerReconciliation) async throws { tick(); try await base.reconcile(key: key, to: resolution) }
+    func reconcile(key: String, to resolution: LedgerReconciliation) async throws {
+        tick(); try await base.reconcile(key: key, to: resolution)
+    }
     func purgeExpired() async throws -> Int { tick(); return try await base.purgeExpired() }
 }
 
 final class LedgerFixture: Sendable {
-    static let databaseURL = ProcessInfo.processInfo.environment["CARDGATEWAY_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
-    static let charge = ChargeRequest(reference: "1-9-1000002", amount: Money(minorUnits: 1050, currency: "GBP"), initiator: .merchant(.unscheduled))
+    static let databaseURL = ProcessInfo.processInfo.environment["CARDGATEWAY_TEST_DATABASE_URL"].flatMap {
+        $0.isEmpty ? nil : $0
+    }
+    static let charge = ChargeRequest(
+        reference: "1-9-1000002", amount: Money(minorUnits: 1050, currency: "GBP"), initiator: .merchant(.unscheduled))
 
     let memoryLedger = CountingLedger(InMemoryOperationLedger())
     let inMemory: CardGateway
-    private let postgres = Mutex<(stores: PostgresStores?, ledger: CountingLedger?, runner: Task<Void, any Error>?)>((nil, nil, nil))
+    private let postgres = Mutex<(stores: PostgresStores?, ledger: CountingLedger?, runner: Task<Void, any Error>?)>(
+        (nil, nil, nil))
 
     init() {
         inMemory = try! Self.gateway(ledger: memoryLedger)
@@ -137,14 +153,18 @@ final class LedgerFixture: Sendable {
     static func gateway(ledger: any OperationLedger) throws -> CardGateway {
         let provider = InstantProvider()
         let factory = ProviderFactory(
-            kind: provider.descriptor.kind, descriptor: provider.descriptor, environments: ["sandbox": URL(string: "https://probe.example")!], credentials: []
+            kind: provider.descriptor.kind, descriptor: provider.descriptor,
+            environments: ["sandbox": URL(string: "https://probe.example")!], credentials: []
         ) { _ in provider }
         let registry = ProviderRegistry([factory])
         let configuration = try GatewayConfiguration.load(
-            from: Data(#"{"providers": {"probe": {"kind": "probe", "environment": "sandbox"}}, "routes": [{"use": "probe"}]}"#.utf8), registry: registry,
+            from: Data(
+                #"{"providers": {"probe": {"kind": "probe", "environment": "sandbox"}}, "routes": [{"use": "probe"}]}"#
+                    .utf8), registry: registry,
             secrets: SecretResolver(environment: [:])
         )
-        return try CardGateway(configuration: configuration, registry: registry).using(ledger: ledger, journal: NoJournal())
+        return try CardGateway(configuration: configuration, registry: registry).using(
+            ledger: ledger, journal: NoJournal())
     }
 
     func start() async throws {
@@ -156,7 +176,9 @@ final class LedgerFixture: Sendable {
     }
 
     func postgresGateway() throws -> CardGateway {
-        guard let ledger = postgres.withLock({ $0.ledger }) else { throw CardGatewayError(.invalidConfiguration, "no database") }
+        guard let ledger = postgres.withLock({ $0.ledger }) else {
+            throw CardGatewayError(.invalidConfiguration, "no database")
+        }
         return try Self.gateway(ledger: ledger)
     }
 

@@ -15,15 +15,22 @@ import ProviderFixtures
 let callerCounts = [64, 256, 1_024]
 
 extension BenchmarkMetric {
-    static let gatewayCallsPerSecond = BenchmarkMetric.custom("gateway calls/s", polarity: .prefersLarger, useScalingFactor: false)
-    static let bareCallsPerSecond = BenchmarkMetric.custom("bare calls/s", polarity: .prefersLarger, useScalingFactor: false)
-    static let throughputRatio = BenchmarkMetric.custom("throughput ratio ‰", polarity: .prefersLarger, useScalingFactor: false)
+    static let gatewayCallsPerSecond = BenchmarkMetric.custom(
+        "gateway calls/s", polarity: .prefersLarger, useScalingFactor: false)
+    static let bareCallsPerSecond = BenchmarkMetric.custom(
+        "bare calls/s", polarity: .prefersLarger, useScalingFactor: false)
+    static let throughputRatio = BenchmarkMetric.custom(
+        "throughput ratio ‰", polarity: .prefersLarger, useScalingFactor: false)
     static let p50Ratio = BenchmarkMetric.custom("p50 ratio ‰", polarity: .prefersSmaller, useScalingFactor: false)
     static let p99Ratio = BenchmarkMetric.custom("p99 ratio ‰", polarity: .prefersSmaller, useScalingFactor: false)
-    static let sizedThroughputRatio = BenchmarkMetric.custom("sized throughput ratio ‰", polarity: .prefersLarger, useScalingFactor: false)
-    static let sizedP99Ratio = BenchmarkMetric.custom("sized p99 ratio ‰", polarity: .prefersSmaller, useScalingFactor: false)
-    static let gatewayHeapPerCall = BenchmarkMetric.custom("gateway heap B/call in flight", polarity: .prefersSmaller, useScalingFactor: false)
-    static let bareHeapPerCall = BenchmarkMetric.custom("bare heap B/call in flight", polarity: .prefersSmaller, useScalingFactor: false)
+    static let sizedThroughputRatio = BenchmarkMetric.custom(
+        "sized throughput ratio ‰", polarity: .prefersLarger, useScalingFactor: false)
+    static let sizedP99Ratio = BenchmarkMetric.custom(
+        "sized p99 ratio ‰", polarity: .prefersSmaller, useScalingFactor: false)
+    static let gatewayHeapPerCall = BenchmarkMetric.custom(
+        "gateway heap B/call in flight", polarity: .prefersSmaller, useScalingFactor: false)
+    static let bareHeapPerCall = BenchmarkMetric.custom(
+        "bare heap B/call in flight", polarity: .prefersSmaller, useScalingFactor: false)
 }
 
 let benchmarks: @Sendable () -> Void = {
@@ -39,7 +46,8 @@ func loadBenchmark(kind: String, callers: Int) {
         "load/\(kind)/\(callers)",
         configuration: .init(
             metrics: [
-                .gatewayCallsPerSecond, .bareCallsPerSecond, .throughputRatio, .p50Ratio, .p99Ratio, .sizedThroughputRatio, .sizedP99Ratio,
+                .gatewayCallsPerSecond, .bareCallsPerSecond, .throughputRatio, .p50Ratio, .p99Ratio,
+                .sizedThroughputRatio, .sizedP99Ratio,
                 .gatewayHeapPerCall, .bareHeapPerCall,
             ],
             warmupIterations: 0,
@@ -61,8 +69,12 @@ func loadBenchmark(kind: String, callers: Int) {
                 benchmark.measurement(.sizedThroughputRatio, Int((report.throughputRatio(sized) * 1000).rounded()))
                 benchmark.measurement(.sizedP99Ratio, Int((report.p99Ratio(sized) * 1000).rounded()))
             }
-            if let heap = report.gateway.heapBytesPerCall { benchmark.measurement(.gatewayHeapPerCall, Int(heap.rounded())) }
-            if let heap = report.direct.heapBytesPerCall { benchmark.measurement(.bareHeapPerCall, Int(heap.rounded())) }
+            if let heap = report.gateway.heapBytesPerCall {
+                benchmark.measurement(.gatewayHeapPerCall, Int(heap.rounded()))
+            }
+            if let heap = report.direct.heapBytesPerCall {
+                benchmark.measurement(.bareHeapPerCall, Int(heap.rounded()))
+            }
         } catch {
             benchmark.error("load/\(kind)/\(callers) failed: \(error)")
         }

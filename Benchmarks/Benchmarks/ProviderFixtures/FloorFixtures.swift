@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 import HTTPTypes
 
@@ -16,18 +16,23 @@ public enum FloorFixtures {
         let kind = ProviderKind("constant-issuer")
         let descriptor = ProviderDescriptor(kind: kind, capabilities: [.cardLookup])
         let registry = ProviderRegistry([
-            ProviderFactory(kind: kind, descriptor: descriptor, environments: [:], credentials: [], options: []) { setup in
+            ProviderFactory(kind: kind, descriptor: descriptor, environments: [:], credentials: [], options: []) {
+                setup in
                 ConstantIssuer(descriptor: descriptor, http: sending ? setup.http : nil)
             }
         ])
         let instance = ProviderInstanceConfiguration(
-            name: "floor", kind: kind, environment: nil, baseURL: URL(string: "https://issuer.example/v1")!, credentials: [:], options: [:]
+            name: "floor", kind: kind, environment: nil, baseURL: URL(string: "https://issuer.example/v1")!,
+            credentials: [:], options: [:]
         )
         let configuration = GatewayConfiguration(
             providers: ["floor": instance],
             routes: [
                 Route(when: .init(issuers: ["floor-eu"]), use: "floor"),
-                Route(when: .init(bins: [BINRange(low: "44000000", high: "44009999"), BINRange(low: "510510", high: "510510")]), use: "floor"),
+                Route(
+                    when: .init(bins: [
+                        BINRange(low: "44000000", high: "44009999"), BINRange(low: "510510", high: "510510"),
+                    ]), use: "floor"),
                 Route(when: .init(issuers: ["floor"]), use: "floor"),
             ]
         )
@@ -44,15 +49,20 @@ struct ConstantIssuer: CardLookup {
         if let http {
             let request = ProviderRequest(.get, "/cards/" + URLEncoding.pathSegment(ref.id), operation: "get card")
             let response = try await http.send(request, context: context)
-            guard response.isSuccess else { throw CardGatewayError(.invalidResponse, "the floor's transport answered \(response.status)") }
+            guard response.isSuccess else {
+                throw CardGatewayError(.invalidResponse, "the floor's transport answered \(response.status)")
+            }
         }
-        return Card(ref: ref, status: .active, providerStatus: "ACTIVE", type: .virtual, scheme: .visa, lastFour: "4242")
+        return Card(
+            ref: ref, status: .active, providerStatus: "ACTIVE", type: .virtual, scheme: .visa, lastFour: "4242")
     }
 }
 
 /// A 200 with an empty JSON object, whatever was asked.
 struct ConstantTransport: HTTPTransport {
     func send(_ request: HTTPRequest, body: Data?, timeout: Duration) async throws -> TransportResponse {
-        TransportResponse(response: HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]), body: Data("{}".utf8))
+        TransportResponse(
+            response: HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]), body: Data("{}".utf8)
+        )
     }
 }

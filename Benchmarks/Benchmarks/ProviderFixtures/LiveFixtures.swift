@@ -28,7 +28,9 @@ public actor LiveFixtures {
         public func sendDirect() async throws -> Int {
             let response = try await AsyncHTTPClientTransport.sharedClient.execute(request, timeout: .seconds(30))
             let body = try await response.body.collect(upTo: 8 * 1024 * 1024)
-            guard (200..<300).contains(response.status.code) else { throw FixtureError(description: "status \(response.status.code)") }
+            guard (200..<300).contains(response.status.code) else {
+                throw FixtureError(description: "status \(response.status.code)")
+            }
             return body.readableBytes
         }
     }
@@ -40,8 +42,11 @@ public actor LiveFixtures {
         guard let subject = ProviderSubject.named(kind) else { throw FixtureError(description: "no provider \(kind)") }
         let run = try await SimulatorRun.start(subject.simulator)
         let recorder = RecordingTransport(base: AsyncHTTPClientTransport())
-        try await subject.throughGateway(try subject.makeGateway(baseURL: run.baseURL, transport: recorder), subject.target, OperationContext())
-        guard let last = recorder.recorded.last, let scheme = last.request.scheme, let authority = last.request.authority, let path = last.request.path else {
+        try await subject.throughGateway(
+            try subject.makeGateway(baseURL: run.baseURL, transport: recorder), subject.target, OperationContext())
+        guard let last = recorder.recorded.last, let scheme = last.request.scheme,
+            let authority = last.request.authority, let path = last.request.path
+        else {
             throw FixtureError(description: "the gateway sent nothing")
         }
         var request = HTTPClientRequest(url: "\(scheme)://\(authority)\(path)")

@@ -52,17 +52,27 @@ public struct LoadReport: Sendable {
     /// The gateway with `maxConcurrentRequests` set to the number of callers (only when that is above the default).
     public var sized: LoadSide?
 
-    public func throughputRatio(_ side: LoadSide) -> Double { direct.callsPerSecond > 0 ? side.callsPerSecond / direct.callsPerSecond : 0 }
+    public func throughputRatio(_ side: LoadSide) -> Double {
+        direct.callsPerSecond > 0 ? side.callsPerSecond / direct.callsPerSecond : 0
+    }
     public func p50Ratio(_ side: LoadSide) -> Double { ratio(side.p50, direct.p50) }
     public func p99Ratio(_ side: LoadSide) -> Double { ratio(side.p99, direct.p99) }
-    private func ratio(_ a: Duration, _ b: Duration) -> Double { b > .zero ? a.loadMilliseconds / b.loadMilliseconds : 0 }
+    private func ratio(_ a: Duration, _ b: Duration) -> Double {
+        b > .zero ? a.loadMilliseconds / b.loadMilliseconds : 0
+    }
 
     public var text: String {
         var lines = ["load/\(kind)/\(callers)", "  " + direct.line, "  " + gateway.line]
-        lines.append(String(format: "    gateway ÷ bare: throughput %.3f, p50 %.3f, p99 %.3f", throughputRatio(gateway), p50Ratio(gateway), p99Ratio(gateway)))
+        lines.append(
+            String(
+                format: "    gateway ÷ bare: throughput %.3f, p50 %.3f, p99 %.3f", throughputRatio(gateway),
+                p50Ratio(gateway), p99Ratio(gateway)))
         if let sized {
             lines.append("  " + sized.line)
-            lines.append(String(format: "    sized ÷ bare: throughput %.3f, p50 %.3f, p99 %.3f", throughputRatio(sized), p50Ratio(sized), p99Ratio(sized)))
+            lines.append(
+                String(
+                    format: "    sized ÷ bare: throughput %.3f, p50 %.3f, p99 %.3f", throughputRatio(sized),
+                    p50Ratio(sized), p99Ratio(sized)))
         }
         return lines.joined(separator: "\n")
     }
@@ -86,8 +96,11 @@ public final class LoadFixture: Sendable {
         guard let subject = ProviderSubject.named(kind) else { throw FixtureError(description: "no provider \(kind)") }
         let run = try await SimulatorRun.start(subject.simulator)
         let recorder = RecordingTransport(base: AsyncHTTPClientTransport())
-        try await subject.throughGateway(try subject.makeGateway(baseURL: run.baseURL, transport: recorder), subject.target, OperationContext())
-        guard let last = recorder.recorded.last, let scheme = last.request.scheme, let authority = last.request.authority, let path = last.request.path else {
+        try await subject.throughGateway(
+            try subject.makeGateway(baseURL: run.baseURL, transport: recorder), subject.target, OperationContext())
+        guard let last = recorder.recorded.last, let scheme = last.request.scheme,
+            let authority = last.request.authority, let path = last.request.path
+        else {
             throw FixtureError(description: "the gateway sent nothing")
         }
         var request = HTTPClientRequest(url: "\(scheme)://\(authority)\(path)")
@@ -98,7 +111,8 @@ public final class LoadFixture: Sendable {
         run.handle.faults.inject(FaultRule(count: Int.max, action: .delay(milliseconds: delay)))
         let gateway = try subject.makeGateway(baseURL: run.baseURL, transport: AsyncHTTPClientTransport())
         let bareClient = HTTPClient(
-            eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: AsyncHTTPClientTransport.configuration(connectionsPerHost: 1_000_000)
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+            configuration: AsyncHTTPClientTransport.configuration(connectionsPerHost: 1_000_000)
         )
         // The simulator's journal keeps 10,000 entries and drops the oldest one per request once full, which costs
         // a copy of the whole journal per request: emptied often, it never fills.
@@ -109,10 +123,14 @@ public final class LoadFixture: Sendable {
                 journal.clear()
             }
         }
-        return LoadFixture(subject: subject, run: run, gateway: gateway, request: request, bareClient: bareClient, sweeper: sweeper)
+        return LoadFixture(
+            subject: subject, run: run, gateway: gateway, request: request, bareClient: bareClient, sweeper: sweeper)
     }
 
-    private init(subject: ProviderSubject, run: SimulatorRun, gateway: CardGateway, request: HTTPClientRequest, bareClient: HTTPClient, sweeper: Task<Void, Never>) {
+    private init(
+        subject: ProviderSubject, run: SimulatorRun, gateway: CardGateway, request: HTTPClientRequest,
+        bareClient: HTTPClient, sweeper: Task<Void, Never>
+    ) {
         self.subject = subject
         self.run = run
         self.gateway = gateway
@@ -123,21 +141,29 @@ public final class LoadFixture: Sendable {
 
     /// A gateway on the same simulator and the shared client with `maxConcurrentRequests` set.
     public func gateway(maxConcurrentRequests: Int) throws -> CardGateway {
-        try subject.makeGateway(baseURL: run.baseURL, transport: AsyncHTTPClientTransport()) { $0.maxConcurrentRequests = maxConcurrentRequests }
+        try subject.makeGateway(baseURL: run.baseURL, transport: AsyncHTTPClientTransport()) {
+            $0.maxConcurrentRequests = maxConcurrentRequests
+        }
     }
 
     /// The bare request on the baseline's client, its whole body read.
     public func sendBare() async throws {
         let response = try await bareClient.execute(request, timeout: .seconds(30))
         _ = try await response.body.collect(upTo: 8 * 1024 * 1024)
-        guard (200..<300).contains(response.status.code) else { throw FixtureError(description: "status \(response.status.code)") }
+        guard (200..<300).contains(response.status.code) else {
+            throw FixtureError(description: "status \(response.status.code)")
+        }
     }
 
     /// The bare side, the gateway with its defaults and, when the callers outnumber the default limit, the gateway
     /// sized to them, each for `warmup` then `seconds` measured.
-    public func report(callers: Int, warmup: Duration = .seconds(1), seconds: Duration = .seconds(3)) async throws -> LoadReport {
+    public func report(
+        callers: Int, warmup: Duration = .seconds(1), seconds: Duration = .seconds(3)
+    ) async throws -> LoadReport {
         let subject = self.subject
-        let direct = await Self.measure("bare   ", callers: callers, warmup: warmup, seconds: seconds) { try await self.sendBare() }
+        let direct = await Self.measure("bare   ", callers: callers, warmup: warmup, seconds: seconds) {
+            try await self.sendBare()
+        }
         let gateway = self.gateway
         let defaults = await Self.measure("gateway", callers: callers, warmup: warmup, seconds: seconds) {
             try await subject.throughGateway(gateway, subject.target, OperationContext())
@@ -161,7 +187,8 @@ public final class LoadFixture: Sendable {
     /// Runs `callers` callers, each calling `call` again as soon as it returns, for `warmup` (not counted) and then
     /// `seconds`; samples the live heap every 100 ms of the measured window.
     public static func measure(
-        _ label: String, callers: Int, warmup: Duration, seconds: Duration, call: @escaping @Sendable () async throws -> Void
+        _ label: String, callers: Int, warmup: Duration, seconds: Duration,
+        call: @escaping @Sendable () async throws -> Void
     ) async -> LoadSide {
         let idleHeap = heapInUse()
         let start = ContinuousClock.now
@@ -218,7 +245,8 @@ public final class LoadFixture: Sendable {
         }
         let window = Double(seconds.components.seconds) + Double(seconds.components.attoseconds) / 1e18
         return LoadSide(
-            label: label, callers: callers, calls: ended, failures: failures, seconds: window, p50: percentile(0.50), p99: percentile(0.99),
+            label: label, callers: callers, calls: ended, failures: failures, seconds: window, p50: percentile(0.50),
+            p99: percentile(0.99),
             heapBytesPerCall: perCall
         )
     }

@@ -69,13 +69,17 @@ final class Slot<Value: Sendable>: Sendable {
     private let value = Mutex<Value?>(nil)
     func set(_ newValue: Value) { value.withLock { $0 = newValue } }
     func get() throws -> Value {
-        guard let current = value.withLock({ $0 }) else { throw FixtureFailure(description: "the fixture was not prepared") }
+        guard let current = value.withLock({ $0 }) else {
+            throw FixtureFailure(description: "the fixture was not prepared")
+        }
         return current
     }
 }
 
 func cast<P>(_ provider: any CardProvider, _ type: P.Type) throws -> P {
-    guard let typed = provider as? P else { throw FixtureFailure(description: "\(provider.descriptor.kind) is not \(P.self)") }
+    guard let typed = provider as? P else {
+        throw FixtureFailure(description: "\(provider.descriptor.kind) is not \(P.self)")
+    }
     return typed
 }
 
@@ -100,74 +104,108 @@ struct CardOperations {
     var operations: [BenchOperation] {
         var ops: [BenchOperation] = []
         let lookup = self.lookup
-        ops.append(BenchOperation("card") { provider, context in _ = try await cast(provider, (any CardLookup).self).card(lookup, context: context) })
-        if let customer = listCustomer {
-            ops.append(BenchOperation("list-cards") { provider, context in
-                _ = try await cast(provider, (any CardListing).self).listCards(CardQuery(customer: customer, limit: 10), context: context)
+        ops.append(
+            BenchOperation("card") { provider, context in
+                _ = try await cast(provider, (any CardLookup).self).card(lookup, context: context)
             })
+        if let customer = listCustomer {
+            ops.append(
+                BenchOperation("list-cards") { provider, context in
+                    _ = try await cast(provider, (any CardListing).self).listCards(
+                        CardQuery(customer: customer, limit: 10), context: context)
+                })
         }
         if let programsCustomer {
-            ops.append(BenchOperation("programs") { provider, context in
-                _ = try await cast(provider, (any CardPrograms).self).programs(customer: programsCustomer, context: context)
-            })
+            ops.append(
+                BenchOperation("programs") { provider, context in
+                    _ = try await cast(provider, (any CardPrograms).self).programs(
+                        customer: programsCustomer, context: context)
+                })
         }
         if let create {
-            ops.append(BenchOperation("create-card") { provider, context in _ = try await cast(provider, (any CardIssuance).self).createCard(create, context: context) })
+            ops.append(
+                BenchOperation("create-card") { provider, context in
+                    _ = try await cast(provider, (any CardIssuance).self).createCard(create, context: context)
+                })
         }
         if let activation {
-            ops.append(BenchOperation("activate-card") { provider, context in
-                _ = try await cast(provider, (any CardActivation).self).activateCard(activation, context: context)
-            })
+            ops.append(
+                BenchOperation("activate-card") { provider, context in
+                    _ = try await cast(provider, (any CardActivation).self).activateCard(activation, context: context)
+                })
         }
         if let lockable {
-            ops.append(BenchOperation("lock-card") { provider, context in
-                _ = try await cast(provider, (any CardStatusControl).self).changeStatus(CardStatusRequest(card: lockable, intent: .lock), context: context)
-            })
-            ops.append(BenchOperation("unlock-card") { provider, context in
-                _ = try await cast(provider, (any CardStatusControl).self).changeStatus(CardStatusRequest(card: lockable, intent: .unlock), context: context)
-            })
+            ops.append(
+                BenchOperation("lock-card") { provider, context in
+                    _ = try await cast(provider, (any CardStatusControl).self).changeStatus(
+                        CardStatusRequest(card: lockable, intent: .lock), context: context)
+                })
+            ops.append(
+                BenchOperation("unlock-card") { provider, context in
+                    _ = try await cast(provider, (any CardStatusControl).self).changeStatus(
+                        CardStatusRequest(card: lockable, intent: .unlock), context: context)
+                })
         }
         if let pinChange {
-            ops.append(BenchOperation("set-pin") { provider, context in _ = try await cast(provider, (any CardPINManagement).self).setPIN(pinChange, context: context) })
+            ops.append(
+                BenchOperation("set-pin") { provider, context in
+                    _ = try await cast(provider, (any CardPINManagement).self).setPIN(pinChange, context: context)
+                })
         }
         if let tokensCard {
-            ops.append(BenchOperation("list-wallet-tokens") { provider, context in
-                _ = try await cast(provider, (any WalletTokenListing).self).walletTokens(of: tokensCard, context: context)
-            })
+            ops.append(
+                BenchOperation("list-wallet-tokens") { provider, context in
+                    _ = try await cast(provider, (any WalletTokenListing).self).walletTokens(
+                        of: tokensCard, context: context)
+                })
             if let token {
-                ops.append(BenchOperation("suspend-wallet-token") { provider, context in
-                    _ = try await cast(provider, (any WalletTokenControl).self).changeWalletToken(WalletTokenRequest(card: tokensCard, token: token, intent: .suspend), context: context)
-                })
-                ops.append(BenchOperation("resume-wallet-token") { provider, context in
-                    _ = try await cast(provider, (any WalletTokenControl).self).changeWalletToken(WalletTokenRequest(card: tokensCard, token: token, intent: .resume), context: context)
-                })
+                ops.append(
+                    BenchOperation("suspend-wallet-token") { provider, context in
+                        _ = try await cast(provider, (any WalletTokenControl).self).changeWalletToken(
+                            WalletTokenRequest(card: tokensCard, token: token, intent: .suspend), context: context)
+                    })
+                ops.append(
+                    BenchOperation("resume-wallet-token") { provider, context in
+                        _ = try await cast(provider, (any WalletTokenControl).self).changeWalletToken(
+                            WalletTokenRequest(card: tokensCard, token: token, intent: .resume), context: context)
+                    })
             }
             if let deletableToken {
-                ops.append(BenchOperation("delete-wallet-token") { provider, context in
-                    _ = try await cast(provider, (any WalletTokenControl).self).changeWalletToken(WalletTokenRequest(card: tokensCard, token: deletableToken, intent: .delete), context: context)
-                })
+                ops.append(
+                    BenchOperation("delete-wallet-token") { provider, context in
+                        _ = try await cast(provider, (any WalletTokenControl).self).changeWalletToken(
+                            WalletTokenRequest(card: tokensCard, token: deletableToken, intent: .delete),
+                            context: context)
+                    })
             }
         }
         if let offerCard {
             for (wallet, input) in provisioning.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                 let label = Self.label(wallet)
-                ops.append(BenchOperation("offer-\(label)") { provider, context in
-                    _ = try await cast(provider, (any WalletProvisioning).self).offer(for: offerCard, wallet: wallet, context: context)
-                })
-                ops.append(BenchOperation("provision-\(label)-\(Self.label(input.flow))") { provider, context in
-                    _ = try await cast(provider, (any WalletProvisioning).self).provision(ProvisioningRequest(card: offerCard, wallet: wallet, input: input), context: context)
-                })
+                ops.append(
+                    BenchOperation("offer-\(label)") { provider, context in
+                        _ = try await cast(provider, (any WalletProvisioning).self).offer(
+                            for: offerCard, wallet: wallet, context: context)
+                    })
+                ops.append(
+                    BenchOperation("provision-\(label)-\(Self.label(input.flow))") { provider, context in
+                        _ = try await cast(provider, (any WalletProvisioning).self).provision(
+                            ProvisioningRequest(card: offerCard, wallet: wallet, input: input), context: context)
+                    })
             }
             if let confirmation {
-                ops.append(BenchOperation("confirm-provisioning") { provider, context in
-                    try await cast(provider, (any WalletProvisioning).self).confirm(confirmation, context: context)
-                })
+                ops.append(
+                    BenchOperation("confirm-provisioning") { provider, context in
+                        try await cast(provider, (any WalletProvisioning).self).confirm(confirmation, context: context)
+                    })
             }
         }
         if let cancellable {
-            ops.append(BenchOperation("cancel-card") { provider, context in
-                _ = try await cast(provider, (any CardStatusControl).self).changeStatus(CardStatusRequest(card: cancellable, intent: .cancel), context: context)
-            })
+            ops.append(
+                BenchOperation("cancel-card") { provider, context in
+                    _ = try await cast(provider, (any CardStatusControl).self).changeStatus(
+                        CardStatusRequest(card: cancellable, intent: .cancel), context: context)
+                })
         }
         return ops
     }
@@ -196,9 +234,10 @@ struct CardOperations {
     }
 }
 
-private let lookupThroughGateway: @Sendable (CardRef) -> @Sendable (CardGateway, RouteTarget, OperationContext) async throws -> Void = { card in
-    { gateway, target, context in _ = try await gateway.card(card, via: target, context: context) }
-}
+private let lookupThroughGateway:
+    @Sendable (CardRef) -> @Sendable (CardGateway, RouteTarget, OperationContext) async throws -> Void = { card in
+        { gateway, target, context in _ = try await gateway.card(card, via: target, context: context) }
+    }
 
 extension ProviderSubject {
     /// The five providers of the per-call benchmarks, each with a fresh simulator.
@@ -222,30 +261,44 @@ extension ProviderSubject {
         let eu = Seed.euCustomer
         let credentials = PaysafeSimulator.Credentials.default
         let apple = ApplePayProvisioningInput(
-            certificates: [Data((0..<64).map { UInt8(($0 * 5 + 1) & 0xFF) }), Data((0..<64).map { UInt8(($0 * 9 + 2) & 0xFF) })],
-            nonce: Data([0x5E, 0xC2, 0x7A, 0x11, 0x0B, 0x93, 0x44, 0x2D]), nonceSignature: Data((0..<32).map { UInt8(($0 * 3 + 7) & 0xFF) })
+            certificates: [
+                Data((0..<64).map { UInt8(($0 * 5 + 1) & 0xFF) }), Data((0..<64).map { UInt8(($0 * 9 + 2) & 0xFF) }),
+            ],
+            nonce: Data([0x5E, 0xC2, 0x7A, 0x11, 0x0B, 0x93, 0x44, 0x2D]),
+            nonceSignature: Data((0..<32).map { UInt8(($0 * 3 + 7) & 0xFF) })
         )
         let lookup = CardRef(id: Seed.activeCardID, customer: eu)
         let cards = CardOperations(
             lookup: lookup, listCustomer: eu,
-            create: CreateCardRequest(customer: eu, type: .virtual, program: Seed.virtualMCProgram, currency: "EUR", pin: Secret("8246")),
-            activation: ActivateCardRequest(card: CardRef(id: Seed.issuedCardID, customer: eu), lastFour: Seed.issuedCardLastFour, cvv: Secret(Seed.issuedCardCVV)),
-            lockable: CardRef(id: Seed.activeVisaCardID, customer: eu), cancellable: CardRef(id: Seed.digitalCardID, customer: eu),
+            create: CreateCardRequest(
+                customer: eu, type: .virtual, program: Seed.virtualMCProgram, currency: "EUR", pin: Secret("8246")),
+            activation: ActivateCardRequest(
+                card: CardRef(id: Seed.issuedCardID, customer: eu), lastFour: Seed.issuedCardLastFour,
+                cvv: Secret(Seed.issuedCardCVV)),
+            lockable: CardRef(id: Seed.activeVisaCardID, customer: eu),
+            cancellable: CardRef(id: Seed.digitalCardID, customer: eu),
             pinChange: SetCardPINRequest(card: CardRef(id: Seed.activeVisaCardID, customer: eu), pin: Secret("5081")),
             programsCustomer: eu,
             tokensCard: CardRef(id: Seed.tokenizedCardID, customer: eu),
             offerCard: lookup,
             provisioning: [
                 .applePay: .applePay(apple),
-                .googlePay: .googlePay(GooglePayProvisioningInput(clientDeviceID: "WNkcsfZPiKfa5PrH3jilkQYT", clientWalletAccountID: "40exmLiWV1iV55ZVstOAiMf7")),
+                .googlePay: .googlePay(
+                    GooglePayProvisioningInput(
+                        clientDeviceID: "WNkcsfZPiKfa5PrH3jilkQYT", clientWalletAccountID: "40exmLiWV1iV55ZVstOAiMf7")),
             ],
-            confirmation: ProvisioningConfirmation(card: lookup, wallet: .applePay, deviceAccountReference: "DAPLMC0000CONTRACT0001")
+            confirmation: ProvisioningConfirmation(
+                card: lookup, wallet: .applePay, deviceAccountReference: "DAPLMC0000CONTRACT0001")
         )
         return ProviderSubject(
             kind: "paysafe", factory: .paysafe,
-            credentials: ["clientID": Secret(credentials.clientID), "clientSecret": Secret(credentials.clientSecret), "webhookSecret": Secret(credentials.webhookSecret)],
+            credentials: [
+                "clientID": Secret(credentials.clientID), "clientSecret": Secret(credentials.clientSecret),
+                "webhookSecret": Secret(credentials.webhookSecret),
+            ],
             options: ["brand": .string(credentials.brand), "region": .string("ROW")],
-            simulator: PaysafeSimulator(), credentialStore: InMemoryCredentialReferenceStore(), operations: cards.operations,
+            simulator: PaysafeSimulator(), credentialStore: InMemoryCredentialReferenceStore(),
+            operations: cards.operations,
             representative: "card", throughGateway: lookupThroughGateway(lookup)
         )
     }
@@ -257,17 +310,21 @@ extension ProviderSubject {
         let cards = CardOperations(
             lookup: lookup, listCustomer: Seed.balanceAccountID,
             create: CreateCardRequest(
-                customer: Seed.balanceAccountID, type: .virtual, program: "visadebit", currency: "EUR", cardholderName: "Bench Cardholder", issuingCountryCode: "NL"
+                customer: Seed.balanceAccountID, type: .virtual, program: "visadebit", currency: "EUR",
+                cardholderName: "Bench Cardholder", issuingCountryCode: "NL"
             ),
             lockable: CardRef(id: Seed.lockableVisaID), cancellable: CardRef(id: Seed.cancellableMastercardID),
-            tokensCard: CardRef(id: Seed.walletVisaID), token: Seed.walletActiveTokenID, deletableToken: Seed.walletDeletableTokenID,
+            tokensCard: CardRef(id: Seed.walletVisaID), token: Seed.walletActiveTokenID,
+            deletableToken: Seed.walletDeletableTokenID,
             offerCard: lookup,
             // The relay's first round (start): what every relay begins with.
             provisioning: [.applePay: .issuerSDK(output: nil), .googlePay: .issuerSDK(output: nil)]
         )
         return ProviderSubject(
-            kind: "adyen", factory: .adyen, credentials: ["apiKey": Secret(Keys.apiKey), "hmacKey": Secret(Keys.hmacKeyHex)], options: [:],
-            simulator: AdyenSimulator(), credentialStore: InMemoryCredentialReferenceStore(), operations: cards.operations,
+            kind: "adyen", factory: .adyen,
+            credentials: ["apiKey": Secret(Keys.apiKey), "hmacKey": Secret(Keys.hmacKeyHex)], options: [:],
+            simulator: AdyenSimulator(), credentialStore: InMemoryCredentialReferenceStore(),
+            operations: cards.operations,
             representative: "card", throughGateway: lookupThroughGateway(lookup)
         )
     }
@@ -280,14 +337,18 @@ extension ProviderSubject {
         let cards = CardOperations(
             lookup: lookup, listCustomer: Seed.cardholderID,
             create: CreateCardRequest(customer: Seed.cardholderID, type: .virtual, program: "", currency: "USD"),
-            lockable: CardRef(id: Seed.activeCardWithoutPrimaryAccountIdentifierID), cancellable: CardRef(id: Seed.missingAgreementCardID),
+            lockable: CardRef(id: Seed.activeCardWithoutPrimaryAccountIdentifierID),
+            cancellable: CardRef(id: Seed.missingAgreementCardID),
             tokensCard: lookup, token: Seed.activeApplePayTokenID, deletableToken: Seed.activeSamsungPayTokenID,
             offerCard: lookup, provisioning: [.applePay: sdkKey, .googlePay: sdkKey]
         )
         return ProviderSubject(
             kind: "stripe", factory: .stripe,
-            credentials: ["secretKey": Secret(credentials.testSecretKey), "webhookSecret": Secret(credentials.webhookSecret)], options: [:],
-            simulator: StripeSimulator(), credentialStore: InMemoryCredentialReferenceStore(), operations: cards.operations,
+            credentials: [
+                "secretKey": Secret(credentials.testSecretKey), "webhookSecret": Secret(credentials.webhookSecret),
+            ], options: [:],
+            simulator: StripeSimulator(), credentialStore: InMemoryCredentialReferenceStore(),
+            operations: cards.operations,
             representative: "card", throughGateway: lookupThroughGateway(lookup)
         )
     }
@@ -297,16 +358,22 @@ extension ProviderSubject {
         typealias Inputs = BridgeSimulator.TestInputs
         let simulator = BridgeSimulator()
         let lookup = CardRef(id: Seed.activeVisa, customer: Seed.customerID)
-        let apple = ProvisioningInput.applePay(ApplePayProvisioningInput(
-            certificates: [Inputs.leafCertificate, Inputs.subordinateCertificate], nonce: Inputs.nonce, nonceSignature: Inputs.nonceSignature
-        ))
-        let google = ProvisioningInput.googlePay(GooglePayProvisioningInput(clientDeviceID: Inputs.googleDeviceID, clientWalletAccountID: Inputs.googleWalletAccountID))
+        let apple = ProvisioningInput.applePay(
+            ApplePayProvisioningInput(
+                certificates: [Inputs.leafCertificate, Inputs.subordinateCertificate], nonce: Inputs.nonce,
+                nonceSignature: Inputs.nonceSignature
+            ))
+        let google = ProvisioningInput.googlePay(
+            GooglePayProvisioningInput(
+                clientDeviceID: Inputs.googleDeviceID, clientWalletAccountID: Inputs.googleWalletAccountID))
         let cards = CardOperations(
             lookup: lookup, listCustomer: Seed.customerID,
-            create: CreateCardRequest(customer: Seed.customerWithoutCardID, type: .virtual, program: "", currency: "USDC"),
+            create: CreateCardRequest(
+                customer: Seed.customerWithoutCardID, type: .virtual, program: "", currency: "USDC"),
             lockable: CardRef(id: Seed.activeMastercard, customer: Seed.customerID),
             offerCard: lookup, provisioning: [.applePay: apple, .googlePay: google],
-            confirmation: ProvisioningConfirmation(card: lookup, wallet: .applePay, deviceAccountReference: "DAR-bench-1")
+            confirmation: ProvisioningConfirmation(
+                card: lookup, wallet: .applePay, deviceAccountReference: "DAR-bench-1")
         )
         return ProviderSubject(
             kind: "bridge", factory: .bridge,
@@ -324,8 +391,10 @@ extension ProviderSubject {
         let cards = CardOperations(lookup: lookup, listCustomer: Seed.userToken)
         return ProviderSubject(
             kind: "marqeta", factory: .marqeta,
-            credentials: ["applicationToken": Secret(Seed.applicationToken), "accessToken": Secret(Seed.accessToken)], options: [:],
-            simulator: MarqetaSimulator(), credentialStore: InMemoryCredentialReferenceStore(), operations: cards.operations,
+            credentials: ["applicationToken": Secret(Seed.applicationToken), "accessToken": Secret(Seed.accessToken)],
+            options: [:],
+            simulator: MarqetaSimulator(), credentialStore: InMemoryCredentialReferenceStore(),
+            operations: cards.operations,
             representative: "card", throughGateway: lookupThroughGateway(lookup)
         )
     }
@@ -334,37 +403,54 @@ extension ProviderSubject {
         typealias Seed = TrustPaymentsSimulator.Seed
         let simulator = TrustPaymentsSimulator()
         let gbp = Money(minorUnits: 1050, currency: "GBP")
-        let storeSession = ClientSessionRequest(intent: .store(consent: CardholderConsent(recordedAt: Date(), evidence: "bench terms v1")), amount: gbp)
-        let charge = ChargeRequest(reference: Seed.Transaction.storedVisaAuth, amount: gbp, initiator: .merchant(.unscheduled))
+        let storeSession = ClientSessionRequest(
+            intent: .store(consent: CardholderConsent(recordedAt: Date(), evidence: "bench terms v1")), amount: gbp)
+        let charge = ChargeRequest(
+            reference: Seed.Transaction.storedVisaAuth, amount: gbp, initiator: .merchant(.unscheduled))
         let sdkResult = Slot<Secret>()
         let operations = [
             BenchOperation("client-session") { provider, context in
                 _ = try await cast(provider, (any StoredCredentials).self).clientSession(storeSession, context: context)
             },
-            BenchOperation("verify-result", prepare: { provider in
-                let session = try await cast(provider, (any StoredCredentials).self).clientSession(storeSession, context: OperationContext())
-                sdkResult.set(Secret(try await simulator.sdkPayment(
-                    sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123"
-                )))
-            }) { provider, context in
-                _ = try await cast(provider, (any StoredCredentials).self).verifyResult(try sdkResult.get(), context: context)
+            BenchOperation(
+                "verify-result",
+                prepare: { provider in
+                    let session = try await cast(provider, (any StoredCredentials).self).clientSession(
+                        storeSession, context: OperationContext())
+                    sdkResult.set(
+                        Secret(
+                            try await simulator.sdkPayment(
+                                sessionJWT: session.token.revealedValue, pan: Seed.Card.visa,
+                                expiryDate: Seed.expiryDate, securityCode: "123"
+                            )))
+                }
+            ) { provider, context in
+                _ = try await cast(provider, (any StoredCredentials).self).verifyResult(
+                    try sdkResult.get(), context: context)
             },
-            BenchOperation("charge") { provider, context in _ = try await cast(provider, (any StoredCredentials).self).charge(charge, context: context) },
+            BenchOperation("charge") { provider, context in
+                _ = try await cast(provider, (any StoredCredentials).self).charge(charge, context: context)
+            },
         ]
         return ProviderSubject(
             kind: "trustpayments", factory: .trustpayments,
             credentials: [
-                "webservicesUsername": Secret(Seed.webservicesUsername), "webservicesPassword": Secret(Seed.webservicesPassword),
+                "webservicesUsername": Secret(Seed.webservicesUsername),
+                "webservicesPassword": Secret(Seed.webservicesPassword),
                 "jwtUsername": Secret(Seed.jwtUsername), "jwtSecret": Secret(Seed.jwtSecret),
             ],
             options: ["siteReference": .string(Seed.siteReference)],
             simulator: simulator,
             // The seeded transaction the charge uses, as the instance's store would hold it.
             credentialStore: InMemoryCredentialReferenceStore([
-                StoredCredential(reference: Seed.Transaction.storedVisaAuth, provider: "bench-trustpayments", maskedPAN: "411111######1111", brand: "VISA", scheme: .visa, created: Date())
+                StoredCredential(
+                    reference: Seed.Transaction.storedVisaAuth, provider: "bench-trustpayments",
+                    maskedPAN: "411111######1111", brand: "VISA", scheme: .visa, created: Date())
             ]),
             operations: operations, representative: "charge",
-            throughGateway: { gateway, target, context in _ = try await gateway.charge(charge, via: target, context: context) },
+            throughGateway: { gateway, target, context in
+                _ = try await gateway.charge(charge, via: target, context: context)
+            },
             // Each charge sends a fresh requestreference, which the answer must repeat.
             echoHeader: HTTPField.Name("REQUESTREFERENCE")
         )

@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import CardGatewayAsyncHTTPClient
 import CardGatewaySimulation
 import Foundation
@@ -71,7 +71,9 @@ public struct ReplayTransport: HTTPTransport {
         }
         // The first field of the name, as it was sent (the subscript would join every value of the name into a new
         // string, inside every measured call).
-        guard let parts = answer.parts, let echoing, let value = request.headerFields.first(where: { $0.name == echoing })?.value else {
+        guard let parts = answer.parts, let echoing,
+            let value = request.headerFields.first(where: { $0.name == echoing })?.value
+        else {
             return answer.response
         }
         var response = answer.response
@@ -159,7 +161,8 @@ extension ProviderSubject {
 
     public func instanceConfiguration(baseURL: URL) -> ProviderInstanceConfiguration {
         ProviderInstanceConfiguration(
-            name: instanceName, kind: factory.kind, environment: nil, baseURL: baseURL, credentials: credentials, options: options
+            name: instanceName, kind: factory.kind, environment: nil, baseURL: baseURL, credentials: credentials,
+            options: options
         )
     }
 
@@ -167,9 +170,13 @@ extension ProviderSubject {
     public func makeAdapter(baseURL: URL, transport: any HTTPTransport) throws -> any CardProvider {
         let configuration = instanceConfiguration(baseURL: baseURL)
         let http = try ProviderHTTPClient(
-            instance: instanceName, kind: factory.kind, baseURL: baseURL, transport: transport, timeout: configuration.timeout, retry: configuration.retry
+            instance: instanceName, kind: factory.kind, baseURL: baseURL, transport: transport,
+            timeout: configuration.timeout, retry: configuration.retry
         )
-        return try factory.make(ProviderSetup(configuration: configuration, http: http, logger: OperationContext.noopLogger, credentialStore: credentialStore))
+        return try factory.make(
+            ProviderSetup(
+                configuration: configuration, http: http, logger: OperationContext.noopLogger,
+                credentialStore: credentialStore))
     }
 
     /// A gateway with this provider's instance behind three routes (the last one matches `target`), over
@@ -183,11 +190,15 @@ extension ProviderSubject {
             providers: [instanceName: instance],
             routes: [
                 Route(when: .init(issuers: ["\(kind)-eu"]), use: instanceName),
-                Route(when: .init(bins: [BINRange(low: "44000000", high: "44009999"), BINRange(low: "510510", high: "510510")]), use: instanceName),
+                Route(
+                    when: .init(bins: [
+                        BINRange(low: "44000000", high: "44009999"), BINRange(low: "510510", high: "510510"),
+                    ]), use: instanceName),
                 Route(when: .init(issuers: [kind]), use: instanceName),
             ]
         )
-        return try CardGateway(configuration: configuration, registry: registry, transport: transport, credentialStore: credentialStore)
+        return try CardGateway(
+            configuration: configuration, registry: registry, transport: transport, credentialStore: credentialStore)
     }
 
     /// How the gateway benchmarks route: by issuer, to the third route.
@@ -206,7 +217,8 @@ extension ProviderSubject {
             do {
                 try await operation.run(adapter, OperationContext())
             } catch {
-                throw FixtureFailure(description: "adapter/\(kind)/\(operation.name) failed against the simulator: \(error)")
+                throw FixtureFailure(
+                    description: "adapter/\(kind)/\(operation.name) failed against the simulator: \(error)")
             }
             tapes[operation.name] = recorder.recorded
         }
@@ -232,7 +244,9 @@ public actor ReplayFixtures {
 
     public func entry(_ kind: String) async throws -> Entry {
         if let entry = entries[kind] { return entry }
-        guard let subject = ProviderSubject.named(kind) else { throw FixtureFailure(description: "no provider \(kind)") }
+        guard let subject = ProviderSubject.named(kind) else {
+            throw FixtureFailure(description: "no provider \(kind)")
+        }
         let run = try await SimulatorRun.start(subject.simulator)
         let tapes: [String: [RecordedExchange]]
         do {
@@ -244,9 +258,12 @@ public actor ReplayFixtures {
         await run.stop()
         var adapters: [String: any CardProvider] = [:]
         for (name, tape) in tapes {
-            adapters[name] = try subject.makeAdapter(baseURL: run.baseURL, transport: ReplayTransport(tape, echoing: subject.echoHeader))
+            adapters[name] = try subject.makeAdapter(
+                baseURL: run.baseURL, transport: ReplayTransport(tape, echoing: subject.echoHeader))
         }
-        let gateway = try subject.makeGateway(baseURL: run.baseURL, transport: ReplayTransport(tapes[subject.representative] ?? [], echoing: subject.echoHeader))
+        let gateway = try subject.makeGateway(
+            baseURL: run.baseURL,
+            transport: ReplayTransport(tapes[subject.representative] ?? [], echoing: subject.echoHeader))
         let entry = Entry(subject: subject, tapes: tapes, adapters: adapters, gateway: gateway)
         entries[kind] = entry
         return entry

@@ -22,7 +22,10 @@ let benchmarks: @Sendable () -> Void = {
         let label = size.tableLabel
         // The targets: ≤ 0.25 µs for 10 routes, ≤ 1 µs for 100k BIN ranges, no malloc (raw units: ns per 1 000).
         let matchTarget = size == 10 ? 250_000 : size == 100_000 ? 1_000_000 : nil
-        perRoute.benchmark("router/match-\(label)", matchTarget.map { makeLookupConfiguration(thresholds: targetThresholds(time: $0)) } ?? lookupConfiguration) { $1.matchHits($0) }
+        perRoute.benchmark(
+            "router/match-\(label)",
+            matchTarget.map { makeLookupConfiguration(thresholds: targetThresholds(time: $0)) } ?? lookupConfiguration
+        ) { $1.matchHits($0) }
         perRoute.benchmark("router/match-miss-\(label)", lookupConfiguration) { $1.matchMisses($0) }
         perRoute.benchmark("router/match-issuer-\(label)", lookupConfiguration) { $1.matchIssuer($0) }
         oneRoute.benchmark("router/match-one-route-\(label)", sizedConfiguration(size)) { $1.matchHits($0) }
@@ -43,12 +46,16 @@ let benchmarks: @Sendable () -> Void = {
                 // 100k: the issue's ≤ 50 ms and ≤ 20 MB (as bytes allocated while building, an upper bound of what the
                 // router keeps; peak resident memory is the whole process's, the table's routes included).
                 thresholds: size > 10_000
-                    ? targetThresholds(time: 50_000_000, extra: [
-                        .mallocBytesCount: .init(relative: [.p50: 5], absolute: [.p90: 20_000_000]),
-                        // Not exact here: dictionary growth depends on the per-process hash seed (313 to 349 seen).
-                        .mallocCountTotal: .init(relative: [.p50: 15], absolute: [.p90: 50]),
-                    ])
-                    : timeAndAllocationThresholds.merging([.peakMemoryResident: .init(relative: [.p50: 10], absolute: [:])]) { $1 }
+                    ? targetThresholds(
+                        time: 50_000_000,
+                        extra: [
+                            .mallocBytesCount: .init(relative: [.p50: 5], absolute: [.p90: 20_000_000]),
+                            // Not exact here: dictionary growth depends on the per-process hash seed (313 to 349 seen).
+                            .mallocCountTotal: .init(relative: [.p50: 15], absolute: [.p90: 50]),
+                        ])
+                    : timeAndAllocationThresholds.merging([
+                        .peakMemoryResident: .init(relative: [.p50: 10], absolute: [:])
+                    ]) { $1 }
             ).callgrindAware
         ) { benchmark in
             for _ in benchmark.scaledIterations {
@@ -112,7 +119,9 @@ final class TableSlot: @unchecked Sendable {
         self.shape = shape
     }
 
-    func benchmark(_ name: String, _ configuration: Benchmark.Configuration, _ body: @escaping (Benchmark, Table) -> Void) {
+    func benchmark(
+        _ name: String, _ configuration: Benchmark.Configuration, _ body: @escaping (Benchmark, Table) -> Void
+    ) {
         Benchmark(
             name, configuration: configuration,
             closure: { benchmark in body(benchmark, self.table!) },
@@ -157,10 +166,14 @@ final class Table: @unchecked Sendable {
         middleKey = RouteKey(bin: "\(middle + spacing / 4)12345678", country: "GB", currency: "GBP")
         // Sanity checks, so that a benchmark never silently measures the wrong path.
         let hit = router.match(hits[0])
-        precondition(hit?.instance.hasPrefix("bin-") == true, "a BIN key must hit a BIN route, got \(String(describing: hit))")
-        precondition(router.match(misses[0])?.instance == "default", "a key in a gap must fall through to the catch-all")
+        precondition(
+            hit?.instance.hasPrefix("bin-") == true, "a BIN key must hit a BIN route, got \(String(describing: hit))")
+        precondition(
+            router.match(misses[0])?.instance == "default", "a key in a gap must fall through to the catch-all")
         precondition(router.match(issuerKey)?.instance == "issuer-b", "the issuer key must hit its route")
-        precondition(shape == .oneRouteManyRanges || router.match(middleKey)?.routeIndex == Self.issuerRoutes + size / 2, "the middle key must hit the middle route")
+        precondition(
+            shape == .oneRouteManyRanges || router.match(middleKey)?.routeIndex == Self.issuerRoutes + size / 2,
+            "the middle key must hit the middle route")
     }
 
     /// Ranges `[low, low + spacing/2)` every `spacing`: disjoint, with a gap after each.

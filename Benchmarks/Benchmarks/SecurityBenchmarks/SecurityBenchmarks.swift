@@ -17,7 +17,10 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("hmac/verify-valid-2kib", configuration: fastConfiguration) { benchmark in
         for _ in benchmark.scaledIterations {
-            guard MessageAuthentication.verifyHMACSHA256(signature: Webhook.signature, key: Webhook.key, message: Webhook.body) else {
+            guard
+                MessageAuthentication.verifyHMACSHA256(
+                    signature: Webhook.signature, key: Webhook.key, message: Webhook.body)
+            else {
                 benchmark.error("a valid signature was refused")
                 return
             }
@@ -28,7 +31,10 @@ let benchmarks: @Sendable () -> Void = {
     for (label, signature) in [("first", Webhook.signatureWrongFirstByte), ("last", Webhook.signatureWrongLastByte)] {
         Benchmark("hmac/verify-wrong-\(label)-byte-2kib", configuration: fastConfiguration) { benchmark in
             for _ in benchmark.scaledIterations {
-                guard !MessageAuthentication.verifyHMACSHA256(signature: signature, key: Webhook.key, message: Webhook.body) else {
+                guard
+                    !MessageAuthentication.verifyHMACSHA256(
+                        signature: signature, key: Webhook.key, message: Webhook.body)
+                else {
                     benchmark.error("a forged signature was accepted")
                     return
                 }
@@ -72,7 +78,10 @@ let benchmarks: @Sendable () -> Void = {
     // MARK: Redaction
 
     // The issue's targets: ≤ 2 µs (raw units: ns per 1 000 calls); the malloc count is gated exactly.
-    Benchmark("safetext/scrub-provider-message", configuration: configuration(scalingFactor: .kilo, thresholds: targetThresholds(time: 2_000_000))) { benchmark in
+    Benchmark(
+        "safetext/scrub-provider-message",
+        configuration: configuration(scalingFactor: .kilo, thresholds: targetThresholds(time: 2_000_000))
+    ) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(callgrindMeasured { SafeText.scrub(Redaction.providerMessage) })
         }
@@ -84,20 +93,27 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("error/init-description", configuration: configuration(scalingFactor: .kilo, thresholds: targetThresholds(time: 2_000_000))) { benchmark in
+    Benchmark(
+        "error/init-description",
+        configuration: configuration(scalingFactor: .kilo, thresholds: targetThresholds(time: 2_000_000))
+    ) { benchmark in
         for _ in benchmark.scaledIterations {
-            blackHole(callgrindMeasured {
-                CardGatewayError(
-                    .declined, Redaction.providerMessage, provider: "eu-cards", providerKind: ProviderKind("stripe"),
-                    providerCode: "card_declined", httpStatus: 402, requestID: "req_8Hq2LfzX0a1b2c", fieldErrors: Redaction.fieldErrors
-                ).description
-            })
+            blackHole(
+                callgrindMeasured {
+                    CardGatewayError(
+                        .declined, Redaction.providerMessage, provider: "eu-cards",
+                        providerKind: ProviderKind("stripe"),
+                        providerCode: "card_declined", httpStatus: 402, requestID: "req_8Hq2LfzX0a1b2c",
+                        fieldErrors: Redaction.fieldErrors
+                    ).description
+                })
         }
     }
 
     Benchmark("error/description-prebuilt", configuration: fastConfiguration) { benchmark in
         let error = CardGatewayError(
-            .rateLimited, "too many requests", provider: "us-cards", providerKind: ProviderKind("adyen"), providerCode: "429",
+            .rateLimited, "too many requests", provider: "us-cards", providerKind: ProviderKind("adyen"),
+            providerCode: "429",
             httpStatus: 429, requestID: "req_42", retryAfter: .seconds(2), fieldErrors: Redaction.fieldErrors
         )
         for _ in benchmark.scaledIterations {
@@ -112,7 +128,9 @@ var fastConfiguration: Benchmark.Configuration { configuration(scalingFactor: .k
 /// For operations of tens of microseconds or more: a sample is one call.
 var slowConfiguration: Benchmark.Configuration { configuration(scalingFactor: .one) }
 
-func configuration(scalingFactor: BenchmarkScalingFactor, thresholds: [BenchmarkMetric: BenchmarkThresholds]? = nil) -> Benchmark.Configuration {
+func configuration(
+    scalingFactor: BenchmarkScalingFactor, thresholds: [BenchmarkMetric: BenchmarkThresholds]? = nil
+) -> Benchmark.Configuration {
     Benchmark.Configuration(
         metrics: [.wallClock, .mallocCountTotal],
         warmupIterations: 3,
@@ -131,7 +149,8 @@ enum Webhook {
 
     /// A 2 KiB JSON-ish event body.
     static let body: Data = {
-        var text = #"{"id":"evt_1SimBenchmark","object":"event","type":"issuing_card.updated","data":{"object":{"id":"ic_1SimActiveEligible000000","last4":"4242","metadata":{"#
+        var text =
+            #"{"id":"evt_1SimBenchmark","object":"event","type":"issuing_card.updated","data":{"object":{"id":"ic_1SimActiveEligible000000","last4":"4242","metadata":{"#
         var field = 0
         while text.utf8.count < 2_048 - 40 {
             text += #""k\#(field)":"value-\#(field)-abcdefghij","#

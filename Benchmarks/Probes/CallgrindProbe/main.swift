@@ -25,12 +25,16 @@ func callgrindMeasuredAsync<Result>(_ body: () async throws -> Result) async ret
 nonisolated func gatewayCalls(_ entry: ReplayFixtures.Entry, _ iterations: Int) async throws {
     let context = OperationContext()
     for _ in 0..<iterations {
-        try await callgrindMeasuredAsync { try await entry.subject.throughGateway(entry.gateway, entry.subject.target, context) }
+        try await callgrindMeasuredAsync {
+            try await entry.subject.throughGateway(entry.gateway, entry.subject.target, context)
+        }
     }
 }
 
 /// AdapterBenchmarks' calls, on the global executor (see `gatewayCalls`).
-nonisolated func adapterCalls<Adapter>(_ adapter: Adapter, _ run: (Adapter, OperationContext) async throws -> Void, _ iterations: Int) async throws {
+nonisolated func adapterCalls<Adapter>(
+    _ adapter: Adapter, _ run: (Adapter, OperationContext) async throws -> Void, _ iterations: Int
+) async throws {
     let context = OperationContext()
     for _ in 0..<iterations {
         try await callgrindMeasuredAsync { try await run(adapter, context) }
@@ -53,7 +57,9 @@ nonisolated func loopbackCalls(_ entry: LiveFixtures.Entry, direct: Bool, _ iter
 
 /// With PROBE_TIME set, the wall time per call since `started`.
 func reportTime(_ name: String, since started: ContinuousClock.Instant, iterations: Int) {
-    if ProcessInfo.processInfo.environment["PROBE_TIME"] != nil { print("\(name): \((ContinuousClock.now - started) / iterations) per call") }
+    if ProcessInfo.processInfo.environment["PROBE_TIME"] != nil {
+        print("\(name): \((ContinuousClock.now - started) / iterations) per call")
+    }
 }
 
 @inline(never)
@@ -69,7 +75,10 @@ func routes(size: Int) -> [Route] {
     ]
     for index in 0..<size {
         let low = 40_000_000 + index * spacing
-        routes.append(Route(when: .init(bins: [BINRange(low: String(low), high: String(low + spacing / 2 - 1))]), use: "bin-\(index % 4)"))
+        routes.append(
+            Route(
+                when: .init(bins: [BINRange(low: String(low), high: String(low + spacing / 2 - 1))]),
+                use: "bin-\(index % 4)"))
     }
     routes.append(Route(when: .init(), use: "default"))
     return routes
@@ -90,11 +99,17 @@ func document(binRoutes count: Int) -> Data {
     let instances = ["eu-cards", "us-cards", "uk-cards", "fallback"]
     for index in 0..<count {
         let low = 40_000_000 + index * spacing
-        routes.append(#"{ "when": { "bin": "\#(low)-\#(low + spacing / 2 - 1)" }, "use": "\#(instances[index % 4])", "description": "sponsor range \#(index)" }"#)
+        routes.append(
+            #"{ "when": { "bin": "\#(low)-\#(low + spacing / 2 - 1)" }, "use": "\#(instances[index % 4])", "description": "sponsor range \#(index)" }"#
+        )
     }
     routes.append(#"{ "when": {}, "use": "fallback" }"#)
-    let providers = instances.map { #""\#($0)": { "kind": "fake-issuer", "environment": "sandbox", "credentials": { "apiKey": "literal:key-\#($0)-123456" } }"# }
-    return Data(#"{ "providers": { \#(providers.joined(separator: ", ")) }, "routes": [ \#(routes.joined(separator: ",\n")) ] }"#.utf8)
+    let providers = instances.map {
+        #""\#($0)": { "kind": "fake-issuer", "environment": "sandbox", "credentials": { "apiKey": "literal:key-\#($0)-123456" } }"#
+    }
+    return Data(
+        #"{ "providers": { \#(providers.joined(separator: ", ")) }, "routes": [ \#(routes.joined(separator: ",\n")) ] }"#
+            .utf8)
 }
 
 struct FakeProvider: CardProvider { let descriptor: ProviderDescriptor }
@@ -104,7 +119,8 @@ let registry: ProviderRegistry = {
     let descriptor = ProviderDescriptor(kind: kind, capabilities: [.cardLookup])
     return ProviderRegistry([
         ProviderFactory(
-            kind: kind, descriptor: descriptor, environments: ["sandbox": URL(string: "https://sandbox.fake.example/v1")!],
+            kind: kind, descriptor: descriptor,
+            environments: ["sandbox": URL(string: "https://sandbox.fake.example/v1")!],
             credentials: [CredentialSpec("apiKey")], options: []
         ) { _ in FakeProvider(descriptor: descriptor) }
     ])
@@ -114,7 +130,10 @@ let registry: ProviderRegistry = {
 nonisolated func floorCalls(_ gateway: CardGateway, _ iterations: Int) async throws {
     let context = OperationContext()
     for _ in 0..<iterations {
-        keep(try await callgrindMeasuredAsync { try await gateway.card(FloorFixtures.card, via: FloorFixtures.target, context: context) })
+        keep(
+            try await callgrindMeasuredAsync {
+                try await gateway.card(FloorFixtures.card, via: FloorFixtures.target, context: context)
+            })
     }
 }
 
@@ -125,7 +144,9 @@ let providerMessage =
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let iterations = Int(arguments[2]) else {
-    print("usage: CallgrindProbe <router/match-10|router/match-100k-bins|router/init-100k-bins|config/load-10k-routes|error/init-description|safetext/scrub-provider-message|gateway/paysafe/card|gateway/adyen/card|gateway/stripe/card|gateway/bridge/card|gateway/trustpayments/charge|adapter/<kind>/<operation>|e2e/<kind>/gateway|e2e/<kind>/direct|e2e/<kind>/paired|floor/gateway|floor/client|load/<kind>/<callers> (iterations: measured seconds)> <iterations>")
+    print(
+        "usage: CallgrindProbe <router/match-10|router/match-100k-bins|router/init-100k-bins|config/load-10k-routes|error/init-description|safetext/scrub-provider-message|gateway/paysafe/card|gateway/adyen/card|gateway/stripe/card|gateway/bridge/card|gateway/trustpayments/charge|adapter/<kind>/<operation>|e2e/<kind>/gateway|e2e/<kind>/direct|e2e/<kind>/paired|floor/gateway|floor/client|load/<kind>/<callers> (iterations: measured seconds)> <iterations>"
+    )
     exit(64)
 }
 
@@ -153,7 +174,9 @@ case "router/init-100k-bins":
     for _ in 0..<iterations { keep(callgrindMeasured { Router(routes: table) }) }
 case "config/load-10k-routes":
     let data = document(binRoutes: 10_000)
-    for _ in 0..<iterations { keep(try callgrindMeasured { try GatewayConfiguration.load(from: data, registry: registry) }) }
+    for _ in 0..<iterations {
+        keep(try callgrindMeasured { try GatewayConfiguration.load(from: data, registry: registry) })
+    }
 case "error/init-description":
     let fieldErrors = [
         CardGatewayError.FieldError(field: "card.number", message: "4111111111111111 is not a valid card number"),
@@ -161,12 +184,14 @@ case "error/init-description":
         CardGatewayError.FieldError(field: "amount", message: "must be greater than 0"),
     ]
     for _ in 0..<iterations {
-        keep(callgrindMeasured {
-            CardGatewayError(
-                .declined, providerMessage, provider: "eu-cards", providerKind: ProviderKind("stripe"), providerCode: "card_declined",
-                httpStatus: 402, requestID: "req_8Hq2LfzX0a1b2c", fieldErrors: fieldErrors
-            ).description
-        })
+        keep(
+            callgrindMeasured {
+                CardGatewayError(
+                    .declined, providerMessage, provider: "eu-cards", providerKind: ProviderKind("stripe"),
+                    providerCode: "card_declined",
+                    httpStatus: 402, requestID: "req_8Hq2LfzX0a1b2c", fieldErrors: fieldErrors
+                ).description
+            })
     }
 case "safetext/scrub-provider-message":
     for _ in 0..<iterations { keep(callgrindMeasured { SafeText.scrub(providerMessage) }) }
@@ -193,7 +218,9 @@ case let name where name.hasPrefix("adapter/"):
         exit(64)
     }
     let entry = try await ReplayFixtures.shared.entry(parts[1])
-    guard let adapter = entry.adapters[parts[2]], let run = entry.subject.operations.first(where: { $0.name == parts[2] })?.run else {
+    guard let adapter = entry.adapters[parts[2]],
+        let run = entry.subject.operations.first(where: { $0.name == parts[2] })?.run
+    else {
         print("unknown operation \(name)")
         exit(64)
     }
@@ -227,7 +254,9 @@ case let name where name.hasPrefix("e2e/") && name.hasSuffix("/paired"):
     }
     func summary(_ ratios: [Double]) -> String {
         let sorted = ratios.sorted()
-        return String(format: "median %.3f, quartiles %.3f–%.3f", sorted[sorted.count / 2], sorted[sorted.count / 4], sorted[3 * sorted.count / 4])
+        return String(
+            format: "median %.3f, quartiles %.3f–%.3f", sorted[sorted.count / 2], sorted[sorted.count / 4],
+            sorted[3 * sorted.count / 4])
     }
     print("\(name): wall \(summary(wallRatios)); CPU \(summary(cpuRatios))")
 case let name where name.hasPrefix("e2e/"):
