@@ -1,10 +1,10 @@
-import CardGateway
-import CardGatewayTesting
+@_spi(AdapterSupport) import CardGateway
+@_spi(AdapterSupport) import CardGatewayTesting
 import Foundation
 import HTTPTypes
 import Testing
 
-@testable import CardGatewayAdyen
+@_spi(AdapterSupport) @testable import CardGatewayAdyen
 
 /// Provider JSON built from Adyen's docs and OpenAPI examples, and helpers to build the adapter on a scripted
 /// transport.
@@ -15,13 +15,17 @@ enum Fixture {
     static let hmacKeyHex = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
 
     static func provider(
-        _ transport: ScriptedTransport, hmacKey: String? = hmacKeyHex, retry: RetryPolicy? = nil, sleeps: SleepRecorder? = nil
+        _ transport: ScriptedTransport, hmacKey: String? = hmacKeyHex, retry: RetryPolicy? = nil,
+        sleeps: SleepRecorder? = nil
     ) throws -> AdyenProvider {
         let http: ProviderHTTPClient
         if let retry {
-            http = try ProviderHTTPClient.testing(instance: "adyen-eu", kind: .adyen, baseURL: baseURL, transport: transport, retry: retry, sleeps: sleeps)
+            http = try ProviderHTTPClient.testing(
+                instance: "adyen-eu", kind: .adyen, baseURL: baseURL, transport: transport, retry: retry, sleeps: sleeps
+            )
         } else {
-            http = try ProviderHTTPClient.testing(instance: "adyen-eu", kind: .adyen, baseURL: baseURL, transport: transport, sleeps: sleeps)
+            http = try ProviderHTTPClient.testing(
+                instance: "adyen-eu", kind: .adyen, baseURL: baseURL, transport: transport, sleeps: sleeps)
         }
         return try AdyenProvider(http: http, apiKey: Secret(apiKey), hmacKey: hmacKey.map(Secret.init))
     }
@@ -59,9 +63,11 @@ enum Fixture {
 
     static func token(
         id: String = "NWTK00000000000000000000000001", instrument: String = "PI3227C223222B5BPCMFXD2XG",
-        status: String = "active", type: String = "applePay", requestor: String? = nil, brandVariant: String = "mc_prepaid_mrw"
+        status: String = "active", type: String = "applePay", requestor: String? = nil,
+        brandVariant: String = "mc_prepaid_mrw"
     ) -> String {
-        let requestorJSON = requestor.map { ", \"tokenRequestor\": {\"id\": \"50110030273\", \"name\": \"\($0)\"}" } ?? ""
+        let requestorJSON =
+            requestor.map { ", \"tokenRequestor\": {\"id\": \"50110030273\", \"name\": \"\($0)\"}" } ?? ""
         return """
             {"id": "\(id)", "paymentInstrumentId": "\(instrument)", "status": "\(status)", "type": "\(type)",
              "brandVariant": "\(brandVariant)", "creationDate": "2021-01-01T01:00:00+01:00", "tokenLastFour": "0001",
@@ -73,7 +79,8 @@ enum Fixture {
 
     static func restError(
         status: Int, errorCode: String, title: String = "Error", detail: String = "Something failed.",
-        requestId: String? = nil, invalidFields: String? = nil, type: String = "https://docs.adyen.com/errors/general/bad-request"
+        requestId: String? = nil, invalidFields: String? = nil,
+        type: String = "https://docs.adyen.com/errors/general/bad-request"
     ) -> String {
         var fields = [
             "\"type\": \"\(type)\"", "\"title\": \"\(title)\"", "\"status\": \(status)", "\"detail\": \"\(detail)\"",
@@ -87,12 +94,18 @@ enum Fixture {
     /// A network token webhook (OpenAPI `NetworkTokenNotificationRequest`).
     static func notification(
         type: String = "balancePlatform.networkToken.created", tokenID: String = "NWTK00000000000000000000000001",
-        status: String = "active", decision: String = "approved", tokenType: String = "wallet", walletType: String? = "applePay",
+        status: String = "active", decision: String = "approved", tokenType: String = "wallet",
+        walletType: String? = "applePay",
         requestor: String? = "Apple Pay", timestamp: String = "2025-03-19T10:15:30+01:00"
     ) -> Data {
-        let walletJSON = walletType.map { ", \"wallet\": {\"type\": \"\($0)\", \"provisioningMethod\": \"push\", \"deviceScore\": \"4\", \"accountScore\": \"5\"}" } ?? ""
-        let requestorJSON = requestor.map { ", \"tokenRequestor\": {\"id\": \"40010030273\", \"name\": \"\($0)\"}" } ?? ""
-        return Data("""
+        let walletJSON =
+            walletType.map {
+                ", \"wallet\": {\"type\": \"\($0)\", \"provisioningMethod\": \"push\", \"deviceScore\": \"4\", \"accountScore\": \"5\"}"
+            } ?? ""
+        let requestorJSON =
+            requestor.map { ", \"tokenRequestor\": {\"id\": \"40010030273\", \"name\": \"\($0)\"}" } ?? ""
+        return Data(
+            """
             {"data": {"balancePlatform": "YOUR_BALANCE_PLATFORM", "decision": "\(decision)", "id": "\(tokenID)",
               "paymentInstrumentId": "PI3227C223222B5BPCMFXD2XG", "status": "\(status)", "tokenLastFour": "9876",
               "type": "\(tokenType)", "authenticationApplied": false\(walletJSON)\(requestorJSON)},
@@ -101,7 +114,8 @@ enum Fixture {
     }
 
     static func sign(_ body: Data, keyHex: String = hmacKeyHex) -> String {
-        MessageAuthentication.hmacSHA256(key: ByteEncoding.decodeHex(keyHex) ?? Data(), message: body).base64EncodedString()
+        MessageAuthentication.hmacSHA256(key: ByteEncoding.decodeHex(keyHex) ?? Data(), message: body)
+            .base64EncodedString()
     }
 
     static func delivery(_ body: Data, headers: [(String, String)]) -> WebhookDelivery {

@@ -9,18 +9,22 @@ import Testing
 import SharedTestSupport
 
 /// Card issuance on Adyen: `POST /paymentInstruments`, on the wire against the simulator and refused before sending.
-@Suite("Adyen card issuance")
+@Suite("Adyen card issuance", .timeLimit(.minutes(5)))
 struct AdyenIssuanceTests {
     typealias Seed = AdyenSimulator.Seed
 
-    static func virtual(name: String? = "Sam Hopper", country: String? = "NL", program: String = "visadebit") -> CreateCardRequest {
+    static func virtual(
+        name: String? = "Sam Hopper", country: String? = "NL", program: String = "visadebit"
+    ) -> CreateCardRequest {
         CreateCardRequest(
             customer: Seed.balanceAccountID, type: .virtual, program: program, currency: "EUR", externalID: "order-77",
             cardholderName: name, issuingCountryCode: country
         )
     }
 
-    @Test("a virtual card is POST /paymentInstruments with Adyen's fields and an Idempotency-Key, answered as the new card")
+    @Test(
+        "a virtual card is POST /paymentInstruments with Adyen's fields and an Idempotency-Key, answered as the new card"
+    )
     func createVirtual() async throws {
         try await withSimulator(AdyenSimulator()) { handle in
             let provider = try SimulatorFixture.provider(handle)
@@ -34,14 +38,17 @@ struct AdyenIssuanceTests {
             let key = try #require(post.header("Idempotency-Key"))
             #expect(!key.isEmpty && key.count <= 64)
             #expect(
-                try JSONValue.parse(post.body) == .object([
-                    "type": .string("card"), "balanceAccountId": .string(Seed.balanceAccountID), "issuingCountryCode": .string("NL"),
-                    "reference": .string("order-77"),
-                    "card": .object([
-                        "brand": .string("visa"), "brandVariant": .string("visadebit"), "cardholderName": .string("Sam Hopper"),
-                        "formFactor": .string("virtual"),
-                    ]),
-                ])
+                try JSONValue.parse(post.body)
+                    == .object([
+                        "type": .string("card"), "balanceAccountId": .string(Seed.balanceAccountID),
+                        "issuingCountryCode": .string("NL"),
+                        "reference": .string("order-77"),
+                        "card": .object([
+                            "brand": .string("visa"), "brandVariant": .string("visadebit"),
+                            "cardholderName": .string("Sam Hopper"),
+                            "formFactor": .string("virtual"),
+                        ]),
+                    ])
             )
             #expect(post.executedSuccessfully)
             #expect(card.type == .virtual && card.status == .active && card.scheme == .visa)
@@ -50,7 +57,8 @@ struct AdyenIssuanceTests {
             #expect(card.lastFour?.count == 4)
             // The new card can be read back and is in the balance account's listing.
             #expect(try await provider.card(card.ref, context: OperationContext()).id == card.id)
-            let listed = try await provider.listCards(CardQuery(customer: Seed.balanceAccountID, limit: 100), context: OperationContext())
+            let listed = try await provider.listCards(
+                CardQuery(customer: Seed.balanceAccountID, limit: 100), context: OperationContext())
             #expect(listed.cards.contains { $0.id == card.id })
         }
     }
@@ -59,9 +67,12 @@ struct AdyenIssuanceTests {
     func createPhysical() async throws {
         try await withSimulator(AdyenSimulator()) { handle in
             let provider = try SimulatorFixture.provider(handle)
-            let address = DeliveryAddress(address1: "Simon Carmiggeltstraat", address2: "6-50", city: "Amsterdam", countryCode: "nl", postalCode: "1011 DJ")
+            let address = DeliveryAddress(
+                address1: "Simon Carmiggeltstraat", address2: "6-50", city: "Amsterdam", countryCode: "nl",
+                postalCode: "1011 DJ")
             let request = CreateCardRequest(
-                customer: Seed.balanceAccountID, type: .physical, program: "mcprepaid", currency: "EUR", deliveryAddress: address,
+                customer: Seed.balanceAccountID, type: .physical, program: "mcprepaid", currency: "EUR",
+                deliveryAddress: address,
                 cardholderName: "Jo van der Berg"
             )
             let card = try await provider.createCard(request, context: OperationContext())
@@ -73,13 +84,15 @@ struct AdyenIssuanceTests {
             #expect(body["card"]?["brand"]?.stringValue == "mc")
             #expect(body["card"]?["formFactor"]?.stringValue == "physical")
             #expect(
-                body["card"]?["deliveryContact"] == .object([
-                    "name": .object(["firstName": .string("Jo van der"), "lastName": .string("Berg")]),
-                    "address": .object([
-                        "line1": .string("Simon Carmiggeltstraat"), "line2": .string("6-50"), "city": .string("Amsterdam"),
-                        "country": .string("NL"), "postalCode": .string("1011 DJ"),
-                    ]),
-                ])
+                body["card"]?["deliveryContact"]
+                    == .object([
+                        "name": .object(["firstName": .string("Jo van der"), "lastName": .string("Berg")]),
+                        "address": .object([
+                            "line1": .string("Simon Carmiggeltstraat"), "line2": .string("6-50"),
+                            "city": .string("Amsterdam"),
+                            "country": .string("NL"), "postalCode": .string("1011 DJ"),
+                        ]),
+                    ])
             )
             #expect(body["reference"] == nil && body["status"] == nil)
         }
@@ -105,25 +118,55 @@ struct AdyenIssuanceTests {
     }
 
     static let invalidCases: [(String, CreateCardRequest, [String])] = [
-        ("no customer, bad currency", CreateCardRequest(customer: "", type: .virtual, program: "visadebit", currency: "euro", cardholderName: "A B", issuingCountryCode: "NL"), ["customer", "currency"]),
-        ("unsafe customer", CreateCardRequest(customer: "BA/../x", type: .virtual, program: "visadebit", currency: "EUR", cardholderName: "A B", issuingCountryCode: "NL"), ["customer"]),
-        ("no name, no country", CreateCardRequest(customer: "BA1", type: .virtual, program: "visadebit", currency: "EUR"), ["cardholderName", "issuingCountryCode"]),
+        (
+            "no customer, bad currency",
+            CreateCardRequest(
+                customer: "", type: .virtual, program: "visadebit", currency: "euro", cardholderName: "A B",
+                issuingCountryCode: "NL"), ["customer", "currency"]
+        ),
+        (
+            "unsafe customer",
+            CreateCardRequest(
+                customer: "BA/../x", type: .virtual, program: "visadebit", currency: "EUR", cardholderName: "A B",
+                issuingCountryCode: "NL"), ["customer"]
+        ),
+        (
+            "no name, no country",
+            CreateCardRequest(customer: "BA1", type: .virtual, program: "visadebit", currency: "EUR"),
+            ["cardholderName", "issuingCountryCode"]
+        ),
         ("name too long", virtual(name: String(repeating: "x", count: 27)), ["cardholderName"]),
         ("name with a control character", virtual(name: "Sam\u{7}Hopper"), ["cardholderName"]),
         ("country not alpha-2", virtual(country: "NLD"), ["issuingCountryCode"]),
         ("brand not derivable", virtual(program: "amexgold"), ["program"]),
         ("program unsafe", virtual(program: "visa debit"), ["program"]),
         ("no program", virtual(program: ""), ["program"]),
-        ("unknown type", CreateCardRequest(customer: "BA1", type: .unknown, program: "visadebit", currency: "EUR", cardholderName: "A B", issuingCountryCode: "NL"), ["type"]),
-        ("physical without address", CreateCardRequest(customer: "BA1", type: .physical, program: "visadebit", currency: "EUR", cardholderName: "A B", issuingCountryCode: "NL"), ["deliveryAddress"]),
+        (
+            "unknown type",
+            CreateCardRequest(
+                customer: "BA1", type: .unknown, program: "visadebit", currency: "EUR", cardholderName: "A B",
+                issuingCountryCode: "NL"), ["type"]
+        ),
+        (
+            "physical without address",
+            CreateCardRequest(
+                customer: "BA1", type: .physical, program: "visadebit", currency: "EUR", cardholderName: "A B",
+                issuingCountryCode: "NL"), ["deliveryAddress"]
+        ),
         (
             "physical with one name",
             CreateCardRequest(
                 customer: "BA1", type: .physical, program: "visadebit", currency: "EUR",
-                deliveryAddress: DeliveryAddress(address1: "a", city: "b", countryCode: "NL", postalCode: "1"), cardholderName: "Cher"
+                deliveryAddress: DeliveryAddress(address1: "a", city: "b", countryCode: "NL", postalCode: "1"),
+                cardholderName: "Cher"
             ), ["cardholderName"]
         ),
-        ("a PIN", CreateCardRequest(customer: "BA1", type: .virtual, program: "visadebit", currency: "EUR", pin: Secret("1234"), cardholderName: "A B", issuingCountryCode: "NL"), ["pin"]),
+        (
+            "a PIN",
+            CreateCardRequest(
+                customer: "BA1", type: .virtual, program: "visadebit", currency: "EUR", pin: Secret("1234"),
+                cardholderName: "A B", issuingCountryCode: "NL"), ["pin"]
+        ),
     ]
 
     @Test("refused before sending, every problem named", arguments: invalidCases)
@@ -145,25 +188,35 @@ struct AdyenIssuanceTests {
     func simulatorValidation() async throws {
         try await withSimulator(AdyenSimulator()) { handle in
             let raw = RawClient(handle: handle)
-            let missing = try await raw.send(.post, "/paymentInstruments", body: raw.json("{\"type\":\"card\",\"balanceAccountId\":\"\(Seed.balanceAccountID)\"}"))
+            let missing = try await raw.send(
+                .post, "/paymentInstruments",
+                body: raw.json("{\"type\":\"card\",\"balanceAccountId\":\"\(Seed.balanceAccountID)\"}"))
             #expect(missing.status == 422 && missing.errorCode == AdyenSimulatorErrors.invalidInstrumentCreate)
             let names = missing.json?["invalidFields"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
             #expect(names == ["issuingCountryCode", "card"])
-            let card = "\"card\":{\"brand\":\"visa\",\"brandVariant\":\"visadebit\",\"cardholderName\":\"A B\",\"formFactor\":\"virtual\"}"
-            let unknown = try await raw.send(.post, "/paymentInstruments", body: raw.json("{\"type\":\"card\",\"balanceAccountId\":\"BA0000UNKNOWN\",\"issuingCountryCode\":\"NL\",\(card)}"))
+            let card =
+                "\"card\":{\"brand\":\"visa\",\"brandVariant\":\"visadebit\",\"cardholderName\":\"A B\",\"formFactor\":\"virtual\"}"
+            let unknown = try await raw.send(
+                .post, "/paymentInstruments",
+                body: raw.json(
+                    "{\"type\":\"card\",\"balanceAccountId\":\"BA0000UNKNOWN\",\"issuingCountryCode\":\"NL\",\(card)}"))
             #expect(unknown.status == 404 && unknown.errorCode == AdyenSimulatorErrors.unknownBalanceAccount)
             let noKey = try await raw.send(.post, "/paymentInstruments", apiKey: nil, body: raw.json("{}"))
             #expect(noKey.status == 401)
             let ok = try await raw.send(
                 .post, "/paymentInstruments", headers: [("Idempotency-Key", "k1")],
-                body: raw.json("{\"type\":\"card\",\"balanceAccountId\":\"\(Seed.balanceAccountID)\",\"issuingCountryCode\":\"NL\",\(card)}")
+                body: raw.json(
+                    "{\"type\":\"card\",\"balanceAccountId\":\"\(Seed.balanceAccountID)\",\"issuingCountryCode\":\"NL\",\(card)}"
+                )
             )
             #expect(ok.status == 200 && ok.header("Idempotency-Key") == "k1")
             #expect(ok.json?["status"]?.stringValue == "active")
             #expect(ok.json?["card"]?["cardholderName"]?.stringValue == "A B")
             let reused = try await raw.send(
                 .post, "/paymentInstruments", headers: [("Idempotency-Key", "k1")],
-                body: raw.json("{\"type\":\"card\",\"balanceAccountId\":\"\(Seed.balanceAccountID)\",\"issuingCountryCode\":\"DE\",\(card)}")
+                body: raw.json(
+                    "{\"type\":\"card\",\"balanceAccountId\":\"\(Seed.balanceAccountID)\",\"issuingCountryCode\":\"DE\",\(card)}"
+                )
             )
             #expect(reused.status == 422 && reused.errorCode == AdyenSimulatorErrors.idempotencyConflict)
         }

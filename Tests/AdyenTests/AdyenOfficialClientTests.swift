@@ -8,18 +8,23 @@ import Testing
 /// scripts/official-clients-requirements.txt) against the simulator: payment instruments, the activation-data
 /// exchange played as the SDK would, network tokens, errors and the library's webhook HMAC check.
 /// See ``OfficialClient`` for when it runs.
-@Suite("Adyen official client")
+@Suite("Adyen official client", .timeLimit(.minutes(5)))
 struct AdyenOfficialClientTests {
-    @Test("Adyen's Python library reads instruments, runs the relay, updates tokens and verifies a webhook against the simulator")
+    @Test(
+        "Adyen's Python library reads instruments, runs the relay, updates tokens and verifies a webhook against the simulator"
+    )
     func adyenPythonWorksAgainstTheSimulator() async throws {
         try await OfficialClient.requireAvailable(module: "Adyen")
         let simulator = AdyenSimulator()
-        let signed = simulator.signedWebhook(type: AdyenSimulator.networkTokenUpdated, token: AdyenSimulator.Seed.activeApplePayTokenID)
+        let signed = simulator.signedWebhook(
+            type: AdyenSimulator.networkTokenUpdated, token: AdyenSimulator.Seed.activeApplePayTokenID)
         let signature = try #require(signed.headers.first { $0.0.lowercased() == "hmacsignature" }?.1)
         let webhook = try JSONSerialization.data(withJSONObject: [
-            "body": String(decoding: signed.body, as: UTF8.self), "signature": signature, "hmacKey": AdyenSimulator.Credentials.hmacKeyHex,
+            "body": String(decoding: signed.body, as: UTF8.self), "signature": signature,
+            "hmacKey": AdyenSimulator.Credentials.hmacKeyHex,
         ])
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("adyen-webhook-\(UUID().uuidString).json")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "adyen-webhook-\(UUID().uuidString).json")
         try webhook.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         try await withSimulator(simulator) { handle in
@@ -30,7 +35,8 @@ struct AdyenOfficialClientTests {
             let posts = handle.journal.entries(method: "POST", pathContains: "networkTokenActivationData")
             #expect(posts.filter { $0.responseStatus == 200 }.count == 3)
             #expect(posts.contains { $0.header("idempotency-key") == "official-client-round-1" })
-            #expect(handle.journal.entries().allSatisfy { $0.header("adyen-library-name") == "adyen-python-api-library" })
+            #expect(
+                handle.journal.entries().allSatisfy { $0.header("adyen-library-name") == "adyen-python-api-library" })
         }
     }
 }

@@ -6,20 +6,25 @@ import Testing
 @testable import CardGatewayAdyen
 import SharedTestSupport
 
-@Suite("Adyen network tokens, offers and the issuer SDK relay (scripted)")
+@Suite("Adyen network tokens, offers and the issuer SDK relay (scripted)", .timeLimit(.minutes(5)))
 struct AdyenProvisioningTests {
     // MARK: Network tokens
 
     @Test("networkTokens(for:): GET /paymentInstruments/{id}/networkTokens, each field mapped")
     func tokens() async throws {
-        let transport = ScriptedTransport([.json(200, Fixture.tokenList([
-            Fixture.token(id: "NWTK1", status: "active", type: "applePay", brandVariant: "mc_prepaid_mrw"),
-            Fixture.token(id: "NWTK2", status: "inactive", type: "googlePay", brandVariant: "visadebit"),
-            Fixture.token(id: "NWTK3", status: "suspended", type: "wallet", requestor: "Apple Pay"),
-            Fixture.token(id: "NWTK4", status: "closed", type: "cof", requestor: "Merchant Token Service"),
-            Fixture.token(id: "NWTK5", status: "unheardOf", type: "wallet", brandVariant: "other"),
-        ]))])
-        let tokens = try await Fixture.provider(transport).networkTokens(for: CardRef(id: "PI3227C223222B5BPCMFXD2XG"), context: OperationContext())
+        let transport = ScriptedTransport([
+            .json(
+                200,
+                Fixture.tokenList([
+                    Fixture.token(id: "NWTK1", status: "active", type: "applePay", brandVariant: "mc_prepaid_mrw"),
+                    Fixture.token(id: "NWTK2", status: "inactive", type: "googlePay", brandVariant: "visadebit"),
+                    Fixture.token(id: "NWTK3", status: "suspended", type: "wallet", requestor: "Apple Pay"),
+                    Fixture.token(id: "NWTK4", status: "closed", type: "cof", requestor: "Merchant Token Service"),
+                    Fixture.token(id: "NWTK5", status: "unheardOf", type: "wallet", brandVariant: "other"),
+                ]))
+        ])
+        let tokens = try await Fixture.provider(transport).networkTokens(
+            for: CardRef(id: "PI3227C223222B5BPCMFXD2XG"), context: OperationContext())
 
         let request = try #require(transport.requests.first)
         #expect(request.method == "GET")
@@ -37,22 +42,32 @@ struct AdyenProvisioningTests {
 
     @Test("a listed token without an id is skipped; a fetched one without an id is invalidResponse")
     func tokenWithoutID() async throws {
-        let list = #"{"networkTokens":[{"status":"active","type":"wallet"},{"id":"NWTK9","status":"active","type":"wallet"}]}"#
+        let list =
+            #"{"networkTokens":[{"status":"active","type":"wallet"},{"id":"NWTK9","status":"active","type":"wallet"}]}"#
         let single = #"{"token":{"status":"active","type":"wallet"}}"#
         let transport = ScriptedTransport([.json(200, list), .json(200, single)])
         let provider = try Fixture.provider(transport)
-        #expect(try await provider.networkTokens(for: CardRef(id: "PI1"), context: OperationContext()).map(\.id) == ["NWTK9"])
+        #expect(
+            try await provider.networkTokens(for: CardRef(id: "PI1"), context: OperationContext()).map(\.id) == [
+                "NWTK9"
+            ])
         let error = await gatewayError { _ = try await provider.networkToken(id: "NWTK8", context: OperationContext()) }
         #expect(error?.code == .invalidResponse)
     }
 
-    @Test("wallet from token type, wallet type and token requestor", arguments: [
-        ("applePay", nil, nil, Wallet?.some(.applePay)), ("googlePay", nil, nil, .googlePay), ("wallet", "googlePay", nil, .googlePay),
-        ("wallet", nil, "Google Pay", .googlePay), ("wallet", nil, "Android Pay", .googlePay), ("wallet", nil, "Samsung Pay", .samsungPay),
-        ("wallet", "garminPay", nil, nil), ("cof", nil, "Apple Pay", nil), (nil, nil, nil, nil),
-    ] as [(String?, String?, String?, Wallet?)])
+    @Test(
+        "wallet from token type, wallet type and token requestor",
+        arguments: [
+            ("applePay", nil, nil, Wallet?.some(.applePay)), ("googlePay", nil, nil, .googlePay),
+            ("wallet", "googlePay", nil, .googlePay),
+            ("wallet", nil, "Google Pay", .googlePay), ("wallet", nil, "Android Pay", .googlePay),
+            ("wallet", nil, "Samsung Pay", .samsungPay),
+            ("wallet", "garminPay", nil, nil), ("cof", nil, "Apple Pay", nil), (nil, nil, nil, nil),
+        ] as [(String?, String?, String?, Wallet?)])
     func wallets(tokenType: String?, walletType: String?, requestor: String?, expected: Wallet?) {
-        #expect(AdyenMapping.wallet(tokenType: tokenType, walletType: walletType, tokenRequestorName: requestor) == expected)
+        #expect(
+            AdyenMapping.wallet(tokenType: tokenType, walletType: walletType, tokenRequestorName: requestor) == expected
+        )
     }
 
     @Test("creation dates with fractional seconds and garbage")
@@ -65,7 +80,9 @@ struct AdyenProvisioningTests {
 
     @Test("networkToken(id:): GET /networkTokens/{id}; a body without token is invalidResponse")
     func oneToken() async throws {
-        let transport = ScriptedTransport([.json(200, "{\"token\": \(Fixture.token(id: "NWTK9", status: "suspended"))}"), .json(200, "{}")])
+        let transport = ScriptedTransport([
+            .json(200, "{\"token\": \(Fixture.token(id: "NWTK9", status: "suspended"))}"), .json(200, "{}"),
+        ])
         let provider = try Fixture.provider(transport)
         let token = try await provider.networkToken(id: "NWTK9", context: OperationContext())
         #expect(transport.requests.first?.path == "/bcl/v2/networkTokens/NWTK9")
@@ -75,10 +92,13 @@ struct AdyenProvisioningTests {
         #expect(error?.code == .invalidResponse)
     }
 
-    @Test("updateNetworkToken: PATCH /networkTokens/{id} with the status, 202 accepted", arguments: AdyenNetworkTokenStatus.allCases)
+    @Test(
+        "updateNetworkToken: PATCH /networkTokens/{id} with the status, 202 accepted",
+        arguments: AdyenNetworkTokenStatus.allCases)
     func patch(status: AdyenNetworkTokenStatus) async throws {
         let transport = ScriptedTransport([.response(status: 202)])
-        try await Fixture.provider(transport).updateNetworkToken(id: "NWTK1", status: status, context: OperationContext())
+        try await Fixture.provider(transport).updateNetworkToken(
+            id: "NWTK1", status: status, context: OperationContext())
         let request = try #require(transport.requests.first)
         #expect(request.method == "PATCH")
         #expect(request.path == "/bcl/v2/networkTokens/NWTK1")
@@ -89,47 +109,72 @@ struct AdyenProvisioningTests {
 
     @Test("updateNetworkToken: Adyen's refusal of a closed token is mapped; a known closed token is refused locally")
     func patchClosed() async throws {
-        let transport = ScriptedTransport([.json(422, Fixture.restError(status: 422, errorCode: "30_112", title: "Invalid network token status", detail: "Network token status closed is final.", requestId: "REQ1"))])
+        let transport = ScriptedTransport([
+            .json(
+                422,
+                Fixture.restError(
+                    status: 422, errorCode: "30_112", title: "Invalid network token status",
+                    detail: "Network token status closed is final.", requestId: "REQ1"))
+        ])
         let provider = try Fixture.provider(transport)
-        let remote = await gatewayError { try await provider.updateNetworkToken(id: "NWTK4", status: .active, context: OperationContext()) }
+        let remote = await gatewayError {
+            try await provider.updateNetworkToken(id: "NWTK4", status: .active, context: OperationContext())
+        }
         #expect(remote?.code == .invalidRequest)
         #expect(remote?.providerCode == "30_112")
         #expect(remote?.httpStatus == 422)
         #expect(remote?.requestID == "REQ1")
 
         let closed = WalletToken(id: "NWTK4", wallet: .applePay, status: .deleted, providerStatus: "closed")
-        let local = await gatewayError { try await provider.updateNetworkToken(closed, status: .active, context: OperationContext()) }
+        let local = await gatewayError {
+            try await provider.updateNetworkToken(closed, status: .active, context: OperationContext())
+        }
         #expect(local?.code == .invalidCardState)
         #expect(transport.requestCount == 1)
 
-        let emptyID = await gatewayError { try await provider.updateNetworkToken(id: "", status: .suspended, context: OperationContext()) }
+        let emptyID = await gatewayError {
+            try await provider.updateNetworkToken(id: "", status: .suspended, context: OperationContext())
+        }
         #expect(emptyID?.code == .invalidRequest)
         #expect(transport.requestCount == 1)
 
         let open = ScriptedTransport([.response(status: 202)])
-        try await Fixture.provider(open).updateNetworkToken(WalletToken(id: "NWTK1", wallet: nil, status: .active, providerStatus: "active"), status: .suspended, context: OperationContext())
+        try await Fixture.provider(open).updateNetworkToken(
+            WalletToken(id: "NWTK1", wallet: nil, status: .active, providerStatus: "active"), status: .suspended,
+            context: OperationContext())
         #expect(open.requestCount == 1)
     }
 
     @Test("a close that was applied before its retry is refused as final: the token is read and the close succeeds")
     func retriedCloseSettles() async throws {
-        let final = Fixture.restError(status: 422, errorCode: "30_112", title: "Invalid network token status", detail: "Network token status closed is final.")
+        let final = Fixture.restError(
+            status: 422, errorCode: "30_112", title: "Invalid network token status",
+            detail: "Network token status closed is final.")
         let applied = ScriptedTransport([
-            .json(500, Fixture.restError(status: 500, errorCode: "00_500")), .json(422, final), .json(200, "{\"token\": \(Fixture.token(id: "NWTK7", status: "closed"))}"),
+            .json(500, Fixture.restError(status: 500, errorCode: "00_500")), .json(422, final),
+            .json(200, "{\"token\": \(Fixture.token(id: "NWTK7", status: "closed"))}"),
         ])
-        try await Fixture.provider(applied, sleeps: SleepRecorder()).updateNetworkToken(id: "NWTK7", status: .closed, context: OperationContext())
+        try await Fixture.provider(applied, sleeps: SleepRecorder()).updateNetworkToken(
+            id: "NWTK7", status: .closed, context: OperationContext())
         #expect(applied.requests.map(\.method) == ["PATCH", "PATCH", "GET"])
 
         // Still open after all: the refusal stands.
         let notApplied = ScriptedTransport([
-            .json(500, Fixture.restError(status: 500, errorCode: "00_500")), .json(422, final), .json(200, "{\"token\": \(Fixture.token(id: "NWTK7", status: "active"))}"),
+            .json(500, Fixture.restError(status: 500, errorCode: "00_500")), .json(422, final),
+            .json(200, "{\"token\": \(Fixture.token(id: "NWTK7", status: "active"))}"),
         ])
-        let error = await gatewayError { try await Fixture.provider(notApplied, sleeps: SleepRecorder()).updateNetworkToken(id: "NWTK7", status: .closed, context: OperationContext()) }
+        let error = await gatewayError {
+            try await Fixture.provider(notApplied, sleeps: SleepRecorder()).updateNetworkToken(
+                id: "NWTK7", status: .closed, context: OperationContext())
+        }
         #expect(error?.providerCode == "30_112")
 
         // A first-attempt refusal is not second-guessed.
         let once = ScriptedTransport([.json(422, final)])
-        let direct = await gatewayError { try await Fixture.provider(once).updateNetworkToken(id: "NWTK7", status: .closed, context: OperationContext()) }
+        let direct = await gatewayError {
+            try await Fixture.provider(once).updateNetworkToken(
+                id: "NWTK7", status: .closed, context: OperationContext())
+        }
         #expect(direct?.providerCode == "30_112")
         #expect(once.requestCount == 1)
     }
@@ -138,8 +183,12 @@ struct AdyenProvisioningTests {
     func dotSegments(id: String) async throws {
         let transport = ScriptedTransport([])
         let provider = try Fixture.provider(transport)
-        #expect(await gatewayError { _ = try await provider.card(CardRef(id: id), context: OperationContext()) }?.code == .invalidRequest)
-        #expect(await gatewayError { _ = try await provider.networkToken(id: id, context: OperationContext()) }?.code == .invalidRequest)
+        #expect(
+            await gatewayError { _ = try await provider.card(CardRef(id: id), context: OperationContext()) }?.code
+                == .invalidRequest)
+        #expect(
+            await gatewayError { _ = try await provider.networkToken(id: id, context: OperationContext()) }?.code
+                == .invalidRequest)
         #expect(transport.requestCount == 0)
     }
 
@@ -148,11 +197,16 @@ struct AdyenProvisioningTests {
     @Test("offer: active card is eligible, flow issuerSDKRelay, sheet data and existing tokens")
     func eligibleOffer() async throws {
         let transport = ScriptedTransport([
-            .json(200, Fixture.instrument(status: "active", brand: "visa", lastFour: "4242", month: "08", year: "2029")),
+            .json(
+                200, Fixture.instrument(status: "active", brand: "visa", lastFour: "4242", month: "08", year: "2029")),
             .json(200, Fixture.tokenList([Fixture.token(id: "NWTK1", type: "applePay")])),
         ])
-        let offer = try await Fixture.provider(transport).offer(for: CardRef(id: "PI1"), wallet: .applePay, context: OperationContext())
-        #expect(transport.requests.map(\.path) == ["/bcl/v2/paymentInstruments/PI1", "/bcl/v2/paymentInstruments/PI1/networkTokens"])
+        let offer = try await Fixture.provider(transport).offer(
+            for: CardRef(id: "PI1"), wallet: .applePay, context: OperationContext())
+        #expect(
+            transport.requests.map(\.path) == [
+                "/bcl/v2/paymentInstruments/PI1", "/bcl/v2/paymentInstruments/PI1/networkTokens",
+            ])
         #expect(offer.eligible)
         #expect(offer.ineligibleReason == nil)
         #expect(offer.flow == .issuerSDKRelay)
@@ -167,30 +221,43 @@ struct AdyenProvisioningTests {
 
     @Test("offer: a credential that may not list network tokens still gets an offer, with no existing tokens")
     func offerWithoutTokenRole() async throws {
-        let forbidden = Fixture.restError(status: 403, errorCode: "00_403", title: "Forbidden", detail: "Not the right permission to access this service.")
+        let forbidden = Fixture.restError(
+            status: 403, errorCode: "00_403", title: "Forbidden",
+            detail: "Not the right permission to access this service.")
         let transport = ScriptedTransport([
-            .json(200, Fixture.instrument(status: "active", brand: "visa", lastFour: "4242", month: "08", year: "2029")),
+            .json(
+                200, Fixture.instrument(status: "active", brand: "visa", lastFour: "4242", month: "08", year: "2029")),
             .json(403, forbidden),
         ])
-        let offer = try await Fixture.provider(transport).offer(for: CardRef(id: "PI1"), wallet: .applePay, context: OperationContext())
+        let offer = try await Fixture.provider(transport).offer(
+            for: CardRef(id: "PI1"), wallet: .applePay, context: OperationContext())
         #expect(transport.requestCount == 2)
         #expect(offer.eligible)
         #expect(offer.existingTokens.isEmpty)
 
         let failing = ScriptedTransport([
-            .json(200, Fixture.instrument(status: "active", brand: "visa", lastFour: "4242", month: "08", year: "2029")),
+            .json(
+                200, Fixture.instrument(status: "active", brand: "visa", lastFour: "4242", month: "08", year: "2029")),
             .json(401, Fixture.restError(status: 401, errorCode: "00_401")),
         ])
-        let error = await gatewayError { _ = try await Fixture.provider(failing).offer(for: CardRef(id: "PI1"), wallet: .applePay, context: OperationContext()) }
+        let error = await gatewayError {
+            _ = try await Fixture.provider(failing).offer(
+                for: CardRef(id: "PI1"), wallet: .applePay, context: OperationContext())
+        }
         #expect(error?.code == .authenticationFailed, "only a missing role is tolerated")
     }
 
-    @Test("offer: suspended, inactive and closed cards are not eligible, with the status reason", arguments: [
-        ("suspended", "lost"), ("inactive", nil), ("closed", "stolen"),
-    ] as [(String, String?)])
+    @Test(
+        "offer: suspended, inactive and closed cards are not eligible, with the status reason",
+        arguments: [
+            ("suspended", "lost"), ("inactive", nil), ("closed", "stolen"),
+        ] as [(String, String?)])
     func ineligible(status: String, reason: String?) async throws {
-        let transport = ScriptedTransport([.json(200, Fixture.instrument(status: status, statusReason: reason)), .json(200, Fixture.tokenList([]))])
-        let offer = try await Fixture.provider(transport).offer(for: CardRef(id: "PI1"), wallet: .googlePay, context: OperationContext())
+        let transport = ScriptedTransport([
+            .json(200, Fixture.instrument(status: status, statusReason: reason)), .json(200, Fixture.tokenList([])),
+        ])
+        let offer = try await Fixture.provider(transport).offer(
+            for: CardRef(id: "PI1"), wallet: .googlePay, context: OperationContext())
         #expect(!offer.eligible)
         #expect(offer.ineligibleReason?.code == "cardNotActive")
         #expect(offer.ineligibleReason?.message.contains(status) == true)
@@ -201,13 +268,17 @@ struct AdyenProvisioningTests {
     @Test("offer: Samsung Pay is not supported; a bank account is not a card")
     func offerEdges() async throws {
         let samsung = ScriptedTransport([.json(200, Fixture.instrument())])
-        let offer = try await Fixture.provider(samsung).offer(for: CardRef(id: "PI1"), wallet: .samsungPay, context: OperationContext())
+        let offer = try await Fixture.provider(samsung).offer(
+            for: CardRef(id: "PI1"), wallet: .samsungPay, context: OperationContext())
         #expect(!offer.eligible)
         #expect(offer.ineligibleReason?.code == "walletNotSupported")
         #expect(offer.flow == nil)
 
         let bank = ScriptedTransport([.json(200, Fixture.bankAccountInstrument)])
-        let error = await gatewayError { _ = try await Fixture.provider(bank).offer(for: CardRef(id: "PI1"), wallet: .applePay, context: OperationContext()) }
+        let error = await gatewayError {
+            _ = try await Fixture.provider(bank).offer(
+                for: CardRef(id: "PI1"), wallet: .applePay, context: OperationContext())
+        }
         #expect(error?.code == .invalidRequest)
         #expect(bank.requestCount == 1)
     }
@@ -223,7 +294,8 @@ struct AdyenProvisioningTests {
         let base64 = Self.sdkInputBytes.base64EncodedString()
         let transport = ScriptedTransport([.json(200, "{\"sdkInput\": \"\(base64)\"}")])
         let response = try await Fixture.provider(transport).provision(
-            ProvisioningRequest(card: CardRef(id: "PI1"), wallet: .applePay, input: .issuerSDK(output: nil)), context: OperationContext()
+            ProvisioningRequest(card: CardRef(id: "PI1"), wallet: .applePay, input: .issuerSDK(output: nil)),
+            context: OperationContext()
         )
         let request = try #require(transport.requests.first)
         #expect(request.method == "GET")
@@ -239,7 +311,9 @@ struct AdyenProvisioningTests {
         let base64 = Self.sdkInputBytes.base64EncodedString()
         let transport = ScriptedTransport([.json(200, "{\"sdkInput\": \"\(base64)\"}")])
         let response = try await Fixture.provider(transport).provision(
-            ProvisioningRequest(card: CardRef(id: "PI1"), wallet: .googlePay, input: .issuerSDK(output: SensitiveData(Self.sdkOutputBytes))),
+            ProvisioningRequest(
+                card: CardRef(id: "PI1"), wallet: .googlePay,
+                input: .issuerSDK(output: SensitiveData(Self.sdkOutputBytes))),
             context: OperationContext()
         )
         let request = try #require(transport.requests.first)
@@ -262,7 +336,8 @@ struct AdyenProvisioningTests {
         ])
         let sleeps = SleepRecorder()
         let response = try await Fixture.provider(transport, sleeps: sleeps).provision(
-            ProvisioningRequest(card: CardRef(id: "PI1"), wallet: .applePay, input: .issuerSDK(output: SensitiveData(Data([1, 2, 3])))),
+            ProvisioningRequest(
+                card: CardRef(id: "PI1"), wallet: .applePay, input: .issuerSDK(output: SensitiveData(Data([1, 2, 3])))),
             context: OperationContext()
         )
         #expect(transport.requestCount == 2)
@@ -280,9 +355,15 @@ struct AdyenProvisioningTests {
         let provider = try Fixture.provider(transport)
         let context = OperationContext(idempotencyKey: "relay-session-7")
         for output in [Data([1]), Data([1]), Data([2])] {
-            _ = try await provider.provision(ProvisioningRequest(card: CardRef(id: "PI1"), wallet: .applePay, input: .issuerSDK(output: SensitiveData(output))), context: context)
+            _ = try await provider.provision(
+                ProvisioningRequest(
+                    card: CardRef(id: "PI1"), wallet: .applePay, input: .issuerSDK(output: SensitiveData(output))),
+                context: context)
         }
-        _ = try await provider.provision(ProvisioningRequest(card: CardRef(id: "PI1"), wallet: .applePay, input: .issuerSDK(output: SensitiveData(Data([1])))), context: OperationContext())
+        _ = try await provider.provision(
+            ProvisioningRequest(
+                card: CardRef(id: "PI1"), wallet: .applePay, input: .issuerSDK(output: SensitiveData(Data([1])))),
+            context: OperationContext())
         let keys = transport.requests.compactMap { $0.header("Idempotency-Key") }
         #expect(keys.count == 4)
         #expect(keys[0] == keys[1])
@@ -295,8 +376,13 @@ struct AdyenProvisioningTests {
     func keyWithoutOperationKey() async throws {
         let transport = ScriptedTransport(handler: { _ in .json(200, "{\"sdkInput\": \"AAEC\"}") })
         let provider = try Fixture.provider(transport)
-        for (card, output) in [("PI1", Data([1, 2])), ("PI1", Data([1, 2])), ("PI1", Data([3])), ("PI2", Data([1, 2]))] {
-            _ = try await provider.provision(ProvisioningRequest(card: CardRef(id: card), wallet: .applePay, input: .issuerSDK(output: SensitiveData(output))), context: OperationContext())
+        for (card, output) in [
+            ("PI1", Data([1, 2])), ("PI1", Data([1, 2])), ("PI1", Data([3])), ("PI2", Data([1, 2])),
+        ] {
+            _ = try await provider.provision(
+                ProvisioningRequest(
+                    card: CardRef(id: card), wallet: .applePay, input: .issuerSDK(output: SensitiveData(output))),
+                context: OperationContext())
         }
         let keys = transport.requests.compactMap { $0.header("Idempotency-Key") }
         #expect(keys.count == 4)
@@ -305,15 +391,19 @@ struct AdyenProvisioningTests {
         #expect(keys.allSatisfy { $0.count == 64 && $0.allSatisfy(\.isHexDigit) })
     }
 
-    @Test("sdkInput that is missing, base64url, padded wrongly or not Base64 is invalidResponse", arguments: [
-        "{}", "{\"sdkInput\": \"\"}", "{\"sdkInput\": \"-_8A\"}", "{\"sdkInput\": \"AAE\"}", "{\"sdkInput\": \"AA E=\"}",
-        "{\"sdkInput\": \"not base64!\"}", "{\"sdkInput\": 42}",
-    ])
+    @Test(
+        "sdkInput that is missing, base64url, padded wrongly or not Base64 is invalidResponse",
+        arguments: [
+            "{}", "{\"sdkInput\": \"\"}", "{\"sdkInput\": \"-_8A\"}", "{\"sdkInput\": \"AAE\"}",
+            "{\"sdkInput\": \"AA E=\"}",
+            "{\"sdkInput\": \"not base64!\"}", "{\"sdkInput\": 42}",
+        ])
     func badSDKInput(body: String) async throws {
         let transport = ScriptedTransport([.json(200, body)])
         let error = await gatewayError {
             _ = try await Fixture.provider(transport).provision(
-                ProvisioningRequest(card: CardRef(id: "PI1"), wallet: .applePay, input: .issuerSDK(output: nil)), context: OperationContext()
+                ProvisioningRequest(card: CardRef(id: "PI1"), wallet: .applePay, input: .issuerSDK(output: nil)),
+                context: OperationContext()
             )
         }
         #expect(error?.code == .invalidResponse)
@@ -325,9 +415,15 @@ struct AdyenProvisioningTests {
         let transport = ScriptedTransport([])
         let provider = try Fixture.provider(transport)
         let unsupported: [ProvisioningRequest] = [
-            ProvisioningRequest(card: CardRef(id: "PI1"), wallet: .applePay, input: .applePay(ApplePayProvisioningInput(certificates: [Data([1])], nonce: Data([2]), nonceSignature: Data([3])))),
-            ProvisioningRequest(card: CardRef(id: "PI1"), wallet: .googlePay, input: .googlePay(GooglePayProvisioningInput(clientDeviceID: "d", clientWalletAccountID: "w"))),
-            ProvisioningRequest(card: CardRef(id: "PI1"), wallet: .applePay, input: .issuerSDKKey(apiVersion: "2024-01-01")),
+            ProvisioningRequest(
+                card: CardRef(id: "PI1"), wallet: .applePay,
+                input: .applePay(
+                    ApplePayProvisioningInput(certificates: [Data([1])], nonce: Data([2]), nonceSignature: Data([3])))),
+            ProvisioningRequest(
+                card: CardRef(id: "PI1"), wallet: .googlePay,
+                input: .googlePay(GooglePayProvisioningInput(clientDeviceID: "d", clientWalletAccountID: "w"))),
+            ProvisioningRequest(
+                card: CardRef(id: "PI1"), wallet: .applePay, input: .issuerSDKKey(apiVersion: "2024-01-01")),
             ProvisioningRequest(card: CardRef(id: "PI1"), wallet: .samsungPay, input: .issuerSDK(output: nil)),
         ]
         for request in unsupported {
@@ -335,7 +431,10 @@ struct AdyenProvisioningTests {
             #expect(error?.code == .unsupported)
         }
         let empty = await gatewayError {
-            _ = try await provider.provision(ProvisioningRequest(card: CardRef(id: ""), wallet: .applePay, input: .issuerSDK(output: SensitiveData(Data()))), context: OperationContext())
+            _ = try await provider.provision(
+                ProvisioningRequest(
+                    card: CardRef(id: ""), wallet: .applePay, input: .issuerSDK(output: SensitiveData(Data()))),
+                context: OperationContext())
         }
         #expect(empty?.code == .invalidRequest)
         #expect(Set(empty?.fieldErrors.map(\.field) ?? []) == ["card.id", "input.output"])
@@ -345,7 +444,9 @@ struct AdyenProvisioningTests {
     @Test("confirm needs nothing from Adyen")
     func confirm() async throws {
         let transport = ScriptedTransport([])
-        try await Fixture.provider(transport).confirm(ProvisioningConfirmation(card: CardRef(id: "PI1"), wallet: .applePay, deviceAccountReference: "DAR"), context: OperationContext())
+        try await Fixture.provider(transport).confirm(
+            ProvisioningConfirmation(card: CardRef(id: "PI1"), wallet: .applePay, deviceAccountReference: "DAR"),
+            context: OperationContext())
         #expect(transport.requestCount == 0)
     }
 }

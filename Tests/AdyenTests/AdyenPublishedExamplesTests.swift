@@ -11,7 +11,7 @@ import Testing
 /// Adyen's own examples from its OpenAPI document (`Fixtures/payment-instrument.json` is
 /// `get-paymentInstruments-id-success-200`, `Fixtures/rest-service-error-422.json` is `generic-422`): decoded by the
 /// adapter, and the simulator's answers checked to carry every published field with the same JSON type.
-@Suite("Adyen published examples")
+@Suite("Adyen published examples", .timeLimit(.minutes(5)))
 struct AdyenPublishedExamplesTests {
     static func text(_ name: String) throws -> String {
         String(decoding: try Data(contentsOf: PublishedShape.fixtureURL(name)), as: UTF8.self)
@@ -20,7 +20,8 @@ struct AdyenPublishedExamplesTests {
     @Test("the adapter decodes Adyen's published payment instrument and maps its published 422")
     func adapterDecodesPublishedExamples() async throws {
         let transport = ScriptedTransport([
-            .json(200, try Self.text("payment-instrument.json")), .json(422, try Self.text("rest-service-error-422.json")),
+            .json(200, try Self.text("payment-instrument.json")),
+            .json(422, try Self.text("rest-service-error-422.json")),
         ])
         let provider = try Fixture.provider(transport)
         let card = try await provider.card(CardRef(id: "PI32272223222B5CMD3MQ3HXX"), context: OperationContext())
@@ -30,7 +31,9 @@ struct AdyenPublishedExamplesTests {
         #expect(card.type == .virtual)
         #expect(card.expiry == CardExpiry(month: 1, year: 2024))
         #expect(card.cardholderName == "Simon Hopper")
-        let error = await gatewayError { _ = try await provider.card(CardRef(id: "PI32272223222B5CMD3MQ3HXX"), context: OperationContext()) }
+        let error = await gatewayError {
+            _ = try await provider.card(CardRef(id: "PI32272223222B5CMD3MQ3HXX"), context: OperationContext())
+        }
         #expect(error?.code == .invalidRequest)
         #expect(error?.providerCode == "30_031")
         #expect(error?.requestID == "1W1UI15PLVGC9V8O")
@@ -41,11 +44,14 @@ struct AdyenPublishedExamplesTests {
         try await withSimulator(AdyenSimulator()) { handle in
             let raw = RawClient(handle: handle)
             let instrument = try await raw.send(.get, "/paymentInstruments/\(AdyenSimulator.Seed.activeVisaID)")
-            let instrumentDifferences = PublishedShape.differences(try #require(instrument.json), from: try PublishedShape.fixture("payment-instrument.json"))
+            let instrumentDifferences = PublishedShape.differences(
+                try #require(instrument.json), from: try PublishedShape.fixture("payment-instrument.json"))
             #expect(instrumentDifferences == [], "\(instrumentDifferences)")
-            let refused = try await raw.send(.get, "/paymentInstruments/\(AdyenSimulator.Seed.inactiveMastercardID)/networkTokenActivationData")
+            let refused = try await raw.send(
+                .get, "/paymentInstruments/\(AdyenSimulator.Seed.inactiveMastercardID)/networkTokenActivationData")
             #expect(refused.status == 422)
-            let errorDifferences = PublishedShape.differences(try #require(refused.json), from: try PublishedShape.fixture("rest-service-error-422.json"))
+            let errorDifferences = PublishedShape.differences(
+                try #require(refused.json), from: try PublishedShape.fixture("rest-service-error-422.json"))
             #expect(errorDifferences == [], "\(errorDifferences)")
         }
     }

@@ -1,5 +1,5 @@
 import AdyenSimulator
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import CardGatewaySimulation
 import CardGatewayTesting
 import Crypto
@@ -7,7 +7,7 @@ import Foundation
 import HTTPTypes
 import Testing
 
-@Suite("Adyen simulator over raw HTTP")
+@Suite("Adyen simulator over raw HTTP", .timeLimit(.minutes(5)))
 struct AdyenSimulatorTests {
     typealias Seed = AdyenSimulator.Seed
     typealias Keys = AdyenSimulator.Credentials
@@ -30,12 +30,20 @@ struct AdyenSimulatorTests {
             #expect(wrong.errorCode == "00_401")
 
             let basic = "Basic " + Data("\(Keys.webServiceUser):\(Keys.webServicePassword)".utf8).base64EncodedString()
-            let viaBasic = try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)", apiKey: nil, headers: [("Authorization", basic)])
+            let viaBasic = try await raw.send(
+                .get, "/paymentInstruments/\(Seed.activeVisaID)", apiKey: nil, headers: [("Authorization", basic)])
             #expect(viaBasic.status == 200)
             let badBasic = "Basic " + Data("\(Keys.webServiceUser):nope".utf8).base64EncodedString()
-            #expect(try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)", apiKey: nil, headers: [("Authorization", badBasic)]).status == 401)
+            #expect(
+                try await raw.send(
+                    .get, "/paymentInstruments/\(Seed.activeVisaID)", apiKey: nil,
+                    headers: [("Authorization", badBasic)]
+                ).status == 401)
 
-            #expect(handle.journal.entries().allSatisfy { $0.header("x-api-key") == nil || $0.header("x-api-key") == "<masked>" })
+            #expect(
+                handle.journal.entries().allSatisfy {
+                    $0.header("x-api-key") == nil || $0.header("x-api-key") == "<masked>"
+                })
         }
     }
 
@@ -45,12 +53,17 @@ struct AdyenSimulatorTests {
             let raw = RawClient(handle: handle)
             let key = Keys.apiKeyWithoutActivationRole
             #expect(try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)", apiKey: key).status == 200)
-            #expect(try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens", apiKey: key).status == 200)
-            let get = try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokenActivationData", apiKey: key)
+            #expect(
+                try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens", apiKey: key).status
+                    == 200)
+            let get = try await raw.send(
+                .get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokenActivationData", apiKey: key)
             #expect(get.status == 403)
             #expect(get.errorCode == "00_403")
             #expect(get.json?["title"]?.stringValue == "Forbidden")
-            let post = try await raw.send(.post, "/paymentInstruments/\(Seed.activeVisaID)/networkTokenActivationData", apiKey: key, body: raw.json("{\"sdkOutput\":\"AAEC\"}"))
+            let post = try await raw.send(
+                .post, "/paymentInstruments/\(Seed.activeVisaID)/networkTokenActivationData", apiKey: key,
+                body: raw.json("{\"sdkOutput\":\"AAEC\"}"))
             #expect(post.status == 403)
             #expect(post.errorCode == "00_403")
         }
@@ -62,7 +75,8 @@ struct AdyenSimulatorTests {
             let raw = RawClient(handle: handle)
             let expected: [(String, String, String?, String)] = [
                 (Seed.activeVisaID, "active", nil, "visa"), (Seed.activeMastercardID, "active", nil, "mc"),
-                (Seed.inactiveMastercardID, "inactive", nil, "mc"), (Seed.suspendedVisaID, "suspended", "suspectedFraud", "visa"),
+                (Seed.inactiveMastercardID, "inactive", nil, "mc"),
+                (Seed.suspendedVisaID, "suspended", "suspectedFraud", "visa"),
                 (Seed.closedMastercardID, "closed", "lost", "mc"),
             ]
             for (id, status, reason, brand) in expected {
@@ -88,7 +102,9 @@ struct AdyenSimulatorTests {
         try await withSimulator(AdyenSimulator()) { handle in
             let raw = RawClient(handle: handle)
             let path = "/paymentInstruments/\(Seed.activeVisaID)/networkTokenActivationData"
-            #expect(try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").json?["networkTokens"]?.arrayValue?.count == 0)
+            #expect(
+                try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").json?[
+                    "networkTokens"]?.arrayValue?.count == 0)
 
             let noGet = try await raw.send(.post, path, body: raw.json("{\"sdkOutput\":\"AAEC\"}"))
             #expect(noGet.status == 422)
@@ -100,7 +116,9 @@ struct AdyenSimulatorTests {
             let secondReply = try await raw.send(.post, path, body: raw.answering(started))
             let second = try #require(secondReply.json?["sdkInput"]?.stringValue)
             #expect(second != first)
-            #expect(try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").json?["networkTokens"]?.arrayValue?.count == 0)
+            #expect(
+                try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").json?[
+                    "networkTokens"]?.arrayValue?.count == 0)
 
             // An output that answers an earlier sdkInput (a stale blob re-sent) is refused and does not advance.
             let stale = try await raw.send(.post, path, body: raw.answering(started, extra: "again"))
@@ -109,10 +127,13 @@ struct AdyenSimulatorTests {
             let unrelated = try await raw.send(.post, path, body: raw.json("{\"sdkOutput\":\"AAED\"}"))
             #expect(unrelated.errorCode == AdyenSimulatorErrors.staleSDKOutput)
 
-            let third = try #require(try await raw.send(.post, path, body: raw.answering(secondReply)).json?["sdkInput"]?.stringValue)
+            let third = try #require(
+                try await raw.send(.post, path, body: raw.answering(secondReply)).json?["sdkInput"]?.stringValue)
             #expect(third != second && third != first)
 
-            let tokens = try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").json?["networkTokens"]?.arrayValue ?? []
+            let tokens =
+                try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").json?[
+                    "networkTokens"]?.arrayValue ?? []
             #expect(tokens.count == 1)
             #expect(tokens.first?["status"]?.stringValue == "active")
             #expect(tokens.first?["type"]?.stringValue == "wallet")
@@ -135,17 +156,24 @@ struct AdyenSimulatorTests {
                 last = try await raw.send(.post, path, body: raw.answering(last, extra: "device googlePay wallet"))
                 #expect(last.status == 200)
             }
-            let tokens = try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").json?["networkTokens"]?.arrayValue ?? []
+            let tokens =
+                try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").json?[
+                    "networkTokens"]?.arrayValue ?? []
             #expect(tokens.first?["tokenRequestor"]?["name"]?.stringValue == "Google Pay")
         }
     }
 
-    @Test("sdkOutput that is not standard Base64, missing, or a body that is not JSON is refused as Adyen would", arguments: [
-        ("{\"sdkOutput\":\"-_8A\"}", 422, AdyenSimulatorErrors.invalidSDKOutput), ("{\"sdkOutput\":\"AAE\"}", 422, AdyenSimulatorErrors.invalidSDKOutput),
-        ("{\"sdkOutput\":\"AA EC\"}", 422, AdyenSimulatorErrors.invalidSDKOutput), ("{\"sdkOutput\":\"\"}", 422, AdyenSimulatorErrors.invalidSDKOutput),
-        ("{\"sdkOutput\":42}", 422, AdyenSimulatorErrors.invalidSDKOutput), ("{}", 422, AdyenSimulatorErrors.missingField),
-        ("not json", 400, "00_400"),
-    ])
+    @Test(
+        "sdkOutput that is not standard Base64, missing, or a body that is not JSON is refused as Adyen would",
+        arguments: [
+            ("{\"sdkOutput\":\"-_8A\"}", 422, AdyenSimulatorErrors.invalidSDKOutput),
+            ("{\"sdkOutput\":\"AAE\"}", 422, AdyenSimulatorErrors.invalidSDKOutput),
+            ("{\"sdkOutput\":\"AA EC\"}", 422, AdyenSimulatorErrors.invalidSDKOutput),
+            ("{\"sdkOutput\":\"\"}", 422, AdyenSimulatorErrors.invalidSDKOutput),
+            ("{\"sdkOutput\":42}", 422, AdyenSimulatorErrors.invalidSDKOutput),
+            ("{}", 422, AdyenSimulatorErrors.missingField),
+            ("not json", 400, "00_400"),
+        ])
     func badOutput(body: String, status: Int, code: String) async throws {
         try await withSimulator(AdyenSimulator()) { handle in
             let raw = RawClient(handle: handle)
@@ -162,7 +190,9 @@ struct AdyenSimulatorTests {
                 last = try await raw.send(.post, path, body: raw.answering(last))
                 #expect(last.status == 200)
             }
-            #expect(try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").json?["networkTokens"]?.arrayValue?.count == 1)
+            #expect(
+                try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").json?[
+                    "networkTokens"]?.arrayValue?.count == 1)
         }
     }
 
@@ -181,31 +211,45 @@ struct AdyenSimulatorTests {
         }
     }
 
-    @Test("idempotency: same key and body replays (key echoed, no extra round); another body is 422 704; long keys refused")
+    @Test(
+        "idempotency: same key and body replays (key echoed, no extra round); another body is 422 704; long keys refused"
+    )
     func idempotency() async throws {
         try await withSimulator(AdyenSimulator()) { handle in
             let raw = RawClient(handle: handle)
             let path = "/paymentInstruments/\(Seed.activeVisaID)/networkTokenActivationData"
             let started = try await raw.send(.get, path)
             let key = "7b6b0c51-3f5e-4c55-8a2d-5a1f6c2b9e01"
-            let first = try await raw.send(.post, path, headers: [("Idempotency-Key", key)], body: raw.answering(started))
-            let replay = try await raw.send(.post, path, headers: [("Idempotency-Key", key)], body: raw.answering(started))
+            let first = try await raw.send(
+                .post, path, headers: [("Idempotency-Key", key)], body: raw.answering(started))
+            let replay = try await raw.send(
+                .post, path, headers: [("Idempotency-Key", key)], body: raw.answering(started))
             #expect(first.status == 200)
             #expect(replay.status == 200)
             #expect(replay.body == first.body)
             #expect(first.header("Idempotency-Key") == key)
             #expect(replay.header("Idempotency-Key") == key)
 
-            let conflict = try await raw.send(.post, path, headers: [("Idempotency-Key", key)], body: raw.answering(started, extra: "other"))
+            let conflict = try await raw.send(
+                .post, path, headers: [("Idempotency-Key", key)], body: raw.answering(started, extra: "other"))
             #expect(conflict.status == 422)
             #expect(conflict.errorCode == AdyenSimulatorErrors.idempotencyConflict)
 
             // The replay did not advance the exchange: one more POST completes it.
-            #expect(try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").json?["networkTokens"]?.arrayValue?.count == 0)
-            #expect(try await raw.send(.post, path, headers: [("Idempotency-Key", "second-round")], body: raw.answering(first)).status == 200)
-            #expect(try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").json?["networkTokens"]?.arrayValue?.count == 1)
+            #expect(
+                try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").json?[
+                    "networkTokens"]?.arrayValue?.count == 0)
+            #expect(
+                try await raw.send(
+                    .post, path, headers: [("Idempotency-Key", "second-round")], body: raw.answering(first)
+                ).status == 200)
+            #expect(
+                try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)/networkTokens").json?[
+                    "networkTokens"]?.arrayValue?.count == 1)
 
-            let long = try await raw.send(.post, path, headers: [("Idempotency-Key", String(repeating: "k", count: 65))], body: raw.json("{\"sdkOutput\":\"AAEC\"}"))
+            let long = try await raw.send(
+                .post, path, headers: [("Idempotency-Key", String(repeating: "k", count: 65))],
+                body: raw.json("{\"sdkOutput\":\"AAEC\"}"))
             #expect(long.status == 422)
             #expect(long.errorCode == AdyenSimulatorErrors.invalidIdempotencyKey)
         }
@@ -216,11 +260,14 @@ struct AdyenSimulatorTests {
         try await withSimulator(AdyenSimulator()) { handle in
             let raw = RawClient(handle: handle)
             let path = "/paymentInstruments/\(Seed.activeVisaID)/networkTokenActivationData"
-            let refused = try await raw.send(.post, path, headers: [("Idempotency-Key", "k1")], body: raw.json("{\"sdkOutput\":\"AAEC\"}"))
+            let refused = try await raw.send(
+                .post, path, headers: [("Idempotency-Key", "k1")], body: raw.json("{\"sdkOutput\":\"AAEC\"}"))
             #expect(refused.status == 422)
             #expect(refused.header("Idempotency-Key") == "k1")
             let started = try await raw.send(.get, path)
-            #expect(try await raw.send(.post, path, headers: [("Idempotency-Key", "k1")], body: raw.answering(started)).status == 200)
+            #expect(
+                try await raw.send(.post, path, headers: [("Idempotency-Key", "k1")], body: raw.answering(started))
+                    .status == 200)
         }
     }
 
@@ -228,30 +275,44 @@ struct AdyenSimulatorTests {
     func tokens() async throws {
         try await withSimulator(AdyenSimulator()) { handle in
             let raw = RawClient(handle: handle)
-            let listed = try await raw.send(.get, "/paymentInstruments/\(Seed.activeMastercardID)/networkTokens").json?["networkTokens"]?.arrayValue ?? []
+            let listed =
+                try await raw.send(.get, "/paymentInstruments/\(Seed.activeMastercardID)/networkTokens").json?[
+                    "networkTokens"]?.arrayValue ?? []
             #expect(listed.compactMap { $0["status"]?.stringValue } == ["active", "inactive", "suspended", "closed"])
             #expect(listed.compactMap { $0["type"]?.stringValue } == ["wallet", "googlePay", "applePay", "wallet"])
 
-            let notJSON = try await raw.send(.patch, "/networkTokens/\(Seed.activeApplePayTokenID)", body: raw.json("not json"))
+            let notJSON = try await raw.send(
+                .patch, "/networkTokens/\(Seed.activeApplePayTokenID)", body: raw.json("not json"))
             #expect(notJSON.status == 422, "the PATCH operation lists no 400")
             #expect(notJSON.errorCode == AdyenSimulatorErrors.bodyNotAnObject)
-            let patched = try await raw.send(.patch, "/networkTokens/\(Seed.activeApplePayTokenID)", body: raw.json("{\"status\":\"suspended\"}"))
+            let patched = try await raw.send(
+                .patch, "/networkTokens/\(Seed.activeApplePayTokenID)", body: raw.json("{\"status\":\"suspended\"}"))
             #expect(patched.status == 202)
             #expect(patched.body.isEmpty)
-            #expect(try await raw.send(.get, "/networkTokens/\(Seed.activeApplePayTokenID)").json?["token"]?["status"]?.stringValue == "suspended")
+            #expect(
+                try await raw.send(.get, "/networkTokens/\(Seed.activeApplePayTokenID)").json?["token"]?["status"]?
+                    .stringValue == "suspended")
 
-            #expect(try await raw.send(.patch, "/networkTokens/\(Seed.activeApplePayTokenID)", body: raw.json("{\"status\":\"closed\"}")).status == 202)
-            let reopen = try await raw.send(.patch, "/networkTokens/\(Seed.activeApplePayTokenID)", body: raw.json("{\"status\":\"active\"}"))
+            #expect(
+                try await raw.send(
+                    .patch, "/networkTokens/\(Seed.activeApplePayTokenID)", body: raw.json("{\"status\":\"closed\"}")
+                ).status == 202)
+            let reopen = try await raw.send(
+                .patch, "/networkTokens/\(Seed.activeApplePayTokenID)", body: raw.json("{\"status\":\"active\"}"))
             #expect(reopen.status == 422)
             #expect(reopen.errorCode == AdyenSimulatorErrors.tokenClosed)
 
-            let bad = try await raw.send(.patch, "/networkTokens/\(Seed.inactiveGooglePayTokenID)", body: raw.json("{\"status\":\"inactive\"}"))
+            let bad = try await raw.send(
+                .patch, "/networkTokens/\(Seed.inactiveGooglePayTokenID)", body: raw.json("{\"status\":\"inactive\"}"))
             #expect(bad.status == 422)
             #expect(bad.errorCode == AdyenSimulatorErrors.invalidTokenStatus)
             #expect(bad.json?["invalidFields"]?.arrayValue?.first?["name"]?.stringValue == "status")
 
             #expect(try await raw.send(.get, "/networkTokens/NWTK99999999999999999999999999").status == 404)
-            #expect(try await raw.send(.patch, "/networkTokens/NWTK99999999999999999999999999", body: raw.json("{\"status\":\"active\"}")).status == 404)
+            #expect(
+                try await raw.send(
+                    .patch, "/networkTokens/NWTK99999999999999999999999999", body: raw.json("{\"status\":\"active\"}")
+                ).status == 404)
         }
     }
 
@@ -260,23 +321,32 @@ struct AdyenSimulatorTests {
         let simulator = AdyenSimulator()
         try await withSimulator(simulator) { handle in
             let raw = RawClient(handle: handle)
-            handle.faults.inject(FaultRule(count: 1, pathPrefix: "/bcl/v2/paymentInstruments", action: .status(503, retryAfterSeconds: 1, message: "Planned maintenance")))
+            handle.faults.inject(
+                FaultRule(
+                    count: 1, pathPrefix: "/bcl/v2/paymentInstruments",
+                    action: .status(503, retryAfterSeconds: 1, message: "Planned maintenance")))
             let fault = try await raw.send(.get, "/paymentInstruments/\(Seed.activeVisaID)")
             #expect(fault.status == 503)
             #expect(fault.errorCode == "00_503")
             #expect(fault.json?["detail"]?.stringValue == "Planned maintenance")
             #expect(fault.json?["status"] == .number(503))
 
-            #expect(try await raw.send(.patch, "/networkTokens/\(Seed.activeApplePayTokenID)", body: raw.json("{\"status\":\"closed\"}")).status == 202)
+            #expect(
+                try await raw.send(
+                    .patch, "/networkTokens/\(Seed.activeApplePayTokenID)", body: raw.json("{\"status\":\"closed\"}")
+                ).status == 202)
             await simulator.reset()
-            #expect(try await raw.send(.get, "/networkTokens/\(Seed.activeApplePayTokenID)").json?["token"]?["status"]?.stringValue == "active")
+            #expect(
+                try await raw.send(.get, "/networkTokens/\(Seed.activeApplePayTokenID)").json?["token"]?["status"]?
+                    .stringValue == "active")
         }
     }
 
     @Test("signedWebhook: HmacSignature is Base64 HMAC-SHA256 over the body with the hex-decoded key")
     func webhookSignature() throws {
         let simulator = AdyenSimulator()
-        let (headers, body) = simulator.signedWebhook(type: AdyenSimulator.networkTokenCreated, token: Seed.activeApplePayTokenID)
+        let (headers, body) = simulator.signedWebhook(
+            type: AdyenSimulator.networkTokenCreated, token: Seed.activeApplePayTokenID)
         let signature = try #require(headers.first { $0.0 == "HmacSignature" }?.1)
         var key = Data()
         var index = Keys.hmacKeyHex.startIndex
@@ -286,7 +356,8 @@ struct AdyenSimulatorTests {
             index = next
         }
         #expect(key.count == 32)
-        let expected = Data(HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: key))).base64EncodedString()
+        let expected = Data(HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: key)))
+            .base64EncodedString()
         #expect(signature == expected)
         let json = try JSONValue.parse(body)
         #expect(json["type"]?.stringValue == AdyenSimulator.networkTokenCreated)

@@ -13,7 +13,7 @@ import Testing
 /// documents (committed in `Tests/AdyenTests/Fixtures`) by `scripts/spec-conformance.py` with the `jsonschema`
 /// package: every operation the adapter uses (`Providers/Adyen/Adapter/AdyenAPI.swift`), its success and error
 /// answers, and the configuration webhooks. Objects are closed (no member the document does not define).
-@Suite("Adyen adapter and simulator against Adyen's OpenAPI documents")
+@Suite("Adyen adapter and simulator against Adyen's OpenAPI documents", .timeLimit(.minutes(5)))
 struct AdyenSpecConformanceTests {
     typealias Seed = AdyenSimulator.Seed
 
@@ -22,7 +22,8 @@ struct AdyenSpecConformanceTests {
             provider: "adyen",
             documents: [
                 "service": PublishedShape.fixtureURL("adyen-BalancePlatformService-v2.json").path,
-                "notifications": PublishedShape.fixtureURL("adyen-BalancePlatformConfigurationNotification-v2.json").path,
+                "notifications": PublishedShape.fixtureURL("adyen-BalancePlatformConfigurationNotification-v2.json")
+                    .path,
             ],
             basePath: "/bcl/v2", exchanges: exchanges
         )
@@ -52,6 +53,14 @@ struct AdyenSpecConformanceTests {
         "PATCH /networkTokens/{networkTokenId} 422",
         "GET /paymentInstruments/{id} 500",
         "SCHEMA NetworkTokenNotificationRequest",
+        // Card details and PIN (issue 40): the public keys (pem and jwk), the three sessions and their refusals.
+        "GET /publicKey 200",
+        "POST /paymentInstruments/reveal 200",
+        "POST /pins/reveal 200",
+        "POST /pins/change 200",
+        "GET /publicKey 403",
+        "POST /paymentInstruments/reveal 422",
+        "POST /pins/change 422",
     ]
 
     /// Drives every operation through the adapter (its requests are checked too), then the error answers the adapter
@@ -63,7 +72,10 @@ struct AdyenSpecConformanceTests {
             let context = OperationContext()
 
             // Cards: lookup, listing (every page), issuance (virtual and physical), lock / unlock / cancel.
-            for id in [Seed.activeVisaID, Seed.activeMastercardID, Seed.inactiveMastercardID, Seed.suspendedVisaID, Seed.closedMastercardID] {
+            for id in [
+                Seed.activeVisaID, Seed.activeMastercardID, Seed.inactiveMastercardID, Seed.suspendedVisaID,
+                Seed.closedMastercardID,
+            ] {
                 _ = try await provider.card(CardRef(id: id), context: context)
             }
             var query: CardQuery? = CardQuery(customer: Seed.balanceAccountID, limit: 2)
@@ -74,7 +86,8 @@ struct AdyenSpecConformanceTests {
             _ = try await provider.listCards(CardQuery(customer: Seed.emptyBalanceAccountID), context: context)
             _ = try await provider.createCard(
                 CreateCardRequest(
-                    customer: Seed.balanceAccountID, type: .virtual, program: "visadebit", currency: "EUR", externalID: "order-77",
+                    customer: Seed.balanceAccountID, type: .virtual, program: "visadebit", currency: "EUR",
+                    externalID: "order-77",
                     cardholderName: "Sam Hopper", issuingCountryCode: "NL"
                 ),
                 context: context
@@ -82,49 +95,102 @@ struct AdyenSpecConformanceTests {
             _ = try await provider.createCard(
                 CreateCardRequest(
                     customer: Seed.balanceAccountID, type: .physical, program: "mcdebit", currency: "EUR",
-                    deliveryAddress: DeliveryAddress(address1: "Simon Carmiggeltstraat 6", address2: "50", city: "Amsterdam", countryCode: "NL", postalCode: "1011 DJ"),
+                    deliveryAddress: DeliveryAddress(
+                        address1: "Simon Carmiggeltstraat 6", address2: "50", city: "Amsterdam", countryCode: "NL",
+                        postalCode: "1011 DJ"),
                     cardholderName: "Sam Hopper"
                 ),
                 context: context
             )
-            _ = try await provider.changeStatus(CardStatusRequest(card: CardRef(id: Seed.lockableVisaID), intent: .lock, reason: .lost), context: context)
-            _ = try await provider.changeStatus(CardStatusRequest(card: CardRef(id: Seed.lockableVisaID), intent: .unlock), context: context)
-            _ = try await provider.changeStatus(CardStatusRequest(card: CardRef(id: Seed.cancellableMastercardID), intent: .cancel, reason: .other, comment: "replaced"), context: context)
+            _ = try await provider.changeStatus(
+                CardStatusRequest(card: CardRef(id: Seed.lockableVisaID), intent: .lock, reason: .lost),
+                context: context)
+            _ = try await provider.changeStatus(
+                CardStatusRequest(card: CardRef(id: Seed.lockableVisaID), intent: .unlock), context: context)
+            _ = try await provider.changeStatus(
+                CardStatusRequest(
+                    card: CardRef(id: Seed.cancellableMastercardID), intent: .cancel, reason: .other,
+                    comment: "replaced"), context: context)
 
             // Wallet tokens: listing, suspend / resume / delete, lookup.
             let wallet = CardRef(id: Seed.walletVisaID)
             _ = try await provider.walletTokens(of: wallet, context: context)
             _ = try await provider.walletTokens(of: CardRef(id: Seed.activeVisaID), context: context)
-            _ = try await provider.changeWalletToken(WalletTokenRequest(card: wallet, token: Seed.walletActiveTokenID, intent: .suspend), context: context)
-            _ = try await provider.changeWalletToken(WalletTokenRequest(card: wallet, token: Seed.walletActiveTokenID, intent: .resume), context: context)
-            _ = try await provider.changeWalletToken(WalletTokenRequest(card: wallet, token: Seed.walletDeletableTokenID, intent: .delete), context: context)
-            for token in [Seed.activeApplePayTokenID, Seed.inactiveGooglePayTokenID, Seed.suspendedApplePayTokenID, Seed.closedGooglePayTokenID] {
+            _ = try await provider.changeWalletToken(
+                WalletTokenRequest(card: wallet, token: Seed.walletActiveTokenID, intent: .suspend), context: context)
+            _ = try await provider.changeWalletToken(
+                WalletTokenRequest(card: wallet, token: Seed.walletActiveTokenID, intent: .resume), context: context)
+            _ = try await provider.changeWalletToken(
+                WalletTokenRequest(card: wallet, token: Seed.walletDeletableTokenID, intent: .delete), context: context)
+            for token in [
+                Seed.activeApplePayTokenID, Seed.inactiveGooglePayTokenID, Seed.suspendedApplePayTokenID,
+                Seed.closedGooglePayTokenID,
+            ] {
                 _ = try await provider.networkToken(id: token, context: context)
             }
 
             // Provisioning: the offer, then the activation-data relay to its end.
             let card = CardRef(id: Seed.activeVisaID)
             _ = try await provider.offer(for: card, wallet: .applePay, context: context)
-            var last = try await provider.provision(ProvisioningRequest(card: card, wallet: .applePay, input: .issuerSDK(output: nil)), context: context)
+            var last = try await provider.provision(
+                ProvisioningRequest(card: card, wallet: .applePay, input: .issuerSDK(output: nil)), context: context)
             for _ in 0..<Seed.roundTripsToComplete {
-                guard case .issuerSDKInput(let input) = last else { break }
+                guard let input = last.issuerSDKInput else { break }
                 let output = AdyenSimulator.sdkOutput(answering: input.revealedBytes, extra: Data())
-                last = try await provider.provision(ProvisioningRequest(card: card, wallet: .applePay, input: .issuerSDK(output: SensitiveData(output))), context: context)
+                last = try await provider.provision(
+                    ProvisioningRequest(
+                        card: card, wallet: .applePay, input: .issuerSDK(output: SensitiveData(output))),
+                    context: context)
             }
 
             // Errors the adapter provokes itself: unknown ids, a closed card, an unknown balance account.
             _ = try? await provider.card(CardRef(id: "PI3227C223222B5UNKNOWN0000"), context: context)
             _ = try? await provider.networkToken(id: "NWTK99999999999999999999999999", context: context)
             _ = try? await provider.createCard(
-                CreateCardRequest(customer: "BA3227C223222B5UNKNOWN000", type: .virtual, program: "visadebit", currency: "EUR", cardholderName: "Sam Hopper", issuingCountryCode: "NL"),
+                CreateCardRequest(
+                    customer: "BA3227C223222B5UNKNOWN000", type: .virtual, program: "visadebit", currency: "EUR",
+                    cardholderName: "Sam Hopper", issuingCountryCode: "NL"),
                 context: context
             )
             handle.faults.inject(FaultRule(count: 1, action: .status(500, retryAfterSeconds: nil, message: "boom")))
             _ = try? await provider.card(card, context: context)
             let wrongKey = try SimulatorFixture.provider(handle, apiKey: "wrong", transport: wire, retry: .none)
             _ = try? await wrongKey.card(card, context: context)
-            let noRole = try SimulatorFixture.provider(handle, apiKey: AdyenSimulator.Credentials.apiKeyWithoutActivationRole, transport: wire, retry: .none)
-            _ = try? await noRole.provision(ProvisioningRequest(card: card, wallet: .applePay, input: .issuerSDK(output: nil)), context: context)
+            let noRole = try SimulatorFixture.provider(
+                handle, apiKey: AdyenSimulator.Credentials.apiKeyWithoutActivationRole, transport: wire, retry: .none)
+            _ = try? await noRole.provision(
+                ProvisioningRequest(card: card, wallet: .applePay, input: .issuerSDK(output: nil)), context: context)
+
+            // Card details and PIN: the app's side is the simulator's (AdyenSimulatedApp), the relay the adapter's.
+            let detailsOffer = try await provider.revealOffer(for: card, purpose: .cardDetails, context: context)
+            _ = try await provider.revealPublicKey(for: .cardDetails, format: "jwk", context: context)
+            let details = try AdyenSimulatedApp.session(publicKeyPEM: detailsOffer.publicKey?.value ?? "")
+            let detailsRequest = RevealSessionRequest(
+                card: card, purpose: .cardDetails, encryptedKey: Secret(details.encryptedKey))
+            _ = try await provider.revealSession(detailsRequest, context: context)
+            _ = try? await provider.revealSession(detailsRequest, context: context)
+            let pinOffer = try await provider.revealOffer(for: card, purpose: .pinReveal, context: context)
+            let pin = try AdyenSimulatedApp.session(publicKeyPEM: pinOffer.publicKey?.value ?? "")
+            _ = try await provider.revealSession(
+                RevealSessionRequest(card: card, purpose: .pinReveal, encryptedKey: Secret(pin.encryptedKey)),
+                context: context)
+            let changeOffer = try await provider.revealOffer(for: card, purpose: .pinChange, context: context)
+            let change = try AdyenSimulatedApp.session(publicKeyPEM: changeOffer.publicKey?.value ?? "")
+            let block = try AdyenSimulatedApp.pinChange(pin: "2580", key: change.key)
+            _ = try await provider.revealSession(
+                RevealSessionRequest(
+                    card: card, purpose: .pinChange, encryptedKey: Secret(change.encryptedKey),
+                    encryptedPINBlock: Secret(block.encryptedPinBlock), pinToken: Secret(block.token)),
+                context: context
+            )
+            let again = try AdyenSimulatedApp.session(publicKeyPEM: changeOffer.publicKey?.value ?? "")
+            _ = try? await provider.revealSession(
+                RevealSessionRequest(
+                    card: card, purpose: .pinChange, encryptedKey: Secret(again.encryptedKey),
+                    encryptedPINBlock: Secret(block.encryptedPinBlock), pinToken: Secret(block.token)),
+                context: context
+            )
+            _ = try? await noRole.revealOffer(for: card, purpose: .pinChange, context: context)
 
             // Errors only a deliberately wrong request provokes (raw HTTP: the answers are checked, not the requests).
             let raw = RawClient(handle: handle)
@@ -136,18 +202,30 @@ struct AdyenSpecConformanceTests {
             }
             try await send("422 invalid sdkOutput", .post, path, body: #"{"sdkOutput":"-_-_"}"#)
             try await send("422 no exchange", .post, path, body: #"{"sdkOutput":"AAEC"}"#)
-            try await send("422 token body not an object", .patch, "/networkTokens/\(Seed.activeApplePayTokenID)", body: "[]")
-            try await send("422 token status", .patch, "/networkTokens/\(Seed.activeApplePayTokenID)", body: #"{"status":"gone"}"#)
-            try await send("422 listing limit", .get, "/balanceAccounts/\(Seed.balanceAccountID)/paymentInstruments?limit=0")
-            try await send("422 closed instrument", .patch, "/paymentInstruments/\(Seed.closedMastercardID)", body: #"{"status":"active"}"#)
-            try await send("422 create without cardholder", .post, "/paymentInstruments", body: #"{"type":"card","balanceAccountId":"\#(Seed.balanceAccountID)"}"#)
+            try await send(
+                "422 token body not an object", .patch, "/networkTokens/\(Seed.activeApplePayTokenID)", body: "[]")
+            try await send(
+                "422 token status", .patch, "/networkTokens/\(Seed.activeApplePayTokenID)", body: #"{"status":"gone"}"#)
+            try await send(
+                "422 listing limit", .get, "/balanceAccounts/\(Seed.balanceAccountID)/paymentInstruments?limit=0")
+            try await send(
+                "422 closed instrument", .patch, "/paymentInstruments/\(Seed.closedMastercardID)",
+                body: #"{"status":"active"}"#)
+            try await send(
+                "422 create without cardholder", .post, "/paymentInstruments",
+                body: #"{"type":"card","balanceAccountId":"\#(Seed.balanceAccountID)"}"#)
 
             var exchanges: [SpecExchange] = []
             for (index, exchange) in wire.exchanges.enumerated() where exchange.status != nil {
-                exchanges.append(SpecExchange("adapter #\(index + 1) \(exchange.method) \(exchange.path)", document: "service", exchange, adapter: true))
+                exchanges.append(
+                    SpecExchange(
+                        "adapter #\(index + 1) \(exchange.method) \(exchange.path)", document: "service", exchange,
+                        adapter: true))
             }
             for (name, method, path, reply, body) in rawReplies {
-                let exchange = WireExchange(method: method, path: path, requestBody: body.map { Data($0.utf8) }, status: reply.status, responseBody: reply.body)
+                let exchange = WireExchange(
+                    method: method, path: path, requestBody: body.map { Data($0.utf8) }, status: reply.status,
+                    responseBody: reply.body)
                 exchanges.append(SpecExchange("raw \(name)", document: "service", exchange, adapter: false))
             }
             return exchanges
@@ -159,8 +237,14 @@ struct AdyenSpecConformanceTests {
         let simulator = AdyenSimulator()
         var result: [SpecExchange] = []
         for type in [AdyenSimulator.networkTokenCreated, AdyenSimulator.networkTokenUpdated] {
-            for token in [Seed.activeApplePayTokenID, Seed.inactiveGooglePayTokenID, Seed.closedCardTokenID, "NWTK_UNKNOWN"] {
-                result.append(SpecExchange("webhook \(type) \(token)", document: "notifications", schema: "NetworkTokenNotificationRequest", body: simulator.signedWebhook(type: type, token: token).body))
+            for token in [
+                Seed.activeApplePayTokenID, Seed.inactiveGooglePayTokenID, Seed.closedCardTokenID, "NWTK_UNKNOWN",
+            ] {
+                result.append(
+                    SpecExchange(
+                        "webhook \(type) \(token)", document: "notifications",
+                        schema: "NetworkTokenNotificationRequest",
+                        body: simulator.signedWebhook(type: type, token: token).body))
             }
         }
         return result
@@ -175,21 +259,42 @@ struct AdyenSpecConformanceTests {
         #expect((report.requestBodies ?? 0) >= 10, "request bodies validated: \(report.requestBodies ?? 0)")
     }
 
-    @Test("the validator catches an undefined member, a missing required one, a wrong type, a wrong enum and a wrong request")
+    @Test(
+        "the validator catches an undefined member, a missing required one, a wrong type, a wrong enum and a wrong request"
+    )
     func validatorCatches() async throws {
         try await SpecConformance.requireValidator()
-        func exchange(_ name: String, _ method: String, _ path: String, _ status: Int, request: String? = nil, response: String) -> SpecExchange {
-            SpecExchange(name, document: "service", WireExchange(method: method, path: "/bcl/v2" + path, requestBody: request.map { Data($0.utf8) }, status: status, responseBody: Data(response.utf8)), adapter: true)
+        func exchange(
+            _ name: String, _ method: String, _ path: String, _ status: Int, request: String? = nil, response: String
+        ) -> SpecExchange {
+            SpecExchange(
+                name, document: "service",
+                WireExchange(
+                    method: method, path: "/bcl/v2" + path, requestBody: request.map { Data($0.utf8) }, status: status,
+                    responseBody: Data(response.utf8)), adapter: true)
         }
-        let report = try await SpecConformance.check(Self.run([
-            exchange("extra member", "POST", "/paymentInstruments/PI1/networkTokenActivationData", 200, request: #"{"sdkOutput":"AA=="}"#, response: #"{"sdkInput":"AA==","extra":1}"#),
-            exchange("status as text", "GET", "/paymentInstruments/PI1", 401, response: #"{"title":"t","status":"401","detail":"d","errorCode":"x","type":"u"}"#),
-            exchange("no errorCode", "GET", "/networkTokens/N1", 404, response: #"{"title":"t","status":404,"detail":"d","type":"u"}"#),
-            exchange("token status", "GET", "/paymentInstruments/PI1/networkTokens", 200, response: #"{"networkTokens":[{"id":"N","status":"gone"}]}"#),
-            exchange("request member", "PATCH", "/networkTokens/N1", 202, request: #"{"status":"suspended","reason":"x"}"#, response: ""),
-            exchange("undeclared success", "GET", "/networkTokens/N1", 201, response: "{}"),
-            SpecExchange("webhook", document: "notifications", schema: "NetworkTokenNotificationRequest", body: Data(#"{"type":"balancePlatform.networkToken.created","data":{}}"#.utf8)),
-        ]))
+        let report = try await SpecConformance.check(
+            Self.run([
+                exchange(
+                    "extra member", "POST", "/paymentInstruments/PI1/networkTokenActivationData", 200,
+                    request: #"{"sdkOutput":"AA=="}"#, response: #"{"sdkInput":"AA==","extra":1}"#),
+                exchange(
+                    "status as text", "GET", "/paymentInstruments/PI1", 401,
+                    response: #"{"title":"t","status":"401","detail":"d","errorCode":"x","type":"u"}"#),
+                exchange(
+                    "no errorCode", "GET", "/networkTokens/N1", 404,
+                    response: #"{"title":"t","status":404,"detail":"d","type":"u"}"#),
+                exchange(
+                    "token status", "GET", "/paymentInstruments/PI1/networkTokens", 200,
+                    response: #"{"networkTokens":[{"id":"N","status":"gone"}]}"#),
+                exchange(
+                    "request member", "PATCH", "/networkTokens/N1", 202,
+                    request: #"{"status":"suspended","reason":"x"}"#, response: ""),
+                exchange("undeclared success", "GET", "/networkTokens/N1", 201, response: "{}"),
+                SpecExchange(
+                    "webhook", document: "notifications", schema: "NetworkTokenNotificationRequest",
+                    body: Data(#"{"type":"balancePlatform.networkToken.created","data":{}}"#.utf8)),
+            ]))
         let expected = [
             "[extra member] response 200 $: member(s) `extra` not defined by the document",
             "[status as text] response 401 $.status: is string where the document says integer",
@@ -200,7 +305,9 @@ struct AdyenSpecConformanceTests {
             "[webhook] body (NetworkTokenNotificationRequest) $: required member `environment` is missing",
         ]
         for line in expected {
-            #expect(report.findings.contains { $0.hasPrefix(line) }, "missing finding: \(line)\nreported:\n\(report.findings.joined(separator: "\n"))")
+            #expect(
+                report.findings.contains { $0.hasPrefix(line) },
+                "missing finding: \(line)\nreported:\n\(report.findings.joined(separator: "\n"))")
         }
         #expect(report.status == 1)
     }

@@ -1,5 +1,5 @@
 import AdyenSimulator
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import CardGatewayAsyncHTTPClient
 import CardGatewaySimulation
 import CardGatewayTesting
@@ -7,7 +7,7 @@ import Foundation
 import HTTPTypes
 import Synchronization
 
-@testable import CardGatewayAdyen
+@_spi(AdapterSupport) @testable import CardGatewayAdyen
 
 /// Raw HTTP to a running simulator, through the core's AsyncHTTPClient transport (no adapter involved).
 struct RawClient {
@@ -42,9 +42,12 @@ struct RawClient {
         if let apiKey { fields[HTTPField.Name("X-API-Key")!] = apiKey }
         if body != nil { fields[.contentType] = "application/json" }
         for (name, value) in headers { fields.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
-        let request = HTTPRequest(method: method, scheme: "http", authority: "127.0.0.1:\(handle.port)", path: "/bcl/v2" + path, headerFields: fields)
+        let request = HTTPRequest(
+            method: method, scheme: "http", authority: "127.0.0.1:\(handle.port)", path: "/bcl/v2" + path,
+            headerFields: fields)
         let response = try await transport.send(request, body: body, timeout: .seconds(30))
-        return Reply(status: response.response.status.code, headers: response.response.headerFields, body: response.body)
+        return Reply(
+            status: response.response.status.code, headers: response.response.headerFields, body: response.body)
     }
 
     func json(_ text: String) -> Data { Data(text.utf8) }
@@ -72,10 +75,12 @@ enum SimulatorFixture {
     static func provider(
         _ handle: SimulatorHandle, apiKey: String = AdyenSimulator.Credentials.apiKey,
         hmacKey: String? = AdyenSimulator.Credentials.hmacKeyHex, transport: (any HTTPTransport)? = nil,
-        timeout: Duration = .seconds(30), retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5))
+        timeout: Duration = .seconds(30),
+        retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5))
     ) throws -> AdyenProvider {
         let http = try ProviderHTTPClient(
-            instance: "adyen-sim", kind: .adyen, baseURL: handle.baseURL, transport: transport ?? AsyncHTTPClientTransport(), timeout: timeout,
+            instance: "adyen-sim", kind: .adyen, baseURL: handle.baseURL,
+            transport: transport ?? AsyncHTTPClientTransport(), timeout: timeout,
             retry: retry
         )
         return try AdyenProvider(http: http, apiKey: Secret(apiKey), hmacKey: hmacKey.map(Secret.init))

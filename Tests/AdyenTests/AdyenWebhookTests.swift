@@ -5,7 +5,7 @@ import Testing
 
 @testable import CardGatewayAdyen
 
-@Suite("Adyen webhooks: HmacSignature over the raw body")
+@Suite("Adyen webhooks: HmacSignature over the raw body", .timeLimit(.minutes(5)))
 struct AdyenWebhookTests {
     let now = Date(timeIntervalSince1970: 1_742_375_800)
 
@@ -13,14 +13,16 @@ struct AdyenWebhookTests {
     func created() throws {
         let provider = try Fixture.provider(ScriptedTransport([]))
         let body = Fixture.notification()
-        let events = try provider.verify(Fixture.delivery(body, headers: [("HmacSignature", Fixture.sign(body))]), now: now)
+        let events = try provider.verify(
+            Fixture.delivery(body, headers: [("HmacSignature", Fixture.sign(body))]), now: now)
         #expect(events.count == 1)
         let event = try #require(events.first)
         #expect(event.providerKind == .adyen)
         #expect(event.providerType == "balancePlatform.networkToken.created")
-        #expect(event.id == "NWTK00000000000000000000000001|balancePlatform.networkToken.created|2025-03-19T10:15:30+01:00")
+        #expect(
+            event.id == "NWTK00000000000000000000000001|balancePlatform.networkToken.created|2025-03-19T10:15:30+01:00")
         #expect(event.occurredAt == Date(timeIntervalSince1970: 1_742_375_730))
-        guard case .walletTokenCreated(let tokenEvent) = event.event else {
+        guard let tokenEvent = event.event.walletTokenCreated else {
             Issue.record("expected walletTokenCreated, got \(event.event)")
             return
         }
@@ -36,9 +38,12 @@ struct AdyenWebhookTests {
     @Test("networkToken.updated becomes walletTokenUpdated; the header name is read in any case")
     func updated() throws {
         let provider = try Fixture.provider(ScriptedTransport([]))
-        let body = Fixture.notification(type: "balancePlatform.networkToken.updated", status: "suspended", decision: "declined", tokenType: "wallet", walletType: nil, requestor: "Google Pay")
-        let events = try provider.verify(Fixture.delivery(body, headers: [("hmacsignature", Fixture.sign(body))]), now: now)
-        guard case .walletTokenUpdated(let tokenEvent) = try #require(events.first).event else {
+        let body = Fixture.notification(
+            type: "balancePlatform.networkToken.updated", status: "suspended", decision: "declined",
+            tokenType: "wallet", walletType: nil, requestor: "Google Pay")
+        let events = try provider.verify(
+            Fixture.delivery(body, headers: [("hmacsignature", Fixture.sign(body))]), now: now)
+        guard let tokenEvent = try #require(events.first).event.walletTokenUpdated else {
             Issue.record("expected walletTokenUpdated")
             return
         }
@@ -50,9 +55,11 @@ struct AdyenWebhookTests {
     @Test("token type given as the wallet name (docs table) is handled")
     func walletNameType() throws {
         let provider = try Fixture.provider(ScriptedTransport([]))
-        let body = Fixture.notification(decision: "requiresAuthentication", tokenType: "googlePay", walletType: nil, requestor: nil)
-        let events = try provider.verify(Fixture.delivery(body, headers: [("HMACSIGNATURE", Fixture.sign(body))]), now: now)
-        guard case .walletTokenCreated(let tokenEvent) = try #require(events.first).event else { return }
+        let body = Fixture.notification(
+            decision: "requiresAuthentication", tokenType: "googlePay", walletType: nil, requestor: nil)
+        let events = try provider.verify(
+            Fixture.delivery(body, headers: [("HMACSIGNATURE", Fixture.sign(body))]), now: now)
+        guard let tokenEvent = try #require(events.first).event.walletTokenCreated else { return }
         #expect(tokenEvent.token.wallet == .googlePay)
         #expect(tokenEvent.decision == "requiresAuthentication")
     }
@@ -66,7 +73,14 @@ struct AdyenWebhookTests {
         tampered[tampered.count - 3] ^= 0x01
         let cases: [WebhookDelivery] = [
             Fixture.delivery(tampered, headers: [("HmacSignature", signature)]),
-            Fixture.delivery(body, headers: [("HmacSignature", Fixture.sign(body, keyHex: "00112233445566778899AABBCCDDEEFF00112233445566778899AABBCCDDEEFF"))]),
+            Fixture.delivery(
+                body,
+                headers: [
+                    (
+                        "HmacSignature",
+                        Fixture.sign(body, keyHex: "00112233445566778899AABBCCDDEEFF00112233445566778899AABBCCDDEEFF")
+                    )
+                ]),
             Fixture.delivery(body, headers: []),
             Fixture.delivery(body, headers: [("HmacSignature", "not base64 !!")]),
             Fixture.delivery(body, headers: [("HmacSignature", signature), ("HmacSignature", signature)]),
@@ -87,25 +101,35 @@ struct AdyenWebhookTests {
     func hexKeyIsDecoded() throws {
         let provider = try Fixture.provider(ScriptedTransport([]))
         let body = Fixture.notification()
-        let wrong = MessageAuthentication.hmacSHA256(key: Data(Fixture.hmacKeyHex.utf8), message: body).base64EncodedString()
-        #expect(throws: CardGatewayError.self) { try provider.verify(Fixture.delivery(body, headers: [("HmacSignature", wrong)]), now: now) }
+        let wrong = MessageAuthentication.hmacSHA256(key: Data(Fixture.hmacKeyHex.utf8), message: body)
+            .base64EncodedString()
+        #expect(throws: CardGatewayError.self) {
+            try provider.verify(Fixture.delivery(body, headers: [("HmacSignature", wrong)]), now: now)
+        }
     }
 
     @Test("unknown notification types verify and produce no events")
     func unknownType() throws {
         let provider = try Fixture.provider(ScriptedTransport([]))
-        let body = Data("{\"type\": \"balancePlatform.paymentInstrument.updated\", \"environment\": \"test\", \"data\": {\"paymentInstrument\": {\"id\": \"PI1\"}}}".utf8)
-        #expect(try provider.verify(Fixture.delivery(body, headers: [("HmacSignature", Fixture.sign(body))]), now: now).isEmpty)
+        let body = Data(
+            "{\"type\": \"balancePlatform.paymentInstrument.updated\", \"environment\": \"test\", \"data\": {\"paymentInstrument\": {\"id\": \"PI1\"}}}"
+                .utf8)
+        #expect(
+            try provider.verify(Fixture.delivery(body, headers: [("HmacSignature", Fixture.sign(body))]), now: now)
+                .isEmpty)
     }
 
     @Test("a signed body that is not a notification, or lacks data.id, is invalidResponse")
     func malformedSigned() throws {
         let provider = try Fixture.provider(ScriptedTransport([]))
-        for text in ["not json", "{\"type\": \"balancePlatform.networkToken.created\", \"environment\": \"test\"}",
-                     "{\"type\": \"balancePlatform.networkToken.created\", \"environment\": \"test\", \"data\": {\"paymentInstrumentId\": \"PI1\"}}"] {
+        for text in [
+            "not json", "{\"type\": \"balancePlatform.networkToken.created\", \"environment\": \"test\"}",
+            "{\"type\": \"balancePlatform.networkToken.created\", \"environment\": \"test\", \"data\": {\"paymentInstrumentId\": \"PI1\"}}",
+        ] {
             let body = Data(text.utf8)
             do {
-                _ = try provider.verify(Fixture.delivery(body, headers: [("HmacSignature", Fixture.sign(body))]), now: now)
+                _ = try provider.verify(
+                    Fixture.delivery(body, headers: [("HmacSignature", Fixture.sign(body))]), now: now)
                 Issue.record("expected invalidResponse")
             } catch let error as CardGatewayError {
                 #expect(error.code == .invalidResponse)
@@ -129,7 +153,8 @@ struct AdyenWebhookTests {
     func noStaleness() throws {
         let provider = try Fixture.provider(ScriptedTransport([]))
         let body = Fixture.notification(timestamp: "2020-01-01T00:00:00+00:00")
-        let events = try provider.verify(Fixture.delivery(body, headers: [("HmacSignature", Fixture.sign(body))]), now: now)
+        let events = try provider.verify(
+            Fixture.delivery(body, headers: [("HmacSignature", Fixture.sign(body))]), now: now)
         #expect(events.count == 1)
     }
 }

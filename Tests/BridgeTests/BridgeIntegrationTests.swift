@@ -1,7 +1,7 @@
 import BridgeSimulator
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import CardGatewayAsyncHTTPClient
-import CardGatewayBridge
+@_spi(AdapterSupport) import CardGatewayBridge
 import CardGatewaySimulation
 import CardGatewayTesting
 import Crypto
@@ -16,48 +16,59 @@ enum BridgeLive {
     static let start = Date(timeIntervalSince1970: 1_767_323_045)
     typealias Seed = BridgeSimulator.Seed
 
-    static func ref(_ card: String, customer: String = Seed.customerID) -> CardRef { CardRef(id: card, customer: customer) }
+    static func ref(_ card: String, customer: String = Seed.customerID) -> CardRef {
+        CardRef(id: card, customer: customer)
+    }
 
     /// Runs `body` with a fresh simulator (fixed clock) and an adapter pointed at it.
     static func run<R: Sendable>(
-        encoding: BridgeCertificateEncoding = .base64, apiKey: String = Seed.apiKey, logger: Logger = OperationContext.noopLogger,
-        cardChain: String? = "base", _ body: @Sendable (SimulatorHandle, BridgeProvider, BridgeSimulator) async throws -> R
+        encoding: BridgeCertificateEncoding = .base64, apiKey: String = Seed.apiKey,
+        logger: Logger = OperationContext.noopLogger,
+        cardChain: String? = "base",
+        _ body: @Sendable (SimulatorHandle, BridgeProvider, BridgeSimulator) async throws -> R
     ) async throws -> R {
         let simulator = BridgeSimulator(clock: SimulationClock(fixed: start))
         return try await withSimulator(simulator) { handle in
             let http = try ProviderHTTPClient(
                 instance: "bridge-sim", kind: .bridge, baseURL: handle.baseURL, transport: AsyncHTTPClientTransport(),
-                timeout: .seconds(30), retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5)),
+                timeout: .seconds(30),
+                retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5)),
                 logger: logger
             )
             let provider = try BridgeProvider(
-                http: http, apiKey: Secret(apiKey), webhookPublicKey: Secret(simulator.webhookPublicKeyPEM), certificateEncoding: encoding,
+                http: http, apiKey: Secret(apiKey), webhookPublicKey: Secret(simulator.webhookPublicKeyPEM),
+                certificateEncoding: encoding,
                 cardChain: cardChain
             )
             return try await body(handle, provider, simulator)
         }
     }
 
-    static func appleRequest(_ card: String = Seed.activeVisa, nonce: Data = BridgeFixtures.nonce) -> ProvisioningRequest {
+    static func appleRequest(
+        _ card: String = Seed.activeVisa, nonce: Data = BridgeFixtures.nonce
+    ) -> ProvisioningRequest {
         ProvisioningRequest(
             card: ref(card), wallet: .applePay,
-            input: .applePay(ApplePayProvisioningInput(
-                certificates: [BridgeFixtures.leafCertificate, BridgeFixtures.subordinateCertificate], nonce: nonce,
-                nonceSignature: BridgeFixtures.nonceSignature
-            ))
+            input: .applePay(
+                ApplePayProvisioningInput(
+                    certificates: [BridgeFixtures.leafCertificate, BridgeFixtures.subordinateCertificate], nonce: nonce,
+                    nonceSignature: BridgeFixtures.nonceSignature
+                ))
         )
     }
 
     static func applePayload(_ response: ProvisioningResponse) throws -> ApplePayPayload {
-        guard case .applePay(let payload) = response else { throw CardGatewayError.invalidResponse("expected an Apple payload") }
+        guard let payload = response.applePay else {
+            throw CardGatewayError.invalidResponse("expected an Apple payload")
+        }
         return payload
     }
 
     static func json(_ entry: JournalEntry) -> [String: JSONValue]? { (try? JSONValue.parse(entry.body))?.objectValue }
 }
 
-@Suite("Bridge adapter against the simulator")
-struct BridgeSimulatorIntegrationTests {
+@Suite("Bridge adapter against the simulator", .timeLimit(.minutes(5)))
+struct BridgeIntegrationTests {
     typealias Seed = BridgeSimulator.Seed
 
     @Test func everySeededAccountMaps() async throws {
@@ -89,13 +100,15 @@ struct BridgeSimulatorIntegrationTests {
 
     @Test func offers() async throws {
         try await BridgeLive.run { _, provider, _ in
-            let eligible = try await provider.offer(for: BridgeLive.ref(Seed.activeMastercard), wallet: .googlePay, context: OperationContext())
+            let eligible = try await provider.offer(
+                for: BridgeLive.ref(Seed.activeMastercard), wallet: .googlePay, context: OperationContext())
             #expect(eligible.eligible)
             #expect(eligible.network == .mastercard)
             #expect(eligible.cardholderName == "Ada Lovelace")
             #expect(eligible.existingTokens.isEmpty)
             for id in [Seed.pendingVisa, Seed.inactiveMastercard, Seed.frozenByCustomer, Seed.frozenByDeveloper] {
-                let offer = try await provider.offer(for: BridgeLive.ref(id), wallet: .applePay, context: OperationContext())
+                let offer = try await provider.offer(
+                    for: BridgeLive.ref(id), wallet: .applePay, context: OperationContext())
                 #expect(!offer.eligible)
                 #expect(offer.ineligibleReason?.code == "cardNotActive")
             }
@@ -105,9 +118,14 @@ struct BridgeSimulatorIntegrationTests {
     @Test(arguments: [BridgeCertificateEncoding.base64, .hex])
     func applePayEndToEnd(encoding: BridgeCertificateEncoding) async throws {
         try await BridgeLive.run(encoding: encoding) { handle, provider, _ in
-            let payload = try BridgeLive.applePayload(try await provider.provision(BridgeLive.appleRequest(), context: OperationContext()))
-            let entry = try #require(handle.journal.entries(method: "POST", pathContains: "create_mobile_wallet_provisioning_request").first)
-            #expect(entry.path == "/v0/customers/\(Seed.customerID)/card_accounts/\(Seed.activeVisa)/create_mobile_wallet_provisioning_request")
+            let payload = try BridgeLive.applePayload(
+                try await provider.provision(BridgeLive.appleRequest(), context: OperationContext()))
+            let entry = try #require(
+                handle.journal.entries(method: "POST", pathContains: "create_mobile_wallet_provisioning_request").first)
+            #expect(
+                entry.path
+                    == "/v0/customers/\(Seed.customerID)/card_accounts/\(Seed.activeVisa)/create_mobile_wallet_provisioning_request"
+            )
             #expect(entry.responseStatus == 200)
             #expect(entry.header("idempotency-key") != nil)
             #expect(entry.header("content-type") == "application/json")
@@ -128,7 +146,8 @@ struct BridgeSimulatorIntegrationTests {
             _ = try P256.KeyAgreement.PublicKey(x963Representation: ephemeral)
             let pan = "4432528000121269"
             #expect(!payload.encryptedPassData.revealedBytes.contains(Data(pan.utf8)))
-            let plain = try BridgeSimulator.openEncryptedPassData(payload.encryptedPassData.revealedBytes, ephemeralPublicKey: ephemeral)
+            let plain = try BridgeSimulator.openEncryptedPassData(
+                payload.encryptedPassData.revealedBytes, ephemeralPublicKey: ephemeral)
             let card = try #require(try JSONValue.parse(plain).objectValue)
             #expect(card["primaryAccountNumber"] == .string(pan))
             #expect(card["nonce"] == .string(ByteEncoding.hex(BridgeFixtures.nonce)))
@@ -139,15 +158,19 @@ struct BridgeSimulatorIntegrationTests {
     @Test func googlePayEndToEnd() async throws {
         try await BridgeLive.run { handle, provider, _ in
             let response = try await provider.provision(
-                ProvisioningRequest(card: BridgeLive.ref(Seed.activeMastercard), wallet: .googlePay, input: BridgeFixtures.googleInput),
+                ProvisioningRequest(
+                    card: BridgeLive.ref(Seed.activeMastercard), wallet: .googlePay, input: BridgeFixtures.googleInput),
                 context: OperationContext()
             )
-            guard case .googlePay(let payload) = response else {
+            guard let payload = response.googlePay else {
                 Issue.record("expected a Google payload")
                 return
             }
             let entry = try #require(handle.journal.last)
-            #expect(entry.bodyText == #"{"google_pay":{"client_device_id":"gdev-9a8b7c","client_wallet_account_id":"gwa-3c1d2e"},"wallet_provider":"google_pay"}"#)
+            #expect(
+                entry.bodyText
+                    == #"{"google_pay":{"client_device_id":"gdev-9a8b7c","client_wallet_account_id":"gwa-3c1d2e"},"wallet_provider":"google_pay"}"#
+            )
             let text = String(decoding: payload.opaquePaymentCard.revealedBytes, as: UTF8.self)
             let sealed = try #require(ByteEncoding.decodeBase64Lenient(text))
             let plain = try JSONValue.parse(try BridgeSimulator.openOpaquePaymentCard(sealed))
@@ -160,7 +183,9 @@ struct BridgeSimulatorIntegrationTests {
     @Test func onlyActiveAccountsAreProvisioned() async throws {
         try await BridgeLive.run { handle, provider, _ in
             for id in [Seed.pendingVisa, Seed.inactiveMastercard, Seed.frozenByCustomer, Seed.frozenByDeveloper] {
-                let error = await gatewayError { _ = try await provider.provision(BridgeLive.appleRequest(id), context: OperationContext()) }
+                let error = await gatewayError {
+                    _ = try await provider.provision(BridgeLive.appleRequest(id), context: OperationContext())
+                }
                 #expect(error?.code == .invalidRequest)
                 #expect(error?.providerCode == "card_account_not_active")
                 #expect(error?.httpStatus == 400)
@@ -172,11 +197,18 @@ struct BridgeSimulatorIntegrationTests {
 
     @Test func injected500IsRetriedWithTheSameKeyAndANewAttemptGetsANewKey() async throws {
         try await BridgeLive.run { handle, provider, _ in
-            handle.faults.inject(FaultRule(count: 1, pathPrefix: "/v0/customers/", method: "POST", action: .status(500, retryAfterSeconds: nil, message: nil)))
+            handle.faults.inject(
+                FaultRule(
+                    count: 1, pathPrefix: "/v0/customers/", method: "POST",
+                    action: .status(500, retryAfterSeconds: nil, message: nil)))
             _ = try await provider.provision(BridgeLive.appleRequest(), context: OperationContext())
-            handle.faults.inject(FaultRule(count: 1, pathPrefix: "/v0/customers/", method: "POST", action: .status(503, retryAfterSeconds: nil, message: nil)))
+            handle.faults.inject(
+                FaultRule(
+                    count: 1, pathPrefix: "/v0/customers/", method: "POST",
+                    action: .status(503, retryAfterSeconds: nil, message: nil)))
             _ = try await provider.provision(BridgeLive.appleRequest(), context: OperationContext())
-            let posts = handle.journal.entries(method: "POST", pathContains: "create_mobile_wallet_provisioning_request")
+            let posts = handle.journal.entries(
+                method: "POST", pathContains: "create_mobile_wallet_provisioning_request")
             #expect(posts.map(\.responseStatus) == [500, 200, 503, 200])
             let keys = posts.map { $0.header("idempotency-key") }
             #expect(keys.allSatisfy { $0 != nil })
@@ -189,8 +221,13 @@ struct BridgeSimulatorIntegrationTests {
 
     @Test func persistent500IsProviderUnavailable() async throws {
         try await BridgeLive.run { handle, provider, _ in
-            handle.faults.inject(FaultRule(count: 3, pathPrefix: "/v0/customers/", method: "POST", action: .status(500, retryAfterSeconds: nil, message: "boom")))
-            let error = await gatewayError { _ = try await provider.provision(BridgeLive.appleRequest(), context: OperationContext()) }
+            handle.faults.inject(
+                FaultRule(
+                    count: 3, pathPrefix: "/v0/customers/", method: "POST",
+                    action: .status(500, retryAfterSeconds: nil, message: "boom")))
+            let error = await gatewayError {
+                _ = try await provider.provision(BridgeLive.appleRequest(), context: OperationContext())
+            }
             #expect(error?.code == .providerUnavailable)
             #expect(error?.providerCode == "unexpected")
             #expect(error?.isRetryable == true)
@@ -201,11 +238,15 @@ struct BridgeSimulatorIntegrationTests {
     @Test func repeatingAnOperationKeyReplaysThenExpiresAfter24Hours() async throws {
         try await BridgeLive.run { handle, provider, simulator in
             let context = OperationContext(idempotencyKey: "checkout-attempt-1")
-            let first = try BridgeLive.applePayload(try await provider.provision(BridgeLive.appleRequest(), context: context))
-            let second = try BridgeLive.applePayload(try await provider.provision(BridgeLive.appleRequest(), context: context))
+            let first = try BridgeLive.applePayload(
+                try await provider.provision(BridgeLive.appleRequest(), context: context))
+            let second = try BridgeLive.applePayload(
+                try await provider.provision(BridgeLive.appleRequest(), context: context))
             #expect(first == second, "a replay returns the first answer")
             simulator.simulationClock.advance(by: 24 * 60 * 60 + 1)
-            let error = await gatewayError { _ = try await provider.provision(BridgeLive.appleRequest(), context: context) }
+            let error = await gatewayError {
+                _ = try await provider.provision(BridgeLive.appleRequest(), context: context)
+            }
             #expect(error?.code == .conflict)
             #expect(error?.httpStatus == 422)
             #expect(error?.message.contains("24 hours") == true)
@@ -213,7 +254,9 @@ struct BridgeSimulatorIntegrationTests {
         }
     }
 
-    @Test("one operation key reused for an attempt with a new nonce gets a new key, so Bridge never replays the old payload")
+    @Test(
+        "one operation key reused for an attempt with a new nonce gets a new key, so Bridge never replays the old payload"
+    )
     func sameOperationKeyWithAnotherNonceIsANewAttempt() async throws {
         try await BridgeLive.run { handle, provider, _ in
             let context = OperationContext(idempotencyKey: "attempt-7")
@@ -227,17 +270,26 @@ struct BridgeSimulatorIntegrationTests {
 
     @Test func wrongAPIKeyAndUnknownCards() async throws {
         try await BridgeLive.run(apiKey: "sk-test-wrong") { _, provider, _ in
-            let error = await gatewayError { _ = try await provider.card(BridgeLive.ref(Seed.activeVisa), context: OperationContext()) }
+            let error = await gatewayError {
+                _ = try await provider.card(BridgeLive.ref(Seed.activeVisa), context: OperationContext())
+            }
             #expect(error?.code == .authenticationFailed)
             #expect(error?.providerCode == "invalid")
             #expect(error?.fieldErrors.map(\.field) == ["Api-Key"])
         }
         try await BridgeLive.run { _, provider, _ in
-            let unknown = await gatewayError { _ = try await provider.card(BridgeLive.ref("ca00000000000000000000000000dead"), context: OperationContext()) }
+            let unknown = await gatewayError {
+                _ = try await provider.card(
+                    BridgeLive.ref("ca00000000000000000000000000dead"), context: OperationContext())
+            }
             #expect(unknown?.code == .notFound)
-            let otherCustomers = await gatewayError { _ = try await provider.card(BridgeLive.ref(Seed.otherCustomerActiveVisa), context: OperationContext()) }
+            let otherCustomers = await gatewayError {
+                _ = try await provider.card(BridgeLive.ref(Seed.otherCustomerActiveVisa), context: OperationContext())
+            }
             #expect(otherCustomers?.code == .notFound)
-            let card = try await provider.card(BridgeLive.ref(Seed.otherCustomerActiveVisa, customer: Seed.otherCustomerID), context: OperationContext())
+            let card = try await provider.card(
+                BridgeLive.ref(Seed.otherCustomerActiveVisa, customer: Seed.otherCustomerID),
+                context: OperationContext())
             #expect(card.cardholderName == "Grace Brewster Hopper")
         }
     }
@@ -245,11 +297,13 @@ struct BridgeSimulatorIntegrationTests {
     @Test func freezeAndUnfreezeDriveTheStatus() async throws {
         try await BridgeLive.run { handle, provider, _ in
             let ref = BridgeLive.ref(Seed.activeVisa)
-            let created = try await provider.freeze(card: ref, reason: .lostOrStolen, initiator: .customer, context: OperationContext())
+            let created = try await provider.freeze(
+                card: ref, reason: .lostOrStolen, initiator: .customer, context: OperationContext())
             #expect(created.status == "freeze_created")
             #expect(created.startingAt == BridgeLive.start)
             #expect(try await provider.card(ref, context: OperationContext()).status == .locked)
-            let replaced = try await provider.freeze(card: ref, reason: .other, initiator: .customer, context: OperationContext())
+            let replaced = try await provider.freeze(
+                card: ref, reason: .other, initiator: .customer, context: OperationContext())
             #expect(replaced.status == "freeze_replaced")
             _ = try await provider.freeze(card: ref, reason: .suspectedFraud, context: OperationContext())
             let both = try await provider.card(ref, context: OperationContext())
@@ -277,12 +331,15 @@ struct BridgeSimulatorIntegrationTests {
 
     @Test func simulatorWebhooksVerify() async throws {
         try await BridgeLive.run { _, provider, simulator in
-            _ = try await provider.freeze(card: BridgeLive.ref(Seed.activeVisa), reason: .suspiciousActivity, context: OperationContext())
-            let delivery = try #require(try simulator.signedCardAccountWebhook(cardAccountID: Seed.activeVisa, previousStatus: "active"))
+            _ = try await provider.freeze(
+                card: BridgeLive.ref(Seed.activeVisa), reason: .suspiciousActivity, context: OperationContext())
+            let delivery = try #require(
+                try simulator.signedCardAccountWebhook(cardAccountID: Seed.activeVisa, previousStatus: "active"))
             var fields = HTTPFields()
             for (name, value) in delivery.headers { fields[HTTPField.Name(name)!] = value }
-            let events = try provider.verify(WebhookDelivery(headers: fields, body: delivery.body), now: simulator.simulationClock.now())
-            guard case .cardStatusChanged(let change) = events.first?.event else {
+            let events = try provider.verify(
+                WebhookDelivery(headers: fields, body: delivery.body), now: simulator.simulationClock.now())
+            guard let change = events.first?.event.cardStatusChanged else {
                 Issue.record("expected a card status change")
                 return
             }
@@ -293,7 +350,9 @@ struct BridgeSimulatorIntegrationTests {
             #expect(events.first?.occurredAt == BridgeLive.start)
 
             let stale = gatewayError {
-                _ = try provider.verify(WebhookDelivery(headers: fields, body: delivery.body), now: simulator.simulationClock.now().addingTimeInterval(601))
+                _ = try provider.verify(
+                    WebhookDelivery(headers: fields, body: delivery.body),
+                    now: simulator.simulationClock.now().addingTimeInterval(601))
             }
             #expect(stale?.code == .signatureInvalid)
         }
@@ -302,24 +361,29 @@ struct BridgeSimulatorIntegrationTests {
     @Test func throughTheGateway() async throws {
         try await BridgeLive.run { handle, _, simulator in
             let json = """
-            {"providers":{"bridge-sim":{"kind":"bridge","baseURL":"\(handle.baseURL.absoluteString)",
-              "credentials":{"apiKey":"literal:\(Seed.apiKey)","webhookPublicKey":"env:BRIDGE_SIM_WEBHOOK_KEY"},
-              "options":{"certificateEncoding":"hex"},"maxAttempts":2}},
-             "routes":[{"when":{"issuer":"bridge"},"use":"bridge-sim"}]}
-            """
+                {"providers":{"bridge-sim":{"kind":"bridge","baseURL":"\(handle.baseURL.absoluteString)",
+                  "credentials":{"apiKey":"literal:\(Seed.apiKey)","webhookPublicKey":"env:BRIDGE_SIM_WEBHOOK_KEY"},
+                  "options":{"certificateEncoding":"hex"},"maxAttempts":2}},
+                 "routes":[{"when":{"issuer":"bridge"},"use":"bridge-sim"}]}
+                """
             let registry = ProviderRegistry([.bridge])
             let secrets = SecretResolver(environment: ["BRIDGE_SIM_WEBHOOK_KEY": simulator.webhookPublicKeyPEM])
-            let configuration = try GatewayConfiguration.load(from: Data(json.utf8), registry: registry, secrets: secrets)
+            let configuration = try GatewayConfiguration.load(
+                from: Data(json.utf8), registry: registry, secrets: secrets)
             let gateway = try CardGateway(configuration: configuration, registry: registry)
             let target = RouteTarget.key(RouteKey(issuer: "bridge"))
-            let offer = try await gateway.provisioningOffer(for: BridgeLive.ref(Seed.activeVisa), wallet: .applePay, via: target)
+            let offer = try await gateway.provisioningOffer(
+                for: BridgeLive.ref(Seed.activeVisa), wallet: .applePay, via: target)
             #expect(offer.eligible)
             #expect(offer.provider == "bridge-sim")
             _ = try await gateway.provision(BridgeLive.appleRequest(), via: target)
             let body = try #require(handle.journal.last.flatMap(BridgeLive.json))
             #expect(body["apple_pay"]?["encoding"] == .string("hex"))
             let samsung = await gatewayError {
-                _ = try await gateway.provision(ProvisioningRequest(card: BridgeLive.ref(Seed.activeVisa), wallet: .samsungPay, input: BridgeFixtures.googleInput), via: target)
+                _ = try await gateway.provision(
+                    ProvisioningRequest(
+                        card: BridgeLive.ref(Seed.activeVisa), wallet: .samsungPay, input: BridgeFixtures.googleInput),
+                    via: target)
             }
             #expect(samsung?.code == .unsupported)
         }

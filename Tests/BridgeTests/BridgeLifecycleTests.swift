@@ -1,23 +1,33 @@
 import BridgeSimulator
-import CardGateway
-import CardGatewayBridge
+@_spi(AdapterSupport) import CardGateway
+@_spi(AdapterSupport) import CardGatewayBridge
 import CardGatewaySimulation
-import CardGatewayTesting
+@_spi(AdapterSupport) import CardGatewayTesting
 import Foundation
 import Testing
 import SharedTestSupport
 
 /// The normalised card lifecycle (list, create, lock, unlock) against the simulator, on the wire.
-@Suite("Bridge lifecycle")
+@Suite("Bridge lifecycle", .timeLimit(.minutes(5)))
 struct BridgeLifecycleTests {
     typealias Seed = BridgeSimulator.Seed
     static let context = OperationContext(idempotencyKey: "bridge-lifecycle-1")
-    static let adaCards = [Seed.activeVisa, Seed.activeMastercard, Seed.pendingVisa, Seed.inactiveMastercard, Seed.frozenByCustomer, Seed.frozenByDeveloper]
+    static let adaCards = [
+        Seed.activeVisa, Seed.activeMastercard, Seed.pendingVisa, Seed.inactiveMastercard, Seed.frozenByCustomer,
+        Seed.frozenByDeveloper,
+    ]
 
     @Test func descriptorDeclaresListingIssuanceAndLocking() {
         let capabilities = BridgeProvider.standardDescriptor.capabilities
-        #expect(capabilities == [.cardLookup, .cardListing, .cardIssuance, .cardLocking, .walletProvisioning, .webhooks])
-        for absent in [Capability.cardCancellation, .cardActivation, .cardPIN, .cardPrograms, .walletTokenListing, .walletTokenControl] {
+        #expect(
+            capabilities == [
+                .cardLookup, .cardListing, .cardIssuance, .cardLocking, .walletProvisioning, .cardDetailsReveal,
+                .pinChange, .webhooks,
+            ])
+        for absent in [
+            Capability.cardCancellation, .cardActivation, .cardPIN, .cardPrograms, .walletTokenListing,
+            .walletTokenControl,
+        ] {
             #expect(!capabilities.contains(absent), "\(absent)")
         }
     }
@@ -50,22 +60,29 @@ struct BridgeLifecycleTests {
             #expect(seen == Self.adaCards)
             #expect(handle.journal.entries(method: "GET", pathContains: "/card_accounts").count == 3)
 
-            let frozen = try await provider.listCards(CardQuery(customer: Seed.customerID, statuses: [.locked, .suspended]), context: Self.context)
+            let frozen = try await provider.listCards(
+                CardQuery(customer: Seed.customerID, statuses: [.locked, .suspended]), context: Self.context)
             #expect(frozen.cards.map(\.id) == [Seed.frozenByCustomer, Seed.frozenByDeveloper])
             #expect(frozen.total == 2)
-            let other = try await provider.listCards(CardQuery(customer: Seed.customerWithoutCardID), context: Self.context)
+            let other = try await provider.listCards(
+                CardQuery(customer: Seed.customerWithoutCardID), context: Self.context)
             #expect(other.cards.isEmpty && other.total == 0)
         }
     }
 
     @Test(arguments: [
-        (CardQuery(customer: nil), "customer"), (CardQuery(customer: "not/an/id"), "customer"), (CardQuery(customer: Seed.customerID, limit: 0), "limit"),
-        (CardQuery(customer: Seed.customerID, limit: 101), "limit"), (CardQuery(customer: Seed.customerID, cursor: "x"), "cursor"),
-        (CardQuery(customer: Seed.customerID, types: [.virtual]), "types"), (CardQuery(customer: Seed.customerID, offset: -1), "offset"),
+        (CardQuery(customer: nil), "customer"), (CardQuery(customer: "not/an/id"), "customer"),
+        (CardQuery(customer: Seed.customerID, limit: 0), "limit"),
+        (CardQuery(customer: Seed.customerID, limit: 101), "limit"),
+        (CardQuery(customer: Seed.customerID, cursor: "x"), "cursor"),
+        (CardQuery(customer: Seed.customerID, types: [.virtual]), "types"),
+        (CardQuery(customer: Seed.customerID, offset: -1), "offset"),
     ])
     func invalidListingIsRefusedBeforeSending(query: CardQuery, field: String) async throws {
         try await BridgeLive.run { handle, provider, _ in
-            let error = await #expect(throws: CardGatewayError.self) { try await provider.listCards(query, context: Self.context) }
+            let error = await #expect(throws: CardGatewayError.self) {
+                try await provider.listCards(query, context: Self.context)
+            }
             #expect(error?.code == .invalidRequest)
             #expect(error?.fieldErrors.map(\.field).contains(field) == true, "\(error?.fieldErrors ?? [])")
             #expect(handle.journal.count == 0)
@@ -75,7 +92,8 @@ struct BridgeLifecycleTests {
     @Test func unknownCustomerIsNotFound() async throws {
         try await BridgeLive.run { _, provider, _ in
             let error = await #expect(throws: CardGatewayError.self) {
-                try await provider.listCards(CardQuery(customer: "c0ffee00000040008000000000009999"), context: Self.context)
+                try await provider.listCards(
+                    CardQuery(customer: "c0ffee00000040008000000000009999"), context: Self.context)
             }
             #expect(error?.code == .notFound)
         }
@@ -83,7 +101,9 @@ struct BridgeLifecycleTests {
 
     @Test func createProvisionsACardAccountOnTheWire() async throws {
         try await BridgeLive.run { handle, provider, simulator in
-            let request = CreateCardRequest(customer: Seed.customerWithoutCardID, type: .virtual, program: "midnight", currency: "USDC", externalID: "kj-1")
+            let request = CreateCardRequest(
+                customer: Seed.customerWithoutCardID, type: .virtual, program: "midnight", currency: "USDC",
+                externalID: "kj-1")
             let card = try await provider.createCard(request, context: Self.context)
             #expect(card.type == .virtual)
             #expect(card.status == .active && card.providerStatus == "active")
@@ -95,7 +115,10 @@ struct BridgeLifecycleTests {
             #expect(entry.responseStatus == 201)
             #expect(entry.header("idempotency-key") != nil)
             #expect(entry.header("content-type") == "application/json")
-            #expect(entry.bodyText == #"{"card_design_shortname":"midnight","chain":"base","client_reference_id":"kj-1","currency":"usdc"}"#)
+            #expect(
+                entry.bodyText
+                    == #"{"card_design_shortname":"midnight","chain":"base","client_reference_id":"kj-1","currency":"usdc"}"#
+            )
             #expect(simulator.cardAccount(card.id)?.clientReferenceID == "kj-1")
             // Bridge provisions one card account per customer.
             let again = await #expect(throws: CardGatewayError.self) {
@@ -103,7 +126,8 @@ struct BridgeLifecycleTests {
             }
             #expect(again?.code == .invalidRequest)
             #expect(again?.providerCode == "card_account_already_exists")
-            let listed = try await provider.listCards(CardQuery(customer: Seed.customerWithoutCardID), context: Self.context)
+            let listed = try await provider.listCards(
+                CardQuery(customer: Seed.customerWithoutCardID), context: Self.context)
             #expect(listed.cards.map(\.id) == [card.id])
         }
     }
@@ -111,12 +135,19 @@ struct BridgeLifecycleTests {
     @Test func createRefusesWhatBridgeCannotExpressBeforeSending() async throws {
         try await BridgeLive.run { handle, provider, _ in
             let request = CreateCardRequest(
-                customer: "", type: .physical, program: "bad design", currency: "usd", mobile: "+15550100", pin: Secret("4321"),
-                deliveryAddress: DeliveryAddress(address1: "1 Main St", city: "Springfield", countryCode: "US", postalCode: "12345")
+                customer: "", type: .physical, program: "bad design", currency: "usd", mobile: "+15550100",
+                pin: Secret("4321"),
+                deliveryAddress: DeliveryAddress(
+                    address1: "1 Main St", city: "Springfield", countryCode: "US", postalCode: "12345")
             )
-            let error = await #expect(throws: CardGatewayError.self) { try await provider.createCard(request, context: Self.context) }
+            let error = await #expect(throws: CardGatewayError.self) {
+                try await provider.createCard(request, context: Self.context)
+            }
             #expect(error?.code == .invalidRequest)
-            #expect(Set(error?.fieldErrors.map(\.field) ?? []) == ["customer", "currency", "type", "program", "pin", "mobile", "deliveryAddress"])
+            #expect(
+                Set(error?.fieldErrors.map(\.field) ?? []) == [
+                    "customer", "currency", "type", "program", "pin", "mobile", "deliveryAddress",
+                ])
             #expect(error.map { !"\($0)".contains("4321") } == true)
             #expect(handle.journal.count == 0)
         }
@@ -125,7 +156,10 @@ struct BridgeLifecycleTests {
     @Test func createWithoutAConfiguredChainIsAConfigurationProblem() async throws {
         try await BridgeLive.run(cardChain: nil) { handle, provider, _ in
             let error = await #expect(throws: CardGatewayError.self) {
-                try await provider.createCard(CreateCardRequest(customer: Seed.customerWithoutCardID, type: .virtual, program: "", currency: "usdc"), context: Self.context)
+                try await provider.createCard(
+                    CreateCardRequest(
+                        customer: Seed.customerWithoutCardID, type: .virtual, program: "", currency: "usdc"),
+                    context: Self.context)
             }
             #expect(error?.code == .invalidConfiguration)
             #expect(handle.journal.count == 0)
@@ -133,8 +167,11 @@ struct BridgeLifecycleTests {
     }
 
     @Test func theChainOptionIsCheckedWhenTheConfigurationLoads() throws {
-        let http = try ProviderHTTPClient.testing(kind: .bridge, baseURL: BridgeFixtures.baseURL, transport: ScriptedTransport([]))
-        let error = #expect(throws: CardGatewayError.self) { try BridgeProvider(http: http, apiKey: Secret("k"), cardChain: "dogecoin") }
+        let http = try ProviderHTTPClient.testing(
+            kind: .bridge, baseURL: BridgeFixtures.baseURL, transport: ScriptedTransport([]))
+        let error = #expect(throws: CardGatewayError.self) {
+            try BridgeProvider(http: http, apiKey: Secret("k"), cardChain: "dogecoin")
+        }
         #expect(error?.code == .invalidConfiguration)
         #expect(BridgeOptions.specs.map(\.name) == ["certificateEncoding", "cardChain"])
     }
@@ -143,17 +180,22 @@ struct BridgeLifecycleTests {
         try await BridgeLive.run { handle, provider, simulator in
             let ref = BridgeLive.ref(Seed.activeMastercard)
             let locked = try await provider.changeStatus(
-                CardStatusRequest(card: ref, intent: .lock, reason: .suspectedFraud, comment: "disputed charge"), context: Self.context
+                CardStatusRequest(card: ref, intent: .lock, reason: .suspectedFraud, comment: "disputed charge"),
+                context: Self.context
             )
             #expect(locked.status == .suspended && locked.providerStatus == "frozen")
             #expect(locked.statusReason == "suspected_fraud")
             let freeze = try #require(handle.journal.entries(method: "POST", pathContains: "/freeze").last)
             #expect(freeze.path == "/v0/customers/\(Seed.customerID)/card_accounts/\(Seed.activeMastercard)/freeze")
-            #expect(freeze.bodyText == #"{"initiator":"developer","reason":"suspected_fraud","reason_detail":"disputed charge"}"#)
+            #expect(
+                freeze.bodyText
+                    == #"{"initiator":"developer","reason":"suspected_fraud","reason_detail":"disputed charge"}"#)
             #expect(freeze.header("idempotency-key") != nil)
             #expect(try await provider.card(ref, context: Self.context).status == .suspended)
 
-            let unlocked = try await provider.changeStatus(CardStatusRequest(card: ref, intent: .unlock), context: OperationContext(idempotencyKey: "bridge-lifecycle-3"))
+            let unlocked = try await provider.changeStatus(
+                CardStatusRequest(card: ref, intent: .unlock),
+                context: OperationContext(idempotencyKey: "bridge-lifecycle-3"))
             #expect(unlocked.status == .active && unlocked.providerStatus == "active")
             let unfreeze = try #require(handle.journal.entries(method: "POST", pathContains: "/unfreeze").last)
             #expect(unfreeze.bodyText == #"{"initiator":"developer"}"#)
@@ -170,7 +212,9 @@ struct BridgeLifecycleTests {
     ])
     func freezeReasonMapping(reason: CardStatusReason?, bridge: String) async throws {
         try await BridgeLive.run { handle, provider, simulator in
-            _ = try await provider.changeStatus(CardStatusRequest(card: BridgeLive.ref(Seed.activeVisa), intent: .lock, reason: reason), context: Self.context)
+            _ = try await provider.changeStatus(
+                CardStatusRequest(card: BridgeLive.ref(Seed.activeVisa), intent: .lock, reason: reason),
+                context: Self.context)
             #expect(handle.journal.last?.bodyText == #"{"initiator":"developer","reason":"\#(bridge)"}"#)
             #expect(simulator.cardAccount(Seed.activeVisa)?.freezes.map(\.reason) == [bridge])
         }
@@ -178,24 +222,31 @@ struct BridgeLifecycleTests {
 
     @Test func lockingAFrozenAccountAddsOrReplacesTheDeveloperFreeze() async throws {
         try await BridgeLive.run { _, provider, simulator in
-            let byCustomer = try await provider.changeStatus(CardStatusRequest(card: BridgeLive.ref(Seed.frozenByCustomer), intent: .lock, reason: .lost), context: Self.context)
+            let byCustomer = try await provider.changeStatus(
+                CardStatusRequest(card: BridgeLive.ref(Seed.frozenByCustomer), intent: .lock, reason: .lost),
+                context: Self.context)
             #expect(byCustomer.status == .suspended)
-            #expect(simulator.cardAccount(Seed.frozenByCustomer)?.freezes.map(\.initiator) == ["customer", "developer"])
-            let replaced = try await provider.changeStatus(CardStatusRequest(card: BridgeLive.ref(Seed.frozenByDeveloper), intent: .lock, reason: .other), context: Self.context)
+            #expect(
+                simulator.cardAccount(Seed.frozenByCustomer)?.freezes.map(\.initiator) == ["customer", "developer"])
+            let replaced = try await provider.changeStatus(
+                CardStatusRequest(card: BridgeLive.ref(Seed.frozenByDeveloper), intent: .lock, reason: .other),
+                context: Self.context)
             #expect(replaced.status == .suspended)
             #expect(simulator.cardAccount(Seed.frozenByDeveloper)?.freezes.map(\.reason) == ["other"])
         }
     }
 
     @Test(arguments: [
-        (Seed.pendingVisa, CardStatusIntent.lock), (Seed.inactiveMastercard, .lock), (Seed.activeVisa, .unlock), (Seed.frozenByCustomer, .unlock),
+        (Seed.pendingVisa, CardStatusIntent.lock), (Seed.inactiveMastercard, .lock), (Seed.activeVisa, .unlock),
+        (Seed.frozenByCustomer, .unlock),
         (Seed.pendingVisa, .unlock),
     ])
     func illegalTransitionsAreRefusedBeforeWriting(card: String, intent: CardStatusIntent) async throws {
         try await BridgeLive.run { handle, provider, simulator in
             let before = simulator.cardAccount(card)
             let error = await #expect(throws: CardGatewayError.self) {
-                try await provider.changeStatus(CardStatusRequest(card: BridgeLive.ref(card), intent: intent), context: Self.context)
+                try await provider.changeStatus(
+                    CardStatusRequest(card: BridgeLive.ref(card), intent: intent), context: Self.context)
             }
             #expect(error?.code == .invalidCardState)
             #expect(handle.journal.entries(method: "POST", pathContains: card).isEmpty)
@@ -208,7 +259,9 @@ struct BridgeLifecycleTests {
             let ref = BridgeLive.ref(Seed.frozenByCustomer)
             _ = try await provider.freeze(card: ref, reason: .other, context: Self.context)
             let error = await #expect(throws: CardGatewayError.self) {
-                try await provider.changeStatus(CardStatusRequest(card: ref, intent: .unlock), context: OperationContext(idempotencyKey: "bridge-lifecycle-4"))
+                try await provider.changeStatus(
+                    CardStatusRequest(card: ref, intent: .unlock),
+                    context: OperationContext(idempotencyKey: "bridge-lifecycle-4"))
             }
             #expect(error?.code == .invalidCardState)
             #expect(handle.journal.entries(method: "POST", pathContains: "/unfreeze").isEmpty)
@@ -220,11 +273,15 @@ struct BridgeLifecycleTests {
         // A race: the account changed between the adapter's read and its write. Bridge's own refusal maps too.
         let transport = ScriptedTransport([
             .json(200, BridgeFixtures.cardAccountJSON(status: "active")),
-            .json(400, #"{"code":"card_account_not_active","message":"The card account is inactive and cannot be frozen","source":{"location":"path","key":"cardAccountID"}}"#),
+            .json(
+                400,
+                #"{"code":"card_account_not_active","message":"The card account is inactive and cannot be frozen","source":{"location":"path","key":"cardAccountID"}}"#
+            ),
         ])
         let provider = try BridgeFixtures.provider(transport)
         let error = await #expect(throws: CardGatewayError.self) {
-            try await provider.changeStatus(CardStatusRequest(card: BridgeFixtures.ref, intent: .lock), context: Self.context)
+            try await provider.changeStatus(
+                CardStatusRequest(card: BridgeFixtures.ref, intent: .lock), context: Self.context)
         }
         #expect(error?.code == .invalidCardState)
         #expect(error?.providerCode == "card_account_not_active")
@@ -234,7 +291,9 @@ struct BridgeLifecycleTests {
     @Test func cancelIsUnsupportedAndSendsNothing() async throws {
         try await BridgeLive.run { handle, provider, _ in
             let error = await #expect(throws: CardGatewayError.self) {
-                try await provider.changeStatus(CardStatusRequest(card: BridgeLive.ref(Seed.activeVisa), intent: .cancel, reason: .lost), context: Self.context)
+                try await provider.changeStatus(
+                    CardStatusRequest(card: BridgeLive.ref(Seed.activeVisa), intent: .cancel, reason: .lost),
+                    context: Self.context)
             }
             #expect(error?.code == .unsupported)
             #expect(handle.journal.count == 0)
@@ -244,7 +303,8 @@ struct BridgeLifecycleTests {
     @Test func aCardWithoutItsCustomerIsRefusedBeforeSending() async throws {
         try await BridgeLive.run { handle, provider, _ in
             let error = await #expect(throws: CardGatewayError.self) {
-                try await provider.changeStatus(CardStatusRequest(card: CardRef(id: Seed.activeVisa), intent: .lock), context: Self.context)
+                try await provider.changeStatus(
+                    CardStatusRequest(card: CardRef(id: Seed.activeVisa), intent: .lock), context: Self.context)
             }
             #expect(error?.code == .invalidRequest)
             #expect(error?.fieldErrors.map(\.field) == ["card.customer"])

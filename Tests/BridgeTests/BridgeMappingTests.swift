@@ -1,12 +1,12 @@
-import CardGateway
-@testable import CardGatewayBridge
-import CardGatewayTesting
+@_spi(AdapterSupport) import CardGateway
+@_spi(AdapterSupport) @testable import CardGatewayBridge
+@_spi(AdapterSupport) import CardGatewayTesting
 import Foundation
 import HTTPTypes
 import Testing
 import SharedTestSupport
 
-@Suite("Bridge adapter: configuration")
+@Suite("Bridge adapter: configuration", .timeLimit(.minutes(5)))
 struct BridgeConfigurationTests {
     @Test func factoryDeclaresKindEnvironmentsCredentialsAndOptions() throws {
         let factory = ProviderFactory.bridge
@@ -20,32 +20,40 @@ struct BridgeConfigurationTests {
         #expect(factory.credentials.map(\.required) == [true, false])
         #expect(factory.options.map(\.name) == ["certificateEncoding", "cardChain"])
         #expect(Set(factory.options[0].allowedValues) == ["hex", "base64"])
-        #expect(factory.descriptor.capabilities == [.cardLookup, .cardListing, .cardIssuance, .cardLocking, .walletProvisioning, .webhooks])
+        #expect(
+            factory.descriptor.capabilities == [
+                .cardLookup, .cardListing, .cardIssuance, .cardLocking, .walletProvisioning, .cardDetailsReveal,
+                .pinChange, .webhooks,
+            ])
         #expect(factory.descriptor.provisioningFlows == [.applePay: .encryptedPayload, .googlePay: .encryptedPayload])
         #expect(factory.descriptor.wallets == [.applePay, .googlePay])
-        #expect(factory.descriptor.supports(.lockCard) && factory.descriptor.supports(.createCard) && factory.descriptor.supports(.listCards))
+        #expect(
+            factory.descriptor.supports(.lockCard) && factory.descriptor.supports(.createCard)
+                && factory.descriptor.supports(.listCards))
         #expect(!factory.descriptor.supports(.cancelCard))
         #expect(!factory.descriptor.supports(.charge))
     }
 
     private func load(_ options: String) throws -> GatewayConfiguration {
         let json = """
-        {"providers":{"bridge-main":{"kind":"bridge","environment":"sandbox",
-          "credentials":{"apiKey":"literal:\(BridgeFixtures.apiKey)"}\(options)}},
-         "routes":[{"when":{"issuer":"bridge"},"use":"bridge-main"}]}
-        """
+            {"providers":{"bridge-main":{"kind":"bridge","environment":"sandbox",
+              "credentials":{"apiKey":"literal:\(BridgeFixtures.apiKey)"}\(options)}},
+             "routes":[{"when":{"issuer":"bridge"},"use":"bridge-main"}]}
+            """
         return try GatewayConfiguration.load(from: Data(json.utf8), registry: ProviderRegistry([.bridge]))
     }
 
     @Test func configurationLoadsWithDefaultAndExplicitEncoding() async throws {
         let plain = try load("")
         #expect(plain.providers["bridge-main"]?.baseURL.absoluteString == "https://api.sandbox.bridge.xyz/v0")
-        let gateway = try CardGateway(configuration: plain, registry: ProviderRegistry([.bridge]), transport: ScriptedTransport([]))
+        let gateway = try CardGateway(
+            configuration: plain, registry: ProviderRegistry([.bridge]), transport: ScriptedTransport([]))
         let provider = try #require(gateway.instance(named: "bridge-main")?.provider as? BridgeProvider)
         #expect(provider.certificateEncoding == .base64)
 
         let hex = try load(#","options":{"certificateEncoding":"hex"}"#)
-        let hexGateway = try CardGateway(configuration: hex, registry: ProviderRegistry([.bridge]), transport: ScriptedTransport([]))
+        let hexGateway = try CardGateway(
+            configuration: hex, registry: ProviderRegistry([.bridge]), transport: ScriptedTransport([]))
         let hexProvider = try #require(hexGateway.instance(named: "bridge-main")?.provider as? BridgeProvider)
         #expect(hexProvider.certificateEncoding == .hex)
     }
@@ -55,27 +63,31 @@ struct BridgeConfigurationTests {
             _ = try load(#","options":{"certificateEncoding":"base32"}"#)
         } throws: { error in
             guard let error = error as? CardGatewayError else { return false }
-            return error.configurationProblems.contains { $0.path == "providers.bridge-main.options.certificateEncoding" }
+            return error.configurationProblems.contains {
+                $0.path == "providers.bridge-main.options.certificateEncoding"
+            }
         }
     }
 
     @Test func invalidWebhookKeyIsAConfigurationError() throws {
         let transport = ScriptedTransport([])
         let error = gatewayError {
-            _ = try BridgeFixtures.provider(transport, webhookPublicKey: "-----BEGIN PUBLIC KEY-----\nnot a key\n-----END PUBLIC KEY-----")
+            _ = try BridgeFixtures.provider(
+                transport, webhookPublicKey: "-----BEGIN PUBLIC KEY-----\nnot a key\n-----END PUBLIC KEY-----")
         }
         #expect(error?.code == .invalidConfiguration)
         #expect(error?.message.contains("webhookPublicKey") == true)
     }
 
     @Test func emptyAPIKeyIsAConfigurationError() throws {
-        let http = try ProviderHTTPClient.testing(kind: .bridge, baseURL: BridgeFixtures.baseURL, transport: ScriptedTransport([]))
+        let http = try ProviderHTTPClient.testing(
+            kind: .bridge, baseURL: BridgeFixtures.baseURL, transport: ScriptedTransport([]))
         let error = gatewayError { _ = try BridgeProvider(http: http, apiKey: Secret("")) }
         #expect(error?.code == .invalidConfiguration)
     }
 }
 
-@Suite("Bridge adapter: card accounts")
+@Suite("Bridge adapter: card accounts", .timeLimit(.minutes(5)))
 struct BridgeCardAccountTests {
     @Test func cardRequestOnTheWire() async throws {
         let transport = ScriptedTransport([.json(200, BridgeFixtures.cardAccountJSON())])
@@ -116,20 +128,32 @@ struct BridgeCardAccountTests {
         ("frozen", #"[{"initiator":"customer","reason":"lost_or_stolen"}]"#, .locked, "lost_or_stolen"),
         ("frozen", #"[{"initiator":"developer","reason":"suspected_fraud"}]"#, .suspended, "suspected_fraud"),
         ("frozen", #"[{"initiator":"bridge","reason":"other"}]"#, .suspended, "other"),
-        ("frozen", #"[{"initiator":"customer","reason":"planned_inactivity"},{"initiator":"developer","reason":"suspicious_activity"}]"#, .suspended, "planned_inactivity, suspicious_activity"),
-        ("frozen", #"[{"initiator":"customer","reason":"lost_or_stolen"},{"initiator":"customer","reason":"other"}]"#, .locked, "lost_or_stolen, other"),
+        (
+            "frozen",
+            #"[{"initiator":"customer","reason":"planned_inactivity"},{"initiator":"developer","reason":"suspicious_activity"}]"#,
+            .suspended, "planned_inactivity, suspicious_activity"
+        ),
+        (
+            "frozen",
+            #"[{"initiator":"customer","reason":"lost_or_stolen"},{"initiator":"customer","reason":"other"}]"#, .locked,
+            "lost_or_stolen, other"
+        ),
         ("frozen", "[]", .suspended, nil),
         ("closed_for_good", "[]", .unknown, nil),
     ])
     func statusMapping(providerStatus: String, freezes: String, expected: CardStatus, reason: String?) async throws {
-        let transport = ScriptedTransport([.json(200, BridgeFixtures.cardAccountJSON(status: providerStatus, freezes: freezes))])
+        let transport = ScriptedTransport([
+            .json(200, BridgeFixtures.cardAccountJSON(status: providerStatus, freezes: freezes))
+        ])
         let card = try await BridgeFixtures.provider(transport).card(BridgeFixtures.ref, context: OperationContext())
         #expect(card.status == expected)
         #expect(card.providerStatus == providerStatus)
         #expect(card.statusReason == reason)
     }
 
-    @Test("a freeze Bridge placed (initiator bridge, or one Bridge adds later) is a lock nobody can lift through the API: no unlock offered")
+    @Test(
+        "a freeze Bridge placed (initiator bridge, or one Bridge adds later) is a lock nobody can lift through the API: no unlock offered"
+    )
     func bridgeFreezeOffersNoUnlock() async throws {
         for (freezes, actions) in [
             (#"[{"initiator":"bridge","reason":"other"}]"#, [CardAction]()),
@@ -138,15 +162,23 @@ struct BridgeCardAccountTests {
             (#"[{"initiator":"developer","reason":"other"}]"#, [.unlock]),
             (#"[{"initiator":"customer","reason":"other"}]"#, [.unlock]),
         ] {
-            let transport = ScriptedTransport([.json(200, BridgeFixtures.cardAccountJSON(status: "frozen", freezes: freezes))])
-            let card = try await BridgeFixtures.provider(transport).card(BridgeFixtures.ref, context: OperationContext())
+            let transport = ScriptedTransport([
+                .json(200, BridgeFixtures.cardAccountJSON(status: "frozen", freezes: freezes))
+            ])
+            let card = try await BridgeFixtures.provider(transport).card(
+                BridgeFixtures.ref, context: OperationContext())
             #expect(card.availableActions == actions, "\(freezes)")
-            #expect(card.status == (freezes.contains("bridge") || freezes.contains("compliance") || freezes.contains("developer") ? .suspended : .locked))
+            #expect(
+                card.status
+                    == (freezes.contains("bridge") || freezes.contains("compliance") || freezes.contains("developer")
+                        ? .suspended : .locked))
         }
     }
 
     @Test func statusReasonIsKeptForUnfrozenAccounts() async throws {
-        let transport = ScriptedTransport([.json(200, BridgeFixtures.cardAccountJSON(status: "inactive", statusReason: "awaiting activation"))])
+        let transport = ScriptedTransport([
+            .json(200, BridgeFixtures.cardAccountJSON(status: "inactive", statusReason: "awaiting activation"))
+        ])
         let card = try await BridgeFixtures.provider(transport).card(BridgeFixtures.ref, context: OperationContext())
         #expect(card.statusReason == "awaiting activation")
     }
@@ -183,7 +215,8 @@ struct BridgeCardAccountTests {
     }
 
     @Test(arguments: [
-        #"{"status":"active"}"#, #"{"id":"abc"}"#, #"{"id":"","status":"active"}"#, "not json", "[1,2]", #"{"id":5,"status":"active"}"#,
+        #"{"status":"active"}"#, #"{"id":"abc"}"#, #"{"id":"","status":"active"}"#, "not json", "[1,2]",
+        #"{"id":5,"status":"active"}"#,
     ])
     func invalidAccountsAreInvalidResponses(body: String) async throws {
         let transport = ScriptedTransport([.json(200, body, headers: ["X-Request-Id": "req-77"])])
@@ -203,12 +236,18 @@ struct BridgeCardAccountTests {
             await gatewayError { _ = try await provider.card(noCustomer, context: context) },
             await gatewayError { _ = try await provider.offer(for: noCustomer, wallet: .applePay, context: context) },
             await gatewayError {
-                _ = try await provider.provision(ProvisioningRequest(card: noCustomer, wallet: .applePay, input: BridgeFixtures.appleInput), context: context)
+                _ = try await provider.provision(
+                    ProvisioningRequest(card: noCustomer, wallet: .applePay, input: BridgeFixtures.appleInput),
+                    context: context)
             },
-            await gatewayError { _ = try await provider.freeze(card: noCustomer, reason: .lostOrStolen, context: context) },
+            await gatewayError {
+                _ = try await provider.freeze(card: noCustomer, reason: .lostOrStolen, context: context)
+            },
             await gatewayError { _ = try await provider.unfreeze(card: noCustomer, context: context) },
             await gatewayError {
-                try await provider.confirm(ProvisioningConfirmation(card: noCustomer, wallet: .applePay, deviceAccountReference: "dar"), context: context)
+                try await provider.confirm(
+                    ProvisioningConfirmation(card: noCustomer, wallet: .applePay, deviceAccountReference: "dar"),
+                    context: context)
             },
         ]
         for error in errors {
@@ -229,20 +268,23 @@ struct BridgeCardAccountTests {
         let dots = await gatewayError {
             _ = try await provider.card(CardRef(id: "..", customer: "."), context: OperationContext())
         }
-        #expect(dots?.fieldErrors.map(\.field) == ["card.customer", "card.id"], "dot segments would name another resource")
+        #expect(
+            dots?.fieldErrors.map(\.field) == ["card.customer", "card.id"], "dot segments would name another resource")
         #expect(transport.requestCount == 0)
     }
 
     @Test func idsArePathEscaped() async throws {
         let transport = ScriptedTransport([.json(200, #"{"id":"a:b","status":"active"}"#)])
-        _ = try await BridgeFixtures.provider(transport).card(CardRef(id: "a:b", customer: "c[1]"), context: OperationContext())
+        _ = try await BridgeFixtures.provider(transport).card(
+            CardRef(id: "a:b", customer: "c[1]"), context: OperationContext())
         #expect(transport.requests.first?.path == "/v0/customers/c%5B1%5D/card_accounts/a%3Ab")
     }
 
     @Test func idsThatChangeThePathAreRefused() async throws {
         let transport = ScriptedTransport([])
         let error = await gatewayError {
-            _ = try await BridgeFixtures.provider(transport).card(CardRef(id: "a/b", customer: "c d"), context: OperationContext())
+            _ = try await BridgeFixtures.provider(transport).card(
+                CardRef(id: "a/b", customer: "c d"), context: OperationContext())
         }
         #expect(error?.code == .invalidRequest)
         #expect(error?.fieldErrors.map(\.field) == ["card.customer", "card.id"])
@@ -250,12 +292,13 @@ struct BridgeCardAccountTests {
     }
 }
 
-@Suite("Bridge adapter: card numbers' networks and expiry dates, edge texts")
+@Suite("Bridge adapter: card numbers' networks and expiry dates, edge texts", .timeLimit(.minutes(5)))
 struct BridgeSchemeAndExpiryTests {
     @Test("the network from the first digits; anything but ASCII digits, or fewer than four, is unknown")
     func schemes() {
         let cases: [(String?, CardScheme)] = [
-            (nil, .unknown), ("", .unknown), ("411", .unknown), ("4111", .visa), ("34001234", .amex), ("65001234", .discover),
+            (nil, .unknown), ("", .unknown), ("411", .unknown), ("4111", .visa), ("34001234", .amex),
+            ("65001234", .discover),
             ("22201234", .unknown), ("22211234", .mastercard), ("4111 1111", .unknown), ("411a", .unknown),
             ("١١١١", .unknown), ("4\u{301}111", .unknown), ("+4111", .unknown),
         ]
@@ -265,32 +308,40 @@ struct BridgeSchemeAndExpiryTests {
     @Test("an expiry is two characters, a slash, then two or four, each an integer, the month 1 to 12")
     func expiries() {
         let cases: [(String?, CardExpiry?)] = [
-            (nil, nil), ("", nil), ("12/25", CardExpiry(month: 12, year: 25)), ("01/2030", CardExpiry(month: 1, year: 2030)),
-            ("-1/25", nil), ("1/2/3", nil), ("12//5", nil), ("13/25", nil), ("00/25", nil), ("1/25", nil), ("12/025", nil),
+            (nil, nil), ("", nil), ("12/25", CardExpiry(month: 12, year: 25)),
+            ("01/2030", CardExpiry(month: 1, year: 2030)),
+            ("-1/25", nil), ("1/2/3", nil), ("12//5", nil), ("13/25", nil), ("00/25", nil), ("1/25", nil),
+            ("12/025", nil),
             ("12/\u{301}25", nil), ("1\u{301}/25", nil), ("١٢/25", nil), (" 1/25", nil), ("12/25 ", nil),
         ]
         for (text, expiry) in cases { #expect(BridgeMapping.expiry(text) == expiry, "\(String(reflecting: text))") }
     }
 }
 
-@Suite("Bridge adapter: cardholder names")
+@Suite("Bridge adapter: cardholder names", .timeLimit(.minutes(5)))
 struct BridgeCardholderNameTests {
     @Test("names are trimmed of CharacterSet.whitespaces and joined by a space")
     func trimmedAndJoined() {
-        #expect(BridgeMapping.cardholderName(.init(firstName: " Jenny\t", middleName: "\u{3000}", lastName: "Rosen ")) == "Jenny Rosen")
+        #expect(
+            BridgeMapping.cardholderName(.init(firstName: " Jenny\t", middleName: "\u{3000}", lastName: "Rosen "))
+                == "Jenny Rosen")
         #expect(BridgeMapping.cardholderName(.init(firstName: " ", middleName: nil, lastName: "\t")) == nil)
         #expect(BridgeMapping.cardholderName(nil) == nil)
-        #expect(BridgeMapping.cardholderName(.init(firstName: "\u{00A0}Jenny\u{2003}", middleName: "van der", lastName: "O'Brien")) == "Jenny van der O'Brien")
+        #expect(
+            BridgeMapping.cardholderName(
+                .init(firstName: "\u{00A0}Jenny\u{2003}", middleName: "van der", lastName: "O'Brien"))
+                == "Jenny van der O'Brien")
         // Line breaks are not in the set: they stay.
         #expect(BridgeMapping.cardholderName(.init(firstName: "Jenny\n", middleName: nil, lastName: nil)) == "Jenny\n")
     }
 }
 
-@Suite("Bridge adapter: offers")
+@Suite("Bridge adapter: offers", .timeLimit(.minutes(5)))
 struct BridgeOfferTests {
     @Test func activeCardIsEligible() async throws {
         let transport = ScriptedTransport([.json(200, BridgeFixtures.cardAccountJSON())])
-        let offer = try await BridgeFixtures.provider(transport).offer(for: BridgeFixtures.ref, wallet: .applePay, context: OperationContext())
+        let offer = try await BridgeFixtures.provider(transport).offer(
+            for: BridgeFixtures.ref, wallet: .applePay, context: OperationContext())
         #expect(offer.eligible)
         #expect(offer.ineligibleReason == nil)
         #expect(offer.flow == .encryptedPayload)
@@ -307,35 +358,51 @@ struct BridgeOfferTests {
 
     @Test(arguments: ["pending", "inactive", "frozen"])
     func onlyActiveAccountsAreEligible(status: String) async throws {
-        let transport = ScriptedTransport([.json(200, BridgeFixtures.cardAccountJSON(status: status, freezes: #"[{"initiator":"customer","reason":"other"}]"#))])
-        let offer = try await BridgeFixtures.provider(transport).offer(for: BridgeFixtures.ref, wallet: .googlePay, context: OperationContext())
+        let transport = ScriptedTransport([
+            .json(
+                200,
+                BridgeFixtures.cardAccountJSON(status: status, freezes: #"[{"initiator":"customer","reason":"other"}]"#)
+            )
+        ])
+        let offer = try await BridgeFixtures.provider(transport).offer(
+            for: BridgeFixtures.ref, wallet: .googlePay, context: OperationContext())
         #expect(!offer.eligible)
         #expect(offer.ineligibleReason?.code == "cardNotActive")
         #expect(offer.ineligibleReason?.message.contains(status) == true)
-        if status == "frozen" { #expect(offer.ineligibleReason?.message.contains("(other)") == true, "a frozen account says why") }
+        if status == "frozen" {
+            #expect(offer.ineligibleReason?.message.contains("(other)") == true, "a frozen account says why")
+        }
         #expect(offer.flow == .encryptedPayload)
     }
 
     @Test func samsungPayIsNotSupported() async throws {
         let transport = ScriptedTransport([.json(200, BridgeFixtures.cardAccountJSON())])
-        let offer = try await BridgeFixtures.provider(transport).offer(for: BridgeFixtures.ref, wallet: .samsungPay, context: OperationContext())
+        let offer = try await BridgeFixtures.provider(transport).offer(
+            for: BridgeFixtures.ref, wallet: .samsungPay, context: OperationContext())
         #expect(!offer.eligible)
         #expect(offer.ineligibleReason?.code == "walletNotSupported")
         #expect(offer.flow == nil)
     }
 }
 
-@Suite("Bridge adapter: freezes")
+@Suite("Bridge adapter: freezes", .timeLimit(.minutes(5)))
 struct BridgeFreezeTests {
     @Test func freezeOnTheWire() async throws {
-        let transport = ScriptedTransport([.json(200, """
-            {"card_account_id":"\(BridgeFixtures.cardAccount)","initiator":"developer","reason":"lost_or_stolen",\
-            "starting_at":"2026-01-02T03:04:05.000Z","created_at":"2026-01-02T03:04:05Z","status":"freeze_created"}
-            """)])
-        let result = try await BridgeFixtures.provider(transport).freeze(card: BridgeFixtures.ref, reason: .lostOrStolen, context: OperationContext())
+        let transport = ScriptedTransport([
+            .json(
+                200,
+                """
+                {"card_account_id":"\(BridgeFixtures.cardAccount)","initiator":"developer","reason":"lost_or_stolen",\
+                "starting_at":"2026-01-02T03:04:05.000Z","created_at":"2026-01-02T03:04:05Z","status":"freeze_created"}
+                """)
+        ])
+        let result = try await BridgeFixtures.provider(transport).freeze(
+            card: BridgeFixtures.ref, reason: .lostOrStolen, context: OperationContext())
         let request = try #require(transport.requests.first)
         #expect(request.method == "POST")
-        #expect(request.path == "/v0/customers/\(BridgeFixtures.customer)/card_accounts/\(BridgeFixtures.cardAccount)/freeze")
+        #expect(
+            request.path
+                == "/v0/customers/\(BridgeFixtures.customer)/card_accounts/\(BridgeFixtures.cardAccount)/freeze")
         #expect(request.bodyText == #"{"initiator":"developer","reason":"lost_or_stolen"}"#)
         #expect(request.header("Content-Type") == "application/json")
         #expect(request.header("Api-Key") == BridgeFixtures.apiKey)
@@ -361,7 +428,8 @@ struct BridgeFreezeTests {
         let context = OperationContext(idempotencyKey: "support-ticket-9")
         _ = try await provider.freeze(card: BridgeFixtures.ref, reason: .lostOrStolen, context: context)
         _ = try await provider.freeze(card: BridgeFixtures.ref, reason: .lostOrStolen, context: context)
-        _ = try await provider.freeze(card: BridgeFixtures.ref, reason: .lostOrStolen, reasonDetail: "left on a train", context: context)
+        _ = try await provider.freeze(
+            card: BridgeFixtures.ref, reason: .lostOrStolen, reasonDetail: "left on a train", context: context)
         _ = try await provider.unfreeze(card: BridgeFixtures.ref, initiator: .developer, context: context)
         _ = try await provider.unfreeze(card: BridgeFixtures.ref, initiator: .customer, context: context)
         let keys = transport.requests.compactMap { $0.header("Idempotency-Key") }
@@ -376,13 +444,19 @@ struct BridgeFreezeTests {
             card: BridgeFixtures.ref, reason: .plannedInactivity, initiator: .customer, reasonDetail: "travelling",
             endingAt: Date(timeIntervalSince1970: 1_767_323_045), context: OperationContext()
         )
-        #expect(transport.requests.first?.bodyText == #"{"ending_at":"2026-01-02T03:04:05.000Z","initiator":"customer","reason":"planned_inactivity","reason_detail":"travelling"}"#)
+        #expect(
+            transport.requests.first?.bodyText
+                == #"{"ending_at":"2026-01-02T03:04:05.000Z","initiator":"customer","reason":"planned_inactivity","reason_detail":"travelling"}"#
+        )
         #expect(result.status == "freeze_replaced")
     }
 
     @Test func unfreezeOnTheWire() async throws {
-        let transport = ScriptedTransport([.json(200, #"{"initiator":"customer","reason":"lost_or_stolen","status":"freeze_removed"}"#)])
-        let result = try await BridgeFixtures.provider(transport).unfreeze(card: BridgeFixtures.ref, initiator: .customer, context: OperationContext())
+        let transport = ScriptedTransport([
+            .json(200, #"{"initiator":"customer","reason":"lost_or_stolen","status":"freeze_removed"}"#)
+        ])
+        let result = try await BridgeFixtures.provider(transport).unfreeze(
+            card: BridgeFixtures.ref, initiator: .customer, context: OperationContext())
         let request = try #require(transport.requests.first)
         #expect(request.method == "POST")
         #expect(request.path.hasSuffix("/card_accounts/\(BridgeFixtures.cardAccount)/unfreeze"))
@@ -396,7 +470,8 @@ struct BridgeFreezeTests {
             .json(500, #"{"errors":[{"code":"unexpected","message":"try again"}]}"#),
             .json(200, #"{"status":"freeze_created"}"#),
         ])
-        _ = try await BridgeFixtures.provider(transport).freeze(card: BridgeFixtures.ref, reason: .other, context: OperationContext())
+        _ = try await BridgeFixtures.provider(transport).freeze(
+            card: BridgeFixtures.ref, reason: .other, context: OperationContext())
         let keys = transport.requests.compactMap { $0.header("Idempotency-Key") }
         #expect(keys.count == 2)
         #expect(Set(keys).count == 1)

@@ -6,7 +6,7 @@ import HTTPTypes
 import Testing
 import SharedTestSupport
 
-@Suite("Bridge adapter: provisioning")
+@Suite("Bridge adapter: provisioning", .timeLimit(.minutes(5)))
 struct BridgeProvisioningTests {
     private var provisioningPath: String {
         "/v0/customers/\(BridgeFixtures.customer)/card_accounts/\(BridgeFixtures.cardAccount)/create_mobile_wallet_provisioning_request"
@@ -16,7 +16,8 @@ struct BridgeProvisioningTests {
         let transport = ScriptedTransport([.json(200, BridgeFixtures.appleResponseJSON)])
         let provider = try BridgeFixtures.provider(transport, encoding: .base64)
         let response = try await provider.provision(
-            ProvisioningRequest(card: BridgeFixtures.ref, wallet: .applePay, input: BridgeFixtures.appleInput), context: OperationContext()
+            ProvisioningRequest(card: BridgeFixtures.ref, wallet: .applePay, input: BridgeFixtures.appleInput),
+            context: OperationContext()
         )
         let request = try #require(transport.requests.first)
         #expect(transport.requestCount == 1)
@@ -32,7 +33,7 @@ struct BridgeProvisioningTests {
             "subordinate_cert":"\(BridgeFixtures.subordinateCertificate.base64EncodedString())"},"wallet_provider":"apple_pay"}
             """
         #expect(request.bodyText == expected)
-        guard case .applePay(let payload) = response else {
+        guard let payload = response.applePay else {
             Issue.record("expected an Apple payload, got \(response)")
             return
         }
@@ -45,7 +46,8 @@ struct BridgeProvisioningTests {
         let transport = ScriptedTransport([.json(200, BridgeFixtures.appleResponseJSON)])
         let provider = try BridgeFixtures.provider(transport, encoding: .hex)
         _ = try await provider.provision(
-            ProvisioningRequest(card: BridgeFixtures.ref, wallet: .applePay, input: BridgeFixtures.appleInput), context: OperationContext()
+            ProvisioningRequest(card: BridgeFixtures.ref, wallet: .applePay, input: BridgeFixtures.appleInput),
+            context: OperationContext()
         )
         let body = try #require(transport.requests.first?.jsonObject)
         let apple = try #require(body["apple_pay"]?.objectValue)
@@ -66,13 +68,17 @@ struct BridgeProvisioningTests {
     @Test func googlePayOnTheWire() async throws {
         let transport = ScriptedTransport([.json(200, BridgeFixtures.googleResponseJSON)])
         let response = try await BridgeFixtures.provider(transport).provision(
-            ProvisioningRequest(card: BridgeFixtures.ref, wallet: .googlePay, input: BridgeFixtures.googleInput), context: OperationContext()
+            ProvisioningRequest(card: BridgeFixtures.ref, wallet: .googlePay, input: BridgeFixtures.googleInput),
+            context: OperationContext()
         )
         let request = try #require(transport.requests.first)
         #expect(request.path == provisioningPath)
-        #expect(request.bodyText == #"{"google_pay":{"client_device_id":"gdev-9a8b7c","client_wallet_account_id":"gwa-3c1d2e"},"wallet_provider":"google_pay"}"#)
+        #expect(
+            request.bodyText
+                == #"{"google_pay":{"client_device_id":"gdev-9a8b7c","client_wallet_account_id":"gwa-3c1d2e"},"wallet_provider":"google_pay"}"#
+        )
         #expect(request.header("Idempotency-Key") != nil)
-        guard case .googlePay(let payload) = response else {
+        guard let payload = response.googlePay else {
             Issue.record("expected a Google payload, got \(response)")
             return
         }
@@ -84,9 +90,10 @@ struct BridgeProvisioningTests {
     func googleOpaqueCardInBase64OrBase64URLIsKept(opc: String) async throws {
         let transport = ScriptedTransport([.json(200, #"{"google_pay":{"opaque_payment_card":"\#(opc)"}}"#)])
         let response = try await BridgeFixtures.provider(transport).provision(
-            ProvisioningRequest(card: BridgeFixtures.ref, wallet: .googlePay, input: BridgeFixtures.googleInput), context: OperationContext()
+            ProvisioningRequest(card: BridgeFixtures.ref, wallet: .googlePay, input: BridgeFixtures.googleInput),
+            context: OperationContext()
         )
-        guard case .googlePay(let payload) = response else {
+        guard let payload = response.googlePay else {
             Issue.record("expected a Google payload")
             return
         }
@@ -105,7 +112,8 @@ struct BridgeProvisioningTests {
         let provider = try BridgeFixtures.provider(transport)
         let error = await gatewayError {
             _ = try await provider.provision(
-                ProvisioningRequest(card: BridgeFixtures.ref, wallet: .googlePay, input: BridgeFixtures.googleInput), context: OperationContext()
+                ProvisioningRequest(card: BridgeFixtures.ref, wallet: .googlePay, input: BridgeFixtures.googleInput),
+                context: OperationContext()
             )
         }
         #expect(error?.code == .invalidResponse)
@@ -131,7 +139,8 @@ struct BridgeProvisioningTests {
         let provider = try BridgeFixtures.provider(transport)
         let error = await gatewayError {
             _ = try await provider.provision(
-                ProvisioningRequest(card: BridgeFixtures.ref, wallet: .applePay, input: BridgeFixtures.appleInput), context: OperationContext()
+                ProvisioningRequest(card: BridgeFixtures.ref, wallet: .applePay, input: BridgeFixtures.appleInput),
+                context: OperationContext()
             )
         }
         #expect(error?.code == .invalidResponse)
@@ -146,9 +155,10 @@ struct BridgeProvisioningTests {
         for body in bodies {
             let transport = ScriptedTransport([.json(200, body)])
             let response = try await BridgeFixtures.provider(transport).provision(
-                ProvisioningRequest(card: BridgeFixtures.ref, wallet: .applePay, input: BridgeFixtures.appleInput), context: OperationContext()
+                ProvisioningRequest(card: BridgeFixtures.ref, wallet: .applePay, input: BridgeFixtures.appleInput),
+                context: OperationContext()
             )
-            guard case .applePay(let payload) = response else {
+            guard let payload = response.applePay else {
                 Issue.record("expected an Apple payload")
                 continue
             }
@@ -159,14 +169,20 @@ struct BridgeProvisioningTests {
 
     @Test(arguments: [0, 1, 3])
     func appleNeedsExactlyTwoCertificates(count: Int) async throws {
-        let chain = [BridgeFixtures.leafCertificate, BridgeFixtures.subordinateCertificate, BridgeFixtures.rootCertificate]
-        let input = ProvisioningInput.applePay(ApplePayProvisioningInput(
-            certificates: Array(chain.prefix(count)), nonce: BridgeFixtures.nonce, nonceSignature: BridgeFixtures.nonceSignature
-        ))
+        let chain = [
+            BridgeFixtures.leafCertificate, BridgeFixtures.subordinateCertificate, BridgeFixtures.rootCertificate,
+        ]
+        let input = ProvisioningInput.applePay(
+            ApplePayProvisioningInput(
+                certificates: Array(chain.prefix(count)), nonce: BridgeFixtures.nonce,
+                nonceSignature: BridgeFixtures.nonceSignature
+            ))
         let transport = ScriptedTransport([])
         let provider = try BridgeFixtures.provider(transport)
         let error = await gatewayError {
-            _ = try await provider.provision(ProvisioningRequest(card: BridgeFixtures.ref, wallet: .applePay, input: input), context: OperationContext())
+            _ = try await provider.provision(
+                ProvisioningRequest(card: BridgeFixtures.ref, wallet: .applePay, input: input),
+                context: OperationContext())
         }
         #expect(error?.code == .invalidRequest)
         #expect(error?.fieldErrors.map(\.field) == ["input.certificates"])
@@ -175,22 +191,32 @@ struct BridgeProvisioningTests {
     }
 
     @Test func emptyAppleFieldsAreAllReported() async throws {
-        let input = ProvisioningInput.applePay(ApplePayProvisioningInput(certificates: [Data(), BridgeFixtures.subordinateCertificate], nonce: Data(), nonceSignature: Data()))
+        let input = ProvisioningInput.applePay(
+            ApplePayProvisioningInput(
+                certificates: [Data(), BridgeFixtures.subordinateCertificate], nonce: Data(), nonceSignature: Data()))
         let transport = ScriptedTransport([])
         let provider = try BridgeFixtures.provider(transport)
         let error = await gatewayError {
-            _ = try await provider.provision(ProvisioningRequest(card: CardRef(id: "", customer: nil), wallet: .applePay, input: input), context: OperationContext())
+            _ = try await provider.provision(
+                ProvisioningRequest(card: CardRef(id: "", customer: nil), wallet: .applePay, input: input),
+                context: OperationContext())
         }
-        #expect(error?.fieldErrors.map(\.field) == ["card.customer", "card.id", "input.certificates[0]", "input.nonce", "input.nonceSignature"])
+        #expect(
+            error?.fieldErrors.map(\.field) == [
+                "card.customer", "card.id", "input.certificates[0]", "input.nonce", "input.nonceSignature",
+            ])
         #expect(transport.requestCount == 0)
     }
 
     @Test func emptyGoogleIDsAreReported() async throws {
-        let input = ProvisioningInput.googlePay(GooglePayProvisioningInput(clientDeviceID: "", clientWalletAccountID: ""))
+        let input = ProvisioningInput.googlePay(
+            GooglePayProvisioningInput(clientDeviceID: "", clientWalletAccountID: ""))
         let transport = ScriptedTransport([])
         let provider = try BridgeFixtures.provider(transport)
         let error = await gatewayError {
-            _ = try await provider.provision(ProvisioningRequest(card: BridgeFixtures.ref, wallet: .googlePay, input: input), context: OperationContext())
+            _ = try await provider.provision(
+                ProvisioningRequest(card: BridgeFixtures.ref, wallet: .googlePay, input: input),
+                context: OperationContext())
         }
         #expect(error?.fieldErrors.map(\.field) == ["input.clientWalletAccountID", "input.clientDeviceID"])
         #expect(transport.requestCount == 0)
@@ -204,7 +230,9 @@ struct BridgeProvisioningTests {
         let transport = ScriptedTransport([])
         let provider = try BridgeFixtures.provider(transport)
         let error = await gatewayError {
-            _ = try await provider.provision(ProvisioningRequest(card: BridgeFixtures.ref, wallet: wallet, input: input), context: OperationContext())
+            _ = try await provider.provision(
+                ProvisioningRequest(card: BridgeFixtures.ref, wallet: wallet, input: input), context: OperationContext()
+            )
         }
         #expect(error?.code == .invalidRequest)
         #expect(error?.fieldErrors.map(\.field) == ["input"])
@@ -215,7 +243,9 @@ struct BridgeProvisioningTests {
         let transport = ScriptedTransport([])
         let provider = try BridgeFixtures.provider(transport)
         let error = await gatewayError {
-            _ = try await provider.provision(ProvisioningRequest(card: BridgeFixtures.ref, wallet: .samsungPay, input: BridgeFixtures.googleInput), context: OperationContext())
+            _ = try await provider.provision(
+                ProvisioningRequest(card: BridgeFixtures.ref, wallet: .samsungPay, input: BridgeFixtures.googleInput),
+                context: OperationContext())
         }
         #expect(error?.code == .unsupported)
         #expect(transport.requestCount == 0)
@@ -224,21 +254,28 @@ struct BridgeProvisioningTests {
     @Test func confirmSendsNothing() async throws {
         let transport = ScriptedTransport([])
         try await BridgeFixtures.provider(transport).confirm(
-            ProvisioningConfirmation(card: BridgeFixtures.ref, wallet: .applePay, deviceAccountReference: "DAR-1"), context: OperationContext()
+            ProvisioningConfirmation(card: BridgeFixtures.ref, wallet: .applePay, deviceAccountReference: "DAR-1"),
+            context: OperationContext()
         )
         #expect(transport.requestCount == 0)
     }
 }
 
-@Suite("Bridge adapter: idempotency keys")
+@Suite("Bridge adapter: idempotency keys", .timeLimit(.minutes(5)))
 struct BridgeIdempotencyTests {
-    private func provision(_ provider: BridgeProvider, context: OperationContext = OperationContext()) async throws -> ProvisioningResponse {
-        try await provider.provision(ProvisioningRequest(card: BridgeFixtures.ref, wallet: .applePay, input: BridgeFixtures.appleInput), context: context)
+    private func provision(
+        _ provider: BridgeProvider, context: OperationContext = OperationContext()
+    ) async throws -> ProvisioningResponse {
+        try await provider.provision(
+            ProvisioningRequest(card: BridgeFixtures.ref, wallet: .applePay, input: BridgeFixtures.appleInput),
+            context: context)
     }
 
     @Test func retryAfter500ReusesTheKeyAndANewAttemptGetsANewOne() async throws {
         let transport = ScriptedTransport([
-            .json(500, #"{"errors":[{"code":"unexpected","message":"An expected error occurred, you may try again later"}]}"#),
+            .json(
+                500,
+                #"{"errors":[{"code":"unexpected","message":"An expected error occurred, you may try again later"}]}"#),
             .json(200, BridgeFixtures.appleResponseJSON),
             .json(200, BridgeFixtures.appleResponseJSON),
         ])
@@ -254,7 +291,9 @@ struct BridgeIdempotencyTests {
     }
 
     @Test func anOperationKeyFromTheCallerIsDerivedStably() async throws {
-        let transport = ScriptedTransport([.json(200, BridgeFixtures.appleResponseJSON), .json(200, BridgeFixtures.appleResponseJSON)])
+        let transport = ScriptedTransport([
+            .json(200, BridgeFixtures.appleResponseJSON), .json(200, BridgeFixtures.appleResponseJSON),
+        ])
         let provider = try BridgeFixtures.provider(transport)
         let context = OperationContext(idempotencyKey: "app-attempt-42")
         _ = try await provision(provider, context: context)
@@ -271,12 +310,15 @@ struct BridgeIdempotencyTests {
         let transport = ScriptedTransport(handler: { _ in .json(200, BridgeFixtures.appleResponseJSON) })
         let provider = try BridgeFixtures.provider(transport)
         let context = OperationContext(idempotencyKey: "app-attempt-42")
-        let other = ProvisioningInput.applePay(ApplePayProvisioningInput(
-            certificates: [BridgeFixtures.leafCertificate, BridgeFixtures.subordinateCertificate], nonce: Data([9, 9, 9, 9]),
-            nonceSignature: BridgeFixtures.nonceSignature
-        ))
+        let other = ProvisioningInput.applePay(
+            ApplePayProvisioningInput(
+                certificates: [BridgeFixtures.leafCertificate, BridgeFixtures.subordinateCertificate],
+                nonce: Data([9, 9, 9, 9]),
+                nonceSignature: BridgeFixtures.nonceSignature
+            ))
         _ = try await provision(provider, context: context)
-        _ = try await provider.provision(ProvisioningRequest(card: BridgeFixtures.ref, wallet: .applePay, input: other), context: context)
+        _ = try await provider.provision(
+            ProvisioningRequest(card: BridgeFixtures.ref, wallet: .applePay, input: other), context: context)
         let keys = transport.requests.compactMap { $0.header("Idempotency-Key") }
         #expect(keys.count == 2)
         #expect(keys[0] != keys[1])
@@ -287,14 +329,18 @@ struct BridgeIdempotencyTests {
             .json(503, #"{"errors":[{"code":"unavailable","message":"down"}]}"#),
             .json(200, BridgeFixtures.cardAccountJSON()),
         ])
-        _ = try await BridgeFixtures.provider(transport).card(BridgeFixtures.ref, context: OperationContext(idempotencyKey: "op-1"))
+        _ = try await BridgeFixtures.provider(transport).card(
+            BridgeFixtures.ref, context: OperationContext(idempotencyKey: "op-1"))
         #expect(transport.requestCount == 2)
         #expect(transport.requests.allSatisfy { $0.header("Idempotency-Key") == nil })
     }
 
     @Test(arguments: [409, 422, 400])
     func conflictsAndExpiredKeysAreNotRetried(status: Int) async throws {
-        let transport = ScriptedTransport([.json(status, #"{"code":"idempotency","message":"key problem"}"#), .json(200, BridgeFixtures.appleResponseJSON)])
+        let transport = ScriptedTransport([
+            .json(status, #"{"code":"idempotency","message":"key problem"}"#),
+            .json(200, BridgeFixtures.appleResponseJSON),
+        ])
         let provider = try BridgeFixtures.provider(transport)
         let error = await gatewayError { _ = try await provision(provider) }
         #expect(error?.httpStatus == status)
@@ -302,7 +348,8 @@ struct BridgeIdempotencyTests {
     }
 
     @Test func persistent500EndsRetryableAfterTheAttempts() async throws {
-        let transport = ScriptedTransport([], fallback: .json(500, #"{"errors":[{"code":"unexpected","message":"again"}]}"#))
+        let transport = ScriptedTransport(
+            [], fallback: .json(500, #"{"errors":[{"code":"unexpected","message":"again"}]}"#))
         let provider = try BridgeFixtures.provider(transport)
         let error = await gatewayError { _ = try await provision(provider) }
         #expect(error?.code == .providerUnavailable)
@@ -313,7 +360,7 @@ struct BridgeIdempotencyTests {
     }
 }
 
-@Suite("Bridge adapter: error table")
+@Suite("Bridge adapter: error table", .timeLimit(.minutes(5)))
 struct BridgeErrorTableTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var status: Int
@@ -329,37 +376,73 @@ struct BridgeErrorTableTests {
 
     static let cases: [Case] = [
         // Schema `Error` with source.key (comma separated).
-        Case(status: 400, body: #"{"code":"invalid_parameters","message":"bad fields","source":{"location":"body","key":"apple_pay.leaf_cert,apple_pay.nonce"}}"#,
-             code: .invalidRequest, providerCode: "invalid_parameters", fields: ["apple_pay.leaf_cert", "apple_pay.nonce"], retryable: false, messageContains: "bad fields"),
+        Case(
+            status: 400,
+            body:
+                #"{"code":"invalid_parameters","message":"bad fields","source":{"location":"body","key":"apple_pay.leaf_cert,apple_pay.nonce"}}"#,
+            code: .invalidRequest, providerCode: "invalid_parameters",
+            fields: ["apple_pay.leaf_cert", "apple_pay.nonce"], retryable: false, messageContains: "bad fields"),
         // source.key as an object of field → message.
-        Case(status: 400, body: #"{"code":"invalid_parameters","message":"Please resubmit","source":{"key":{"address.city":"must be set"}}}"#,
-             code: .invalidRequest, providerCode: "invalid_parameters", fields: ["address.city"], retryable: false, messageContains: "Please resubmit"),
+        Case(
+            status: 400,
+            body:
+                #"{"code":"invalid_parameters","message":"Please resubmit","source":{"key":{"address.city":"must be set"}}}"#,
+            code: .invalidRequest, providerCode: "invalid_parameters", fields: ["address.city"], retryable: false,
+            messageContains: "Please resubmit"),
         // The 400 example with top-level name.
-        Case(status: 400, body: #"{"code":"bad_customer_request","message":"fields missing from customer body.","name":"first_name,ssn"}"#,
-             code: .invalidRequest, providerCode: "bad_customer_request", fields: ["first_name", "ssn"], retryable: false, messageContains: "fields missing"),
+        Case(
+            status: 400,
+            body:
+                #"{"code":"bad_customer_request","message":"fields missing from customer body.","name":"first_name,ssn"}"#,
+            code: .invalidRequest, providerCode: "bad_customer_request", fields: ["first_name", "ssn"],
+            retryable: false, messageContains: "fields missing"),
         // The 401 examples with top-level location/name.
-        Case(status: 401, body: #"{"code":"required","location":"header","name":"Api-Key","message":"Missing Api-Key header"}"#,
-             code: .authenticationFailed, providerCode: "required", fields: ["Api-Key"], retryable: false, messageContains: "Missing Api-Key header"),
-        Case(status: 401, body: #"{"code":"invalid","location":"header","name":"Api-Key","message":"Invalid Api-Key header"}"#,
-             code: .authenticationFailed, providerCode: "invalid", fields: ["Api-Key"], retryable: false, messageContains: "Invalid Api-Key"),
-        Case(status: 403, body: #"{"code":"forbidden","message":"Not allowed"}"#,
-             code: .permissionDenied, providerCode: "forbidden", retryable: false, messageContains: "Not allowed"),
-        Case(status: 404, body: #"{"code":"Invalid","message":"Unknown customer id"}"#,
-             code: .notFound, providerCode: "Invalid", retryable: false, messageContains: "Unknown customer id"),
-        Case(status: 409, body: #"{"code":"conflict","message":"Idempotency key in use with different body"}"#,
-             code: .conflict, providerCode: "conflict", retryable: false, messageContains: "different body"),
-        Case(status: 422, body: #"{"code":"idempotency_key_expired","message":"key reused after 24 hours"}"#,
-             code: .conflict, providerCode: "idempotency_key_expired", retryable: false, messageContains: "more than 24 hours ago"),
-        Case(status: 429, body: #"{"code":"rate_limited","message":"slow down"}"#, headers: ["Retry-After": "7"],
-             code: .rateLimited, providerCode: "rate_limited", retryable: true, messageContains: "slow down"),
+        Case(
+            status: 401,
+            body: #"{"code":"required","location":"header","name":"Api-Key","message":"Missing Api-Key header"}"#,
+            code: .authenticationFailed, providerCode: "required", fields: ["Api-Key"], retryable: false,
+            messageContains: "Missing Api-Key header"),
+        Case(
+            status: 401,
+            body: #"{"code":"invalid","location":"header","name":"Api-Key","message":"Invalid Api-Key header"}"#,
+            code: .authenticationFailed, providerCode: "invalid", fields: ["Api-Key"], retryable: false,
+            messageContains: "Invalid Api-Key"),
+        Case(
+            status: 403, body: #"{"code":"forbidden","message":"Not allowed"}"#,
+            code: .permissionDenied, providerCode: "forbidden", retryable: false, messageContains: "Not allowed"),
+        Case(
+            status: 404, body: #"{"code":"Invalid","message":"Unknown customer id"}"#,
+            code: .notFound, providerCode: "Invalid", retryable: false, messageContains: "Unknown customer id"),
+        Case(
+            status: 409, body: #"{"code":"conflict","message":"Idempotency key in use with different body"}"#,
+            code: .conflict, providerCode: "conflict", retryable: false, messageContains: "different body"),
+        Case(
+            status: 422, body: #"{"code":"idempotency_key_expired","message":"key reused after 24 hours"}"#,
+            code: .conflict, providerCode: "idempotency_key_expired", retryable: false,
+            messageContains: "more than 24 hours ago"),
+        Case(
+            status: 429, body: #"{"code":"rate_limited","message":"slow down"}"#, headers: ["Retry-After": "7"],
+            code: .rateLimited, providerCode: "rate_limited", retryable: true, messageContains: "slow down"),
         // The 500 example with errors[].
-        Case(status: 500, body: #"{"errors":[{"code":"unexpected","message":"An expected error occurred, you may try again later"}]}"#,
-             code: .providerUnavailable, providerCode: "unexpected", retryable: true, messageContains: "same Idempotency-Key"),
-        Case(status: 502, body: "<html>bad gateway</html>", code: .providerUnavailable, providerCode: nil, retryable: true, messageContains: "HTTP 502"),
-        Case(status: 503, body: "", code: .providerUnavailable, providerCode: nil, retryable: true, messageContains: "unavailable"),
+        Case(
+            status: 500,
+            body:
+                #"{"errors":[{"code":"unexpected","message":"An expected error occurred, you may try again later"}]}"#,
+            code: .providerUnavailable, providerCode: "unexpected", retryable: true,
+            messageContains: "same Idempotency-Key"),
+        Case(
+            status: 502, body: "<html>bad gateway</html>", code: .providerUnavailable, providerCode: nil,
+            retryable: true, messageContains: "HTTP 502"),
+        Case(
+            status: 503, body: "", code: .providerUnavailable, providerCode: nil, retryable: true,
+            messageContains: "unavailable"),
         Case(status: 408, body: "", code: .timeout, providerCode: nil, retryable: true, messageContains: "HTTP 408"),
-        Case(status: 418, body: #"{"code":"teapot","message":"short and stout"}"#, code: .invalidRequest, providerCode: "teapot", retryable: false, messageContains: "HTTP 418"),
-        Case(status: 302, body: "", code: .invalidResponse, providerCode: nil, retryable: false, messageContains: "HTTP 302"),
+        Case(
+            status: 418, body: #"{"code":"teapot","message":"short and stout"}"#, code: .invalidRequest,
+            providerCode: "teapot", retryable: false, messageContains: "HTTP 418"),
+        Case(
+            status: 302, body: "", code: .invalidResponse, providerCode: nil, retryable: false,
+            messageContains: "HTTP 302"),
     ]
 
     @Test(arguments: cases)
@@ -370,7 +453,8 @@ struct BridgeErrorTableTests {
         let provider = try BridgeFixtures.provider(transport, retry: RetryPolicy.none)
         let error = await gatewayError {
             _ = try await provider.provision(
-                ProvisioningRequest(card: BridgeFixtures.ref, wallet: .applePay, input: BridgeFixtures.appleInput), context: OperationContext()
+                ProvisioningRequest(card: BridgeFixtures.ref, wallet: .applePay, input: BridgeFixtures.appleInput),
+                context: OperationContext()
             )
         }
         #expect(error?.code == testCase.code)

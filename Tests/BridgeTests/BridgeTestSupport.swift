@@ -1,6 +1,6 @@
-import CardGateway
-import CardGatewayBridge
-import CardGatewayTesting
+@_spi(AdapterSupport) import CardGateway
+@_spi(AdapterSupport) import CardGatewayBridge
+@_spi(AdapterSupport) import CardGatewayTesting
 import Crypto
 import Foundation
 import HTTPTypes
@@ -36,9 +36,11 @@ enum BridgeFixtures {
         do {
             let certificate = try Certificate(
                 version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key.publicKey),
-                notValidBefore: Date(timeIntervalSince1970: 1_767_225_600), notValidAfter: Date(timeIntervalSince1970: 1_893_456_000),
+                notValidBefore: Date(timeIntervalSince1970: 1_767_225_600),
+                notValidAfter: Date(timeIntervalSince1970: 1_893_456_000),
                 issuer: try DistinguishedName { CommonName(name) }, subject: try DistinguishedName { CommonName(name) },
-                signatureAlgorithm: .ecdsaWithSHA256, extensions: Certificate.Extensions(), issuerPrivateKey: Certificate.PrivateKey(key)
+                signatureAlgorithm: .ecdsaWithSHA256, extensions: Certificate.Extensions(),
+                issuerPrivateKey: Certificate.PrivateKey(key)
             )
             return Data(try certificate.serializeAsPEM().derBytes)
         } catch {
@@ -56,14 +58,17 @@ enum BridgeFixtures {
     static let nonceSignature = Data((0..<72).map { UInt8(truncatingIfNeeded: 0xb0 &+ $0 &* 3) })
 
     static var appleInput: ProvisioningInput {
-        .applePay(ApplePayProvisioningInput(certificates: [leafCertificate, subordinateCertificate], nonce: nonce, nonceSignature: nonceSignature))
+        .applePay(
+            ApplePayProvisioningInput(
+                certificates: [leafCertificate, subordinateCertificate], nonce: nonce, nonceSignature: nonceSignature))
     }
 
     static let googleWalletAccountID = "gwa-3c1d2e"
     static let googleDeviceID = "gdev-9a8b7c"
 
     static var googleInput: ProvisioningInput {
-        .googlePay(GooglePayProvisioningInput(clientDeviceID: googleDeviceID, clientWalletAccountID: googleWalletAccountID))
+        .googlePay(
+            GooglePayProvisioningInput(clientDeviceID: googleDeviceID, clientWalletAccountID: googleWalletAccountID))
     }
 
     static let customer = "2c6c1d8e4b5a4f0f9d3e7a1b5c9d0e2f"
@@ -110,17 +115,21 @@ enum BridgeFixtures {
         _ transport: any HTTPTransport, encoding: BridgeCertificateEncoding = .base64, webhookPublicKey: String? = nil,
         retry: RetryPolicy? = nil
     ) throws -> BridgeProvider {
-        let http = try retry.map {
-            try ProviderHTTPClient.testing(kind: .bridge, baseURL: baseURL, transport: transport, retry: $0)
-        } ?? ProviderHTTPClient.testing(kind: .bridge, baseURL: baseURL, transport: transport)
+        let http =
+            try retry.map {
+                try ProviderHTTPClient.testing(kind: .bridge, baseURL: baseURL, transport: transport, retry: $0)
+            } ?? ProviderHTTPClient.testing(kind: .bridge, baseURL: baseURL, transport: transport)
         return try BridgeProvider(
-            http: http, apiKey: Secret(apiKey), webhookPublicKey: webhookPublicKey.map(Secret.init), certificateEncoding: encoding
+            http: http, apiKey: Secret(apiKey), webhookPublicKey: webhookPublicKey.map(Secret.init),
+            certificateEncoding: encoding
         )
     }
 
     /// One RSA key for webhook tests that must fail verification (a key other than the endpoint's).
     static let otherWebhookKey: _RSA.Signing.PrivateKey = {
-        do { return try _RSA.Signing.PrivateKey(keySize: .bits2048) } catch { fatalError("RSA key generation failed: \(error)") }
+        do { return try _RSA.Signing.PrivateKey(keySize: .bits2048) } catch {
+            fatalError("RSA key generation failed: \(error)")
+        }
     }()
 }
 

@@ -8,23 +8,29 @@ import _CryptoExtras
 import Crypto
 import SharedTestSupport
 
-@Suite("Bridge adapter: webhooks")
+@Suite("Bridge adapter: webhooks", .timeLimit(.minutes(5)))
 struct BridgeWebhookTests {
     /// The endpoint's key pair for these tests.
     static let endpointKey: _RSA.Signing.PrivateKey = {
-        do { return try _RSA.Signing.PrivateKey(keySize: .bits2048) } catch { fatalError("RSA key generation failed: \(error)") }
+        do { return try _RSA.Signing.PrivateKey(keySize: .bits2048) } catch {
+            fatalError("RSA key generation failed: \(error)")
+        }
     }()
 
     static let now = Date(timeIntervalSince1970: 1_767_323_045)
     static var nowMilliseconds: Int64 { Int64(now.timeIntervalSince1970 * 1000) }
 
-    static func body(category: String = "card_account", type: String = "card_account.updated.status_transitioned",
-                     object: String? = nil, changes: String = #"{"status":["active","frozen"]}"#) -> Data {
-        let eventObject = object ?? """
-            {"id":"\(BridgeFixtures.cardAccount)","customer_id":"\(BridgeFixtures.customer)","status":"frozen",\
-            "freezes":[{"initiator":"customer","reason":"lost_or_stolen"}]}
+    static func body(
+        category: String = "card_account", type: String = "card_account.updated.status_transitioned",
+        object: String? = nil, changes: String = #"{"status":["active","frozen"]}"#
+    ) -> Data {
+        let eventObject =
+            object ?? """
+                {"id":"\(BridgeFixtures.cardAccount)","customer_id":"\(BridgeFixtures.customer)","status":"frozen",\
+                "freezes":[{"initiator":"customer","reason":"lost_or_stolen"}]}
+                """
+        return Data(
             """
-        return Data("""
             {"api_version":"v0","event_id":"wh_evt_1","event_developer_id":"dev_1","event_sequence":7,\
             "event_category":"\(category)","event_type":"\(type)","event_object_id":"\(BridgeFixtures.cardAccount)",\
             "event_object_status":"frozen","event_object":\(eventObject),"event_object_changes":\(changes),\
@@ -54,7 +60,8 @@ struct BridgeWebhookTests {
             qwIDAQAB
             -----END PUBLIC KEY-----
             """
-        static let header = "t=1705854411204,v0=jz/0dmHJ63FAzacGutrDTEoq+iSz/PHm/ugdooXDQu5NwuVIT2LmZGjsnCsBHgR9Py6OBP9zurzW4dHgygU4EDqmMPTUOvhvndYb4lWt+TY66LihaFI2whL6DAf/jb1QjYjNU0A6x9SLzC45dgE6X7zTDUM+2Z+scG/WEQf6SxQMt4E2sEipl5PqMK5lYUe3otdJV+X2c9D64bGwCEE7QSia+Vhozg8QNOQEk/rdz2IEONIg6oC43CeiN4E2kF9XLAGuy9uAHx9O9OJH5ZPLJZjyo4VcXYeWQgxaQ1gZ1Qu6hEEzgiPSff/1nou58dm4bIIazgCWli/mO0NyGcpfFw=="
+        static let header =
+            "t=1705854411204,v0=jz/0dmHJ63FAzacGutrDTEoq+iSz/PHm/ugdooXDQu5NwuVIT2LmZGjsnCsBHgR9Py6OBP9zurzW4dHgygU4EDqmMPTUOvhvndYb4lWt+TY66LihaFI2whL6DAf/jb1QjYjNU0A6x9SLzC45dgE6X7zTDUM+2Z+scG/WEQf6SxQMt4E2sEipl5PqMK5lYUe3otdJV+X2c9D64bGwCEE7QSia+Vhozg8QNOQEk/rdz2IEONIg6oC43CeiN4E2kF9XLAGuy9uAHx9O9OJH5ZPLJZjyo4VcXYeWQgxaQ1gZ1Qu6hEEzgiPSff/1nou58dm4bIIazgCWli/mO0NyGcpfFw=="
         static let body = Data(#"{"message":"Hello World!"}"#.utf8)
         static let signedAt = Date(timeIntervalSince1970: 1_705_854_411.204)
     }
@@ -64,11 +71,15 @@ struct BridgeWebhookTests {
         let provider = try provider(publicKey: PublishedVector.publicKey)
         // The body is not an event, so a verified delivery then fails as an invalid event, not as a bad signature.
         let accepted = gatewayError {
-            _ = try provider.verify(Self.delivery(PublishedVector.body, header: PublishedVector.header), now: PublishedVector.signedAt.addingTimeInterval(1))
+            _ = try provider.verify(
+                Self.delivery(PublishedVector.body, header: PublishedVector.header),
+                now: PublishedVector.signedAt.addingTimeInterval(1))
         }
         #expect(accepted?.code == .invalidResponse)
         let tampered = gatewayError {
-            _ = try provider.verify(Self.delivery(Data(#"{"message":"Hello World?"}"#.utf8), header: PublishedVector.header), now: PublishedVector.signedAt.addingTimeInterval(1))
+            _ = try provider.verify(
+                Self.delivery(Data(#"{"message":"Hello World?"}"#.utf8), header: PublishedVector.header),
+                now: PublishedVector.signedAt.addingTimeInterval(1))
         }
         #expect(tampered?.code == .signatureInvalid)
     }
@@ -91,20 +102,24 @@ struct BridgeWebhookTests {
         return WebhookDelivery(headers: fields, body: body)
     }
 
-    private func provider(publicKey: String? = BridgeWebhookTests.endpointKey.publicKey.pemRepresentation) throws -> BridgeProvider {
+    private func provider(
+        publicKey: String? = BridgeWebhookTests.endpointKey.publicKey.pemRepresentation
+    ) throws -> BridgeProvider {
         try BridgeFixtures.provider(ScriptedTransport([]), webhookPublicKey: publicKey)
     }
 
     @Test func validDeliveryGivesACardStatusChange() throws {
         let body = Self.body()
-        let events = try provider().verify(Self.delivery(body, header: try Self.signature(body, timestamp: Self.nowMilliseconds - 5_000)), now: Self.now)
+        let events = try provider().verify(
+            Self.delivery(body, header: try Self.signature(body, timestamp: Self.nowMilliseconds - 5_000)),
+            now: Self.now)
         #expect(events.count == 1)
         let event = try #require(events.first)
         #expect(event.id == "wh_evt_1")
         #expect(event.providerKind == .bridge)
         #expect(event.providerType == "card_account.updated.status_transitioned")
         #expect(event.occurredAt == Self.now)
-        guard case .cardStatusChanged(let change) = event.event else {
+        guard let change = event.event.cardStatusChanged else {
             Issue.record("expected a card status change")
             return
         }
@@ -118,11 +133,13 @@ struct BridgeWebhookTests {
     @Test func developerFreezeIsSuspendedAndMissingChangesLeaveNoOldStatus() throws {
         let body = Self.body(
             type: "card_account.updated",
-            object: #"{"id":"x1","customer_id":"c1","status":"frozen","freezes":[{"initiator":"developer","reason":"suspected_fraud"}]}"#,
+            object:
+                #"{"id":"x1","customer_id":"c1","status":"frozen","freezes":[{"initiator":"developer","reason":"suspected_fraud"}]}"#,
             changes: "{}"
         )
-        let events = try provider().verify(Self.delivery(body, header: try Self.signature(body, timestamp: Self.nowMilliseconds)), now: Self.now)
-        guard case .cardStatusChanged(let change) = events.first?.event else {
+        let events = try provider().verify(
+            Self.delivery(body, header: try Self.signature(body, timestamp: Self.nowMilliseconds)), now: Self.now)
+        guard let change = events.first?.event.cardStatusChanged else {
             Issue.record("expected a card status change")
             return
         }
@@ -132,18 +149,30 @@ struct BridgeWebhookTests {
     }
 
     @Test func otherCategoriesGiveNoEvents() throws {
-        for category in ["customer", "card_transaction", "card_withdrawal", "posted_card_account_transaction", "transfer"] {
-            let body = Self.body(category: category, type: "\(category).created", object: #"{"id":"t1","status":"active"}"#)
-            let events = try provider().verify(Self.delivery(body, header: try Self.signature(body, timestamp: Self.nowMilliseconds)), now: Self.now)
+        for category in [
+            "customer", "card_transaction", "card_withdrawal", "posted_card_account_transaction", "transfer",
+        ] {
+            let body = Self.body(
+                category: category, type: "\(category).created", object: #"{"id":"t1","status":"active"}"#)
+            let events = try provider().verify(
+                Self.delivery(body, header: try Self.signature(body, timestamp: Self.nowMilliseconds)), now: Self.now)
             #expect(events.isEmpty, "\(category)")
         }
     }
 
-    @Test("categories and types Bridge documents beyond its spec (card_dispute) or adds later are ignored and logged, not an error")
+    @Test(
+        "categories and types Bridge documents beyond its spec (card_dispute) or adds later are ignored and logged, not an error"
+    )
     func unknownCategoriesAreIgnoredAndLogged() throws {
-        for (category, type) in [("card_dispute", "card_dispute.created"), ("brand_new_category", "brand_new_category.updated.whatever")] {
+        for (category, type) in [
+            ("card_dispute", "card_dispute.created"), ("brand_new_category", "brand_new_category.updated.whatever"),
+        ] {
             let body = Self.body(category: category, type: type, object: #"{"id":"d1","status":"open"}"#)
-            #expect(try provider().verify(Self.delivery(body, header: try Self.signature(body, timestamp: Self.nowMilliseconds)), now: Self.now).isEmpty)
+            #expect(
+                try provider().verify(
+                    Self.delivery(body, header: try Self.signature(body, timestamp: Self.nowMilliseconds)),
+                    now: Self.now
+                ).isEmpty)
             let capture = LogCapture()
             #expect(try BridgeWebhooks.events(from: body, logger: capture.logger(level: .debug)).isEmpty)
             let record = try #require(capture.all.first)
@@ -153,7 +182,10 @@ struct BridgeWebhookTests {
         }
         // An unknown event type inside the card_account category still maps by its status.
         let body = Self.body(type: "card_account.updated.something_new")
-        #expect(try provider().verify(Self.delivery(body, header: try Self.signature(body, timestamp: Self.nowMilliseconds)), now: Self.now).count == 1)
+        #expect(
+            try provider().verify(
+                Self.delivery(body, header: try Self.signature(body, timestamp: Self.nowMilliseconds)), now: Self.now
+            ).count == 1)
     }
 
     @Test func tamperedBodyIsRefused() throws {
@@ -174,7 +206,8 @@ struct BridgeWebhookTests {
     }
 
     @Test(arguments: [
-        (Int64(-600_000), true), (-600_001, false), (-3_600_000, false), (60_000, true), (60_001, false), (86_400_000, false),
+        (Int64(-600_000), true), (-600_001, false), (-3_600_000, false), (60_000, true), (60_001, false),
+        (86_400_000, false),
     ])
     func freshnessWindow(offsetMilliseconds: Int64, accepted: Bool) throws {
         let body = Self.body()
@@ -227,14 +260,18 @@ struct BridgeWebhookTests {
         "t=1767323045000,t=1767323045000,v0=AAAA", "t=-5,v0=AAAA", "t=1767323045000;v0=AAAA", "t=1767323045000,v0",
     ])
     func malformedHeadersAreRefused(header: String) throws {
-        let error = gatewayError { _ = try provider().verify(Self.delivery(Self.body(), header: header), now: Self.now) }
+        let error = gatewayError {
+            _ = try provider().verify(Self.delivery(Self.body(), header: header), now: Self.now)
+        }
         #expect(error?.code == .signatureInvalid)
     }
 
     @Test(arguments: ["not base64!", "AAA", "AA AA", "a-_b", "AAAA*"])
     func nonBase64SignaturesAreRefused(signature: String) throws {
         let header = "t=\(Self.nowMilliseconds),v0=\(signature)"
-        let error = gatewayError { _ = try provider().verify(Self.delivery(Self.body(), header: header), now: Self.now) }
+        let error = gatewayError {
+            _ = try provider().verify(Self.delivery(Self.body(), header: header), now: Self.now)
+        }
         #expect(error?.code == .signatureInvalid)
         #expect(error?.message.contains("Base64") == true)
     }
@@ -253,7 +290,10 @@ struct BridgeWebhookTests {
         #expect(error?.code == .invalidConfiguration)
     }
 
-    @Test(arguments: [#"{"event_category":"card_account"}"#, "[]", "not json", #"{"event_id":"e","event_category":"card_account","event_object":{}}"#])
+    @Test(arguments: [
+        #"{"event_category":"card_account"}"#, "[]", "not json",
+        #"{"event_id":"e","event_category":"card_account","event_object":{}}"#,
+    ])
     func signedButInvalidBodiesAreInvalid(text: String) throws {
         let body = Data(text.utf8)
         let header = try Self.signature(body, timestamp: Self.nowMilliseconds)

@@ -7,7 +7,7 @@ import Testing
 import TrustPaymentsSimulator
 
 /// The shared contract, run by the Trust Payments adapter against the Trust Payments simulator.
-@Suite("Trust Payments contract")
+@Suite("Trust Payments contract", .timeLimit(.minutes(5)))
 struct TrustPaymentsContractTests {
     static func subject() -> ContractSubject {
         typealias Seed = TrustPaymentsSimulator.Seed
@@ -17,31 +17,55 @@ struct TrustPaymentsContractTests {
         let storeSession = ClientSessionRequest(
             intent: .store(consent: CardholderConsent(recordedAt: Date(), evidence: "contract terms v1")), amount: gbp
         )
-        let storedCredentials = ContractFixtures.StoredCredentialFixtures(storeSession: storeSession, chargeAmount: gbp) { session, _ in
-            Secret(try await simulator.sdkPayment(sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123"))
+        let storedCredentials = ContractFixtures.StoredCredentialFixtures(storeSession: storeSession, chargeAmount: gbp)
+        { session, _ in
+            Secret(
+                try await simulator.sdkPayment(
+                    sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate,
+                    securityCode: "123"))
         }
         // The only call that goes over the wire: a merchant-initiated charge on a seeded stored card.
         let probe: @Sendable (any CardProvider, OperationContext) async throws -> Void = { provider, context in
-            guard let credentials = provider as? any StoredCredentials else { throw CardGatewayError(.unsupported, "not a stored-credentials adapter") }
+            guard let credentials = provider as? any StoredCredentials else {
+                throw CardGatewayError(.unsupported, "not a stored-credentials adapter")
+            }
             _ = try await credentials.charge(
-                ChargeRequest(reference: Seed.Transaction.storedVisaAuth, amount: gbp, initiator: .merchant(.unscheduled)), context: context
-            )
-        }
-        let declined = ContractFixtures.ErrorScenario(name: "a declined merchant-initiated charge is declined", expected: .declined) { provider, context in
-            guard let credentials = provider as? any StoredCredentials else { throw CardGatewayError(.unsupported, "not a stored-credentials adapter") }
-            _ = try await credentials.charge(
-                ChargeRequest(reference: Seed.Transaction.storedVisaAuth, amount: Money(minorUnits: Seed.Amount.declined, currency: "GBP"), initiator: .merchant(.delayed)),
+                ChargeRequest(
+                    reference: Seed.Transaction.storedVisaAuth, amount: gbp, initiator: .merchant(.unscheduled)),
                 context: context
             )
         }
-        let reauthorisationNeedsAuth = ContractFixtures.ErrorScenario(name: "a re-authorisation on an account check is refused", expected: .invalidRequest) { provider, context in
-            guard let credentials = provider as? any StoredCredentials else { throw CardGatewayError(.unsupported, "not a stored-credentials adapter") }
+        let declined = ContractFixtures.ErrorScenario(
+            name: "a declined merchant-initiated charge is declined", expected: .declined
+        ) { provider, context in
+            guard let credentials = provider as? any StoredCredentials else {
+                throw CardGatewayError(.unsupported, "not a stored-credentials adapter")
+            }
             _ = try await credentials.charge(
-                ChargeRequest(reference: Seed.Transaction.storedVisaAccountCheck, amount: gbp, initiator: .merchant(.reauthorisation)), context: context
+                ChargeRequest(
+                    reference: Seed.Transaction.storedVisaAuth,
+                    amount: Money(minorUnits: Seed.Amount.declined, currency: "GBP"), initiator: .merchant(.delayed)),
+                context: context
             )
         }
-        let applePay = ContractFixtures.ErrorScenario(name: "Apple Pay stored-credential sessions are unsupported", expected: .unsupported) { provider, context in
-            guard let credentials = provider as? any StoredCredentials else { throw CardGatewayError(.unsupported, "not a stored-credentials adapter") }
+        let reauthorisationNeedsAuth = ContractFixtures.ErrorScenario(
+            name: "a re-authorisation on an account check is refused", expected: .invalidRequest
+        ) { provider, context in
+            guard let credentials = provider as? any StoredCredentials else {
+                throw CardGatewayError(.unsupported, "not a stored-credentials adapter")
+            }
+            _ = try await credentials.charge(
+                ChargeRequest(
+                    reference: Seed.Transaction.storedVisaAccountCheck, amount: gbp,
+                    initiator: .merchant(.reauthorisation)), context: context
+            )
+        }
+        let applePay = ContractFixtures.ErrorScenario(
+            name: "Apple Pay stored-credential sessions are unsupported", expected: .unsupported
+        ) { provider, context in
+            guard let credentials = provider as? any StoredCredentials else {
+                throw CardGatewayError(.unsupported, "not a stored-credentials adapter")
+            }
             var request = storeSession
             request.paymentMethod = .applePay
             _ = try await credentials.clientSession(request, context: context)
@@ -49,17 +73,23 @@ struct TrustPaymentsContractTests {
         return ContractSubject(
             name: "trustpayments", factory: .trustpayments,
             credentials: [
-                "webservicesUsername": Secret(Seed.webservicesUsername), "webservicesPassword": Secret(Seed.webservicesPassword),
+                "webservicesUsername": Secret(Seed.webservicesUsername),
+                "webservicesPassword": Secret(Seed.webservicesPassword),
                 "jwtUsername": Secret(Seed.jwtUsername), "jwtSecret": Secret(Seed.jwtSecret),
             ],
             options: ["siteReference": .string(Seed.siteReference)],
             simulator: simulator,
-            fixtures: ContractFixtures(storedCredentials: storedCredentials, probe: probe, extraErrorScenarios: [declined, reauthorisationNeedsAuth, applePay]),
+            fixtures: ContractFixtures(
+                storedCredentials: storedCredentials, probe: probe,
+                extraErrorScenarios: [declined, reauthorisationNeedsAuth, applePay]),
             sensitiveValues: [Seed.Card.visa, Seed.Card.amex],
             // The seeded transactions the probe and error scenarios charge, as this instance's store would hold them.
-            credentialStore: InMemoryCredentialReferenceStore([Seed.Transaction.storedVisaAuth, Seed.Transaction.storedVisaAccountCheck].map {
-                StoredCredential(reference: $0, provider: "contract-trustpayments", maskedPAN: "411111######1111", brand: "VISA", scheme: .visa, created: Date())
-            })
+            credentialStore: InMemoryCredentialReferenceStore(
+                [Seed.Transaction.storedVisaAuth, Seed.Transaction.storedVisaAccountCheck].map {
+                    StoredCredential(
+                        reference: $0, provider: "contract-trustpayments", maskedPAN: "411111######1111", brand: "VISA",
+                        scheme: .visa, created: Date())
+                })
         )
     }
 
@@ -67,7 +97,9 @@ struct TrustPaymentsContractTests {
     func contract() async {
         let report = await ContractSuite.run(Self.subject())
         #expect(report.passed, "\(report)")
-        #expect(report.outcome(of: "storedCredentials: session, SDK result, verification, merchant-initiated charge") == .passed)
+        #expect(
+            report.outcome(of: "storedCredentials: session, SDK result, verification, merchant-initiated charge")
+                == .passed)
         #expect(report.outcome(of: "errors: 401 is authenticationFailed") == .passed)
     }
 }

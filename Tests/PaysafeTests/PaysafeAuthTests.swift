@@ -5,7 +5,7 @@ import Foundation
 import Testing
 import SharedTestSupport
 
-@Suite("Paysafe OAuth token and SCA")
+@Suite("Paysafe OAuth token and SCA", .timeLimit(.minutes(5)))
 struct PaysafeAuthTests {
     @Test("the token is cached until the refresh margin before expiry")
     func cached() async throws {
@@ -17,12 +17,17 @@ struct PaysafeAuthTests {
         harness.clock.advance(2)
         _ = try await harness.provider.card(Fixture.ref, context: OperationContext())
         #expect(harness.tokenRequestCount == 2)
-        #expect(harness.businessRequests.map { $0.header("Authorization") } == ["Bearer tok-1", "Bearer tok-1", "Bearer tok-2"])
+        #expect(
+            harness.businessRequests.map { $0.header("Authorization") } == [
+                "Bearer tok-1", "Bearer tok-1", "Bearer tok-2",
+            ])
     }
 
     @Test("a short-lived token is used for half its life")
     func shortLived() async throws {
-        let harness = try Harness.make(token: { .json(200, Fixture.tokenJSON("tok-\($0)", expiresIn: 60)) }) { _ in .json(200, Fixture.cardJSON()) }
+        let harness = try Harness.make(token: { .json(200, Fixture.tokenJSON("tok-\($0)", expiresIn: 60)) }) { _ in
+            .json(200, Fixture.cardJSON())
+        }
         _ = try await harness.provider.card(Fixture.ref, context: OperationContext())
         harness.clock.advance(29)
         _ = try await harness.provider.card(Fixture.ref, context: OperationContext())
@@ -38,7 +43,9 @@ struct PaysafeAuthTests {
         _ = try await harness.provider.card(Fixture.ref, context: OperationContext())
         harness.clock.advance(3600)
         try await withThrowingTaskGroup(of: Card.self) { group in
-            for _ in 0..<20 { group.addTask { try await harness.provider.card(Fixture.ref, context: OperationContext()) } }
+            for _ in 0..<20 {
+                group.addTask { try await harness.provider.card(Fixture.ref, context: OperationContext()) }
+            }
             for try await card in group { #expect(card.status == .active) }
         }
         #expect(harness.tokenRequestCount == 2)
@@ -48,7 +55,8 @@ struct PaysafeAuthTests {
     @Test("a plain 401 replaces the token once, then succeeds")
     func refreshOnce() async throws {
         let harness = try Harness.make { request in
-            request.header("Authorization") == "Bearer tok-1" ? .json(401, #"{"error":{"code":"5279","message":"expired"}}"#) : .json(200, Fixture.cardJSON())
+            request.header("Authorization") == "Bearer tok-1"
+                ? .json(401, #"{"error":{"code":"5279","message":"expired"}}"#) : .json(200, Fixture.cardJSON())
         }
         let card = try await harness.provider.card(Fixture.ref, context: OperationContext())
         #expect(card.status == .active)
@@ -73,13 +81,16 @@ struct PaysafeAuthTests {
             if request.method == "GET" { return .json(200, Fixture.cardJSON(status: "ISSUED", cardType: "PHYSICAL")) }
             return request.header("Authorization") == "Bearer tok-1" ? .json(401, "") : .json(200, Fixture.cardJSON())
         }
-        _ = try await harness.provider.activateCard(ActivateCardRequest(card: Fixture.ref, lastFour: "7009", cvv: Secret("123")), context: OperationContext())
+        _ = try await harness.provider.activateCard(
+            ActivateCardRequest(card: Fixture.ref, lastFour: "7009", cvv: Secret("123")), context: OperationContext())
         #expect(harness.businessRequests.map(\.method) == ["GET", "POST", "POST"])
     }
 
     @Test("a second 401 is authenticationFailed, with no third attempt")
     func refreshOnlyOnce() async throws {
-        let harness = try Harness.make { _ in .json(401, #"{"error":{"code":"5279","message":"The authentication credentials are invalid."}}"#) }
+        let harness = try Harness.make { _ in
+            .json(401, #"{"error":{"code":"5279","message":"The authentication credentials are invalid."}}"#)
+        }
         let error = await gatewayError { _ = try await harness.provider.card(Fixture.ref, context: OperationContext()) }
         #expect(error?.code == .authenticationFailed)
         #expect(error?.httpStatus == 401)
@@ -89,7 +100,9 @@ struct PaysafeAuthTests {
 
     @Test("refused client credentials are authenticationFailed and nothing else is sent", arguments: [400, 401])
     func tokenRefused(_ status: Int) async throws {
-        let harness = try Harness.make(token: { _ in .json(status, #"{"error":"invalid_client"}"#) }) { _ in .json(200, Fixture.cardJSON()) }
+        let harness = try Harness.make(token: { _ in .json(status, #"{"error":"invalid_client"}"#) }) { _ in
+            .json(200, Fixture.cardJSON())
+        }
         let error = await gatewayError { _ = try await harness.provider.card(Fixture.ref, context: OperationContext()) }
         #expect(error?.code == .authenticationFailed)
         #expect(error?.description.contains(Fixture.clientSecret) == false)
@@ -98,14 +111,17 @@ struct PaysafeAuthTests {
 
     @Test("a token answer without access_token is an invalid response")
     func tokenWithoutAccessToken() async throws {
-        let harness = try Harness.make(token: { _ in .json(200, #"{"token_type":"Bearer"}"#) }) { _ in .json(200, Fixture.cardJSON()) }
+        let harness = try Harness.make(token: { _ in .json(200, #"{"token_type":"Bearer"}"#) }) { _ in
+            .json(200, Fixture.cardJSON())
+        }
         let error = await gatewayError { _ = try await harness.provider.card(Fixture.ref, context: OperationContext()) }
         #expect(error?.code == .invalidResponse)
     }
 
     @Test("a failed token request (retried like a read) is not cached: the next call asks again")
     func tokenFailureNotCached() async throws {
-        let harness = try Harness.make(token: { $0 <= 3 ? .json(503, "") : .json(200, Fixture.tokenJSON("tok-\($0)")) }) { _ in .json(200, Fixture.cardJSON()) }
+        let harness = try Harness.make(token: { $0 <= 3 ? .json(503, "") : .json(200, Fixture.tokenJSON("tok-\($0)")) })
+        { _ in .json(200, Fixture.cardJSON()) }
         let error = await gatewayError { _ = try await harness.provider.card(Fixture.ref, context: OperationContext()) }
         #expect(error?.code == .providerUnavailable)
         #expect(harness.tokenRequestCount == 3)
@@ -118,7 +134,8 @@ struct PaysafeAuthTests {
     func scaChallenge() async throws {
         let harness = try Harness.make { _ in .json(401, "", headers: ["WWW-Authenticate": Fixture.scaHeader()]) }
         let error = await gatewayError {
-            _ = try await harness.provider.updateCard(UpdateCardRequest(card: Fixture.ref, change: .pin(Secret("1234"))), context: OperationContext())
+            _ = try await harness.provider.updateCard(
+                UpdateCardRequest(card: Fixture.ref, change: .pin(Secret("1234"))), context: OperationContext())
         }
         #expect(error?.code == .scaRequired)
         #expect(error?.httpStatus == 401)
@@ -127,9 +144,11 @@ struct PaysafeAuthTests {
         #expect(challenge.eventID == "06bdc2c0-cce-4b36-97ec-281c8f5d743c")
         #expect(challenge.walletOperationID == "a5865fd6-18c2-45a8-9953-1c00eac36c36")
         #expect(challenge.mode == "OUTSOURCED")
-        #expect(challenge.verifications == [
-            .init(method: "PIN", channel: nil, target: nil), .init(method: "OTP", channel: "SMS", target: "+35988*****33"),
-        ])
+        #expect(
+            challenge.verifications == [
+                .init(method: "PIN", channel: nil, target: nil),
+                .init(method: "OTP", channel: "SMS", target: "+35988*****33"),
+            ])
         #expect(challenge.created == PaysafeTestDates.iso("2021-07-15T17:54:12Z"))
         #expect(challenge.expires == PaysafeTestDates.iso("2021-07-15T18:09:12Z"))
         #expect(harness.tokenRequestCount == 1)
@@ -139,9 +158,12 @@ struct PaysafeAuthTests {
     @Test("the documented example header decodes")
     func documentedExample() async throws {
         // The auth-param1 value from Paysafe's documentation, byte for byte.
-        let header = #"SCA realm="Prepaid Cards" auth-param1="ewogICJzY2FEZXRhaWxzIjogewogICAgImV2ZW50SWQiOiAiMDZiZGMyYzAtY2NlLTRiMzYtOTdlYy0yODFjOGY1ZDc0M2MiLAogICAgIndhbGxldE9wZXJhdGlvbklkIjogImE1ODY1ZmQ2LTE4YzItNDVhOC05OTUzLTFjMDBlYWMzNmMzNiIsCiAgICAiYXV0aGVudGljYXRpb25Nb2RlIjogIk9VVFNPVVJDRUQiLAogICAgImF2YWlsYWJsZVZlcmlmaWNhdGlvbnMiOiBbCiAgICAgIHsKICAgICAgICAibWV0aG9kIjogIlBJTiIKICAgICAgfSwKICAgICAgewogICAgICAgICJtZXRob2QiOiAiT1RQIiwKICAgICAgICAiY2hhbm5lbCI6ICJTTVMiCiAgICAgIH0KICAgIF0sCiAgICAiY3JlYXRpb25UaW1lIjogIjIwMjEtMDctMTVUMTc6NTQ6MTJaIiwKICAgICJleHBpcmF0aW9uVGltZSI6ICIyMDIxLTA3LTE1VDE4OjA5OjEyWiIKICB9Cn0=""#
+        let header =
+            #"SCA realm="Prepaid Cards" auth-param1="ewogICJzY2FEZXRhaWxzIjogewogICAgImV2ZW50SWQiOiAiMDZiZGMyYzAtY2NlLTRiMzYtOTdlYy0yODFjOGY1ZDc0M2MiLAogICAgIndhbGxldE9wZXJhdGlvbklkIjogImE1ODY1ZmQ2LTE4YzItNDVhOC05OTUzLTFjMDBlYWMzNmMzNiIsCiAgICAiYXV0aGVudGljYXRpb25Nb2RlIjogIk9VVFNPVVJDRUQiLAogICAgImF2YWlsYWJsZVZlcmlmaWNhdGlvbnMiOiBbCiAgICAgIHsKICAgICAgICAibWV0aG9kIjogIlBJTiIKICAgICAgfSwKICAgICAgewogICAgICAgICJtZXRob2QiOiAiT1RQIiwKICAgICAgICAiY2hhbm5lbCI6ICJTTVMiCiAgICAgIH0KICAgIF0sCiAgICAiY3JlYXRpb25UaW1lIjogIjIwMjEtMDctMTVUMTc6NTQ6MTJaIiwKICAgICJleHBpcmF0aW9uVGltZSI6ICIyMDIxLTA3LTE1VDE4OjA5OjEyWiIKICB9Cn0=""#
         let harness = try Harness.make { _ in .json(401, "", headers: ["WWW-Authenticate": header]) }
-        let error = await gatewayError { _ = try await harness.provider.secureDetailsAccess(for: Fixture.ref, context: OperationContext()) }
+        let error = await gatewayError {
+            _ = try await harness.provider.secureDetailsAccess(for: Fixture.ref, context: OperationContext())
+        }
         #expect(error?.code == .scaRequired)
         #expect(error?.scaChallenge?.walletOperationID == "a5865fd6-18c2-45a8-9953-1c00eac36c36")
         #expect(error?.scaChallenge?.verifications.map(\.method) == ["PIN", "OTP"])
@@ -149,7 +171,9 @@ struct PaysafeAuthTests {
 
     @Test("an SCA header whose payload cannot be read is an invalid response, without a token refresh")
     func unreadableChallenge() async throws {
-        let harness = try Harness.make { _ in .json(401, "", headers: ["WWW-Authenticate": #"SCA realm="Prepaid Cards" auth-param1="not-base64!!""#]) }
+        let harness = try Harness.make { _ in
+            .json(401, "", headers: ["WWW-Authenticate": #"SCA realm="Prepaid Cards" auth-param1="not-base64!!""#])
+        }
         let error = await gatewayError { _ = try await harness.provider.card(Fixture.ref, context: OperationContext()) }
         #expect(error?.code == .invalidResponse)
         #expect(harness.tokenRequestCount == 1)
@@ -159,7 +183,8 @@ struct PaysafeAuthTests {
     func bearerChallenge() async throws {
         let harness = try Harness.make { request in
             request.header("Authorization") == "Bearer tok-1"
-                ? .json(401, "", headers: ["WWW-Authenticate": #"Bearer realm="paysafe", error="invalid_token""#]) : .json(200, Fixture.cardJSON())
+                ? .json(401, "", headers: ["WWW-Authenticate": #"Bearer realm="paysafe", error="invalid_token""#])
+                : .json(200, Fixture.cardJSON())
         }
         _ = try await harness.provider.card(Fixture.ref, context: OperationContext())
         #expect(harness.tokenRequestCount == 2)
@@ -168,13 +193,19 @@ struct PaysafeAuthTests {
     @Test("an SCA event in a business response body is scaRequired too")
     func scaInBody() async throws {
         let harness = try Harness.scripted([.json(202, Fixture.sampleSCAJSON)])
-        let error = await gatewayError { _ = try await harness.provider.updateCard(UpdateCardRequest(card: Fixture.ref, change: .pin(Secret("1234"))), context: OperationContext()) }
+        let error = await gatewayError {
+            _ = try await harness.provider.updateCard(
+                UpdateCardRequest(card: Fixture.ref, change: .pin(Secret("1234"))), context: OperationContext())
+        }
         #expect(error?.code == .scaRequired)
         #expect(error?.scaChallenge?.eventID == "06bdc2c0-cce-4b36-97ec-281c8f5d743c")
 
         // A 401 whose body is the event object, with no WWW-Authenticate: SCA as well, never a token refresh.
         let bodyOnly = try Harness.make { _ in .json(401, Fixture.sampleSCAJSON) }
-        let error401 = await gatewayError { _ = try await bodyOnly.provider.updateCard(UpdateCardRequest(card: Fixture.ref, change: .pin(Secret("1234"))), context: OperationContext()) }
+        let error401 = await gatewayError {
+            _ = try await bodyOnly.provider.updateCard(
+                UpdateCardRequest(card: Fixture.ref, change: .pin(Secret("1234"))), context: OperationContext())
+        }
         #expect(error401?.code == .scaRequired)
         #expect(error401?.scaChallenge?.walletOperationID == "a5865fd6-18c2-45a8-9953-1c00eac36c36")
         #expect(bodyOnly.tokenRequestCount == 1)
@@ -183,10 +214,13 @@ struct PaysafeAuthTests {
     @Test("the repeated operation carries SCA-Authorization; helper reads do not")
     func scaAuthorizationHeader() async throws {
         let harness = try Harness.make { request in
-            request.method == "GET" ? .json(200, Fixture.cardJSON(status: "ACTIVE")) : .json(200, Fixture.cardJSON(status: "LOCKED"))
+            request.method == "GET"
+                ? .json(200, Fixture.cardJSON(status: "ACTIVE")) : .json(200, Fixture.cardJSON(status: "LOCKED"))
         }
         let sca = SCAAuthorization(eventID: "evt-9", walletOperationID: "op-9")
-        _ = try await harness.provider.updateCard(UpdateCardRequest(card: Fixture.ref, change: .status(.locked, reason: nil)), context: OperationContext(sca: sca))
+        _ = try await harness.provider.updateCard(
+            UpdateCardRequest(card: Fixture.ref, change: .status(.locked, reason: nil)),
+            context: OperationContext(sca: sca))
         #expect(harness.businessRequests[0].header("SCA-Authorization") == nil)
         let value = try #require(harness.businessRequests[1].header("SCA-Authorization"))
         let decoded = String(decoding: try #require(Data(base64Encoded: value)), as: UTF8.self)

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 import SharedTestSupport
 
-@Suite("Paysafe error table")
+@Suite("Paysafe error table", .timeLimit(.minutes(5)))
 struct PaysafeErrorTests {
     /// A physical card waiting for activation, as the read before an activation sees it.
     static let issued = Fixture.cardJSON(status: "ISSUED", cardType: "PHYSICAL")
@@ -49,15 +49,18 @@ struct PaysafeErrorTests {
 
     /// Every status row, with an undocumented provider code kept verbatim.
     static let statusRows: [(status: Int, expected: CardGatewayError.Code, retryable: Bool)] = [
-        (400, .invalidRequest, false), (401, .authenticationFailed, false), (403, .permissionDenied, false), (404, .notFound, false),
+        (400, .invalidRequest, false), (401, .authenticationFailed, false), (403, .permissionDenied, false),
+        (404, .notFound, false),
         (405, .unsupported, false), (409, .conflict, false), (422, .invalidRequest, false), (429, .rateLimited, true),
-        (500, .providerUnavailable, true), (502, .providerUnavailable, true), (503, .providerUnavailable, true), (504, .providerUnavailable, true),
+        (500, .providerUnavailable, true), (502, .providerUnavailable, true), (503, .providerUnavailable, true),
+        (504, .providerUnavailable, true),
         (418, .invalidRequest, false),
     ]
 
     @Test("status rows (undocumented code kept)", arguments: statusRows)
     func statusRow(_ status: Int, _ expected: CardGatewayError.Code, _ retryable: Bool) async throws {
-        let harness = try Harness.make(retry: RetryPolicy.none) { _ in .json(status, Self.errorBody("X-NEW-\(status)")) }
+        let harness = try Harness.make(retry: RetryPolicy.none) { _ in .json(status, Self.errorBody("X-NEW-\(status)"))
+        }
         let error = await gatewayError { _ = try await harness.provider.card(Fixture.ref, context: OperationContext()) }
         #expect(error?.code == expected)
         #expect(error?.providerCode == "X-NEW-\(status)")
@@ -73,7 +76,9 @@ struct PaysafeErrorTests {
 
     @Test("the code from X-Application-Status-Code when the body has none")
     func codeFromHeader() async throws {
-        let harness = try Harness.scripted([.response(status: 404, headers: ["X-Application-Status-Code": "5269"], body: Data("not json".utf8))])
+        let harness = try Harness.scripted([
+            .response(status: 404, headers: ["X-Application-Status-Code": "5269"], body: Data("not json".utf8))
+        ])
         let error = await gatewayError { _ = try await harness.provider.card(Fixture.ref, context: OperationContext()) }
         #expect(error?.code == .notFound)
         #expect(error?.providerCode == "5269")
@@ -89,19 +94,26 @@ struct PaysafeErrorTests {
 
     @Test("field errors are kept")
     func fieldErrors() async throws {
-        let fields = #","fieldErrors":[{"field":"deliveryAddress.city","error":"size must be between 0 and 30"},{"field":"currency","error":"invalid"}]"#
-        let harness = try Harness.scripted([.json(400, Self.errorBody("5068", message: "Field error(s)", fieldErrors: fields))])
+        let fields =
+            #","fieldErrors":[{"field":"deliveryAddress.city","error":"size must be between 0 and 30"},{"field":"currency","error":"invalid"}]"#
+        let harness = try Harness.scripted([
+            .json(400, Self.errorBody("5068", message: "Field error(s)", fieldErrors: fields))
+        ])
         let error = await gatewayError { _ = try await harness.provider.card(Fixture.ref, context: OperationContext()) }
         #expect(error?.code == .invalidRequest)
-        #expect(error?.fieldErrors == [
-            .init(field: "deliveryAddress.city", message: "size must be between 0 and 30"), .init(field: "currency", message: "invalid"),
-        ])
+        #expect(
+            error?.fieldErrors == [
+                .init(field: "deliveryAddress.city", message: "size must be between 0 and 30"),
+                .init(field: "currency", message: "invalid"),
+            ])
         #expect(error?.message.contains("Field error(s)") == true)
     }
 
     @Test("Retry-After on 429")
     func retryAfter() async throws {
-        let harness = try Harness.make(retry: RetryPolicy.none) { _ in .json(429, Self.errorBody("1200"), headers: ["Retry-After": "7"]) }
+        let harness = try Harness.make(retry: RetryPolicy.none) { _ in
+            .json(429, Self.errorBody("1200"), headers: ["Retry-After": "7"])
+        }
         let error = await gatewayError { _ = try await harness.provider.card(Fixture.ref, context: OperationContext()) }
         #expect(error?.code == .rateLimited)
         #expect(error?.retryAfter == .seconds(7))
@@ -117,7 +129,9 @@ struct PaysafeErrorTests {
 
     @Test("a provider message with a card number is scrubbed")
     func scrubbed() async throws {
-        let harness = try Harness.scripted([.json(400, Self.errorBody("5068", message: "card 5339441234567009 invalid"))])
+        let harness = try Harness.scripted([
+            .json(400, Self.errorBody("5068", message: "card 5339441234567009 invalid"))
+        ])
         let error = await gatewayError { _ = try await harness.provider.card(Fixture.ref, context: OperationContext()) }
         #expect(error?.description.contains("5339441234567009") == false)
     }
@@ -132,9 +146,13 @@ struct PaysafeErrorTests {
 
     @Test("a write is not retried on 503 (no idempotency key at Paysafe)")
     func writeNotRetried() async throws {
-        let harness = try Harness.scripted([.json(200, Self.issued), .json(503, Self.errorBody("X")), .json(200, Fixture.cardJSON())])
+        let harness = try Harness.scripted([
+            .json(200, Self.issued), .json(503, Self.errorBody("X")), .json(200, Fixture.cardJSON()),
+        ])
         let request = ActivateCardRequest(card: Fixture.ref, lastFour: "7009", cvv: Secret("123"))
-        let error = await gatewayError { _ = try await harness.provider.activateCard(request, context: OperationContext()) }
+        let error = await gatewayError {
+            _ = try await harness.provider.activateCard(request, context: OperationContext())
+        }
         #expect(error?.code == .providerUnavailable)
         #expect(error?.mayHaveReachedProvider == true)
         #expect(harness.businessRequests.map(\.method) == ["GET", "POST"])
@@ -142,8 +160,12 @@ struct PaysafeErrorTests {
         #expect(error?.isRetryable == false, "a write that may have happened is looked up, not repeated")
         #expect(error?.message.contains("check its outcome") == true)
 
-        let read = try Harness.scripted([.json(503, Self.errorBody("X")), .json(503, Self.errorBody("X")), .json(503, Self.errorBody("X"))])
-        let readError = await gatewayError { _ = try await read.provider.card(Fixture.ref, context: OperationContext()) }
+        let read = try Harness.scripted([
+            .json(503, Self.errorBody("X")), .json(503, Self.errorBody("X")), .json(503, Self.errorBody("X")),
+        ])
+        let readError = await gatewayError {
+            _ = try await read.provider.card(Fixture.ref, context: OperationContext())
+        }
         #expect(readError?.code == .providerUnavailable)
         #expect(readError?.isRetryable == true, "a read may be repeated")
     }
@@ -153,7 +175,8 @@ struct PaysafeErrorTests {
         let replies = Counter()
         let harness = try Harness.make { request in
             if request.method == "GET" { return .json(200, Self.issued) }
-            return replies.next() == 1 ? .failure(TransportError(.connectFailed, "refused")) : .json(200, Fixture.cardJSON())
+            return replies.next() == 1
+                ? .failure(TransportError(.connectFailed, "refused")) : .json(200, Fixture.cardJSON())
         }
         let request = ActivateCardRequest(card: Fixture.ref, lastFour: "7009", cvv: Secret("123"))
         _ = try await harness.provider.activateCard(request, context: OperationContext())
@@ -162,9 +185,13 @@ struct PaysafeErrorTests {
 
     @Test("a write that timed out is not repeated")
     func writeTimeout() async throws {
-        let harness = try Harness.make { request in request.method == "GET" ? .json(200, Self.issued) : .failure(TransportError(.timeout, "slow")) }
+        let harness = try Harness.make { request in
+            request.method == "GET" ? .json(200, Self.issued) : .failure(TransportError(.timeout, "slow"))
+        }
         let request = ActivateCardRequest(card: Fixture.ref, lastFour: "7009", cvv: Secret("123"))
-        let error = await gatewayError { _ = try await harness.provider.activateCard(request, context: OperationContext()) }
+        let error = await gatewayError {
+            _ = try await harness.provider.activateCard(request, context: OperationContext())
+        }
         #expect(error?.code == .timeout)
         #expect(error?.mayHaveReachedProvider == true)
         #expect(error?.isRetryable == false)
@@ -174,7 +201,8 @@ struct PaysafeErrorTests {
     @Test("the scaDetails marker is found wherever it is, and only there")
     func scaMarkerSearch() {
         for (text, expected) in [
-            ("", false), (#""scaDetails""#, true), (#"{"id":"c1","scaDetails":{"eventId":"e"}}"#, true), (#"x"scaDetails""#, true),
+            ("", false), (#""scaDetails""#, true), (#"{"id":"c1","scaDetails":{"eventId":"e"}}"#, true),
+            (#"x"scaDetails""#, true),
             (#""scaDetails"x"#, true), (#""scaDetail""#, false), (#"scaDetails""#, false), (#""scaDetails"#, false),
             (#""scaDetailsD""#, false), (#""sca Details""#, false), ("DDDDDDDDDDDD", false), (#"é"scaDetails"é"#, true),
         ] {

@@ -1,6 +1,6 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import CardGatewayAsyncHTTPClient
-import CardGatewayPaysafe
+@_spi(AdapterSupport) import CardGatewayPaysafe
 import CardGatewaySimulation
 import CardGatewayTesting
 import Foundation
@@ -23,7 +23,8 @@ struct SimulatorHarness {
     var businessEntries: [JournalEntry] { journal.entries().filter { !$0.path.hasSuffix("/token") } }
 
     static func run<R: Sendable>(
-        region: PaysafeRegion = .row, logger: Logger? = nil, retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5)),
+        region: PaysafeRegion = .row, logger: Logger? = nil,
+        retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5)),
         _ body: (SimulatorHarness) async throws -> R
     ) async throws -> R {
         let start = Date(timeIntervalSince1970: 1_750_000_000)
@@ -32,16 +33,20 @@ struct SimulatorHarness {
         let simulator = PaysafeSimulator(clock: simulatorClock)
         return try await withSimulator(simulator) { handle in
             let http = try ProviderHTTPClient(
-                instance: "paysafe-sim", kind: .paysafe, baseURL: handle.baseURL, transport: AsyncHTTPClientTransport(), timeout: .seconds(30),
+                instance: "paysafe-sim", kind: .paysafe, baseURL: handle.baseURL, transport: AsyncHTTPClientTransport(),
+                timeout: .seconds(30),
                 retry: retry, logger: logger ?? OperationContext.noopLogger
             )
             let credentials = PaysafeSimulator.Credentials.default
             let configuration = PaysafeConfiguration(
-                clientID: Secret(credentials.clientID), clientSecret: Secret(credentials.clientSecret), webhookSecret: Secret(credentials.webhookSecret),
+                clientID: Secret(credentials.clientID), clientSecret: Secret(credentials.clientSecret),
+                webhookSecret: Secret(credentials.webhookSecret),
                 brand: credentials.brand, region: region
             )
             let provider = try PaysafeProvider(configuration: configuration, http: http, now: { adapterClock.now() })
-            return try await body(SimulatorHarness(handle: handle, provider: provider, adapterClock: adapterClock, simulatorClock: simulatorClock))
+            return try await body(
+                SimulatorHarness(
+                    handle: handle, provider: provider, adapterClock: adapterClock, simulatorClock: simulatorClock))
         }
     }
 
@@ -52,28 +57,35 @@ struct SimulatorHarness {
     }
 }
 
-@Suite("Paysafe adapter against the simulator")
+@Suite("Paysafe adapter against the simulator", .timeLimit(.minutes(5)))
 struct PaysafeIntegrationTests {
     static let eu = Seed.euCustomer
-    static func ref(_ id: String, _ customer: String = Seed.euCustomer) -> CardRef { CardRef(id: id, customer: customer) }
+    static func ref(_ id: String, _ customer: String = Seed.euCustomer) -> CardRef {
+        CardRef(id: id, customer: customer)
+    }
 
     @Test("list with filters and paging, get with tokenizations and actions")
     func listAndGet() async throws {
         try await SimulatorHarness.run { sim in
             let page = try await sim.provider.listCards(
-                CardQuery(customer: Self.eu, types: [.virtual], statuses: [.active, .locked], limit: 2, offset: 0, includeWalletTokens: true, includeAvailableActions: true),
+                CardQuery(
+                    customer: Self.eu, types: [.virtual], statuses: [.active, .locked], limit: 2, offset: 0,
+                    includeWalletTokens: true, includeAvailableActions: true),
                 context: OperationContext()
             )
             #expect(page.total == 4)
             #expect(page.cards.count == 2)
             #expect(page.hasMore)
             #expect(page.page == 1)
-            let next = try await sim.provider.listCards(CardQuery(customer: Self.eu, types: [.virtual], statuses: [.active, .locked], limit: 2, offset: 2), context: OperationContext())
+            let next = try await sim.provider.listCards(
+                CardQuery(customer: Self.eu, types: [.virtual], statuses: [.active, .locked], limit: 2, offset: 2),
+                context: OperationContext())
             #expect(next.cards.count == 2)
             #expect(!next.hasMore)
             #expect(Set((page.cards + next.cards).map(\.id)).count == 4)
 
-            let all = try await sim.provider.listCards(CardQuery(customer: Self.eu, limit: 50), context: OperationContext())
+            let all = try await sim.provider.listCards(
+                CardQuery(customer: Self.eu, limit: 50), context: OperationContext())
             #expect(Set(all.cards.map(\.status)) == Set(CardStatus.allCases).subtracting([.unknown]))
 
             let card = try await sim.provider.card(Self.ref(Seed.tokenizedCardID), context: OperationContext())
@@ -97,7 +109,9 @@ struct PaysafeIntegrationTests {
             #expect(programs.first { $0.name == Seed.physicalVisaProgram }?.isDigital == true)
 
             let virtual = try await sim.provider.createCard(
-                CreateCardRequest(customer: Self.eu, type: .virtual, program: Seed.virtualMCProgram, currency: "EUR", pin: Secret("4321")), context: OperationContext()
+                CreateCardRequest(
+                    customer: Self.eu, type: .virtual, program: Seed.virtualMCProgram, currency: "EUR",
+                    pin: Secret("4321")), context: OperationContext()
             )
             #expect(virtual.status == .active)
             #expect(virtual.type == .virtual)
@@ -106,7 +120,8 @@ struct PaysafeIntegrationTests {
             let physical = try await sim.provider.createCard(
                 CreateCardRequest(
                     customer: Self.eu, type: .physical, program: Seed.physicalMCProgram, currency: "BGN",
-                    deliveryAddress: DeliveryAddress(address1: "Tsarigradsko Shose 73", city: "Sofia", countryCode: "BG", postalCode: "1000")
+                    deliveryAddress: DeliveryAddress(
+                        address1: "Tsarigradsko Shose 73", city: "Sofia", countryCode: "BG", postalCode: "1000")
                 ),
                 context: OperationContext()
             )
@@ -114,19 +129,28 @@ struct PaysafeIntegrationTests {
             #expect(physical.providerStatus == "ISSUED")
 
             let activated = try await sim.provider.activateCard(
-                ActivateCardRequest(card: Self.ref(physical.id), lastFour: try #require(physical.lastFour), cvv: Secret(Seed.createdCardCVV)), context: OperationContext()
+                ActivateCardRequest(
+                    card: Self.ref(physical.id), lastFour: try #require(physical.lastFour),
+                    cvv: Secret(Seed.createdCardCVV)), context: OperationContext()
             )
             #expect(activated.status == .active)
-            let locked = try await sim.provider.updateCard(UpdateCardRequest(card: Self.ref(physical.id), change: .status(.locked, reason: "Lost")), context: OperationContext())
+            let locked = try await sim.provider.updateCard(
+                UpdateCardRequest(card: Self.ref(physical.id), change: .status(.locked, reason: "Lost")),
+                context: OperationContext())
             #expect(locked.status == .locked)
             #expect(locked.statusReason == "Lost")
-            let unlocked = try await sim.provider.updateCard(UpdateCardRequest(card: Self.ref(physical.id), change: .status(.active, reason: nil)), context: OperationContext())
+            let unlocked = try await sim.provider.updateCard(
+                UpdateCardRequest(card: Self.ref(physical.id), change: .status(.active, reason: nil)),
+                context: OperationContext())
             #expect(unlocked.status == .active)
-            _ = try await sim.provider.updateCard(UpdateCardRequest(card: Self.ref(physical.id), change: .pin(Secret("9876"))), context: OperationContext())
+            _ = try await sim.provider.updateCard(
+                UpdateCardRequest(card: Self.ref(physical.id), change: .pin(Secret("9876"))),
+                context: OperationContext())
 
             // The journal masks the CVV and the PIN as the library's logs do; the other wire fields stay as sent.
             let activation = try #require(sim.journal.entries(method: "POST", pathContains: "/activate").last)
-            let activationBody = try #require(try JSONSerialization.jsonObject(with: activation.body) as? [String: String])
+            let activationBody = try #require(
+                try JSONSerialization.jsonObject(with: activation.body) as? [String: String])
             #expect(activationBody["cvv"] == JournalEntry.maskedValue)
             #expect(activationBody["lastFourDigits"] == physical.lastFour)
             #expect(activationBody["userAgent"] != nil)
@@ -139,12 +163,16 @@ struct PaysafeIntegrationTests {
     @Test("the simulator's refusals map to the right codes")
     func refusals() async throws {
         try await SimulatorHarness.run { sim in
-            let missing = await gatewayError { _ = try await sim.provider.card(Self.ref("no-such-card"), context: OperationContext()) }
+            let missing = await gatewayError {
+                _ = try await sim.provider.card(Self.ref("no-such-card"), context: OperationContext())
+            }
             #expect(missing?.code == .notFound)
             #expect(missing?.providerCode == "5269")
 
             let again = await gatewayError {
-                _ = try await sim.provider.activateCard(ActivateCardRequest(card: Self.ref(Seed.activeCardID), lastFour: "7009", cvv: Secret("123")), context: OperationContext())
+                _ = try await sim.provider.activateCard(
+                    ActivateCardRequest(card: Self.ref(Seed.activeCardID), lastFour: "7009", cvv: Secret("123")),
+                    context: OperationContext())
             }
             // Refused by the adapter after reading the card: the CVV never travels.
             #expect(again?.code == .invalidCardState)
@@ -152,20 +180,28 @@ struct PaysafeIntegrationTests {
             #expect(sim.journal.entries(method: "POST", pathContains: "\(Seed.activeCardID)/activate").isEmpty)
 
             let wrongCVV = await gatewayError {
-                _ = try await sim.provider.activateCard(ActivateCardRequest(card: Self.ref(Seed.issuedCardID), lastFour: Seed.issuedCardLastFour, cvv: Secret("999")), context: OperationContext())
+                _ = try await sim.provider.activateCard(
+                    ActivateCardRequest(
+                        card: Self.ref(Seed.issuedCardID), lastFour: Seed.issuedCardLastFour, cvv: Secret("999")),
+                    context: OperationContext())
             }
             #expect(wrongCVV?.code == .invalidRequest)
             #expect(wrongCVV?.description.contains("999") == false)
 
             let currency = await gatewayError {
-                _ = try await sim.provider.createCard(CreateCardRequest(customer: Self.eu, type: .virtual, program: Seed.virtualMCProgram, currency: "USD"), context: OperationContext())
+                _ = try await sim.provider.createCard(
+                    CreateCardRequest(
+                        customer: Self.eu, type: .virtual, program: Seed.virtualMCProgram, currency: "USD"),
+                    context: OperationContext())
             }
             #expect(currency?.code == .invalidRequest)
             #expect(currency?.providerCode == "5068")
             #expect(currency?.fieldErrors.map(\.field) == ["currency"])
 
             let forbidden = await gatewayError {
-                _ = try await sim.provider.updateCard(UpdateCardRequest(card: Self.ref(Seed.cancelledCardID), change: .status(.active, reason: nil)), context: OperationContext())
+                _ = try await sim.provider.updateCard(
+                    UpdateCardRequest(card: Self.ref(Seed.cancelledCardID), change: .status(.active, reason: nil)),
+                    context: OperationContext())
             }
             #expect(forbidden?.code == .invalidCardState)
             #expect(sim.businessEntries.last?.method == "GET", "refused locally after reading the card")
@@ -186,9 +222,11 @@ struct PaysafeIntegrationTests {
             let subordinate = Data((0..<40).map { UInt8(($0 * 7 + 1) & 0xFF) })
             let nonce = Data([0x1A, 0x2B, 0x3C, 0x4D])
             let signature = Data((0..<16).map { UInt8(255 - $0) })
-            let input = ApplePayProvisioningInput(certificates: [leaf, subordinate], nonce: nonce, nonceSignature: signature)
-            let response = try await sim.provider.provision(ProvisioningRequest(card: ref, wallet: .applePay, input: .applePay(input)), context: OperationContext())
-            guard case .applePay(let payload) = response else { Issue.record("expected an Apple Pay payload"); return }
+            let input = ApplePayProvisioningInput(
+                certificates: [leaf, subordinate], nonce: nonce, nonceSignature: signature)
+            let response = try await sim.provider.provision(
+                ProvisioningRequest(card: ref, wallet: .applePay, input: .applePay(input)), context: OperationContext())
+            guard let payload = response.applePay else { Issue.record("expected an Apple Pay payload"); return }
             #expect(payload.encryptedPassData.count == 256)
             #expect(payload.ephemeralPublicKey.count == 65)
             #expect(payload.network == .mastercard)
@@ -206,7 +244,9 @@ struct PaysafeIntegrationTests {
             let pending = try await sim.provider.card(ref, context: OperationContext())
             #expect(pending.walletTokens.map(\.status) == [.requested])
 
-            try await sim.provider.confirm(ProvisioningConfirmation(card: ref, wallet: .applePay, deviceAccountReference: "DAPLMC-NEW-1"), context: OperationContext())
+            try await sim.provider.confirm(
+                ProvisioningConfirmation(card: ref, wallet: .applePay, deviceAccountReference: "DAPLMC-NEW-1"),
+                context: OperationContext())
             let after = try await sim.provider.offer(for: ref, wallet: .applePay, context: OperationContext())
             #expect(after.eligible, "a COMPLETED tokenization leaves the card eligible")
             #expect(after.existingTokens.map(\.deviceAccountReference) == ["DAPLMC-NEW-1"])
@@ -219,45 +259,64 @@ struct PaysafeIntegrationTests {
         try await SimulatorHarness.run { sim in
             let ref = Self.ref(Seed.activeVisaCardID)
             let missing = await gatewayError {
-                _ = try await sim.provider.provision(ProvisioningRequest(card: ref, wallet: .googlePay, input: .googlePay(.init(clientDeviceID: "", clientWalletAccountID: "w"))), context: OperationContext())
+                _ = try await sim.provider.provision(
+                    ProvisioningRequest(
+                        card: ref, wallet: .googlePay,
+                        input: .googlePay(.init(clientDeviceID: "", clientWalletAccountID: "w"))),
+                    context: OperationContext())
             }
             #expect(missing?.code == .invalidRequest)
             #expect(sim.journal.entries(method: "POST", pathContains: "/tokenizations").isEmpty)
 
             let response = try await sim.provider.provision(
-                ProvisioningRequest(card: ref, wallet: .googlePay, input: .googlePay(.init(clientDeviceID: "WNkcsfZPiKfa5PrH3jilkQYT", clientWalletAccountID: "40exmLiWV1iV55ZVstOAiMf7"))),
+                ProvisioningRequest(
+                    card: ref, wallet: .googlePay,
+                    input: .googlePay(
+                        .init(
+                            clientDeviceID: "WNkcsfZPiKfa5PrH3jilkQYT",
+                            clientWalletAccountID: "40exmLiWV1iV55ZVstOAiMf7"))),
                 context: OperationContext()
             )
-            guard case .googlePay(let payload) = response else { Issue.record("expected a Google Pay payload"); return }
+            guard let payload = response.googlePay else { Issue.record("expected a Google Pay payload"); return }
             // The simulator sends 192 derived bytes in Base64; the adapter passes that text on as-is.
             #expect(payload.opaquePaymentCard.count == 256)
             #expect(Data(base64Encoded: payload.opaquePaymentCard.revealedBytes)?.count == 192)
             #expect(payload.network == .visa)
             #expect(payload.lastFour == "4242")
-            try await sim.provider.confirm(ProvisioningConfirmation(card: ref, wallet: .googlePay, deviceAccountReference: "DGOOG-1", walletID: "40exmLiWV1iV55ZVstOAiMf7"), context: OperationContext())
+            try await sim.provider.confirm(
+                ProvisioningConfirmation(
+                    card: ref, wallet: .googlePay, deviceAccountReference: "DGOOG-1",
+                    walletID: "40exmLiWV1iV55ZVstOAiMf7"), context: OperationContext())
             let card = try await sim.provider.card(ref, context: OperationContext())
             #expect(card.walletTokens.first?.walletID == "40exmLiWV1iV55ZVstOAiMf7")
             #expect(card.walletTokens.first?.status == .active)
         }
     }
 
-    @Test("offers for cards in every non-usable status are ineligible", arguments: [
-        Seed.issuedCardID, Seed.pendingCardID, Seed.appliedCardID, Seed.lockedCardID, Seed.suspendedCardID, Seed.cancelledCardID, Seed.expiredCardID, Seed.rejectedCardID,
-    ])
+    @Test(
+        "offers for cards in every non-usable status are ineligible",
+        arguments: [
+            Seed.issuedCardID, Seed.pendingCardID, Seed.appliedCardID, Seed.lockedCardID, Seed.suspendedCardID,
+            Seed.cancelledCardID, Seed.expiredCardID, Seed.rejectedCardID,
+        ])
     func ineligible(_ cardID: String) async throws {
         try await SimulatorHarness.run { sim in
-            let offer = try await sim.provider.offer(for: Self.ref(cardID), wallet: .googlePay, context: OperationContext())
+            let offer = try await sim.provider.offer(
+                for: Self.ref(cardID), wallet: .googlePay, context: OperationContext())
             #expect(!offer.eligible)
             #expect(offer.ineligibleReason?.code == "cardNotActive")
         }
     }
 
-    @Test("SCA round trip: challenge → attempt → repeat with context.sca; the SCA-Authorization header was sent (masked)")
+    @Test(
+        "SCA round trip: challenge → attempt → repeat with context.sca; the SCA-Authorization header was sent (masked)")
     func scaRoundTrip() async throws {
         try await SimulatorHarness.run { sim in
             let ref = Self.ref(Seed.scaActiveCardID, Seed.scaCustomer)
             let request = UpdateCardRequest(card: ref, change: .status(.locked, reason: "Customer request"))
-            let error = await gatewayError { _ = try await sim.provider.updateCard(request, context: OperationContext()) }
+            let error = await gatewayError {
+                _ = try await sim.provider.updateCard(request, context: OperationContext())
+            }
             #expect(error?.code == .scaRequired)
             let challenge = try #require(error?.scaChallenge)
             #expect(challenge.mode == "OUTSOURCED")
@@ -267,12 +326,14 @@ struct PaysafeIntegrationTests {
             #expect(sim.tokenEntries.count == 1, "an SCA 401 does not refresh the token")
 
             let attempt = try await sim.provider.submitSCAAttempt(
-                eventID: challenge.eventID, walletOperationID: challenge.walletOperationID, method: "OTP", channel: "SMS", context: OperationContext()
+                eventID: challenge.eventID, walletOperationID: challenge.walletOperationID, method: "OTP",
+                channel: "SMS", context: OperationContext()
             )
             #expect(attempt.isVerified)
             #expect(attempt.currentAttempts == 1)
 
-            let card = try await sim.provider.updateCard(request, context: OperationContext(sca: challenge.authorization))
+            let card = try await sim.provider.updateCard(
+                request, context: OperationContext(sca: challenge.authorization))
             #expect(card.status == .locked)
             let patches = sim.journal.entries(method: "PATCH")
             #expect(patches.count == 2)
@@ -288,16 +349,24 @@ struct PaysafeIntegrationTests {
     func secureDetails() async throws {
         try await SimulatorHarness.run { sim in
             let ref = Self.ref(Seed.scaActiveCardID, Seed.scaCustomer)
-            let error = await gatewayError { _ = try await sim.provider.secureDetailsAccess(for: ref, context: OperationContext()) }
+            let error = await gatewayError {
+                _ = try await sim.provider.secureDetailsAccess(for: ref, context: OperationContext())
+            }
             let challenge = try #require(error?.scaChallenge)
-            _ = try await sim.provider.submitSCAAttempt(eventID: challenge.eventID, walletOperationID: challenge.walletOperationID, method: "PIN", channel: nil, path: .v2, context: OperationContext())
+            _ = try await sim.provider.submitSCAAttempt(
+                eventID: challenge.eventID, walletOperationID: challenge.walletOperationID, method: "PIN", channel: nil,
+                path: .v2, context: OperationContext())
             #expect(sim.journal.entries(pathContains: "/digitalwallets/v2/sca/events/").count == 1)
-            let access = try await sim.provider.secureDetailsAccess(for: ref, context: OperationContext(sca: challenge.authorization))
-            #expect(access.url.revealedValue.hasPrefix("https://secure-details.simulator.paysafe.invalid/view/"))
+            let access = try await sim.provider.secureDetailsAccess(
+                for: ref, context: OperationContext(sca: challenge.authorization))
+            #expect(
+                access.url.revealedValue.hasPrefix(
+                    "http://127.0.0.1:\(sim.handle.port)/secure-details/view?secureDetailsToken=sd_"))
             #expect(access.expires == sim.simulatorClock.now().addingTimeInterval(300))
-            #expect(!access.description.contains("secure-details.simulator"))
+            #expect(!access.description.contains("secureDetailsToken"))
 
-            let plain = try await sim.provider.secureDetailsAccess(for: Self.ref(Seed.activeCardID), context: OperationContext())
+            let plain = try await sim.provider.secureDetailsAccess(
+                for: Self.ref(Seed.activeCardID), context: OperationContext())
             #expect(!plain.url.isEmpty)
         }
     }
@@ -310,7 +379,11 @@ struct PaysafeIntegrationTests {
             sim.advance(3600)
             let provider = sim.provider
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<20 { group.addTask { _ = try await provider.card(Self.ref(Seed.activeCardID), context: OperationContext()) } }
+                for _ in 0..<20 {
+                    group.addTask {
+                        _ = try await provider.card(Self.ref(Seed.activeCardID), context: OperationContext())
+                    }
+                }
                 try await group.waitForAll()
             }
             #expect(sim.tokenEntries.count == 2)
@@ -334,15 +407,24 @@ struct PaysafeIntegrationTests {
     @Test("reads are retried after a 503; writes are not (Paysafe has no idempotency key)")
     func retries() async throws {
         try await SimulatorHarness.run { sim in
-            sim.handle.faults.inject(FaultRule(count: 1, pathPrefix: "/digitalwallets/v1/customers", method: "GET", action: .status(503, retryAfterSeconds: nil, message: "busy")))
+            sim.handle.faults.inject(
+                FaultRule(
+                    count: 1, pathPrefix: "/digitalwallets/v1/customers", method: "GET",
+                    action: .status(503, retryAfterSeconds: nil, message: "busy")))
             let card = try await sim.provider.card(Self.ref(Seed.activeCardID), context: OperationContext())
             #expect(card.status == .active)
             #expect(sim.businessEntries.map(\.responseStatus) == [503, 200])
 
             sim.journal.clear()
-            sim.handle.faults.inject(FaultRule(count: 1, pathPrefix: "/digitalwallets/v1/customers", method: "POST", action: .status(500, retryAfterSeconds: nil, message: "oops")))
+            sim.handle.faults.inject(
+                FaultRule(
+                    count: 1, pathPrefix: "/digitalwallets/v1/customers", method: "POST",
+                    action: .status(500, retryAfterSeconds: nil, message: "oops")))
             let error = await gatewayError {
-                _ = try await sim.provider.createCard(CreateCardRequest(customer: Self.eu, type: .virtual, program: Seed.virtualMCProgram, currency: "EUR"), context: OperationContext())
+                _ = try await sim.provider.createCard(
+                    CreateCardRequest(
+                        customer: Self.eu, type: .virtual, program: Seed.virtualMCProgram, currency: "EUR"),
+                    context: OperationContext())
             }
             #expect(error?.code == .providerUnavailable)
             #expect(error?.mayHaveReachedProvider == true)
@@ -354,8 +436,13 @@ struct PaysafeIntegrationTests {
     @Test("rate limiting carries Retry-After")
     func rateLimited() async throws {
         try await SimulatorHarness.run(retry: .none) { sim in
-            sim.handle.faults.inject(FaultRule(count: 1, pathPrefix: "/digitalwallets/v1/customers", action: .status(429, retryAfterSeconds: 12, message: "slow down")))
-            let error = await gatewayError { _ = try await sim.provider.card(Self.ref(Seed.activeCardID), context: OperationContext()) }
+            sim.handle.faults.inject(
+                FaultRule(
+                    count: 1, pathPrefix: "/digitalwallets/v1/customers",
+                    action: .status(429, retryAfterSeconds: 12, message: "slow down")))
+            let error = await gatewayError {
+                _ = try await sim.provider.card(Self.ref(Seed.activeCardID), context: OperationContext())
+            }
             #expect(error?.code == .rateLimited)
             #expect(error?.retryAfter == .seconds(12))
         }
@@ -364,15 +451,22 @@ struct PaysafeIntegrationTests {
     @Test("malformed and truncated bodies are invalid responses; a dropped connection on a read is retried")
     func brokenResponses() async throws {
         try await SimulatorHarness.run(retry: .none) { sim in
-            sim.handle.faults.inject(FaultRule(count: 1, pathPrefix: "/digitalwallets/v1/customers", action: .malformedBody(status: 200)))
-            let malformed = await gatewayError { _ = try await sim.provider.card(Self.ref(Seed.activeCardID), context: OperationContext()) }
+            sim.handle.faults.inject(
+                FaultRule(count: 1, pathPrefix: "/digitalwallets/v1/customers", action: .malformedBody(status: 200)))
+            let malformed = await gatewayError {
+                _ = try await sim.provider.card(Self.ref(Seed.activeCardID), context: OperationContext())
+            }
             #expect(malformed?.code == .invalidResponse)
-            sim.handle.faults.inject(FaultRule(count: 1, pathPrefix: "/digitalwallets/v1/customers", action: .truncatedBody(status: 200)))
-            let truncated = await gatewayError { _ = try await sim.provider.card(Self.ref(Seed.activeCardID), context: OperationContext()) }
+            sim.handle.faults.inject(
+                FaultRule(count: 1, pathPrefix: "/digitalwallets/v1/customers", action: .truncatedBody(status: 200)))
+            let truncated = await gatewayError {
+                _ = try await sim.provider.card(Self.ref(Seed.activeCardID), context: OperationContext())
+            }
             #expect([CardGatewayError.Code.invalidResponse, .transport].contains(truncated?.code))
         }
         try await SimulatorHarness.run { sim in
-            sim.handle.faults.inject(FaultRule(count: 1, pathPrefix: "/digitalwallets/v1/customers", method: "GET", action: .dropConnection))
+            sim.handle.faults.inject(
+                FaultRule(count: 1, pathPrefix: "/digitalwallets/v1/customers", method: "GET", action: .dropConnection))
             let card = try await sim.provider.card(Self.ref(Seed.activeCardID), context: OperationContext())
             #expect(card.status == .active)
         }
@@ -382,8 +476,11 @@ struct PaysafeIntegrationTests {
     func deadline() async throws {
         try await SimulatorHarness.run(retry: .none) { sim in
             _ = try await sim.provider.card(Self.ref(Seed.activeCardID), context: OperationContext())
-            sim.handle.faults.inject(FaultRule(count: 1, pathPrefix: "/digitalwallets/v1/customers", action: .delay(milliseconds: 3_000)))
-            let error = await gatewayError { _ = try await sim.provider.card(Self.ref(Seed.activeCardID), context: .timeout(.milliseconds(500))) }
+            sim.handle.faults.inject(
+                FaultRule(count: 1, pathPrefix: "/digitalwallets/v1/customers", action: .delay(milliseconds: 3_000)))
+            let error = await gatewayError {
+                _ = try await sim.provider.card(Self.ref(Seed.activeCardID), context: .timeout(.milliseconds(500)))
+            }
             #expect(error?.code == .timeout)
         }
     }
@@ -391,26 +488,36 @@ struct PaysafeIntegrationTests {
     @Test("US customers: PIN refused locally, a valid US physical card is created")
     func usRules() async throws {
         try await SimulatorHarness.run(region: .us) { sim in
-            let address = DeliveryAddress(address1: "1 Main Street", city: "New York", countryCode: "US", state: "NY", postalCode: "10001")
+            let address = DeliveryAddress(
+                address1: "1 Main Street", city: "New York", countryCode: "US", state: "NY", postalCode: "10001")
             let refused = await gatewayError {
                 _ = try await sim.provider.createCard(
-                    CreateCardRequest(customer: Seed.usCustomer, type: .physical, program: Seed.usPhysicalProgram, currency: "USD", pin: Secret("1234"), deliveryAddress: address, termsAndConditionsAccepted: true, eDisclosureAccepted: true),
+                    CreateCardRequest(
+                        customer: Seed.usCustomer, type: .physical, program: Seed.usPhysicalProgram, currency: "USD",
+                        pin: Secret("1234"), deliveryAddress: address, termsAndConditionsAccepted: true,
+                        eDisclosureAccepted: true),
                     context: OperationContext()
                 )
             }
             #expect(refused?.fieldErrors.map(\.field) == ["pin"])
             #expect(sim.journal.entries().isEmpty)
             let card = try await sim.provider.createCard(
-                CreateCardRequest(customer: Seed.usCustomer, type: .physical, program: Seed.usPhysicalProgram, currency: "USD", deliveryAddress: address, termsAndConditionsAccepted: true, eDisclosureAccepted: true),
+                CreateCardRequest(
+                    customer: Seed.usCustomer, type: .physical, program: Seed.usPhysicalProgram, currency: "USD",
+                    deliveryAddress: address, termsAndConditionsAccepted: true, eDisclosureAccepted: true),
                 context: OperationContext()
             )
             #expect(card.status == .inactive)
             #expect(card.scheme == .visa)
             let activated = try await sim.provider.activateCard(
-                ActivateCardRequest(card: Self.ref(Seed.usIssuedCardID, Seed.usCustomer), lastFour: Seed.usIssuedCardLastFour, cvv: Secret(Seed.usIssuedCardCVV)), context: OperationContext()
+                ActivateCardRequest(
+                    card: Self.ref(Seed.usIssuedCardID, Seed.usCustomer), lastFour: Seed.usIssuedCardLastFour,
+                    cvv: Secret(Seed.usIssuedCardCVV)), context: OperationContext()
             )
             #expect(activated.status == .active)
-            _ = try await sim.provider.updateCard(UpdateCardRequest(card: Self.ref(Seed.usIssuedCardID, Seed.usCustomer), change: .pin(Secret("5555"))), context: OperationContext())
+            _ = try await sim.provider.updateCard(
+                UpdateCardRequest(card: Self.ref(Seed.usIssuedCardID, Seed.usCustomer), change: .pin(Secret("5555"))),
+                context: OperationContext())
         }
     }
 
@@ -418,17 +525,24 @@ struct PaysafeIntegrationTests {
     func webhook() async throws {
         try await SimulatorHarness.run { sim in
             let simulator = try #require(sim.handle.simulator as? PaysafeSimulator)
-            let delivery = simulator.signedWebhook(cardID: Seed.activeCardID, oldStatus: "ACTIVE", newStatus: "LOCKED", eventID: "evt-7")
+            let delivery = simulator.signedWebhook(
+                cardID: Seed.activeCardID, oldStatus: "ACTIVE", newStatus: "LOCKED", eventID: "evt-7")
             var headers = HTTPFields()
             for (name, value) in delivery.headers { headers[HTTPField.Name(name)!] = value }
             let events = try sim.provider.verify(WebhookDelivery(headers: headers, body: delivery.body), now: Date())
             #expect(events.first?.id == "evt-7")
-            #expect(events.first?.event == .cardStatusChanged(CardStatusChange(
-                card: Self.ref(Seed.activeCardID), oldStatus: .active, newStatus: .locked, providerOldStatus: "ACTIVE", providerNewStatus: "LOCKED"
-            )))
+            #expect(
+                events.first?.event
+                    == .cardStatusChanged(
+                        CardStatusChange(
+                            card: Self.ref(Seed.activeCardID), oldStatus: .active, newStatus: .locked,
+                            providerOldStatus: "ACTIVE", providerNewStatus: "LOCKED"
+                        )))
             var tampered = delivery.body
             tampered[tampered.startIndex] = UInt8(ascii: " ")
-            #expect(throws: CardGatewayError.self) { try sim.provider.verify(WebhookDelivery(headers: headers, body: tampered), now: Date()) }
+            #expect(throws: CardGatewayError.self) {
+                try sim.provider.verify(WebhookDelivery(headers: headers, body: tampered), now: Date())
+            }
         }
     }
 }

@@ -1,6 +1,6 @@
-import CardGateway
-import CardGatewayPaysafe
-import CardGatewayTesting
+@_spi(AdapterSupport) import CardGateway
+@_spi(AdapterSupport) import CardGatewayPaysafe
+@_spi(AdapterSupport) import CardGatewayTesting
 import Foundation
 import HTTPTypes
 import Synchronization
@@ -36,21 +36,25 @@ enum Fixture {
     ) -> String {
         let schemeField = scheme.map { #","scheme":"\#($0)""# } ?? ""
         return #"""
-        {"cardId":"\#(cardID)","status":"\#(status)","expiry":{"month":3,"year":2028},"bin":"533944","lastFour":"7009",\#
-        "customerId":"\#(customer)","cardType":"\#(cardType)","programName":"SKRILL-VIRTUAL-MC-EEA","currency":"EUR",\#
-        "mobile":"+359 888333333","createdDate":"2019-08-24T14:15:22Z","accountId":"127623047"\#(schemeField)\#(extra)}
-        """#
+            {"cardId":"\#(cardID)","status":"\#(status)","expiry":{"month":3,"year":2028},"bin":"533944","lastFour":"7009",\#
+            "customerId":"\#(customer)","cardType":"\#(cardType)","programName":"SKRILL-VIRTUAL-MC-EEA","currency":"EUR",\#
+            "mobile":"+359 888333333","createdDate":"2019-08-24T14:15:22Z","accountId":"127623047"\#(schemeField)\#(extra)}
+            """#
     }
 
-    static let sampleSCAJSON = #"{"scaDetails":{"eventId":"06bdc2c0-cce-4b36-97ec-281c8f5d743c","walletOperationId":"a5865fd6-18c2-45a8-9953-1c00eac36c36","authenticationMode":"OUTSOURCED","availableVerifications":[{"method":"PIN"},{"method":"OTP","channel":"SMS","target":"+35988*****33"}],"creationTime":"2021-07-15T17:54:12Z","expirationTime":"2021-07-15T18:09:12Z"}}"#
+    static let sampleSCAJSON =
+        #"{"scaDetails":{"eventId":"06bdc2c0-cce-4b36-97ec-281c8f5d743c","walletOperationId":"a5865fd6-18c2-45a8-9953-1c00eac36c36","authenticationMode":"OUTSOURCED","availableVerifications":[{"method":"PIN"},{"method":"OTP","channel":"SMS","target":"+35988*****33"}],"creationTime":"2021-07-15T17:54:12Z","expirationTime":"2021-07-15T18:09:12Z"}}"#
 
     static func scaHeader(_ json: String = sampleSCAJSON) -> String {
         #"SCA realm="Prepaid Cards" auth-param1="\#(Data(json.utf8).base64EncodedString())""#
     }
 
-    static func configuration(region: PaysafeRegion = .row, webhookSecret: String? = Fixture.webhookSecret) -> PaysafeConfiguration {
+    static func configuration(
+        region: PaysafeRegion = .row, webhookSecret: String? = Fixture.webhookSecret
+    ) -> PaysafeConfiguration {
         PaysafeConfiguration(
-            clientID: Secret(clientID), clientSecret: Secret(clientSecret), webhookSecret: webhookSecret.map(Secret.init), brand: brand,
+            clientID: Secret(clientID), clientSecret: Secret(clientSecret),
+            webhookSecret: webhookSecret.map(Secret.init), brand: brand,
             region: region, userAgent: "TestAgent/1.0"
         )
     }
@@ -78,11 +82,14 @@ struct Harness {
         let clock = TestClock()
         let http: ProviderHTTPClient
         if let retry {
-            http = try ProviderHTTPClient.testing(kind: .paysafe, baseURL: Fixture.baseURL, transport: transport, retry: retry)
+            http = try ProviderHTTPClient.testing(
+                kind: .paysafe, baseURL: Fixture.baseURL, transport: transport, retry: retry)
         } else {
             http = try ProviderHTTPClient.testing(kind: .paysafe, baseURL: Fixture.baseURL, transport: transport)
         }
-        let provider = try PaysafeProvider(configuration: Fixture.configuration(region: region, webhookSecret: webhookSecret), http: http, now: { clock.now() })
+        let provider = try PaysafeProvider(
+            configuration: Fixture.configuration(region: region, webhookSecret: webhookSecret), http: http,
+            now: { clock.now() })
         return Harness(transport: transport, provider: provider, clock: clock)
     }
 
@@ -97,7 +104,11 @@ struct Harness {
 
 final class Counter: Sendable {
     private let value = Mutex(0)
-    func next() -> Int { value.withLock { $0 += 1; return $0 } }
+    func next() -> Int {
+        value.withLock {
+            $0 += 1; return $0
+        }
+    }
     var count: Int { value.withLock { $0 } }
 }
 

@@ -1,9 +1,9 @@
-import CardGateway
-import CardGatewayTesting
+@_spi(AdapterSupport) import CardGateway
+@_spi(AdapterSupport) import CardGatewayTesting
 import Foundation
 import HTTPTypes
 
-@testable import CardGatewayStripe
+@_spi(AdapterSupport) @testable import CardGatewayStripe
 
 /// Stripe JSON built from the API reference (docs.stripe.com/api/issuing/cards/object, /issuing/tokens/object,
 /// /ephemeral_keys), and helpers to build an adapter over a scripted transport.
@@ -20,38 +20,48 @@ enum Fixture {
     ) throws -> StripeProvider {
         let http: ProviderHTTPClient
         if let retry {
-            http = try ProviderHTTPClient.testing(kind: .stripe, baseURL: baseURL, transport: transport, retry: retry, sleeps: sleeps)
+            http = try ProviderHTTPClient.testing(
+                kind: .stripe, baseURL: baseURL, transport: transport, retry: retry, sleeps: sleeps)
         } else {
             http = try ProviderHTTPClient.testing(kind: .stripe, baseURL: baseURL, transport: transport, sleeps: sleeps)
         }
         return try StripeProvider(
-            configuration: configuration ?? StripeConfiguration(
-                secretKey: Secret(secretKey), webhookSecret: Secret(webhookSecret), previousWebhookSecret: Secret(previousWebhookSecret)
-            ),
+            configuration: configuration
+                ?? StripeConfiguration(
+                    secretKey: Secret(secretKey), webhookSecret: Secret(webhookSecret),
+                    previousWebhookSecret: Secret(previousWebhookSecret)
+                ),
             http: http, environment: "sandbox"
         )
     }
 
     /// An issuing card; pass JSON fragments to replace fields.
     static func card(
-        id: String = "ic_1GWQp6EESaYspYZ9uSEZOcq9", status: String = "active", type: String = "virtual", brand: String = "Visa",
+        id: String = "ic_1GWQp6EESaYspYZ9uSEZOcq9", status: String = "active", type: String = "virtual",
+        brand: String = "Visa",
         cancellationReason: String = "null", cardholder: String? = nil,
-        wallets: String = #"{"apple_pay":{"eligible":true,"ineligible_reason":null},"google_pay":{"eligible":true,"ineligible_reason":null},"primary_account_identifier":"V-3020112345678901234567"}"#
+        wallets: String =
+            #"{"apple_pay":{"eligible":true,"ineligible_reason":null},"google_pay":{"eligible":true,"ineligible_reason":null},"primary_account_identifier":"V-3020112345678901234567"}"#
     ) -> String {
-        let holder = cardholder ?? #"{"id":"ich_1FixtureHolder","object":"issuing.cardholder","name":"Jenny Rosen","email":"jenny@example.com","phone_number":"+18008675309","status":"active","type":"individual"}"#
+        let holder =
+            cardholder
+            ?? #"{"id":"ich_1FixtureHolder","object":"issuing.cardholder","name":"Jenny Rosen","email":"jenny@example.com","phone_number":"+18008675309","status":"active","type":"individual"}"#
         return """
-        {"id":"\(id)","object":"issuing.card","brand":"\(brand)","cancellation_reason":\(cancellationReason),"cardholder":\(holder),\
-        "created":1586556828,"currency":"usd","exp_month":8,"exp_year":2028,"last4":"4242","livemode":false,"metadata":{},\
-        "replacement_for":null,"replacement_reason":null,"shipping":null,"spending_controls":{"allowed_categories":null},\
-        "status":"\(status)","type":"\(type)","wallets":\(wallets),"some_future_field":{"nested":[1,2,3]}}
-        """
+            {"id":"\(id)","object":"issuing.card","brand":"\(brand)","cancellation_reason":\(cancellationReason),"cardholder":\(holder),\
+            "created":1586556828,"currency":"usd","exp_month":8,"exp_year":2028,"last4":"4242","livemode":false,"metadata":{},\
+            "replacement_for":null,"replacement_reason":null,"shipping":null,"spending_controls":{"allowed_categories":null},\
+            "status":"\(status)","type":"\(type)","wallets":\(wallets),"some_future_field":{"nested":[1,2,3]}}
+            """
     }
 
-    static func wallets(apple: (Bool, String?), google: (Bool, String?), pan: String? = "V-3020112345678901234567") -> String {
+    static func wallets(
+        apple: (Bool, String?), google: (Bool, String?), pan: String? = "V-3020112345678901234567"
+    ) -> String {
         func one(_ value: (Bool, String?)) -> String {
             #"{"eligible":\#(value.0),"ineligible_reason":\#(value.1.map { "\"\($0)\"" } ?? "null")}"#
         }
-        return #"{"apple_pay":\#(one(apple)),"google_pay":\#(one(google)),"primary_account_identifier":\#(pan.map { "\"\($0)\"" } ?? "null")}"#
+        return
+            #"{"apple_pay":\#(one(apple)),"google_pay":\#(one(google)),"primary_account_identifier":\#(pan.map { "\"\($0)\"" } ?? "null")}"#
     }
 
     static func token(
@@ -70,7 +80,8 @@ enum Fixture {
     }
 
     /// Stripe's ephemeral key, with deliberately unusual spacing and key order so that any re-serialisation shows.
-    static func ephemeralKey(card: String = "ic_1GWQp6EESaYspYZ9uSEZOcq9", secret: String? = ephemeralSecret) -> String {
+    static func ephemeralKey(card: String = "ic_1GWQp6EESaYspYZ9uSEZOcq9", secret: String? = ephemeralSecret) -> String
+    {
         """
         {
           "id": "ephkey_1G4V6eEEs6YsaMZ2P1diLWdj",
@@ -84,7 +95,10 @@ enum Fixture {
         """
     }
 
-    static func error(type: String, code: String? = nil, message: String = "Something went wrong.", param: String? = nil, declineCode: String? = nil) -> String {
+    static func error(
+        type: String, code: String? = nil, message: String = "Something went wrong.", param: String? = nil,
+        declineCode: String? = nil
+    ) -> String {
         var fields = [#""type":"\#(type)""#, #""message":"\#(message)""#]
         if let code { fields.append(#""code":"\#(code)""#) }
         if let param { fields.append(#""param":"\#(param)""#) }
@@ -99,7 +113,9 @@ enum Fixture {
 }
 
 extension ScriptedReply {
-    static func stripe(_ status: Int, _ json: String, requestID: String = "req_Fixture1", extra: [String: String] = [:]) -> ScriptedReply {
+    static func stripe(
+        _ status: Int, _ json: String, requestID: String = "req_Fixture1", extra: [String: String] = [:]
+    ) -> ScriptedReply {
         var headers = ["Request-Id": requestID]
         headers.merge(extra) { _, new in new }
         return .json(status, json, headers: headers)

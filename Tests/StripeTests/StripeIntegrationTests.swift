@@ -9,14 +9,15 @@ import Testing
 @testable import StripeSimulator
 import SharedTestSupport
 
-@Suite("Stripe adapter against the simulator")
-struct StripeAdapterSimulatorTests {
+@Suite("Stripe adapter against the simulator", .timeLimit(.minutes(5)))
+struct StripeIntegrationTests {
     @Test func offerForEverySeededWalletState() async throws {
         try await withSimulator(SimulatorFixture.simulator()) { handle in
             let adapter = try SimulatorFixture.adapter(handle)
             let context = OperationContext()
 
-            let eligible = try await adapter.offer(for: CardRef(id: Seed.activeCardID), wallet: .applePay, context: context)
+            let eligible = try await adapter.offer(
+                for: CardRef(id: Seed.activeCardID), wallet: .applePay, context: context)
             #expect(eligible.eligible)
             #expect(eligible.flow == .issuerSDKKey)
             #expect(eligible.primaryAccountIdentifier == Seed.primaryAccountIdentifier)
@@ -25,10 +26,15 @@ struct StripeAdapterSimulatorTests {
             #expect(eligible.network == .visa)
             #expect(eligible.expiry == CardExpiry(month: 8, year: 2030))
             #expect(eligible.existingTokens.map(\.id) == [Seed.activeApplePayTokenID])
-            let google = try await adapter.offer(for: CardRef(id: Seed.activeCardID), wallet: .googlePay, context: context)
-            #expect(Set(google.existingTokens.map(\.id)) == [Seed.suspendedGooglePayTokenID, Seed.requestedGooglePayTokenID])
+            let google = try await adapter.offer(
+                for: CardRef(id: Seed.activeCardID), wallet: .googlePay, context: context)
+            #expect(
+                Set(google.existingTokens.map(\.id)) == [
+                    Seed.suspendedGooglePayTokenID, Seed.requestedGooglePayTokenID,
+                ])
 
-            let noPAI = try await adapter.offer(for: CardRef(id: Seed.activeCardWithoutPrimaryAccountIdentifierID), wallet: .applePay, context: context)
+            let noPAI = try await adapter.offer(
+                for: CardRef(id: Seed.activeCardWithoutPrimaryAccountIdentifierID), wallet: .applePay, context: context)
             #expect(noPAI.eligible)
             #expect(noPAI.primaryAccountIdentifier == nil)
             #expect(noPAI.network == .mastercard)
@@ -45,7 +51,10 @@ struct StripeAdapterSimulatorTests {
                 #expect(!offer.eligible, "\(card)")
                 #expect(offer.ineligibleReason?.code == reason, "\(card)")
             }
-            #expect(try await adapter.offer(for: CardRef(id: Seed.unsupportedRegionCardID), wallet: .googlePay, context: context).eligible)
+            #expect(
+                try await adapter.offer(
+                    for: CardRef(id: Seed.unsupportedRegionCardID), wallet: .googlePay, context: context
+                ).eligible)
             let journal = handle.journal.entries(pathContains: "/v1/issuing/tokens")
             #expect(journal.allSatisfy { $0.query?.contains("card=") == true })
         }
@@ -54,12 +63,15 @@ struct StripeAdapterSimulatorTests {
     @Test func ephemeralKeyByteForByteWithTheSDKVersionOnTheWire() async throws {
         try await withSimulator(SimulatorFixture.simulator()) { handle in
             let transport = BodyRecordingTransport()
-            let adapter = try SimulatorFixture.adapter(handle, transport: transport, apiVersion: "2024-06-20", stripeAccount: Seed.connectedAccountID)
+            let adapter = try SimulatorFixture.adapter(
+                handle, transport: transport, apiVersion: "2024-06-20", stripeAccount: Seed.connectedAccountID)
             let response = try await adapter.provision(
-                ProvisioningRequest(card: CardRef(id: Seed.activeCardID), wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")),
+                ProvisioningRequest(
+                    card: CardRef(id: Seed.activeCardID), wallet: .applePay,
+                    input: .issuerSDKKey(apiVersion: "2020-08-27")),
                 context: OperationContext(idempotencyKey: "tap-1")
             )
-            guard case .ephemeralKey(let key) = response else {
+            guard let key = response.ephemeralKey else {
                 Issue.record("expected an ephemeral key")
                 return
             }
@@ -80,7 +92,10 @@ struct StripeAdapterSimulatorTests {
             #expect(entry.header("stripe-account") == Seed.connectedAccountID)
             #expect(entry.header("content-type") == "application/x-www-form-urlencoded")
             #expect(entry.header("authorization") == JournalEntry.maskedValue)
-            #expect(entry.header("idempotency-key") == IdempotencyKeys.derive(operationKey: "tap-1", scope: "ephemeral_key:\(Seed.activeCardID):2020-08-27", maxLength: 255))
+            #expect(
+                entry.header("idempotency-key")
+                    == IdempotencyKeys.derive(
+                        operationKey: "tap-1", scope: "ephemeral_key:\(Seed.activeCardID):2020-08-27", maxLength: 255))
 
             _ = try await adapter.card(CardRef(id: Seed.activeCardID), context: OperationContext())
             #expect(handle.journal.last?.header("stripe-version") == "2024-06-20")
@@ -89,13 +104,18 @@ struct StripeAdapterSimulatorTests {
 
     @Test func injectedServerErrorIsRetriedWithTheSameIdempotencyKey() async throws {
         try await withSimulator(SimulatorFixture.simulator()) { handle in
-            handle.faults.inject(FaultRule(count: 1, pathPrefix: "/v1/ephemeral_keys", method: "POST", action: .status(500, retryAfterSeconds: nil, message: nil)))
+            handle.faults.inject(
+                FaultRule(
+                    count: 1, pathPrefix: "/v1/ephemeral_keys", method: "POST",
+                    action: .status(500, retryAfterSeconds: nil, message: nil)))
             let adapter = try SimulatorFixture.adapter(handle)
             let response = try await adapter.provision(
-                ProvisioningRequest(card: CardRef(id: Seed.activeCardID), wallet: .googlePay, input: .issuerSDKKey(apiVersion: "2020-08-27")),
+                ProvisioningRequest(
+                    card: CardRef(id: Seed.activeCardID), wallet: .googlePay,
+                    input: .issuerSDKKey(apiVersion: "2020-08-27")),
                 context: OperationContext()
             )
-            guard case .ephemeralKey = response else {
+            guard response.ephemeralKey != nil else {
                 Issue.record("expected an ephemeral key")
                 return
             }
@@ -113,7 +133,9 @@ struct StripeAdapterSimulatorTests {
             let adapter = try SimulatorFixture.adapter(handle)
             let error = await gatewayError {
                 _ = try await adapter.provision(
-                    ProvisioningRequest(card: CardRef(id: Seed.internalErrorCardID), wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")),
+                    ProvisioningRequest(
+                        card: CardRef(id: Seed.internalErrorCardID), wallet: .applePay,
+                        input: .issuerSDKKey(apiVersion: "2020-08-27")),
                     context: OperationContext()
                 )
             }
@@ -132,7 +154,9 @@ struct StripeAdapterSimulatorTests {
             let adapter = try SimulatorFixture.adapter(handle, apiVersion: "2024-06-20")
             let error = await gatewayError {
                 _ = try await adapter.provision(
-                    ProvisioningRequest(card: CardRef(id: Seed.activeCardID), wallet: .applePay, input: .issuerSDKKey(apiVersion: "")), context: OperationContext()
+                    ProvisioningRequest(
+                        card: CardRef(id: Seed.activeCardID), wallet: .applePay, input: .issuerSDKKey(apiVersion: "")),
+                    context: OperationContext()
                 )
             }
             #expect(error?.code == .invalidRequest)
@@ -159,26 +183,34 @@ struct StripeAdapterSimulatorTests {
             #expect(canceled.items.map(\.id) == [Seed.canceledCardID])
             #expect(canceled.items.first?.statusReason == "lost")
 
-            let card = try await adapter.updateCardStatus(card: CardRef(id: Seed.activeCardID), status: .cancelled, reason: "stolen", context: context)
+            let card = try await adapter.updateCardStatus(
+                card: CardRef(id: Seed.activeCardID), status: .cancelled, reason: "stolen", context: context)
             #expect(card.status == .cancelled)
             #expect(card.statusReason == "stolen")
-            let again = await gatewayError { _ = try await adapter.updateCardStatus(card: CardRef(id: Seed.activeCardID), status: .active, context: context) }
+            let again = await gatewayError {
+                _ = try await adapter.updateCardStatus(
+                    card: CardRef(id: Seed.activeCardID), status: .active, context: context)
+            }
             #expect(again?.code == .invalidCardState)
             #expect(again?.providerCode == "status_transition_invalid")
             #expect(again?.fieldErrors.map(\.field) == ["status"])
 
             let tokens = try await adapter.listTokens(card: CardRef(id: Seed.activeCardID), context: context)
             #expect(tokens.items.count == 5)
-            let suspended = try await adapter.updateToken(id: Seed.activeApplePayTokenID, status: .suspended, context: context)
+            let suspended = try await adapter.updateToken(
+                id: Seed.activeApplePayTokenID, status: .suspended, context: context)
             #expect(suspended.token.status == .suspended)
             #expect(suspended.card.id == Seed.activeCardID)
-            #expect(try await adapter.token(id: Seed.activeApplePayTokenID, context: context).token.status == .suspended)
+            #expect(
+                try await adapter.token(id: Seed.activeApplePayTokenID, context: context).token.status == .suspended)
 
             let response = try await adapter.provision(
-                ProvisioningRequest(card: CardRef(id: Seed.activeCardWithoutPrimaryAccountIdentifierID), wallet: .googlePay, input: .issuerSDKKey(apiVersion: "2026-10-28.endive")),
+                ProvisioningRequest(
+                    card: CardRef(id: Seed.activeCardWithoutPrimaryAccountIdentifierID), wallet: .googlePay,
+                    input: .issuerSDKKey(apiVersion: "2026-10-28.endive")),
                 context: context
             )
-            guard case .ephemeralKey(let key) = response else {
+            guard let key = response.ephemeralKey else {
                 Issue.record("expected an ephemeral key")
                 return
             }
@@ -190,7 +222,9 @@ struct StripeAdapterSimulatorTests {
             let twice = await gatewayError { try await adapter.revokeEphemeralKey(id: key.id, context: context) }
             #expect(twice?.code == .notFound)
 
-            let missing = await gatewayError { _ = try await adapter.card(CardRef(id: "ic_doesnotexist"), context: context) }
+            let missing = await gatewayError {
+                _ = try await adapter.card(CardRef(id: "ic_doesnotexist"), context: context)
+            }
             #expect(missing?.code == .notFound)
             #expect(missing?.requestID?.hasPrefix("req_") == true)
         }
@@ -199,23 +233,34 @@ struct StripeAdapterSimulatorTests {
     @Test func wrongKeyIsAnAuthenticationFailureAndRateLimitsAreRetried() async throws {
         try await withSimulator(SimulatorFixture.simulator()) { handle in
             let wrong = try SimulatorFixture.adapter(handle, key: "sk_test_wrongwrongwrong")
-            let error = await gatewayError { _ = try await wrong.card(CardRef(id: Seed.activeCardID), context: OperationContext()) }
+            let error = await gatewayError {
+                _ = try await wrong.card(CardRef(id: Seed.activeCardID), context: OperationContext())
+            }
             #expect(error?.code == .authenticationFailed)
             #expect(error?.httpStatus == 401)
 
-            handle.faults.inject(FaultRule(count: 1, pathPrefix: "/v1/issuing/cards", action: .status(429, retryAfterSeconds: 0, message: "slow down")))
+            handle.faults.inject(
+                FaultRule(
+                    count: 1, pathPrefix: "/v1/issuing/cards",
+                    action: .status(429, retryAfterSeconds: 0, message: "slow down")))
             let adapter = try SimulatorFixture.adapter(handle)
             let card = try await adapter.card(CardRef(id: Seed.activeCardID), context: OperationContext())
             #expect(card.status == .active)
-            #expect(handle.journal.entries(pathContains: "/v1/issuing/cards/").suffix(2).map(\.responseStatus) == [429, 200])
+            #expect(
+                handle.journal.entries(pathContains: "/v1/issuing/cards/").suffix(2).map(\.responseStatus) == [
+                    429, 200,
+                ])
         }
     }
 
     @Test func malformedAndTruncatedBodiesAreInvalidResponses() async throws {
         try await withSimulator(SimulatorFixture.simulator()) { handle in
-            handle.faults.inject(FaultRule(count: 1, pathPrefix: "/v1/issuing/cards", action: .malformedBody(status: 200)))
+            handle.faults.inject(
+                FaultRule(count: 1, pathPrefix: "/v1/issuing/cards", action: .malformedBody(status: 200)))
             let adapter = try SimulatorFixture.adapter(handle)
-            let error = await gatewayError { _ = try await adapter.card(CardRef(id: Seed.activeCardID), context: OperationContext()) }
+            let error = await gatewayError {
+                _ = try await adapter.card(CardRef(id: Seed.activeCardID), context: OperationContext())
+            }
             #expect(error?.code == .invalidResponse)
         }
     }
@@ -228,15 +273,19 @@ struct StripeAdapterSimulatorTests {
             let context = OperationContext(logger: logger)
             _ = try await adapter.offer(for: CardRef(id: Seed.activeCardID), wallet: .applePay, context: context)
             let response = try await adapter.provision(
-                ProvisioningRequest(card: CardRef(id: Seed.activeCardID), wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")), context: context
+                ProvisioningRequest(
+                    card: CardRef(id: Seed.activeCardID), wallet: .applePay,
+                    input: .issuerSDKKey(apiVersion: "2020-08-27")), context: context
             )
-            guard case .ephemeralKey(let key) = response else {
+            guard let key = response.ephemeralKey else {
                 Issue.record("expected an ephemeral key")
                 return
             }
             let secret = try #require(try JSONValue.parse(key.rawJSON.revealedBytes)["secret"]?.stringValue)
             let wrong = try SimulatorFixture.adapter(handle, key: "sk_test_wrongwrongwrong9876", logger: logger)
-            let error = await gatewayError { _ = try await wrong.card(CardRef(id: Seed.activeCardID), context: context) }
+            let error = await gatewayError {
+                _ = try await wrong.card(CardRef(id: Seed.activeCardID), context: context)
+            }
             let texts = [capture.text, "\(response)", error?.description ?? "", "\(key)"]
             for needle in [secret, StripeSimulator.Credentials.default.testSecretKey, "sk_test_wrongwrongwrong9876"] {
                 #expect(texts.allSatisfy { !$0.contains(needle) }, "leaked \(needle.prefix(8))…")

@@ -9,16 +9,18 @@ import Testing
 import SharedTestSupport
 
 /// The normalised card and wallet-token lifecycle against the simulator, on the wire.
-@Suite("Stripe lifecycle")
+@Suite("Stripe lifecycle", .timeLimit(.minutes(5)))
 struct StripeLifecycleTests {
     static let context = OperationContext(idempotencyKey: "lifecycle-1")
 
     @Test func descriptorDeclaresTheLifecycleCapabilities() {
         let capabilities = StripeProvider.descriptor.capabilities
-        #expect(capabilities == [
-            .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing, .walletTokenControl,
-            .walletProvisioning, .webhooks,
-        ])
+        #expect(
+            capabilities == [
+                .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing,
+                .walletTokenControl,
+                .walletProvisioning, .cardDetailsReveal, .pinReveal, .webhooks,
+            ])
         #expect(!capabilities.contains(.cardActivation))
         #expect(!capabilities.contains(.cardPIN))
         #expect(!capabilities.contains(.cardPrograms))
@@ -46,16 +48,23 @@ struct StripeLifecycleTests {
             #expect(!seen.contains(Seed.missingCardholderContactCardID))
             let gets = handle.journal.entries(method: "GET", pathContains: "/v1/issuing/cards")
             #expect(gets.count == 3)
-            #expect(gets.allSatisfy { $0.query?.contains("cardholder=\(Seed.cardholderID)") == true && $0.query?.contains("limit=3") == true })
+            #expect(
+                gets.allSatisfy {
+                    $0.query?.contains("cardholder=\(Seed.cardholderID)") == true
+                        && $0.query?.contains("limit=3") == true
+                })
             #expect(gets[1].query?.contains("starting_after=\(seen[2])") == true)
             #expect(cursors.first == .some(nil))
 
             // A full last page (7 of 7) ends the listing: hasMore follows Stripe's has_more only.
-            let full = try await adapter.listCards(CardQuery(customer: Seed.cardholderID, limit: 7), context: Self.context)
+            let full = try await adapter.listCards(
+                CardQuery(customer: Seed.cardholderID, limit: 7), context: Self.context)
             #expect(full.cards.count == 7 && !full.hasMore && full.nextCursor == nil)
             #expect(CardQuery(customer: Seed.cardholderID, limit: 7).next(after: full) == nil)
 
-            let inactive = try await adapter.listCards(CardQuery(customer: Seed.cardholderID, types: [.physical], statuses: [.inactive]), context: Self.context)
+            let inactive = try await adapter.listCards(
+                CardQuery(customer: Seed.cardholderID, types: [.physical], statuses: [.inactive]), context: Self.context
+            )
             #expect(inactive.cards.map(\.id) == [Seed.inactiveCardID])
             #expect(inactive.nextCursor == nil && !inactive.hasMore)
             #expect(handle.journal.last?.query?.contains("status=inactive") == true)
@@ -66,12 +75,15 @@ struct StripeLifecycleTests {
     @Test(arguments: [
         (CardQuery(limit: 0), "limit"), (CardQuery(limit: 101), "limit"), (CardQuery(offset: 3), "offset"),
         (CardQuery(statuses: [.active, .inactive]), "statuses"), (CardQuery(statuses: [.locked]), "statuses"),
-        (CardQuery(types: [.physical, .virtual]), "types"), (CardQuery(cursor: ""), "cursor"), (CardQuery(customer: "ich bad"), "customer"),
+        (CardQuery(types: [.physical, .virtual]), "types"), (CardQuery(cursor: ""), "cursor"),
+        (CardQuery(customer: "ich bad"), "customer"),
     ])
     func invalidListingIsRefusedBeforeSending(query: CardQuery, field: String) async throws {
         try await withSimulator(SimulatorFixture.simulator()) { handle in
             let adapter = try SimulatorFixture.adapter(handle)
-            let error = await #expect(throws: CardGatewayError.self) { try await adapter.listCards(query, context: Self.context) }
+            let error = await #expect(throws: CardGatewayError.self) {
+                try await adapter.listCards(query, context: Self.context)
+            }
             #expect(error?.code == .invalidRequest)
             #expect(error?.fieldErrors.map(\.field).contains(field) == true, "\(error?.fieldErrors ?? [])")
             #expect(handle.journal.count == 0)
@@ -81,7 +93,8 @@ struct StripeLifecycleTests {
     @Test func createSendsCardholderCurrencyAndTypeWithAnIdempotencyKey() async throws {
         try await withSimulator(SimulatorFixture.simulator()) { handle in
             let adapter = try SimulatorFixture.adapter(handle)
-            let request = CreateCardRequest(customer: Seed.cardholderID, type: .virtual, program: "", currency: "EUR", externalID: "order-7")
+            let request = CreateCardRequest(
+                customer: Seed.cardholderID, type: .virtual, program: "", currency: "EUR", externalID: "order-7")
             let card = try await adapter.createCard(request, context: Self.context)
             #expect(card.type == .virtual)
             #expect(card.status == .inactive)
@@ -91,13 +104,19 @@ struct StripeLifecycleTests {
             let entry = try #require(handle.journal.last)
             #expect(entry.method == "POST")
             #expect(entry.path == "/v1/issuing/cards")
-            #expect(entry.bodyText == "cardholder=\(Seed.cardholderID)&currency=eur&type=virtual&metadata[external_id]=order-7"
-                || entry.bodyText == "cardholder=\(Seed.cardholderID)&currency=eur&type=virtual&metadata%5Bexternal_id%5D=order-7")
+            #expect(
+                entry.bodyText
+                    == "cardholder=\(Seed.cardholderID)&currency=eur&type=virtual&metadata[external_id]=order-7"
+                    || entry.bodyText
+                        == "cardholder=\(Seed.cardholderID)&currency=eur&type=virtual&metadata%5Bexternal_id%5D=order-7"
+            )
             #expect(entry.header("idempotency-key") != nil)
             // The new card is the cardholder's, and unlocking it activates it.
-            let listed = try await adapter.listCards(CardQuery(customer: Seed.cardholderID, limit: 100), context: Self.context)
+            let listed = try await adapter.listCards(
+                CardQuery(customer: Seed.cardholderID, limit: 100), context: Self.context)
             #expect(listed.cards.map(\.id).contains(card.id))
-            let active = try await adapter.changeStatus(CardStatusRequest(card: card.ref, intent: .unlock), context: Self.context)
+            let active = try await adapter.changeStatus(
+                CardStatusRequest(card: card.ref, intent: .unlock), context: Self.context)
             #expect(active.status == .active)
         }
     }
@@ -106,12 +125,19 @@ struct StripeLifecycleTests {
         try await withSimulator(SimulatorFixture.simulator()) { handle in
             let adapter = try SimulatorFixture.adapter(handle)
             let request = CreateCardRequest(
-                customer: "", type: .physical, program: "gold", currency: "euro", mobile: "+15550100", pin: Secret("1234"),
-                deliveryAddress: DeliveryAddress(address1: "1 Main St", city: "Springfield", countryCode: "US", postalCode: "12345")
+                customer: "", type: .physical, program: "gold", currency: "euro", mobile: "+15550100",
+                pin: Secret("1234"),
+                deliveryAddress: DeliveryAddress(
+                    address1: "1 Main St", city: "Springfield", countryCode: "US", postalCode: "12345")
             )
-            let error = await #expect(throws: CardGatewayError.self) { try await adapter.createCard(request, context: Self.context) }
+            let error = await #expect(throws: CardGatewayError.self) {
+                try await adapter.createCard(request, context: Self.context)
+            }
             #expect(error?.code == .invalidRequest)
-            #expect(Set(error?.fieldErrors.map(\.field) ?? []) == ["customer", "currency", "program", "type", "pin", "mobile", "deliveryAddress"])
+            #expect(
+                Set(error?.fieldErrors.map(\.field) ?? []) == [
+                    "customer", "currency", "program", "type", "pin", "mobile", "deliveryAddress",
+                ])
             #expect(error.map { !"\($0)".contains("1234") } == true)
             #expect(handle.journal.count == 0)
         }
@@ -121,7 +147,9 @@ struct StripeLifecycleTests {
         try await withSimulator(SimulatorFixture.simulator()) { handle in
             let adapter = try SimulatorFixture.adapter(handle)
             let error = await #expect(throws: CardGatewayError.self) {
-                try await adapter.createCard(CreateCardRequest(customer: "ich_nobody", type: .virtual, program: "", currency: "USD"), context: Self.context)
+                try await adapter.createCard(
+                    CreateCardRequest(customer: "ich_nobody", type: .virtual, program: "", currency: "USD"),
+                    context: Self.context)
             }
             #expect(error?.code == .notFound)
             #expect(handle.journal.count == 1)
@@ -134,31 +162,45 @@ struct StripeLifecycleTests {
             let ref = CardRef(id: Seed.activeCardWithoutPrimaryAccountIdentifierID)
             let path = "/v1/issuing/cards/\(ref.id)"
 
-            let locked = try await adapter.changeStatus(CardStatusRequest(card: ref, intent: .lock, reason: .suspectedFraud, comment: "call 1"), context: Self.context)
+            let locked = try await adapter.changeStatus(
+                CardStatusRequest(card: ref, intent: .lock, reason: .suspectedFraud, comment: "call 1"),
+                context: Self.context)
             #expect(locked.status == .inactive && locked.providerStatus == "inactive")
             #expect(handle.journal.last?.bodyText == "status=inactive")
-            let unlocked = try await adapter.changeStatus(CardStatusRequest(card: ref, intent: .unlock), context: OperationContext(idempotencyKey: "lifecycle-2"))
+            let unlocked = try await adapter.changeStatus(
+                CardStatusRequest(card: ref, intent: .unlock), context: OperationContext(idempotencyKey: "lifecycle-2"))
             #expect(unlocked.status == .active && unlocked.providerStatus == "active")
             #expect(handle.journal.last?.bodyText == "status=active")
-            let cancelled = try await adapter.changeStatus(CardStatusRequest(card: ref, intent: .cancel, reason: .stolen), context: OperationContext(idempotencyKey: "lifecycle-3"))
+            let cancelled = try await adapter.changeStatus(
+                CardStatusRequest(card: ref, intent: .cancel, reason: .stolen),
+                context: OperationContext(idempotencyKey: "lifecycle-3"))
             #expect(cancelled.status == .cancelled && cancelled.statusReason == "stolen")
             #expect(handle.journal.last?.bodyText == "status=canceled&cancellation_reason=stolen")
             let writes = handle.journal.entries(method: "POST", pathContains: path)
             #expect(writes.count == 3)
-            #expect(writes.allSatisfy { $0.header("idempotency-key") != nil && $0.header("content-type") == "application/x-www-form-urlencoded" })
+            #expect(
+                writes.allSatisfy {
+                    $0.header("idempotency-key") != nil
+                        && $0.header("content-type") == "application/x-www-form-urlencoded"
+                })
         }
     }
 
     @Test(arguments: [
-        (CardStatusReason.lost, "lost" as String?), (.stolen, "stolen"), (.damaged, nil), (.suspectedFraud, nil), (.cardholderRequest, nil), (.other, nil),
+        (CardStatusReason.lost, "lost" as String?), (.stolen, "stolen"), (.damaged, nil), (.suspectedFraud, nil),
+        (.cardholderRequest, nil), (.other, nil),
     ])
     func cancellationReasonMapping(reason: CardStatusReason, stripe: String?) async throws {
         try await withSimulator(SimulatorFixture.simulator()) { handle in
             let adapter = try SimulatorFixture.adapter(handle)
-            let card = try await adapter.changeStatus(CardStatusRequest(card: CardRef(id: Seed.missingAgreementCardID), intent: .cancel, reason: reason), context: Self.context)
+            let card = try await adapter.changeStatus(
+                CardStatusRequest(card: CardRef(id: Seed.missingAgreementCardID), intent: .cancel, reason: reason),
+                context: Self.context)
             #expect(card.status == .cancelled)
             #expect(card.statusReason == stripe)
-            #expect(handle.journal.last?.bodyText == "status=canceled" + (stripe.map { "&cancellation_reason=\($0)" } ?? ""))
+            #expect(
+                handle.journal.last?.bodyText == "status=canceled" + (stripe.map { "&cancellation_reason=\($0)" } ?? "")
+            )
         }
     }
 
@@ -167,13 +209,16 @@ struct StripeLifecycleTests {
         try await withSimulator(SimulatorFixture.simulator()) { handle in
             let adapter = try SimulatorFixture.adapter(handle)
             let error = await #expect(throws: CardGatewayError.self) {
-                try await adapter.changeStatus(CardStatusRequest(card: CardRef(id: Seed.canceledCardID), intent: intent), context: Self.context)
+                try await adapter.changeStatus(
+                    CardStatusRequest(card: CardRef(id: Seed.canceledCardID), intent: intent), context: Self.context)
             }
             #expect(error?.code == .invalidCardState)
             #expect(error?.httpStatus == 400)
             #expect(handle.journal.entries(method: "POST", pathContains: Seed.canceledCardID).count == 1)
-            #expect(handle.journal.entries(method: "POST", pathContains: Seed.canceledCardID).first?.responseStatus == 400)
-            #expect(try await adapter.card(CardRef(id: Seed.canceledCardID), context: Self.context).status == .cancelled)
+            #expect(
+                handle.journal.entries(method: "POST", pathContains: Seed.canceledCardID).first?.responseStatus == 400)
+            #expect(
+                try await adapter.card(CardRef(id: Seed.canceledCardID), context: Self.context).status == .cancelled)
         }
     }
 
@@ -184,7 +229,8 @@ struct StripeLifecycleTests {
             .stripe(200, Fixture.card(status: "canceled")),
         ])
         let error = await #expect(throws: CardGatewayError.self) {
-            try await Fixture.provider(transport).changeStatus(CardStatusRequest(card: Fixture.cardRef, intent: .unlock), context: Self.context)
+            try await Fixture.provider(transport).changeStatus(
+                CardStatusRequest(card: Fixture.cardRef, intent: .unlock), context: Self.context)
         }
         #expect(error?.code == .invalidCardState)
         #expect(transport.requests.map(\.method) == ["POST", "GET"])
@@ -193,7 +239,8 @@ struct StripeLifecycleTests {
             .stripe(200, Fixture.card(status: "active")),
         ])
         let plain = await #expect(throws: CardGatewayError.self) {
-            try await Fixture.provider(other).changeStatus(CardStatusRequest(card: Fixture.cardRef, intent: .lock), context: Self.context)
+            try await Fixture.provider(other).changeStatus(
+                CardStatusRequest(card: Fixture.cardRef, intent: .lock), context: Self.context)
         }
         #expect(plain?.code == .invalidRequest)
     }
@@ -202,10 +249,12 @@ struct StripeLifecycleTests {
         try await withSimulator(SimulatorFixture.simulator()) { handle in
             let adapter = try SimulatorFixture.adapter(handle)
             let tokens = try await adapter.walletTokens(of: CardRef(id: Seed.activeCardID), context: Self.context)
-            #expect(Set(tokens.map(\.id)) == [
-                Seed.activeApplePayTokenID, Seed.suspendedGooglePayTokenID, Seed.deletedApplePayTokenID, Seed.requestedGooglePayTokenID,
-                Seed.activeSamsungPayTokenID,
-            ])
+            #expect(
+                Set(tokens.map(\.id)) == [
+                    Seed.activeApplePayTokenID, Seed.suspendedGooglePayTokenID, Seed.deletedApplePayTokenID,
+                    Seed.requestedGooglePayTokenID,
+                    Seed.activeSamsungPayTokenID,
+                ])
             let statuses = Dictionary(uniqueKeysWithValues: tokens.map { ($0.id, $0.status) })
             #expect(statuses[Seed.activeApplePayTokenID] == .active)
             #expect(statuses[Seed.suspendedGooglePayTokenID] == .suspended)
@@ -213,7 +262,9 @@ struct StripeLifecycleTests {
             #expect(statuses[Seed.requestedGooglePayTokenID] == .requested)
             let entry = try #require(handle.journal.last)
             #expect(entry.method == "GET" && entry.path == "/v1/issuing/tokens")
-            #expect(entry.query?.contains("card=\(Seed.activeCardID)") == true && entry.query?.contains("limit=100") == true)
+            #expect(
+                entry.query?.contains("card=\(Seed.activeCardID)") == true && entry.query?.contains("limit=100") == true
+            )
         }
     }
 
@@ -225,7 +276,9 @@ struct StripeLifecycleTests {
         let tokens = try await Fixture.provider(transport).walletTokens(of: Fixture.cardRef, context: Self.context)
         #expect(tokens.map(\.id) == ["intok_1", "intok_2"])
         #expect(transport.requests.count == 2)
-        #expect(transport.requests[1].path == "/v1/issuing/tokens?card=ic_1GWQp6EESaYspYZ9uSEZOcq9&limit=100&starting_after=intok_1")
+        #expect(
+            transport.requests[1].path
+                == "/v1/issuing/tokens?card=ic_1GWQp6EESaYspYZ9uSEZOcq9&limit=100&starting_after=intok_1")
     }
 
     @Test func suspendResumeDeleteOnTheWire() async throws {
@@ -235,7 +288,8 @@ struct StripeLifecycleTests {
             let token = Seed.activeApplePayTokenID
             for (index, intent) in [WalletTokenIntent.suspend, .resume, .delete].enumerated() {
                 let result = try await adapter.changeWalletToken(
-                    WalletTokenRequest(card: card, token: token, intent: intent, reason: .lost), context: OperationContext(idempotencyKey: "token-\(index)")
+                    WalletTokenRequest(card: card, token: token, intent: intent, reason: .lost),
+                    context: OperationContext(idempotencyKey: "token-\(index)")
                 )
                 #expect(result.status == intent.resultingStatus)
                 #expect(result.id == token)
@@ -249,14 +303,17 @@ struct StripeLifecycleTests {
     }
 
     @Test(arguments: [
-        (Seed.deletedApplePayTokenID, WalletTokenIntent.resume), (Seed.deletedApplePayTokenID, .suspend), (Seed.deletedApplePayTokenID, .delete),
+        (Seed.deletedApplePayTokenID, WalletTokenIntent.resume), (Seed.deletedApplePayTokenID, .suspend),
+        (Seed.deletedApplePayTokenID, .delete),
         (Seed.requestedGooglePayTokenID, .suspend), (Seed.requestedGooglePayTokenID, .resume),
     ])
     func illegalTokenTransitionsAreRefusedBeforeWriting(token: String, intent: WalletTokenIntent) async throws {
         try await withSimulator(SimulatorFixture.simulator()) { handle in
             let adapter = try SimulatorFixture.adapter(handle)
             let error = await #expect(throws: CardGatewayError.self) {
-                try await adapter.changeWalletToken(WalletTokenRequest(card: CardRef(id: Seed.activeCardID), token: token, intent: intent), context: Self.context)
+                try await adapter.changeWalletToken(
+                    WalletTokenRequest(card: CardRef(id: Seed.activeCardID), token: token, intent: intent),
+                    context: Self.context)
             }
             #expect(error?.code == .invalidCardState)
             #expect(handle.journal.entries(method: "POST", pathContains: token).isEmpty)
@@ -280,12 +337,15 @@ struct StripeLifecycleTests {
             let adapter = try SimulatorFixture.adapter(handle)
             let error = await #expect(throws: CardGatewayError.self) {
                 try await adapter.changeWalletToken(
-                    WalletTokenRequest(card: CardRef(id: Seed.inactiveCardID), token: Seed.activeApplePayTokenID, intent: .delete), context: Self.context
+                    WalletTokenRequest(
+                        card: CardRef(id: Seed.inactiveCardID), token: Seed.activeApplePayTokenID, intent: .delete),
+                    context: Self.context
                 )
             }
             #expect(error?.code == .notFound)
             #expect(handle.journal.entries(method: "POST", pathContains: "/v1/issuing/tokens").isEmpty)
-            #expect(try await adapter.token(id: Seed.activeApplePayTokenID, context: Self.context).token.status == .active)
+            #expect(
+                try await adapter.token(id: Seed.activeApplePayTokenID, context: Self.context).token.status == .active)
         }
     }
 
@@ -293,7 +353,8 @@ struct StripeLifecycleTests {
         try await withSimulator(SimulatorFixture.simulator()) { handle in
             let adapter = try SimulatorFixture.adapter(handle)
             let error = await #expect(throws: CardGatewayError.self) {
-                try await adapter.changeWalletToken(WalletTokenRequest(card: CardRef(id: ""), token: "", intent: .suspend), context: Self.context)
+                try await adapter.changeWalletToken(
+                    WalletTokenRequest(card: CardRef(id: ""), token: "", intent: .suspend), context: Self.context)
             }
             #expect(error?.code == .invalidRequest)
             #expect(Set(error?.fieldErrors.map(\.field) ?? []) == ["card.id", "token"])

@@ -6,8 +6,8 @@ import Testing
 @testable import CardGatewayStripe
 import SharedTestSupport
 
-@Suite("Stripe cards: encoding and mapping")
-struct StripeCardTests {
+@Suite("Stripe cards: encoding and mapping", .timeLimit(.minutes(5)))
+struct StripeMappingTests {
     @Test func cardRequestOnTheWireAndEveryFieldMapped() async throws {
         let transport = ScriptedTransport([.stripe(200, Fixture.card())])
         let provider = try Fixture.provider(transport)
@@ -38,9 +38,11 @@ struct StripeCardTests {
 
     @Test func accountVersionAndConnectAccountHeaders() async throws {
         let transport = ScriptedTransport([.stripe(200, Fixture.card())])
-        let provider = try Fixture.provider(transport, configuration: StripeConfiguration(
-            secretKey: Secret(Fixture.secretKey), stripeAccount: "acct_1Connected", apiVersion: "2024-06-20"
-        ))
+        let provider = try Fixture.provider(
+            transport,
+            configuration: StripeConfiguration(
+                secretKey: Secret(Fixture.secretKey), stripeAccount: "acct_1Connected", apiVersion: "2024-06-20"
+            ))
         _ = try await provider.card(Fixture.cardRef, context: OperationContext())
         #expect(transport.requests.first?.header("Stripe-Version") == "2024-06-20")
         #expect(transport.requests.first?.header("Stripe-Account") == "acct_1Connected")
@@ -58,7 +60,9 @@ struct StripeCardTests {
 
     @Test(arguments: ["lost", "stolen", "design_rejected", "fulfillment_error"])
     func cancellationReasonBecomesStatusReason(reason: String) async throws {
-        let transport = ScriptedTransport([.stripe(200, Fixture.card(status: "canceled", cancellationReason: "\"\(reason)\""))])
+        let transport = ScriptedTransport([
+            .stripe(200, Fixture.card(status: "canceled", cancellationReason: "\"\(reason)\""))
+        ])
         let card = try await Fixture.provider(transport).card(Fixture.cardRef, context: OperationContext())
         #expect(card.status == .cancelled)
         #expect(card.statusReason == reason)
@@ -70,10 +74,13 @@ struct StripeCardTests {
         #expect(try await Fixture.provider(transport).card(Fixture.cardRef, context: OperationContext()).type == type)
     }
 
-    @Test(arguments: [("Visa", CardScheme.visa), ("MasterCard", .mastercard), ("Mastercard", .mastercard), ("Other", .unknown)])
+    @Test(arguments: [
+        ("Visa", CardScheme.visa), ("MasterCard", .mastercard), ("Mastercard", .mastercard), ("Other", .unknown),
+    ])
     func brandMapping(brand: String, scheme: CardScheme) async throws {
         let transport = ScriptedTransport([.stripe(200, Fixture.card(brand: brand))])
-        #expect(try await Fixture.provider(transport).card(Fixture.cardRef, context: OperationContext()).scheme == scheme)
+        #expect(
+            try await Fixture.provider(transport).card(Fixture.cardRef, context: OperationContext()).scheme == scheme)
     }
 
     @Test func cardholderAsAnIdHasNoName() async throws {
@@ -84,10 +91,14 @@ struct StripeCardTests {
     }
 
     @Test func missingRequiredFieldsOrWrongObjectAreInvalidResponses() async throws {
-        for body in [#"{"id":"ic_1","object":"issuing.card"}"#, #"{"object":"issuing.card","status":"active"}"#, "not json",
-                     #"{"id":"ic_1","object":"issuing.token","status":"active","card":"ic_1"}"#] {
+        for body in [
+            #"{"id":"ic_1","object":"issuing.card"}"#, #"{"object":"issuing.card","status":"active"}"#, "not json",
+            #"{"id":"ic_1","object":"issuing.token","status":"active","card":"ic_1"}"#,
+        ] {
             let transport = ScriptedTransport([.stripe(200, body, requestID: "req_Bad")])
-            let error = await gatewayError { _ = try await Fixture.provider(transport).card(Fixture.cardRef, context: OperationContext()) }
+            let error = await gatewayError {
+                _ = try await Fixture.provider(transport).card(Fixture.cardRef, context: OperationContext())
+            }
             #expect(error?.code == .invalidResponse, "\(body)")
             #expect(error?.requestID == "req_Bad")
             #expect(error?.mayHaveReachedProvider == true)
@@ -97,7 +108,9 @@ struct StripeCardTests {
     @Test func invalidCardIdsAreRefusedBeforeSending() async throws {
         for id in ["", "ic_1/../x", "ic 1", String(repeating: "a", count: 256)] {
             let transport = ScriptedTransport([])
-            let error = await gatewayError { _ = try await Fixture.provider(transport).card(CardRef(id: id), context: OperationContext()) }
+            let error = await gatewayError {
+                _ = try await Fixture.provider(transport).card(CardRef(id: id), context: OperationContext())
+            }
             #expect(error?.code == .invalidRequest)
             #expect(error?.fieldErrors.first?.field == "card.id")
             #expect(transport.requestCount == 0)
@@ -105,15 +118,23 @@ struct StripeCardTests {
     }
 
     @Test func listCardsQueryAndCursor() async throws {
-        let transport = ScriptedTransport([.stripe(200, Fixture.list([Fixture.card(id: "ic_A"), Fixture.card(id: "ic_B")], hasMore: true, url: "/v1/issuing/cards"))])
+        let transport = ScriptedTransport([
+            .stripe(
+                200,
+                Fixture.list(
+                    [Fixture.card(id: "ic_A"), Fixture.card(id: "ic_B")], hasMore: true, url: "/v1/issuing/cards"))
+        ])
         let provider = try Fixture.provider(transport)
         let page = try await provider.listCards(
-            StripeCardListQuery(limit: 2, startingAfter: "ic_0", status: .cancelled, type: .physical, cardholder: "ich_1"),
+            StripeCardListQuery(
+                limit: 2, startingAfter: "ic_0", status: .cancelled, type: .physical, cardholder: "ich_1"),
             context: OperationContext()
         )
         let request = try #require(transport.requests.first)
         #expect(request.method == "GET")
-        #expect(request.path == "/v1/issuing/cards?limit=2&starting_after=ic_0&status=canceled&type=physical&cardholder=ich_1")
+        #expect(
+            request.path
+                == "/v1/issuing/cards?limit=2&starting_after=ic_0&status=canceled&type=physical&cardholder=ich_1")
         #expect(page.items.map(\.id) == ["ic_A", "ic_B"])
         #expect(page.hasMore)
         #expect(page.nextStartingAfter == "ic_B")
@@ -122,21 +143,31 @@ struct StripeCardTests {
     @Test("paging backwards gives the cursor to keep going backwards, not one that leads forward again")
     func listCardsBackwards() async throws {
         let transport = ScriptedTransport([
-            .stripe(200, Fixture.list([Fixture.card(id: "ic_C"), Fixture.card(id: "ic_D")], hasMore: true, url: "/v1/issuing/cards")),
-            .stripe(200, Fixture.list([Fixture.card(id: "ic_A"), Fixture.card(id: "ic_B")], hasMore: false, url: "/v1/issuing/cards")),
+            .stripe(
+                200,
+                Fixture.list(
+                    [Fixture.card(id: "ic_C"), Fixture.card(id: "ic_D")], hasMore: true, url: "/v1/issuing/cards")),
+            .stripe(
+                200,
+                Fixture.list(
+                    [Fixture.card(id: "ic_A"), Fixture.card(id: "ic_B")], hasMore: false, url: "/v1/issuing/cards")),
         ])
         let provider = try Fixture.provider(transport)
-        let page = try await provider.listCards(StripeCardListQuery(limit: 2, endingBefore: "ic_E"), context: OperationContext())
+        let page = try await provider.listCards(
+            StripeCardListQuery(limit: 2, endingBefore: "ic_E"), context: OperationContext())
         #expect(transport.requests.first?.path == "/v1/issuing/cards?limit=2&ending_before=ic_E")
         #expect(page.nextStartingAfter == nil)
         #expect(page.previousEndingBefore == "ic_C")
         let cursor: String = try #require(page.previousEndingBefore)
-        let first = try await provider.listCards(StripeCardListQuery(limit: 2, endingBefore: cursor), context: OperationContext())
+        let first = try await provider.listCards(
+            StripeCardListQuery(limit: 2, endingBefore: cursor), context: OperationContext())
         #expect(first.previousEndingBefore == nil, "nothing before the first page")
     }
 
     @Test func listCardsLastPageHasNoCursor() async throws {
-        let transport = ScriptedTransport([.stripe(200, Fixture.list([Fixture.card(id: "ic_A")], url: "/v1/issuing/cards"))])
+        let transport = ScriptedTransport([
+            .stripe(200, Fixture.list([Fixture.card(id: "ic_A")], url: "/v1/issuing/cards"))
+        ])
         let page = try await Fixture.provider(transport).listCards(context: OperationContext())
         #expect(transport.requests.first?.path == "/v1/issuing/cards")
         #expect(!page.hasMore)
@@ -148,17 +179,22 @@ struct StripeCardTests {
         let provider = try Fixture.provider(transport)
         let error = await gatewayError {
             _ = try await provider.listCards(
-                StripeCardListQuery(limit: 101, startingAfter: "ic_1", endingBefore: "ic_2", status: .locked, type: .unknown, cardholder: ""),
+                StripeCardListQuery(
+                    limit: 101, startingAfter: "ic_1", endingBefore: "ic_2", status: .locked, type: .unknown,
+                    cardholder: ""),
                 context: OperationContext()
             )
         }
         #expect(error?.code == .invalidRequest)
-        #expect(Set(error?.fieldErrors.map(\.field) ?? []) == ["limit", "endingBefore", "status", "type", "cardholder"])
+        #expect(
+            Set(error?.fieldErrors.map(\.field) ?? []) == ["limit", "endingBefore", "status", "type", "cardholder"])
         #expect(transport.requestCount == 0)
     }
 
     @Test func updateCardStatusBodyAndIdempotencyKey() async throws {
-        let transport = ScriptedTransport([.stripe(200, Fixture.card(status: "canceled", cancellationReason: "\"lost\""))])
+        let transport = ScriptedTransport([
+            .stripe(200, Fixture.card(status: "canceled", cancellationReason: "\"lost\""))
+        ])
         let card = try await Fixture.provider(transport).updateCardStatus(
             card: Fixture.cardRef, status: .cancelled, reason: "lost", context: OperationContext(idempotencyKey: "op-1")
         )
@@ -168,7 +204,11 @@ struct StripeCardTests {
         #expect(request.bodyText == "status=canceled&cancellation_reason=lost")
         #expect(request.header("Content-Type") == "application/x-www-form-urlencoded")
         let key = try #require(request.header("Idempotency-Key"))
-        #expect(key == IdempotencyKeys.derive(operationKey: "op-1", scope: "card_status:ic_1GWQp6EESaYspYZ9uSEZOcq9:canceled:lost", maxLength: 255))
+        #expect(
+            key
+                == IdempotencyKeys.derive(
+                    operationKey: "op-1", scope: "card_status:ic_1GWQp6EESaYspYZ9uSEZOcq9:canceled:lost", maxLength: 255
+                ))
         #expect(card.status == .cancelled)
         #expect(card.statusReason == "lost")
     }
@@ -177,8 +217,11 @@ struct StripeCardTests {
         (CardStatus.active, "status=active"), (.inactive, "status=inactive"), (.cancelled, "status=canceled"),
     ])
     func updateCardStatusValues(status: CardStatus, body: String) async throws {
-        let transport = ScriptedTransport([.stripe(200, Fixture.card(status: StripeMapping.stripeCardStatus(status) ?? ""))])
-        let card = try await Fixture.provider(transport).updateCardStatus(card: Fixture.cardRef, status: status, context: OperationContext())
+        let transport = ScriptedTransport([
+            .stripe(200, Fixture.card(status: StripeMapping.stripeCardStatus(status) ?? ""))
+        ])
+        let card = try await Fixture.provider(transport).updateCardStatus(
+            card: Fixture.cardRef, status: status, context: OperationContext())
         #expect(transport.requests.first?.bodyText == body)
         #expect(card.status == status)
     }
@@ -186,11 +229,20 @@ struct StripeCardTests {
     @Test func updateCardStatusValidation() async throws {
         let transport = ScriptedTransport([])
         let provider = try Fixture.provider(transport)
-        let suspended = await gatewayError { _ = try await provider.updateCardStatus(card: Fixture.cardRef, status: .suspended, context: OperationContext()) }
+        let suspended = await gatewayError {
+            _ = try await provider.updateCardStatus(
+                card: Fixture.cardRef, status: .suspended, context: OperationContext())
+        }
         #expect(suspended?.fieldErrors.map(\.field) == ["status"])
-        let reasonWithoutCancel = await gatewayError { _ = try await provider.updateCardStatus(card: Fixture.cardRef, status: .inactive, reason: "lost", context: OperationContext()) }
+        let reasonWithoutCancel = await gatewayError {
+            _ = try await provider.updateCardStatus(
+                card: Fixture.cardRef, status: .inactive, reason: "lost", context: OperationContext())
+        }
         #expect(reasonWithoutCancel?.fieldErrors.map(\.field) == ["reason"])
-        let badReason = await gatewayError { _ = try await provider.updateCardStatus(card: Fixture.cardRef, status: .cancelled, reason: "design_rejected", context: OperationContext()) }
+        let badReason = await gatewayError {
+            _ = try await provider.updateCardStatus(
+                card: Fixture.cardRef, status: .cancelled, reason: "design_rejected", context: OperationContext())
+        }
         #expect(badReason?.fieldErrors.map(\.field) == ["reason"])
         #expect(transport.requestCount == 0)
     }

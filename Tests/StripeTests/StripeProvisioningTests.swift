@@ -6,7 +6,7 @@ import Testing
 @testable import CardGatewayStripe
 import SharedTestSupport
 
-@Suite("Stripe provisioning: offer and ephemeral keys")
+@Suite("Stripe provisioning: offer and ephemeral keys", .timeLimit(.minutes(5)))
 struct StripeProvisioningTests {
     // MARK: Offer
 
@@ -18,9 +18,13 @@ struct StripeProvisioningTests {
             Fixture.token(id: "intok_req", status: "requested", walletProvider: "apple_pay"),
         ])
         let transport = ScriptedTransport([.stripe(200, Fixture.card()), .stripe(200, tokens)])
-        let offer = try await Fixture.provider(transport).offer(for: Fixture.cardRef, wallet: .applePay, context: OperationContext())
+        let offer = try await Fixture.provider(transport).offer(
+            for: Fixture.cardRef, wallet: .applePay, context: OperationContext())
 
-        #expect(transport.requests.map(\.path) == [Fixture.cardPath, "/v1/issuing/tokens?card=ic_1GWQp6EESaYspYZ9uSEZOcq9&limit=100"])
+        #expect(
+            transport.requests.map(\.path) == [
+                Fixture.cardPath, "/v1/issuing/tokens?card=ic_1GWQp6EESaYspYZ9uSEZOcq9&limit=100",
+            ])
         #expect(offer.eligible)
         #expect(offer.ineligibleReason == nil)
         #expect(offer.flow == .issuerSDKKey)
@@ -36,7 +40,9 @@ struct StripeProvisioningTests {
     @Test(arguments: ["missing_agreement", "missing_cardholder_contact", "unsupported_region"])
     func ineligibleReasonKeepsStripesCode(reason: String) async throws {
         let wallets = Fixture.wallets(apple: (false, reason), google: (true, nil))
-        let transport = ScriptedTransport([.stripe(200, Fixture.card(wallets: wallets)), .stripe(200, Fixture.list([]))])
+        let transport = ScriptedTransport([
+            .stripe(200, Fixture.card(wallets: wallets)), .stripe(200, Fixture.list([])),
+        ])
         let provider = try Fixture.provider(transport)
         let apple = try await provider.offer(for: Fixture.cardRef, wallet: .applePay, context: OperationContext())
         #expect(!apple.eligible)
@@ -50,8 +56,10 @@ struct StripeProvisioningTests {
 
     @Test func ineligibleWithoutReasonAndWithUnknownReason() async throws {
         let transport = ScriptedTransport([
-            .stripe(200, Fixture.card(wallets: Fixture.wallets(apple: (false, nil), google: (false, "new_reason")))), .stripe(200, Fixture.list([])),
-            .stripe(200, Fixture.card(wallets: Fixture.wallets(apple: (false, nil), google: (false, "new_reason")))), .stripe(200, Fixture.list([])),
+            .stripe(200, Fixture.card(wallets: Fixture.wallets(apple: (false, nil), google: (false, "new_reason")))),
+            .stripe(200, Fixture.list([])),
+            .stripe(200, Fixture.card(wallets: Fixture.wallets(apple: (false, nil), google: (false, "new_reason")))),
+            .stripe(200, Fixture.list([])),
         ])
         let provider = try Fixture.provider(transport)
         let apple = try await provider.offer(for: Fixture.cardRef, wallet: .applePay, context: OperationContext())
@@ -63,14 +71,16 @@ struct StripeProvisioningTests {
     @Test(arguments: ["inactive", "canceled"])
     func onlyActiveCardsAreEligible(status: String) async throws {
         let transport = ScriptedTransport([.stripe(200, Fixture.card(status: status)), .stripe(200, Fixture.list([]))])
-        let offer = try await Fixture.provider(transport).offer(for: Fixture.cardRef, wallet: .applePay, context: OperationContext())
+        let offer = try await Fixture.provider(transport).offer(
+            for: Fixture.cardRef, wallet: .applePay, context: OperationContext())
         #expect(!offer.eligible)
         #expect(offer.ineligibleReason?.code == "cardNotActive")
     }
 
     @Test func nullPrimaryAccountIdentifierAndNullWallets() async throws {
         let transport = ScriptedTransport([
-            .stripe(200, Fixture.card(wallets: Fixture.wallets(apple: (true, nil), google: (true, nil), pan: nil))), .stripe(200, Fixture.list([])),
+            .stripe(200, Fixture.card(wallets: Fixture.wallets(apple: (true, nil), google: (true, nil), pan: nil))),
+            .stripe(200, Fixture.list([])),
             .stripe(200, Fixture.card(wallets: "null")), .stripe(200, Fixture.list([])),
         ])
         let provider = try Fixture.provider(transport)
@@ -84,7 +94,8 @@ struct StripeProvisioningTests {
 
     @Test func samsungPayIsNotOfferedAndNoTokensAreRead() async throws {
         let transport = ScriptedTransport([.stripe(200, Fixture.card())])
-        let offer = try await Fixture.provider(transport).offer(for: Fixture.cardRef, wallet: .samsungPay, context: OperationContext())
+        let offer = try await Fixture.provider(transport).offer(
+            for: Fixture.cardRef, wallet: .samsungPay, context: OperationContext())
         #expect(!offer.eligible)
         #expect(offer.flow == nil)
         #expect(offer.ineligibleReason?.code == "walletNotSupported")
@@ -97,25 +108,50 @@ struct StripeProvisioningTests {
             .stripe(200, Fixture.list([Fixture.token(id: "intok_1")], hasMore: true)),
             .stripe(200, Fixture.list([Fixture.token(id: "intok_2")])),
         ])
-        let offer = try await Fixture.provider(transport).offer(for: Fixture.cardRef, wallet: .applePay, context: OperationContext())
-        #expect(transport.requests.last?.path == "/v1/issuing/tokens?card=ic_1GWQp6EESaYspYZ9uSEZOcq9&limit=100&starting_after=intok_1")
+        let offer = try await Fixture.provider(transport).offer(
+            for: Fixture.cardRef, wallet: .applePay, context: OperationContext())
+        #expect(
+            transport.requests.last?.path
+                == "/v1/issuing/tokens?card=ic_1GWQp6EESaYspYZ9uSEZOcq9&limit=100&starting_after=intok_1")
         #expect(offer.existingTokens.map(\.id) == ["intok_1", "intok_2"])
     }
 
     @Test func tokensForbiddenStillGivesAnOfferButOtherErrorsFail() async throws {
-        let forbidden = ScriptedTransport([.stripe(200, Fixture.card()), .stripe(403, Fixture.error(type: "invalid_request_error", message: "Your account does not have access to this preview."))])
-        let offer = try await Fixture.provider(forbidden).offer(for: Fixture.cardRef, wallet: .applePay, context: OperationContext())
+        let forbidden = ScriptedTransport([
+            .stripe(200, Fixture.card()),
+            .stripe(
+                403,
+                Fixture.error(
+                    type: "invalid_request_error", message: "Your account does not have access to this preview.")),
+        ])
+        let offer = try await Fixture.provider(forbidden).offer(
+            for: Fixture.cardRef, wallet: .applePay, context: OperationContext())
         #expect(offer.eligible)
         #expect(offer.existingTokens.isEmpty)
 
-        let unauthorised = ScriptedTransport([.stripe(200, Fixture.card()), .stripe(401, Fixture.error(type: "invalid_request_error", message: "Invalid API Key provided."))])
-        let error = await gatewayError { _ = try await Fixture.provider(unauthorised).offer(for: Fixture.cardRef, wallet: .applePay, context: OperationContext()) }
+        let unauthorised = ScriptedTransport([
+            .stripe(200, Fixture.card()),
+            .stripe(401, Fixture.error(type: "invalid_request_error", message: "Invalid API Key provided.")),
+        ])
+        let error = await gatewayError {
+            _ = try await Fixture.provider(unauthorised).offer(
+                for: Fixture.cardRef, wallet: .applePay, context: OperationContext())
+        }
         #expect(error?.code == .authenticationFailed)
     }
 
     @Test func unknownCardIsNotFound() async throws {
-        let transport = ScriptedTransport([.stripe(404, Fixture.error(type: "invalid_request_error", code: "resource_missing", message: "No such issuing card: 'ic_x'", param: "card"))])
-        let error = await gatewayError { _ = try await Fixture.provider(transport).offer(for: CardRef(id: "ic_x"), wallet: .applePay, context: OperationContext()) }
+        let transport = ScriptedTransport([
+            .stripe(
+                404,
+                Fixture.error(
+                    type: "invalid_request_error", code: "resource_missing", message: "No such issuing card: 'ic_x'",
+                    param: "card"))
+        ])
+        let error = await gatewayError {
+            _ = try await Fixture.provider(transport).offer(
+                for: CardRef(id: "ic_x"), wallet: .applePay, context: OperationContext())
+        }
         #expect(error?.code == .notFound)
         #expect(error?.providerCode == "resource_missing")
         #expect(transport.requestCount == 1)
@@ -126,11 +162,14 @@ struct StripeProvisioningTests {
     @Test func ephemeralKeyRequestOnTheWireAndJSONByteForByte() async throws {
         let json = Fixture.ephemeralKey()
         let transport = ScriptedTransport([.stripe(200, json)])
-        let provider = try Fixture.provider(transport, configuration: StripeConfiguration(
-            secretKey: Secret(Fixture.secretKey), stripeAccount: "acct_1Connected", apiVersion: "2025-03-31.basil"
-        ))
+        let provider = try Fixture.provider(
+            transport,
+            configuration: StripeConfiguration(
+                secretKey: Secret(Fixture.secretKey), stripeAccount: "acct_1Connected", apiVersion: "2025-03-31.basil"
+            ))
         let response = try await provider.provision(
-            ProvisioningRequest(card: Fixture.cardRef, wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")),
+            ProvisioningRequest(
+                card: Fixture.cardRef, wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")),
             context: OperationContext(idempotencyKey: "tap-42")
         )
         let request = try #require(transport.requests.first)
@@ -141,9 +180,13 @@ struct StripeProvisioningTests {
         #expect(request.header("Stripe-Account") == "acct_1Connected")
         #expect(request.header("Authorization") == "Bearer \(Fixture.secretKey)")
         #expect(request.header("Content-Type") == "application/x-www-form-urlencoded")
-        #expect(request.header("Idempotency-Key") == IdempotencyKeys.derive(operationKey: "tap-42", scope: "ephemeral_key:ic_1GWQp6EESaYspYZ9uSEZOcq9:2020-08-27", maxLength: 255))
+        #expect(
+            request.header("Idempotency-Key")
+                == IdempotencyKeys.derive(
+                    operationKey: "tap-42", scope: "ephemeral_key:ic_1GWQp6EESaYspYZ9uSEZOcq9:2020-08-27",
+                    maxLength: 255))
 
-        guard case .ephemeralKey(let key) = response else {
+        guard let key = response.ephemeralKey else {
             Issue.record("expected an ephemeral key, got \(response)")
             return
         }
@@ -159,7 +202,8 @@ struct StripeProvisioningTests {
     func versionIsSentExactly(version: String) async throws {
         let transport = ScriptedTransport([.stripe(200, Fixture.ephemeralKey())])
         _ = try await Fixture.provider(transport).provision(
-            ProvisioningRequest(card: Fixture.cardRef, wallet: .googlePay, input: .issuerSDKKey(apiVersion: version)), context: OperationContext()
+            ProvisioningRequest(card: Fixture.cardRef, wallet: .googlePay, input: .issuerSDKKey(apiVersion: version)),
+            context: OperationContext()
         )
         #expect(transport.requests.first?.header("Stripe-Version") == version)
     }
@@ -169,7 +213,9 @@ struct StripeProvisioningTests {
         let transport = ScriptedTransport([])
         let error = await gatewayError {
             _ = try await Fixture.provider(transport).provision(
-                ProvisioningRequest(card: Fixture.cardRef, wallet: .applePay, input: .issuerSDKKey(apiVersion: version)), context: OperationContext()
+                ProvisioningRequest(
+                    card: Fixture.cardRef, wallet: .applePay, input: .issuerSDKKey(apiVersion: version)),
+                context: OperationContext()
             )
         }
         #expect(error?.code == .invalidRequest)
@@ -181,27 +227,39 @@ struct StripeProvisioningTests {
         let transport = ScriptedTransport([])
         let provider = try Fixture.provider(transport)
         let wrongInput = await gatewayError {
-            _ = try await provider.provision(ProvisioningRequest(card: Fixture.cardRef, wallet: .applePay, input: .issuerSDK(output: nil)), context: OperationContext())
+            _ = try await provider.provision(
+                ProvisioningRequest(card: Fixture.cardRef, wallet: .applePay, input: .issuerSDK(output: nil)),
+                context: OperationContext())
         }
         #expect(wrongInput?.code == .invalidRequest)
         #expect(wrongInput?.fieldErrors.map(\.field) == ["input"])
         let both = await gatewayError {
-            _ = try await provider.provision(ProvisioningRequest(card: CardRef(id: ""), wallet: .applePay, input: .issuerSDKKey(apiVersion: "")), context: OperationContext())
+            _ = try await provider.provision(
+                ProvisioningRequest(card: CardRef(id: ""), wallet: .applePay, input: .issuerSDKKey(apiVersion: "")),
+                context: OperationContext())
         }
         #expect(both?.fieldErrors.map(\.field) == ["card.id", "input.apiVersion"])
         let samsung = await gatewayError {
-            _ = try await provider.provision(ProvisioningRequest(card: Fixture.cardRef, wallet: .samsungPay, input: .issuerSDKKey(apiVersion: "2020-08-27")), context: OperationContext())
+            _ = try await provider.provision(
+                ProvisioningRequest(
+                    card: Fixture.cardRef, wallet: .samsungPay, input: .issuerSDKKey(apiVersion: "2020-08-27")),
+                context: OperationContext())
         }
         #expect(samsung?.code == .unsupported)
         #expect(transport.requestCount == 0)
     }
 
     @Test func keyWithoutSecretOrForAnotherCardIsInvalid() async throws {
-        for json in [Fixture.ephemeralKey(secret: nil), Fixture.ephemeralKey(card: "ic_other"), #"{"id":"ephkey_1","object":"ephemeral_key"}"#] {
+        for json in [
+            Fixture.ephemeralKey(secret: nil), Fixture.ephemeralKey(card: "ic_other"),
+            #"{"id":"ephkey_1","object":"ephemeral_key"}"#,
+        ] {
             let transport = ScriptedTransport([.stripe(200, json)])
             let error = await gatewayError {
                 _ = try await Fixture.provider(transport).provision(
-                    ProvisioningRequest(card: Fixture.cardRef, wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")), context: OperationContext()
+                    ProvisioningRequest(
+                        card: Fixture.cardRef, wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")),
+                    context: OperationContext()
                 )
             }
             #expect(error?.code == .invalidResponse)
@@ -215,9 +273,11 @@ struct StripeProvisioningTests {
         ])
         let sleeps = SleepRecorder()
         let response = try await Fixture.provider(transport, sleeps: sleeps).provision(
-            ProvisioningRequest(card: Fixture.cardRef, wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")), context: OperationContext()
+            ProvisioningRequest(
+                card: Fixture.cardRef, wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")),
+            context: OperationContext()
         )
-        guard case .ephemeralKey = response else {
+        guard response.ephemeralKey != nil else {
             Issue.record("expected a key")
             return
         }
@@ -229,10 +289,14 @@ struct StripeProvisioningTests {
     }
 
     @Test func stripeShouldRetryFalseStopsARetryAndTrueForcesOne() async throws {
-        let noRetry = ScriptedTransport([.stripe(503, Fixture.error(type: "api_error"), extra: ["Stripe-Should-Retry": "false"])])
+        let noRetry = ScriptedTransport([
+            .stripe(503, Fixture.error(type: "api_error"), extra: ["Stripe-Should-Retry": "false"])
+        ])
         let error = await gatewayError {
             _ = try await Fixture.provider(noRetry).provision(
-                ProvisioningRequest(card: Fixture.cardRef, wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")), context: OperationContext()
+                ProvisioningRequest(
+                    card: Fixture.cardRef, wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")),
+                context: OperationContext()
             )
         }
         #expect(noRetry.requestCount == 1)
@@ -240,21 +304,35 @@ struct StripeProvisioningTests {
         #expect(error?.isRetryable == false)
 
         let forced = ScriptedTransport([
-            .stripe(400, Fixture.error(type: "invalid_request_error", code: "lock_timeout"), extra: ["Stripe-Should-Retry": "true"]),
+            .stripe(
+                400, Fixture.error(type: "invalid_request_error", code: "lock_timeout"),
+                extra: ["Stripe-Should-Retry": "true"]),
             .stripe(200, Fixture.ephemeralKey()),
         ])
         _ = try await Fixture.provider(forced).provision(
-            ProvisioningRequest(card: Fixture.cardRef, wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")), context: OperationContext()
+            ProvisioningRequest(
+                card: Fixture.cardRef, wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")),
+            context: OperationContext()
         )
         #expect(forced.requestCount == 2)
         #expect(forced.requests[0].header("Idempotency-Key") == forced.requests[1].header("Idempotency-Key"))
     }
 
     @Test func idempotencyErrorIsNotRetried() async throws {
-        let transport = ScriptedTransport([.stripe(400, Fixture.error(type: "idempotency_error", message: "Keys for idempotent requests can only be used with the same parameters they were first used with."))])
+        let transport = ScriptedTransport([
+            .stripe(
+                400,
+                Fixture.error(
+                    type: "idempotency_error",
+                    message:
+                        "Keys for idempotent requests can only be used with the same parameters they were first used with."
+                ))
+        ])
         let error = await gatewayError {
             _ = try await Fixture.provider(transport).provision(
-                ProvisioningRequest(card: Fixture.cardRef, wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")), context: OperationContext(idempotencyKey: "reused")
+                ProvisioningRequest(
+                    card: Fixture.cardRef, wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")),
+                context: OperationContext(idempotencyKey: "reused")
             )
         }
         #expect(transport.requestCount == 1)
@@ -263,8 +341,14 @@ struct StripeProvisioningTests {
     }
 
     @Test func revokeEphemeralKey() async throws {
-        let transport = ScriptedTransport([.stripe(200, #"{"id":"ephkey_1","object":"ephemeral_key","associated_objects":[],"created":1,"expires":2,"livemode":false}"#)])
-        try await Fixture.provider(transport).revokeEphemeralKey(id: "ephkey_1", apiVersion: "2020-08-27", context: OperationContext())
+        let transport = ScriptedTransport([
+            .stripe(
+                200,
+                #"{"id":"ephkey_1","object":"ephemeral_key","associated_objects":[],"created":1,"expires":2,"livemode":false}"#
+            )
+        ])
+        try await Fixture.provider(transport).revokeEphemeralKey(
+            id: "ephkey_1", apiVersion: "2020-08-27", context: OperationContext())
         let request = try #require(transport.requests.first)
         #expect(request.method == "DELETE")
         #expect(request.path == "/v1/ephemeral_keys/ephkey_1")
@@ -273,20 +357,29 @@ struct StripeProvisioningTests {
         #expect(request.body == nil)
 
         let validation = ScriptedTransport([])
-        let error = await gatewayError { try await Fixture.provider(validation).revokeEphemeralKey(id: "", apiVersion: "bad", context: OperationContext()) }
+        let error = await gatewayError {
+            try await Fixture.provider(validation).revokeEphemeralKey(
+                id: "", apiVersion: "bad", context: OperationContext())
+        }
         #expect(error?.fieldErrors.map(\.field) == ["id", "apiVersion"])
         #expect(validation.requestCount == 0)
     }
 
     @Test("a revoke whose retry finds the key gone has revoked it; a first-attempt 404 is an unknown key")
     func revokeRetriedAfterItWorked() async throws {
-        let missing = Fixture.error(type: "invalid_request_error", code: "resource_missing", message: "No such ephemeral key: 'ephkey_1'")
-        let transport = ScriptedTransport([.stripe(500, Fixture.error(type: "api_error", message: "boom")), .stripe(404, missing)])
-        try await Fixture.provider(transport, sleeps: SleepRecorder()).revokeEphemeralKey(id: "ephkey_1", context: OperationContext())
+        let missing = Fixture.error(
+            type: "invalid_request_error", code: "resource_missing", message: "No such ephemeral key: 'ephkey_1'")
+        let transport = ScriptedTransport([
+            .stripe(500, Fixture.error(type: "api_error", message: "boom")), .stripe(404, missing),
+        ])
+        try await Fixture.provider(transport, sleeps: SleepRecorder()).revokeEphemeralKey(
+            id: "ephkey_1", context: OperationContext())
         #expect(transport.requestCount == 2)
 
         let unknown = ScriptedTransport([.stripe(404, missing)])
-        let error = await gatewayError { try await Fixture.provider(unknown).revokeEphemeralKey(id: "ephkey_1", context: OperationContext()) }
+        let error = await gatewayError {
+            try await Fixture.provider(unknown).revokeEphemeralKey(id: "ephkey_1", context: OperationContext())
+        }
         #expect(error?.code == .notFound)
     }
 
@@ -296,7 +389,9 @@ struct StripeProvisioningTests {
         let replayed = ScriptedTransport([.stripe(200, Fixture.ephemeralKey(), extra: ["Idempotent-Replayed": "true"])])
         let error = await gatewayError {
             _ = try await Fixture.provider(replayed).provision(
-                ProvisioningRequest(card: CardRef(id: "ic_1GWQp6EESaYspYZ9uSEZOcq9"), wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")),
+                ProvisioningRequest(
+                    card: CardRef(id: "ic_1GWQp6EESaYspYZ9uSEZOcq9"), wallet: .applePay,
+                    input: .issuerSDKKey(apiVersion: "2020-08-27")),
                 context: OperationContext(idempotencyKey: "attempt-1")
             )
         }
@@ -308,7 +403,8 @@ struct StripeProvisioningTests {
     @Test func confirmSendsNothing() async throws {
         let transport = ScriptedTransport([])
         try await Fixture.provider(transport).confirm(
-            ProvisioningConfirmation(card: Fixture.cardRef, wallet: .applePay, deviceAccountReference: "DAN123"), context: OperationContext()
+            ProvisioningConfirmation(card: Fixture.cardRef, wallet: .applePay, deviceAccountReference: "DAN123"),
+            context: OperationContext()
         )
         #expect(transport.requestCount == 0)
     }

@@ -1,12 +1,12 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import CardGatewayTesting
 import Foundation
 import Testing
 
-@testable import CardGatewayStripe
+@_spi(AdapterSupport) @testable import CardGatewayStripe
 import SharedTestSupport
 
-@Suite("Stripe redaction")
+@Suite("Stripe redaction", .timeLimit(.minutes(5)))
 struct StripeRedactionTests {
     @Test func secretsNeverReachLogsOrErrors() async throws {
         let capture = LogCapture()
@@ -15,20 +15,25 @@ struct StripeRedactionTests {
             .stripe(200, Fixture.card()), .stripe(200, Fixture.list([Fixture.token()])),
             .stripe(500, Fixture.error(type: "api_error", message: "failed for \(Fixture.ephemeralSecret)")),
             .stripe(200, Fixture.ephemeralKey()),
-            .stripe(401, Fixture.error(type: "invalid_request_error", message: "Invalid API Key provided: \(Fixture.secretKey)")),
+            .stripe(
+                401,
+                Fixture.error(type: "invalid_request_error", message: "Invalid API Key provided: \(Fixture.secretKey)")),
         ])
         let http = try ProviderHTTPClient(
             instance: "stripe-test", kind: .stripe, baseURL: Fixture.baseURL, transport: transport, logger: logger,
-            sleep: { _ in }, random: { 0.5 }
+            clock: ManualClock(advancesOnSleep: true).gatewayClock()
         )
         let provider = try StripeProvider(
-            configuration: StripeConfiguration(secretKey: Secret(Fixture.secretKey), webhookSecret: Secret(Fixture.webhookSecret)),
+            configuration: StripeConfiguration(
+                secretKey: Secret(Fixture.secretKey), webhookSecret: Secret(Fixture.webhookSecret)),
             http: http, environment: "sandbox", logger: logger
         )
         let context = OperationContext(logger: logger)
         let offer = try await provider.offer(for: Fixture.cardRef, wallet: .applePay, context: context)
         let response = try await provider.provision(
-            ProvisioningRequest(card: Fixture.cardRef, wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")), context: context
+            ProvisioningRequest(
+                card: Fixture.cardRef, wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")),
+            context: context
         )
         let authError = await gatewayError { _ = try await provider.card(Fixture.cardRef, context: context) }
         let webhookError = gatewayError {

@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import CardGatewayAsyncHTTPClient
 import CardGatewaySimulation
 import CardGatewayTesting
@@ -8,7 +8,7 @@ import Logging
 import Synchronization
 import Testing
 
-@testable import CardGatewayStripe
+@_spi(AdapterSupport) @testable import CardGatewayStripe
 @testable import StripeSimulator
 
 /// The simulator's clock in tests: fixed, a little after the seed's creation times.
@@ -35,7 +35,8 @@ struct RawClient: Sendable {
     var key: String? = StripeSimulator.Credentials.default.testSecretKey
 
     func send(
-        _ method: HTTPRequest.Method, _ path: String, form: String? = nil, headers: [String: String] = [:], authorization: String? = nil
+        _ method: HTTPRequest.Method, _ path: String, form: String? = nil, headers: [String: String] = [:],
+        authorization: String? = nil
     ) async throws -> RawResponse {
         var fields = HTTPFields()
         if let authorization {
@@ -48,9 +49,12 @@ struct RawClient: Sendable {
             if let fieldName = HTTPField.Name(name) { fields[fieldName] = value }
         }
         let escaped = path.replacingOccurrences(of: "[", with: "%5B").replacingOccurrences(of: "]", with: "%5D")
-        let request = HTTPRequest(method: method, scheme: "http", authority: "127.0.0.1:\(handle.port)", path: escaped, headerFields: fields)
-        let response = try await AsyncHTTPClientTransport().send(request, body: form.map { Data($0.utf8) }, timeout: .seconds(30))
-        return RawResponse(status: response.response.status.code, headers: response.response.headerFields, body: response.body)
+        let request = HTTPRequest(
+            method: method, scheme: "http", authority: "127.0.0.1:\(handle.port)", path: escaped, headerFields: fields)
+        let response = try await AsyncHTTPClientTransport().send(
+            request, body: form.map { Data($0.utf8) }, timeout: .seconds(30))
+        return RawResponse(
+            status: response.response.status.code, headers: response.response.headerFields, body: response.body)
     }
 }
 
@@ -76,7 +80,8 @@ enum SimulatorFixture {
     /// The adapter pointed at a running simulator, over real HTTP, retrying fast.
     static func adapter(
         _ handle: SimulatorHandle, transport: any HTTPTransport = AsyncHTTPClientTransport(), apiVersion: String? = nil,
-        key: String = StripeSimulator.Credentials.default.testSecretKey, logger: Logger? = nil, stripeAccount: String? = nil
+        key: String = StripeSimulator.Credentials.default.testSecretKey, logger: Logger? = nil,
+        stripeAccount: String? = nil
     ) throws -> StripeProvider {
         let http = try ProviderHTTPClient(
             instance: "stripe-sim", kind: .stripe, baseURL: handle.baseURL, transport: transport, timeout: .seconds(30),
@@ -92,5 +97,3 @@ enum SimulatorFixture {
         )
     }
 }
-
-

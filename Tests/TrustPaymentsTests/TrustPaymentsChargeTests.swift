@@ -7,14 +7,19 @@ import SharedTestSupport
 
 /// A Webservices answer to a charge, built from the docs' response envelope.
 func webservicesBody(requestReference: String = "Atest0001", elements: [[String: Any]]) throws -> Data {
-    try JSONText.data(["requestreference": requestReference, "version": "1.00", "response": elements, "secrand": "qTFlr"])
+    try JSONText.data([
+        "requestreference": requestReference, "version": "1.00", "response": elements, "secrand": "qTFlr",
+    ])
 }
 
-func authElement(reference: String = "2-9-4617573", errorcode: String = "0", settlestatus: String = "0", extra: [String: Any] = [:]) -> [String: Any] {
+func authElement(
+    reference: String = "2-9-4617573", errorcode: String = "0", settlestatus: String = "0", extra: [String: Any] = [:]
+) -> [String: Any] {
     var element: [String: Any] = [
         "requesttypedescription": "AUTH", "errorcode": errorcode, "errormessage": errorcode == "0" ? "Ok" : "Error",
         "transactionreference": reference, "settlestatus": settlestatus, "parenttransactionreference": "2-9-4617572",
-        "maskedpan": "411111######1111", "paymenttypedescription": "VISA", "authcode": "TEST12", "acquirerresponsecode": "00",
+        "maskedpan": "411111######1111", "paymenttypedescription": "VISA", "authcode": "TEST12",
+        "acquirerresponsecode": "00",
         "baseamount": "1050", "currencyiso3a": "GBP", "accounttypedescription": "ECOM", "requestreference": "Atest0001",
         "transactionstartedtimestamp": "2024-11-06 13:42:13", "livestatus": "0", "operatorname": "ws@merchant.test",
     ]
@@ -22,18 +27,26 @@ func authElement(reference: String = "2-9-4617573", errorcode: String = "0", set
     return element
 }
 
-@Suite("Trust Payments merchant-initiated charges")
+@Suite("Trust Payments merchant-initiated charges", .timeLimit(.minutes(5)))
 struct ChargeTests {
     let money = Money(minorUnits: 1050, currency: "GBP")
 
-    @Test("each initiation reason goes on the wire as documented", arguments: [
-        (MerchantInitiatedReason.reauthorisation, "A"), (.unscheduled, "C"), (.delayed, "D"),
-    ])
+    @Test(
+        "each initiation reason goes on the wire as documented",
+        arguments: [
+            (MerchantInitiatedReason.reauthorisation, "A"), (.unscheduled, "C"), (.delayed, "D"),
+        ])
     func wire(reason: MerchantInitiatedReason, letter: String) async throws {
-        let transport = ScriptedTransport([.response(status: 200, headers: ["Content-Type": "application/json"], body: try webservicesBody(elements: [authElement()]))])
+        let transport = ScriptedTransport([
+            .response(
+                status: 200, headers: ["Content-Type": "application/json"],
+                body: try webservicesBody(elements: [authElement()]))
+        ])
         let provider = try Fixture.provider(transport: transport)
         let result = try await provider.charge(
-            ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(reason), orderReference: "order-9"), context: OperationContext()
+            ChargeRequest(
+                reference: "2-9-4617572", amount: money, initiator: .merchant(reason), orderReference: "order-9"),
+            context: OperationContext()
         )
         #expect(result.transactionReference == "2-9-4617573")
         #expect(transport.requestCount == 1)
@@ -44,36 +57,49 @@ struct ChargeTests {
         #expect(sent.request.authority == "webservices.securetrading.net")
         #expect(sent.header("Content-Type") == "application/json;charset=utf-8")
         #expect(sent.header("Accept") == "application/json")
-        let basic = "Basic " + Data("\(Fixture.webservicesUsername):\(Fixture.webservicesPassword)".utf8).base64EncodedString()
+        let basic =
+            "Basic " + Data("\(Fixture.webservicesUsername):\(Fixture.webservicesPassword)".utf8).base64EncodedString()
         #expect(sent.header("Authorization") == basic)
         #expect(sent.header("REQUESTREFERENCE") == "Atest0001")
         let expected: [String: Any] = [
             "alias": Fixture.webservicesUsername, "version": "1.00", "libraryversion": "swift_cardgateway_1.0",
-            "request": [[
-                "requesttypedescriptions": ["AUTH"], "accounttypedescription": "ECOM", "sitereference": Fixture.siteReference,
-                "parenttransactionreference": "2-9-4617572", "baseamount": "1050", "currencyiso3a": "GBP",
-                "credentialsonfile": "2", "initiationreason": letter, "requestreference": "Atest0001",
-                "versioninfo": "Swift::6::CardGateway::1.0", "orderreference": "order-9",
-            ]],
+            "request": [
+                [
+                    "requesttypedescriptions": ["AUTH"], "accounttypedescription": "ECOM",
+                    "sitereference": Fixture.siteReference,
+                    "parenttransactionreference": "2-9-4617572", "baseamount": "1050", "currencyiso3a": "GBP",
+                    "credentialsonfile": "2", "initiationreason": letter, "requestreference": "Atest0001",
+                    "versioninfo": "Swift::6::CardGateway::1.0", "orderreference": "order-9",
+                ]
+            ],
         ]
         #expect(try JSONText.same(sent.body, expected))
     }
 
     @Test("no orderreference is sent when none is given")
     func noOrderReference() async throws {
-        let transport = ScriptedTransport([.response(status: 200, body: try webservicesBody(elements: [authElement()]))])
-        _ = try await Fixture.provider(transport: transport).charge(ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)), context: OperationContext())
+        let transport = ScriptedTransport([.response(status: 200, body: try webservicesBody(elements: [authElement()]))]
+        )
+        _ = try await Fixture.provider(transport: transport).charge(
+            ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)),
+            context: OperationContext())
         let request = try #require(try JSONText.object(transport.requests.first?.body)["request"] as? [[String: Any]])
         #expect(request.first?["orderreference"] == nil)
     }
 
-    @Test("settlestatus maps to the charge status", arguments: [
-        ("0", ChargeStatus.authorised), ("1", .authorised), ("10", .authorised), ("100", .settled), ("2", .suspended),
-    ])
+    @Test(
+        "settlestatus maps to the charge status",
+        arguments: [
+            ("0", ChargeStatus.authorised), ("1", .authorised), ("10", .authorised), ("100", .settled),
+            ("2", .suspended),
+        ])
     func statuses(settlestatus: String, status: ChargeStatus) async throws {
-        let transport = ScriptedTransport([.response(status: 200, body: try webservicesBody(elements: [authElement(settlestatus: settlestatus)]))])
+        let transport = ScriptedTransport([
+            .response(status: 200, body: try webservicesBody(elements: [authElement(settlestatus: settlestatus)]))
+        ])
         let result = try await Fixture.provider(transport: transport).charge(
-            ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)), context: OperationContext()
+            ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)),
+            context: OperationContext()
         )
         #expect(result.status == status)
         #expect(result.providerStatus == settlestatus)
@@ -85,9 +111,13 @@ struct ChargeTests {
     @Test("settlestatus 3 (cancelled) is a decline; an undocumented settlestatus is invalidResponse")
     func badStatuses() async throws {
         for (settle, code) in [("3", CardGatewayError.Code.declined), ("7", .invalidResponse)] {
-            let transport = ScriptedTransport([.response(status: 200, body: try webservicesBody(elements: [authElement(settlestatus: settle)]))])
+            let transport = ScriptedTransport([
+                .response(status: 200, body: try webservicesBody(elements: [authElement(settlestatus: settle)]))
+            ])
             let error = await gatewayError {
-                _ = try await Fixture.provider(transport: transport).charge(ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.delayed)), context: OperationContext())
+                _ = try await Fixture.provider(transport: transport).charge(
+                    ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.delayed)),
+                    context: OperationContext())
             }
             #expect(error?.code == code)
             #expect(error?.mayHaveReachedProvider == true)
@@ -98,7 +128,9 @@ struct ChargeTests {
     func customerInitiated() async throws {
         let transport = ScriptedTransport([])
         let error = await gatewayError {
-            _ = try await Fixture.provider(transport: transport).charge(ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .customer), context: OperationContext())
+            _ = try await Fixture.provider(transport: transport).charge(
+                ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .customer),
+                context: OperationContext())
         }
         #expect(error?.code == .invalidRequest)
         #expect(error?.fieldErrors.map(\.field) == ["initiator"])
@@ -111,21 +143,29 @@ struct ChargeTests {
         let transport = ScriptedTransport([])
         let error = await gatewayError {
             _ = try await Fixture.provider(transport: transport).charge(
-                ChargeRequest(reference: "", amount: Money(minorUnits: 0, currency: "POUND"), initiator: .merchant(.unscheduled), orderReference: "\n"),
+                ChargeRequest(
+                    reference: "", amount: Money(minorUnits: 0, currency: "POUND"), initiator: .merchant(.unscheduled),
+                    orderReference: "\n"),
                 context: OperationContext()
             )
         }
         #expect(error?.code == .invalidRequest)
-        #expect(Set(error?.fieldErrors.map(\.field) ?? []) == ["reference", "amount", "amount.currency", "orderReference"])
+        #expect(
+            Set(error?.fieldErrors.map(\.field) ?? []) == ["reference", "amount", "amount.currency", "orderReference"])
         #expect(transport.requestCount == 0)
     }
 
     @Test("a response answering another requestreference is invalidResponse, like the official client's code 9")
     func requestReferenceMismatch() async throws {
-        for body in [try webservicesBody(requestReference: "Aother0001", elements: [authElement()]), try JSONText.data(["version": "1.00", "response": [authElement()]])] {
+        for body in [
+            try webservicesBody(requestReference: "Aother0001", elements: [authElement()]),
+            try JSONText.data(["version": "1.00", "response": [authElement()]]),
+        ] {
             let transport = ScriptedTransport([.response(status: 200, body: body)])
             let error = await gatewayError {
-                _ = try await Fixture.provider(transport: transport).charge(ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)), context: OperationContext())
+                _ = try await Fixture.provider(transport: transport).charge(
+                    ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)),
+                    context: OperationContext())
             }
             #expect(error?.code == .invalidResponse)
             #expect(error?.mayHaveReachedProvider == true)
@@ -135,10 +175,17 @@ struct ChargeTests {
 
     @Test("every element of the response is checked")
     func everyElement() async throws {
-        let failing: [String: Any] = ["requesttypedescription": "ERROR", "errorcode": "30000", "errormessage": "Invalid field", "errordata": ["baseamount"]]
-        let transport = ScriptedTransport([.response(status: 200, body: try webservicesBody(elements: [authElement(), failing]))])
+        let failing: [String: Any] = [
+            "requesttypedescription": "ERROR", "errorcode": "30000", "errormessage": "Invalid field",
+            "errordata": ["baseamount"],
+        ]
+        let transport = ScriptedTransport([
+            .response(status: 200, body: try webservicesBody(elements: [authElement(), failing]))
+        ])
         let error = await gatewayError {
-            _ = try await Fixture.provider(transport: transport).charge(ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)), context: OperationContext())
+            _ = try await Fixture.provider(transport: transport).charge(
+                ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)),
+                context: OperationContext())
         }
         #expect(error?.code == .invalidRequest)
         #expect(error?.fieldErrors.map(\.field) == ["baseamount"])
@@ -153,27 +200,41 @@ struct ChargeTests {
         var noSettle = authElement()
         noSettle.removeValue(forKey: "settlestatus")
         let bodies: [Data] = [
-            Data("<html>oops</html>".utf8), Data("[]".utf8), try JSONText.data(["requestreference": "Atest0001", "version": "1.00"]),
-            try webservicesBody(elements: []), try webservicesBody(elements: [noReference]), try webservicesBody(elements: [noSettle]),
+            Data("<html>oops</html>".utf8), Data("[]".utf8),
+            try JSONText.data(["requestreference": "Atest0001", "version": "1.00"]),
+            try webservicesBody(elements: []), try webservicesBody(elements: [noReference]),
+            try webservicesBody(elements: [noSettle]),
             try webservicesBody(elements: [["errormessage": "Ok"]]),
         ]
         for body in bodies {
             let transport = ScriptedTransport([.response(status: 200, body: body)])
             let error = await gatewayError {
-                _ = try await Fixture.provider(transport: transport).charge(ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)), context: OperationContext())
+                _ = try await Fixture.provider(transport: transport).charge(
+                    ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)),
+                    context: OperationContext())
             }
             #expect(error?.code == .invalidResponse)
         }
     }
 
-    @Test("HTTP statuses map: 401 authenticationFailed, 404 notFound, 429 rateLimited, 5xx providerUnavailable, never repeated", arguments: [
-        (401, CardGatewayError.Code.authenticationFailed), (403, .permissionDenied), (404, .notFound), (400, .invalidRequest),
-        (429, .rateLimited), (500, .providerUnavailable), (503, .providerUnavailable), (302, .invalidResponse),
-    ])
+    @Test(
+        "HTTP statuses map: 401 authenticationFailed, 404 notFound, 429 rateLimited, 5xx providerUnavailable, never repeated",
+        arguments: [
+            (401, CardGatewayError.Code.authenticationFailed), (403, .permissionDenied), (404, .notFound),
+            (400, .invalidRequest),
+            (429, .rateLimited), (500, .providerUnavailable), (503, .providerUnavailable), (302, .invalidResponse),
+        ])
     func httpStatuses(status: Int, code: CardGatewayError.Code) async throws {
-        let transport = ScriptedTransport([.response(status: status, headers: ["Retry-After": "3"], body: Data("<html>401 Authorization Required</html>".utf8))], fallback: .response(status: 200, body: try webservicesBody(elements: [authElement()])))
+        let transport = ScriptedTransport(
+            [
+                .response(
+                    status: status, headers: ["Retry-After": "3"],
+                    body: Data("<html>401 Authorization Required</html>".utf8))
+            ], fallback: .response(status: 200, body: try webservicesBody(elements: [authElement()])))
         let error = await gatewayError {
-            _ = try await Fixture.provider(transport: transport).charge(ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)), context: OperationContext())
+            _ = try await Fixture.provider(transport: transport).charge(
+                ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)),
+                context: OperationContext())
         }
         #expect(error?.code == code)
         #expect(error?.httpStatus == status)
@@ -181,15 +242,23 @@ struct ChargeTests {
         #expect(transport.requestCount == 1)
         if status == 429 { #expect(error?.retryAfter == .seconds(3)) }
         #expect(error?.isRetryable == (status == 429), "only a rate limit says the charge was not processed")
-        #expect(error?.mayHaveReachedProvider == (status != 429), "a rate limit turned the charge away unprocessed; any other status leaves it open")
+        #expect(
+            error?.mayHaveReachedProvider == (status != 429),
+            "a rate limit turned the charge away unprocessed; any other status leaves it open")
         if status >= 500 { #expect(error?.message.contains("check the transaction") == true) }
     }
 
-    @Test("an ambiguous transport failure is never repeated", arguments: [TransportError.Kind.connectionClosed, .timeout, .other])
+    @Test(
+        "an ambiguous transport failure is never repeated",
+        arguments: [TransportError.Kind.connectionClosed, .timeout, .other])
     func noRetryWhenAmbiguous(kind: TransportError.Kind) async throws {
-        let transport = ScriptedTransport([.failure(TransportError(kind, "lost"))], fallback: .response(status: 200, body: try webservicesBody(elements: [authElement()])))
+        let transport = ScriptedTransport(
+            [.failure(TransportError(kind, "lost"))],
+            fallback: .response(status: 200, body: try webservicesBody(elements: [authElement()])))
         let error = await gatewayError {
-            _ = try await Fixture.provider(transport: transport).charge(ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)), context: OperationContext())
+            _ = try await Fixture.provider(transport: transport).charge(
+                ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)),
+                context: OperationContext())
         }
         #expect(transport.requestCount == 1)
         #expect(error?.mayHaveReachedProvider == true)
@@ -200,21 +269,31 @@ struct ChargeTests {
     @Test("a connection that never opened is retried with the same request")
     func retryWhenNeverSent() async throws {
         let transport = ScriptedTransport([
-            .failure(TransportError(.connectFailed, "refused")), .response(status: 200, body: try webservicesBody(elements: [authElement()])),
+            .failure(TransportError(.connectFailed, "refused")),
+            .response(status: 200, body: try webservicesBody(elements: [authElement()])),
         ])
-        let result = try await Fixture.provider(transport: transport).charge(ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)), context: OperationContext())
+        let result = try await Fixture.provider(transport: transport).charge(
+            ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)),
+            context: OperationContext())
         #expect(result.status == .authorised)
         #expect(transport.requestCount == 2)
         #expect(transport.requests[0].body == transport.requests[1].body)
     }
 
-    @Test("an amount or currency other than the one asked for is invalidResponse naming the transaction", arguments: [
-        ["baseamount": "999"], ["currencyiso3a": "EUR"], ["baseamount": "1050", "currencyiso3a": "EUR"], ["baseamount": "ten"],
-    ])
+    @Test(
+        "an amount or currency other than the one asked for is invalidResponse naming the transaction",
+        arguments: [
+            ["baseamount": "999"], ["currencyiso3a": "EUR"], ["baseamount": "1050", "currencyiso3a": "EUR"],
+            ["baseamount": "ten"],
+        ])
     func reportedAmountMismatch(extra: [String: String]) async throws {
-        let transport = ScriptedTransport([.response(status: 200, body: try webservicesBody(elements: [authElement(extra: extra)]))])
+        let transport = ScriptedTransport([
+            .response(status: 200, body: try webservicesBody(elements: [authElement(extra: extra)]))
+        ])
         let error = await gatewayError {
-            _ = try await Fixture.provider(transport: transport).charge(ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)), context: OperationContext())
+            _ = try await Fixture.provider(transport: transport).charge(
+                ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)),
+                context: OperationContext())
         }
         #expect(error?.code == .invalidResponse)
         #expect(error?.isRetryable == false)
@@ -223,8 +302,18 @@ struct ChargeTests {
 
     @Test("the amount asked for, when the gateway echoes it, is returned")
     func reportedAmountMatches() async throws {
-        let transport = ScriptedTransport([.response(status: 200, body: try webservicesBody(elements: [authElement(extra: ["baseamount": "\(money.minorUnits)", "currencyiso3a": money.currency.lowercased()])]))])
-        let result = try await Fixture.provider(transport: transport).charge(ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)), context: OperationContext())
+        let transport = ScriptedTransport([
+            .response(
+                status: 200,
+                body: try webservicesBody(elements: [
+                    authElement(extra: [
+                        "baseamount": "\(money.minorUnits)", "currencyiso3a": money.currency.lowercased(),
+                    ])
+                ]))
+        ])
+        let result = try await Fixture.provider(transport: transport).charge(
+            ChargeRequest(reference: "2-9-4617572", amount: money, initiator: .merchant(.unscheduled)),
+            context: OperationContext())
         #expect(result.amount == money)
     }
 
@@ -250,17 +339,22 @@ struct ChargeTests {
     }
 }
 
-@Suite("Trust Payments error table")
+@Suite("Trust Payments error table", .timeLimit(.minutes(5)))
 struct ErrorTableTests {
     /// Every documented row, with what it must map to.
     static let expectations: [(String, CardGatewayError.Code, Bool)] = [
         ("30000", .invalidRequest, false), ("30001", .invalidConfiguration, false), ("30006", .permissionDenied, false),
-        ("30007", .invalidRequest, false), ("10205", .invalidRequest, false), ("20004", .notFound, false), ("20033", .invalidRequest, false),
-        ("60010", .providerUnavailable, false), ("60022", .declined, false), ("60023", .permissionDenied, false), ("60025", .invalidRequest, false),
+        ("30007", .invalidRequest, false), ("10205", .invalidRequest, false), ("20004", .notFound, false),
+        ("20033", .invalidRequest, false),
+        ("60010", .providerUnavailable, false), ("60022", .declined, false), ("60023", .permissionDenied, false),
+        ("60025", .invalidRequest, false),
         ("60034", .providerUnavailable, false), ("60038", .providerUnavailable, false), ("30002", .declined, false),
-        ("60036", .declined, false), ("60042", .declined, false), ("60043", .declined, false), ("60044", .declined, false), ("60045", .declined, false),
-        ("60500", .providerUnavailable, false), ("70000", .declined, false), ("70001", .providerUnavailable, false), ("71000", .declined, false),
-        ("72000", .declined, false), ("79000", .providerUnavailable, false), ("79001", .providerUnavailable, true), ("88000", .providerUnavailable, true),
+        ("60036", .declined, false), ("60042", .declined, false), ("60043", .declined, false),
+        ("60044", .declined, false), ("60045", .declined, false),
+        ("60500", .providerUnavailable, false), ("70000", .declined, false), ("70001", .providerUnavailable, false),
+        ("71000", .declined, false),
+        ("72000", .declined, false), ("79000", .providerUnavailable, false), ("79001", .providerUnavailable, true),
+        ("88000", .providerUnavailable, true),
         ("50000", .providerUnavailable, false), ("99999", .providerUnavailable, false),
     ]
 
@@ -273,13 +367,17 @@ struct ErrorTableTests {
     func row(code: String, expected: CardGatewayError.Code, retryable: Bool) async throws {
         #expect(TrustPaymentsErrorTable.rows[code]?.code == expected)
         let element: [String: Any] = [
-            "requesttypedescription": code == "30000" ? "ERROR" : "AUTH", "errorcode": code, "errormessage": "message for 4111111111111111",
-            "errordata": code == "30000" ? ["parenttransactionreference", "baseamount"] : [], "transactionreference": "2-9-1", "settlestatus": "3",
+            "requesttypedescription": code == "30000" ? "ERROR" : "AUTH", "errorcode": code,
+            "errormessage": "message for 4111111111111111",
+            "errordata": code == "30000" ? ["parenttransactionreference", "baseamount"] : [],
+            "transactionreference": "2-9-1", "settlestatus": "3",
         ]
         let transport = ScriptedTransport([.response(status: 200, body: try webservicesBody(elements: [element]))])
         let error = await gatewayError {
             _ = try await Fixture.provider(transport: transport).charge(
-                ChargeRequest(reference: "2-9-4617572", amount: Money(minorUnits: 1050, currency: "GBP"), initiator: .merchant(.unscheduled)), context: OperationContext()
+                ChargeRequest(
+                    reference: "2-9-4617572", amount: Money(minorUnits: 1050, currency: "GBP"),
+                    initiator: .merchant(.unscheduled)), context: OperationContext()
             )
         }
         #expect(error?.code == expected)
@@ -292,14 +390,21 @@ struct ErrorTableTests {
         if code == "71000" { #expect(error?.message.contains("3-D Secure") == true) }
     }
 
-    @Test("an undocumented errorcode maps by its family and keeps the raw code", arguments: [
-        ("20999", CardGatewayError.Code.invalidRequest), ("31000", .invalidRequest), ("70999", .declined), ("60999", .providerUnavailable), ("88888", .providerUnavailable),
-    ])
+    @Test(
+        "an undocumented errorcode maps by its family and keeps the raw code",
+        arguments: [
+            ("20999", CardGatewayError.Code.invalidRequest), ("31000", .invalidRequest), ("70999", .declined),
+            ("60999", .providerUnavailable), ("88888", .providerUnavailable),
+        ])
     func fallback(code: String, expected: CardGatewayError.Code) async throws {
-        let transport = ScriptedTransport([.response(status: 200, body: try webservicesBody(elements: [authElement(errorcode: code)]))])
+        let transport = ScriptedTransport([
+            .response(status: 200, body: try webservicesBody(elements: [authElement(errorcode: code)]))
+        ])
         let error = await gatewayError {
             _ = try await Fixture.provider(transport: transport).charge(
-                ChargeRequest(reference: "2-9-4617572", amount: Money(minorUnits: 1050, currency: "GBP"), initiator: .merchant(.unscheduled)), context: OperationContext()
+                ChargeRequest(
+                    reference: "2-9-4617572", amount: Money(minorUnits: 1050, currency: "GBP"),
+                    initiator: .merchant(.unscheduled)), context: OperationContext()
             )
         }
         #expect(error?.code == expected)

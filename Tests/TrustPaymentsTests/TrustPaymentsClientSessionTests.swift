@@ -5,7 +5,7 @@ import Foundation
 import Testing
 import SharedTestSupport
 
-@Suite("Trust Payments client sessions")
+@Suite("Trust Payments client sessions", .timeLimit(.minutes(5)))
 struct ClientSessionTests {
     let money = Money(minorUnits: 1050, currency: "GBP")
 
@@ -14,7 +14,8 @@ struct ClientSessionTests {
         let transport = ScriptedTransport([])
         let provider = try Fixture.provider(transport: transport)
         let session = try await provider.clientSession(
-            ClientSessionRequest(intent: .store(consent: Fixture.consent()), amount: money, orderReference: "order-77"), context: OperationContext()
+            ClientSessionRequest(intent: .store(consent: Fixture.consent()), amount: money, orderReference: "order-77"),
+            context: OperationContext()
         )
         let decoded = try IndependentJWT.decode(session.token.revealedValue)
         #expect(decoded.headerText == #"{"alg":"HS256","typ":"JWT"}"#)
@@ -32,7 +33,11 @@ struct ClientSessionTests {
         #expect(payload["credentialsonfile"] as? String == "1")
         #expect(payload["orderreference"] as? String == "order-77")
         #expect(payload["parenttransactionreference"] == nil)
-        #expect(Set(payload.keys) == ["sitereference", "accounttypedescription", "currencyiso3a", "baseamount", "requesttypedescriptions", "credentialsonfile", "orderreference"])
+        #expect(
+            Set(payload.keys) == [
+                "sitereference", "accounttypedescription", "currencyiso3a", "baseamount", "requesttypedescriptions",
+                "credentialsonfile", "orderreference",
+            ])
         #expect(session.issuedAt == Fixture.now)
         #expect(session.expires == Fixture.now.addingTimeInterval(900))
         #expect(session.securityCodeLength == nil)
@@ -40,16 +45,20 @@ struct ClientSessionTests {
         #expect(!session.description.contains(session.token.revealedValue))
     }
 
-    @Test("store request types follow the documented order ACCOUNTCHECK, THREEDQUERY, AUTH", arguments: [
-        (false, false, ["ACCOUNTCHECK"]),
-        (true, false, ["ACCOUNTCHECK", "THREEDQUERY"]),
-        (false, true, ["ACCOUNTCHECK", "AUTH"]),
-        (true, true, ["ACCOUNTCHECK", "THREEDQUERY", "AUTH"]),
-    ])
+    @Test(
+        "store request types follow the documented order ACCOUNTCHECK, THREEDQUERY, AUTH",
+        arguments: [
+            (false, false, ["ACCOUNTCHECK"]),
+            (true, false, ["ACCOUNTCHECK", "THREEDQUERY"]),
+            (false, true, ["ACCOUNTCHECK", "AUTH"]),
+            (true, true, ["ACCOUNTCHECK", "THREEDQUERY", "AUTH"]),
+        ])
     func storeRequestTypes(authenticate: Bool, authorise: Bool, expected: [String]) async throws {
         let provider = try Fixture.provider()
         let session = try await provider.clientSession(
-            ClientSessionRequest(intent: .store(consent: Fixture.consent()), amount: money, authenticate: authenticate, authorise: authorise),
+            ClientSessionRequest(
+                intent: .store(consent: Fixture.consent()), amount: money, authenticate: authenticate,
+                authorise: authorise),
             context: OperationContext()
         )
         let decoded = try IndependentJWT.decode(session.token.revealedValue)
@@ -62,14 +71,17 @@ struct ClientSessionTests {
         let transport = ScriptedTransport([])
         let provider = try Fixture.provider(transport: transport)
         let missing = await gatewayError {
-            _ = try await provider.clientSession(ClientSessionRequest(intent: .store(consent: nil), amount: money), context: OperationContext())
+            _ = try await provider.clientSession(
+                ClientSessionRequest(intent: .store(consent: nil), amount: money), context: OperationContext())
         }
         #expect(missing?.code == .invalidRequest)
         #expect(missing?.fieldErrors.map(\.field) == ["consent"])
 
         let empty = await gatewayError {
             _ = try await provider.clientSession(
-                ClientSessionRequest(intent: .store(consent: CardholderConsent(recordedAt: Fixture.now, evidence: "  ")), amount: money), context: OperationContext()
+                ClientSessionRequest(
+                    intent: .store(consent: CardholderConsent(recordedAt: Fixture.now, evidence: "  ")), amount: money),
+                context: OperationContext()
             )
         }
         #expect(empty?.code == .invalidRequest)
@@ -77,7 +89,10 @@ struct ClientSessionTests {
 
         let future = await gatewayError {
             _ = try await provider.clientSession(
-                ClientSessionRequest(intent: .store(consent: CardholderConsent(recordedAt: Fixture.now.addingTimeInterval(3600), evidence: "terms")), amount: money),
+                ClientSessionRequest(
+                    intent: .store(
+                        consent: CardholderConsent(recordedAt: Fixture.now.addingTimeInterval(3600), evidence: "terms")),
+                    amount: money),
                 context: OperationContext()
             )
         }
@@ -85,20 +100,23 @@ struct ClientSessionTests {
         #expect(transport.requestCount == 0)
     }
 
-    @Test("a reuse session asks for the security code length of the stored card's brand", arguments: [
-        (CardScheme.amex, "AMEX", 4),
-        (CardScheme.visa, "VISA", 3),
-        (CardScheme.mastercard, "MASTERCARD", 3),
-        (CardScheme.unknown, "AMEX", 4),
-        (CardScheme.discover, "DISCOVER", 3),
-    ])
+    @Test(
+        "a reuse session asks for the security code length of the stored card's brand",
+        arguments: [
+            (CardScheme.amex, "AMEX", 4),
+            (CardScheme.visa, "VISA", 3),
+            (CardScheme.mastercard, "MASTERCARD", 3),
+            (CardScheme.unknown, "AMEX", 4),
+            (CardScheme.discover, "DISCOVER", 3),
+        ])
     func reuseSecurityCode(scheme: CardScheme, brand: String, length: Int) async throws {
         let store = InMemoryCredentialReferenceStore()
         try await store.save(Fixture.credential("2-9-4617572", scheme: scheme, brand: brand))
         let transport = ScriptedTransport([])
         let provider = try Fixture.provider(transport: transport, store: store)
         let session = try await provider.clientSession(
-            ClientSessionRequest(intent: .reuse(reference: "2-9-4617572"), amount: money, orderReference: "order-78"), context: OperationContext()
+            ClientSessionRequest(intent: .reuse(reference: "2-9-4617572"), amount: money, orderReference: "order-78"),
+            context: OperationContext()
         )
         #expect(session.securityCodeLength == length)
         let decoded = try IndependentJWT.decode(session.token.revealedValue)
@@ -118,7 +136,8 @@ struct ClientSessionTests {
     func reuseUnknownReference() async throws {
         let provider = try Fixture.provider()
         let error = await gatewayError {
-            _ = try await provider.clientSession(ClientSessionRequest(intent: .reuse(reference: "1-2-3"), amount: money), context: OperationContext())
+            _ = try await provider.clientSession(
+                ClientSessionRequest(intent: .reuse(reference: "1-2-3"), amount: money), context: OperationContext())
         }
         #expect(error?.code == .notFound)
     }
@@ -129,7 +148,8 @@ struct ClientSessionTests {
         try await store.save(Fixture.credential("1-2-3", scheme: .visa, brand: "VISA", provider: "stripe-eu"))
         let provider = try Fixture.provider(store: store)
         let error = await gatewayError {
-            _ = try await provider.clientSession(ClientSessionRequest(intent: .reuse(reference: "1-2-3"), amount: money), context: OperationContext())
+            _ = try await provider.clientSession(
+                ClientSessionRequest(intent: .reuse(reference: "1-2-3"), amount: money), context: OperationContext())
         }
         #expect(error?.code == .invalidRequest)
         #expect(error?.fieldErrors.map(\.field) == ["intent.reference"])
@@ -142,7 +162,9 @@ struct ClientSessionTests {
         let provider = try Fixture.provider(store: store)
         for intent in [ClientSessionRequest.Intent.store(consent: Fixture.consent()), .reuse(reference: "1-2-3")] {
             let error = await gatewayError {
-                _ = try await provider.clientSession(ClientSessionRequest(intent: intent, amount: money, paymentMethod: .applePay), context: OperationContext())
+                _ = try await provider.clientSession(
+                    ClientSessionRequest(intent: intent, amount: money, paymentMethod: .applePay),
+                    context: OperationContext())
             }
             #expect(error?.code == .unsupported)
             #expect(error?.message.contains("Apple Pay does not support tokenization") == true)
@@ -155,7 +177,9 @@ struct ClientSessionTests {
         let provider = try Fixture.provider()
         let error = await gatewayError {
             _ = try await provider.clientSession(
-                ClientSessionRequest(intent: .store(consent: Fixture.consent()), amount: money, paymentMethod: .googlePay), context: OperationContext()
+                ClientSessionRequest(
+                    intent: .store(consent: Fixture.consent()), amount: money, paymentMethod: .googlePay),
+                context: OperationContext()
             )
         }
         #expect(error?.code == .unsupported)
@@ -167,16 +191,22 @@ struct ClientSessionTests {
         let provider = try Fixture.provider()
         let error = await gatewayError {
             _ = try await provider.clientSession(
-                ClientSessionRequest(intent: .reuse(reference: "not a ref!"), amount: Money(minorUnits: -5, currency: "gbp"), orderReference: ""),
+                ClientSessionRequest(
+                    intent: .reuse(reference: "not a ref!"), amount: Money(minorUnits: -5, currency: "gbp"),
+                    orderReference: ""),
                 context: OperationContext()
             )
         }
         #expect(error?.code == .invalidRequest)
-        #expect(Set(error?.fieldErrors.map(\.field) ?? []) == ["intent.reference", "amount", "amount.currency", "orderReference"])
+        #expect(
+            Set(error?.fieldErrors.map(\.field) ?? []) == [
+                "intent.reference", "amount", "amount.currency", "orderReference",
+            ])
 
         let tooLong = await gatewayError {
             _ = try await provider.clientSession(
-                ClientSessionRequest(intent: .reuse(reference: String(repeating: "1", count: 26)), amount: money), context: OperationContext()
+                ClientSessionRequest(intent: .reuse(reference: String(repeating: "1", count: 26)), amount: money),
+                context: OperationContext()
             )
         }
         #expect(tooLong?.fieldErrors.map(\.field) == ["intent.reference"])
@@ -186,10 +216,13 @@ struct ClientSessionTests {
     func zeroAmount() async throws {
         let provider = try Fixture.provider()
         let zero = Money(minorUnits: 0, currency: "GBP")
-        let session = try await provider.clientSession(ClientSessionRequest(intent: .store(consent: Fixture.consent()), amount: zero), context: OperationContext())
+        let session = try await provider.clientSession(
+            ClientSessionRequest(intent: .store(consent: Fixture.consent()), amount: zero), context: OperationContext())
         #expect(try IndependentJWT.decode(session.token.revealedValue).payload["baseamount"] as? String == "0")
         let error = await gatewayError {
-            _ = try await provider.clientSession(ClientSessionRequest(intent: .store(consent: Fixture.consent()), amount: zero, authorise: true), context: OperationContext())
+            _ = try await provider.clientSession(
+                ClientSessionRequest(intent: .store(consent: Fixture.consent()), amount: zero, authorise: true),
+                context: OperationContext())
         }
         #expect(error?.fieldErrors.map(\.field) == ["amount"])
     }

@@ -1,10 +1,10 @@
-import CardGateway
-import CardGatewayTesting
+@_spi(AdapterSupport) import CardGateway
+@_spi(AdapterSupport) import CardGatewayTesting
 import CardGatewayTrustPayments
 import Foundation
 import Testing
 
-@Suite("Trust Payments configuration")
+@Suite("Trust Payments configuration", .timeLimit(.minutes(5)))
 struct ConfigurationTests {
     @Test("the factory publishes the documented kind, environments, credentials and options")
     func factory() {
@@ -18,7 +18,10 @@ struct ConfigurationTests {
         #expect(factory.environments["sandbox-us"]?.absoluteString == "https://webservices.securetrading.us")
         #expect(factory.environments["live-us"]?.absoluteString == "https://webservices.securetrading.us")
         #expect(factory.environments.count == 4)
-        #expect(factory.credentials.map(\.name) == ["webservicesUsername", "webservicesPassword", "jwtUsername", "jwtSecret"])
+        #expect(
+            factory.credentials.map(\.name) == [
+                "webservicesUsername", "webservicesPassword", "jwtUsername", "jwtSecret",
+            ])
         let allRequired = factory.credentials.allSatisfy { $0.required }
         #expect(allRequired)
         #expect(factory.options.map(\.name) == ["siteReference", "jwtMaxAgeSeconds"])
@@ -50,7 +53,8 @@ struct ConfigurationTests {
         let configuration = try GatewayConfiguration.load(from: Data(Self.document.utf8), registry: registry)
         let instance = try #require(configuration.providers["tp-eu"])
         #expect(instance.baseURL.absoluteString == "https://webservices.securetrading.us")
-        let gateway = try CardGateway(configuration: configuration, registry: registry, transport: ScriptedTransport([]))
+        let gateway = try CardGateway(
+            configuration: configuration, registry: registry, transport: ScriptedTransport([]))
         let provider = try #require(gateway.instance(named: "tp-eu")?.provider as? TrustPaymentsProvider)
         #expect(provider.siteReference == "test_site12345")
         #expect(provider.jwtMaxAge == 300)
@@ -71,23 +75,28 @@ struct ConfigurationTests {
         } catch let error as CardGatewayError {
             #expect(error.code == .invalidConfiguration)
             let paths = Set(error.configurationProblems.map(\.path))
-            #expect(paths.isSuperset(of: [
-                "providers.tp.credentials.webservicesPassword", "providers.tp.credentials.jwtUsername", "providers.tp.credentials.jwtSecret",
-                "providers.tp.options.siteReference", "providers.tp.options.jwtMaxAgeSeconds",
-            ]))
+            #expect(
+                paths.isSuperset(of: [
+                    "providers.tp.credentials.webservicesPassword", "providers.tp.credentials.jwtUsername",
+                    "providers.tp.credentials.jwtSecret",
+                    "providers.tp.options.siteReference", "providers.tp.options.jwtMaxAgeSeconds",
+                ]))
         }
     }
 
     @Test("building directly refuses a missing credential, a missing site or a non-positive max age")
     func directBuild() throws {
-        let http = try ProviderHTTPClient.testing(kind: .trustpayments, baseURL: Fixture.baseURL, transport: ScriptedTransport([]))
+        let http = try ProviderHTTPClient.testing(
+            kind: .trustpayments, baseURL: Fixture.baseURL, transport: ScriptedTransport([]))
         var missingSecret = Fixture.configuration()
         missingSecret.credentials.removeValue(forKey: "jwtSecret")
         var noSite = Fixture.configuration()
         noSite.options.removeValue(forKey: "siteReference")
         let zeroAge = Fixture.configuration(options: ["jwtMaxAgeSeconds": .number(0)])
         for configuration in [missingSecret, noSite, zeroAge] {
-            let setup = ProviderSetup(configuration: configuration, http: http, logger: OperationContext.noopLogger, credentialStore: InMemoryCredentialReferenceStore())
+            let setup = ProviderSetup(
+                configuration: configuration, http: http, logger: OperationContext.noopLogger,
+                credentialStore: InMemoryCredentialReferenceStore())
             #expect(throws: CardGatewayError.self) { _ = try TrustPaymentsProvider(setup: setup) }
             do { _ = try TrustPaymentsProvider(setup: setup) } catch let error as CardGatewayError {
                 #expect(error.code == .invalidConfiguration)
@@ -102,15 +111,20 @@ struct ConfigurationTests {
         registry.register(.trustpayments)
         let configuration = try GatewayConfiguration.load(from: Data(Self.document.utf8), registry: registry)
         let store = InMemoryCredentialReferenceStore()
-        let gateway = try CardGateway(configuration: configuration, registry: registry, transport: ScriptedTransport([]), credentialStore: store, now: { Fixture.now })
-        let token = try IndependentJWT.response(elements: [IndependentJWT.accountCheck(reference: "7-7-7")], aud: "jwt.user", secret: "secret")
+        let gateway = try CardGateway(
+            configuration: configuration, registry: registry, transport: ScriptedTransport([]), credentialStore: store,
+            now: { Fixture.now })
+        let token = try IndependentJWT.response(
+            elements: [IndependentJWT.accountCheck(reference: "7-7-7")], aud: "jwt.user", secret: "secret")
         let credential = try await gateway.verifyResult(Secret(token), customer: "cus_42", via: .instance("tp-eu"))
         #expect(credential.provider == "tp-eu")
         #expect(credential.customer == "cus_42")
         #expect(try await store.credentials(customer: "cus_42").map(\.reference) == ["7-7-7"])
 
         let session = try await gateway.clientSession(
-            ClientSessionRequest(intent: .reuse(reference: "7-7-7"), amount: Money(minorUnits: 500, currency: "USD"), customer: "cus_42"), via: .instance("tp-eu")
+            ClientSessionRequest(
+                intent: .reuse(reference: "7-7-7"), amount: Money(minorUnits: 500, currency: "USD"), customer: "cus_42"),
+            via: .instance("tp-eu")
         )
         #expect(session.securityCodeLength == 3)
     }

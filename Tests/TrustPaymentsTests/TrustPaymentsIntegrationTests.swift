@@ -35,7 +35,7 @@ final class RefusingFirstTransport: HTTPTransport {
     }
 }
 
-@Suite("Trust Payments adapter against the simulator over HTTP")
+@Suite("Trust Payments adapter against the simulator over HTTP", .timeLimit(.minutes(5)))
 struct AdapterSimulatorTests {
     let money = Money(minorUnits: 1050, currency: "GBP")
 
@@ -46,9 +46,13 @@ struct AdapterSimulatorTests {
             let store = InMemoryCredentialReferenceStore()
             let provider = try SimFixture.provider(handle, store: store)
             let session = try await provider.clientSession(
-                ClientSessionRequest(intent: .store(consent: SimFixture.consent()), amount: Money(minorUnits: 0, currency: "GBP")), context: OperationContext()
+                ClientSessionRequest(
+                    intent: .store(consent: SimFixture.consent()), amount: Money(minorUnits: 0, currency: "GBP")),
+                context: OperationContext()
             )
-            let result = try await simulator.sdkPayment(sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
+            let result = try await simulator.sdkPayment(
+                sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate,
+                securityCode: "123")
             let credential = try await provider.verifyResult(Secret(result), context: OperationContext())
             #expect(isTransactionReference(credential.reference))
             #expect(credential.maskedPAN == "411111######1111")
@@ -59,7 +63,9 @@ struct AdapterSimulatorTests {
             #expect(handle.journal.entries().isEmpty)
 
             let charge = try await provider.charge(
-                ChargeRequest(reference: credential.reference, amount: money, initiator: .merchant(.unscheduled), orderReference: "ord-1"), context: OperationContext()
+                ChargeRequest(
+                    reference: credential.reference, amount: money, initiator: .merchant(.unscheduled),
+                    orderReference: "ord-1"), context: OperationContext()
             )
             #expect(charge.status == .authorised)
             #expect(charge.parentReference == credential.reference)
@@ -89,7 +95,9 @@ struct AdapterSimulatorTests {
         }
     }
 
-    @Test("results verify whether the simulator leaves aud out (Trust Payments' published shape) or adds the JWT username", arguments: [false, true])
+    @Test(
+        "results verify whether the simulator leaves aud out (Trust Payments' published shape) or adds the JWT username",
+        arguments: [false, true])
     func resultWithAndWithoutAudience(audience: Bool) async throws {
         var credentials = TrustPaymentsSimulator.Credentials.default
         credentials.audienceInResults = audience
@@ -97,25 +105,33 @@ struct AdapterSimulatorTests {
         try await withSimulator(simulator) { handle in
             let provider = try SimFixture.provider(handle, store: InMemoryCredentialReferenceStore())
             let session = try await provider.clientSession(
-                ClientSessionRequest(intent: .store(consent: SimFixture.consent()), amount: Money(minorUnits: 0, currency: "GBP")), context: OperationContext()
+                ClientSessionRequest(
+                    intent: .store(consent: SimFixture.consent()), amount: Money(minorUnits: 0, currency: "GBP")),
+                context: OperationContext()
             )
-            let result = try await simulator.sdkPayment(sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
+            let result = try await simulator.sdkPayment(
+                sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate,
+                securityCode: "123")
             #expect((try IndependentJWT.decode(result).claims["aud"] != nil) == audience)
             let credential = try await provider.verifyResult(Secret(result), context: OperationContext())
             #expect(credential.maskedPAN == "411111######1111")
             // The session itself is never a result.
-            #expect(await gatewayError { _ = try await provider.verifyResult(session.token, context: OperationContext()) }?.code == .signatureInvalid)
+            #expect(
+                await gatewayError { _ = try await provider.verifyResult(session.token, context: OperationContext()) }?
+                    .code == .signatureInvalid)
         }
     }
 
-    @Test("each initiation reason charges its parent; A needs an AUTH parent", arguments: [
-        (MerchantInitiatedReason.unscheduled, Seed.Transaction.storedVisaAccountCheck, CardGatewayError.Code?.none),
-        (.delayed, Seed.Transaction.storedVisaAccountCheck, nil),
-        (.reauthorisation, Seed.Transaction.storedVisaAuth, nil),
-        (.reauthorisation, Seed.Transaction.storedVisaAccountCheck, .invalidRequest),
-        (.unscheduled, Seed.Transaction.unstoredAuth, .invalidRequest),
-        (.unscheduled, Seed.Transaction.otherMerchantStored, .notFound),
-    ])
+    @Test(
+        "each initiation reason charges its parent; A needs an AUTH parent",
+        arguments: [
+            (MerchantInitiatedReason.unscheduled, Seed.Transaction.storedVisaAccountCheck, CardGatewayError.Code?.none),
+            (.delayed, Seed.Transaction.storedVisaAccountCheck, nil),
+            (.reauthorisation, Seed.Transaction.storedVisaAuth, nil),
+            (.reauthorisation, Seed.Transaction.storedVisaAccountCheck, .invalidRequest),
+            (.unscheduled, Seed.Transaction.unstoredAuth, .invalidRequest),
+            (.unscheduled, Seed.Transaction.otherMerchantStored, .notFound),
+        ])
     func reasons(reason: MerchantInitiatedReason, parent: String, failure: CardGatewayError.Code?) async throws {
         try await withSimulator(SimFixture.simulator()) { handle in
             let provider = try SimFixture.provider(handle)
@@ -133,35 +149,49 @@ struct AdapterSimulatorTests {
         }
     }
 
-    @Test("a reference the credential store does not hold, or holds for another instance, is refused and nothing is sent")
+    @Test(
+        "a reference the credential store does not hold, or holds for another instance, is refused and nothing is sent")
     func chargeNeedsAStoredReference() async throws {
         try await withSimulator(SimFixture.simulator()) { handle in
-            let other = StoredCredential(reference: "1-9-1000099", provider: "another-instance", maskedPAN: "411111######1111", brand: "VISA", scheme: .visa, created: SimFixture.now)
+            let other = StoredCredential(
+                reference: "1-9-1000099", provider: "another-instance", maskedPAN: "411111######1111", brand: "VISA",
+                scheme: .visa, created: SimFixture.now)
             let provider = try SimFixture.provider(handle, store: InMemoryCredentialReferenceStore([other]))
             let unknown = await gatewayError {
-                _ = try await provider.charge(ChargeRequest(reference: "8-8-8888888", amount: money, initiator: .merchant(.unscheduled)), context: OperationContext())
+                _ = try await provider.charge(
+                    ChargeRequest(reference: "8-8-8888888", amount: money, initiator: .merchant(.unscheduled)),
+                    context: OperationContext())
             }
             #expect(unknown?.code == .notFound)
             #expect(unknown?.fieldErrors.map(\.field) == ["reference"])
             let foreign = await gatewayError {
-                _ = try await provider.charge(ChargeRequest(reference: "1-9-1000099", amount: money, initiator: .merchant(.unscheduled)), context: OperationContext())
+                _ = try await provider.charge(
+                    ChargeRequest(reference: "1-9-1000099", amount: money, initiator: .merchant(.unscheduled)),
+                    context: OperationContext())
             }
             #expect(foreign?.code == .invalidRequest)
             #expect(handle.journal.entries().isEmpty)
         }
     }
 
-    @Test("the simulated bank's outcomes map through the adapter", arguments: [
-        (Seed.Amount.declined, "declined", "70000"), (Seed.Amount.bankError, "providerUnavailable", "60010"),
-        (Seed.Amount.softDecline, "declined", "71000"), (Seed.Amount.referral, "declined", "72000"),
-        (Seed.Amount.manualInvestigation, "providerUnavailable", "60034"), (Seed.Amount.unknownError, "providerUnavailable", "99999"),
-        (Seed.Amount.cancelled, "declined", "settlestatus 3"),
-    ])
+    @Test(
+        "the simulated bank's outcomes map through the adapter",
+        arguments: [
+            (Seed.Amount.declined, "declined", "70000"), (Seed.Amount.bankError, "providerUnavailable", "60010"),
+            (Seed.Amount.softDecline, "declined", "71000"), (Seed.Amount.referral, "declined", "72000"),
+            (Seed.Amount.manualInvestigation, "providerUnavailable", "60034"),
+            (Seed.Amount.unknownError, "providerUnavailable", "99999"),
+            (Seed.Amount.cancelled, "declined", "settlestatus 3"),
+        ])
     func bankOutcomes(amount: Int64, code: String, providerCode: String) async throws {
         try await withSimulator(SimFixture.simulator()) { handle in
             let provider = try SimFixture.provider(handle)
             let error = await gatewayError {
-                _ = try await provider.charge(ChargeRequest(reference: Seed.Transaction.storedMastercardAuth, amount: Money(minorUnits: amount, currency: "GBP"), initiator: .merchant(.unscheduled)), context: OperationContext())
+                _ = try await provider.charge(
+                    ChargeRequest(
+                        reference: Seed.Transaction.storedMastercardAuth,
+                        amount: Money(minorUnits: amount, currency: "GBP"), initiator: .merchant(.unscheduled)),
+                    context: OperationContext())
             }
             #expect(error?.code.rawValue == code)
             #expect(error?.providerCode == providerCode)
@@ -169,11 +199,15 @@ struct AdapterSimulatorTests {
         }
     }
 
-    @Test("suspended and settled charges", arguments: [(Seed.Amount.suspended, ChargeStatus.suspended), (Seed.Amount.settled, .settled)])
+    @Test(
+        "suspended and settled charges",
+        arguments: [(Seed.Amount.suspended, ChargeStatus.suspended), (Seed.Amount.settled, .settled)])
     func statuses(amount: Int64, status: ChargeStatus) async throws {
         try await withSimulator(SimFixture.simulator()) { handle in
             let result = try await SimFixture.provider(handle).charge(
-                ChargeRequest(reference: Seed.Transaction.storedVisaAuth, amount: Money(minorUnits: amount, currency: "GBP"), initiator: .merchant(.delayed)), context: OperationContext()
+                ChargeRequest(
+                    reference: Seed.Transaction.storedVisaAuth, amount: Money(minorUnits: amount, currency: "GBP"),
+                    initiator: .merchant(.delayed)), context: OperationContext()
             )
             #expect(result.status == status)
         }
@@ -184,7 +218,10 @@ struct AdapterSimulatorTests {
         try await withSimulator(SimFixture.simulator()) { handle in
             let provider = try SimFixture.provider(handle, password: "not-the-password")
             let error = await gatewayError {
-                _ = try await provider.charge(ChargeRequest(reference: Seed.Transaction.storedVisaAuth, amount: money, initiator: .merchant(.unscheduled)), context: OperationContext())
+                _ = try await provider.charge(
+                    ChargeRequest(
+                        reference: Seed.Transaction.storedVisaAuth, amount: money, initiator: .merchant(.unscheduled)),
+                    context: OperationContext())
             }
             #expect(error?.code == .authenticationFailed)
             #expect(error?.httpStatus == 401)
@@ -192,9 +229,12 @@ struct AdapterSimulatorTests {
         }
     }
 
-    @Test("a dropped connection, a 500 or a response past the timeout: exactly one POST, mayHaveReachedProvider", arguments: [
-        FaultAction.dropConnection, .status(500, retryAfterSeconds: nil, message: nil), .status(503, retryAfterSeconds: 0, message: nil), .delay(milliseconds: 3_000),
-    ])
+    @Test(
+        "a dropped connection, a 500 or a response past the timeout: exactly one POST, mayHaveReachedProvider",
+        arguments: [
+            FaultAction.dropConnection, .status(500, retryAfterSeconds: nil, message: nil),
+            .status(503, retryAfterSeconds: 0, message: nil), .delay(milliseconds: 3_000),
+        ])
     func noRetry(fault: FaultAction) async throws {
         try await withSimulator(SimFixture.simulator()) { handle in
             handle.faults.inject(FaultRule(count: 1, pathPrefix: "/json", action: fault))
@@ -203,16 +243,16 @@ struct AdapterSimulatorTests {
             if case .delay = fault { timeout = .milliseconds(500) } else { timeout = .seconds(20) }
             let provider = try SimFixture.provider(handle, timeout: timeout)
             let error = await gatewayError {
-                _ = try await provider.charge(ChargeRequest(reference: Seed.Transaction.storedVisaAuth, amount: money, initiator: .merchant(.unscheduled)), context: OperationContext())
+                _ = try await provider.charge(
+                    ChargeRequest(
+                        reference: Seed.Transaction.storedVisaAuth, amount: money, initiator: .merchant(.unscheduled)),
+                    context: OperationContext())
             }
             #expect(error?.mayHaveReachedProvider == true)
             if case .delay = fault { #expect(error?.code == .timeout) }
             if case .status = fault { #expect(error?.code == .providerUnavailable) }
-            // A delayed request is journaled when the simulator finishes it, after the adapter gave up.
-            let started = ContinuousClock.now
-            while handle.journal.entries().isEmpty && ContinuousClock.now - started < .seconds(10) {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            // A delayed request is journaled when the simulator finishes it, after the adapter gave up: wait for that.
+            await handle.faults.delayedAnswersSettled()
             #expect(handle.journal.entries(method: "POST", pathContains: "/json").count == 1)
             #expect(handle.faults.pending.isEmpty)
         }
@@ -223,7 +263,9 @@ struct AdapterSimulatorTests {
         try await withSimulator(SimFixture.simulator()) { handle in
             let transport = RefusingFirstTransport(AsyncHTTPClientTransport(), refusals: 1)
             let result = try await SimFixture.provider(handle, transport: transport).charge(
-                ChargeRequest(reference: Seed.Transaction.storedVisaAuth, amount: money, initiator: .merchant(.unscheduled)), context: OperationContext()
+                ChargeRequest(
+                    reference: Seed.Transaction.storedVisaAuth, amount: money, initiator: .merchant(.unscheduled)),
+                context: OperationContext()
             )
             #expect(result.status == .authorised)
             #expect(transport.attemptCount == 2)
@@ -237,23 +279,37 @@ struct AdapterSimulatorTests {
         try await withSimulator(simulator) { handle in
             let store = InMemoryCredentialReferenceStore()
             let provider = try SimFixture.provider(handle, store: store)
-            let storeSession = try await provider.clientSession(ClientSessionRequest(intent: .store(consent: SimFixture.consent()), amount: money, authenticate: true, authorise: true), context: OperationContext())
+            let storeSession = try await provider.clientSession(
+                ClientSessionRequest(
+                    intent: .store(consent: SimFixture.consent()), amount: money, authenticate: true, authorise: true),
+                context: OperationContext())
             let stored = try await provider.verifyResult(
-                Secret(try await simulator.sdkPayment(sessionJWT: storeSession.token.revealedValue, pan: Seed.Card.amex, expiryDate: Seed.expiryDate, securityCode: "1234")),
+                Secret(
+                    try await simulator.sdkPayment(
+                        sessionJWT: storeSession.token.revealedValue, pan: Seed.Card.amex, expiryDate: Seed.expiryDate,
+                        securityCode: "1234")),
                 context: OperationContext()
             )
             #expect(stored.scheme == .amex)
 
-            let reuse = try await provider.clientSession(ClientSessionRequest(intent: .reuse(reference: stored.reference), amount: money), context: OperationContext())
+            let reuse = try await provider.clientSession(
+                ClientSessionRequest(intent: .reuse(reference: stored.reference), amount: money),
+                context: OperationContext())
             #expect(reuse.securityCodeLength == 4)
             let paid = try await provider.verifyResult(
-                Secret(try await simulator.sdkPayment(sessionJWT: reuse.token.revealedValue, pan: "", expiryDate: "", securityCode: "1234")), context: OperationContext()
+                Secret(
+                    try await simulator.sdkPayment(
+                        sessionJWT: reuse.token.revealedValue, pan: "", expiryDate: "", securityCode: "1234")),
+                context: OperationContext()
             )
             #expect(paid.maskedPAN == "340000#####0611")
             #expect(paid.reference != stored.reference)
 
-            let wrongLength = try await simulator.sdkPayment(sessionJWT: reuse.token.revealedValue, pan: "", expiryDate: "", securityCode: "123")
-            let error = await gatewayError { _ = try await provider.verifyResult(Secret(wrongLength), context: OperationContext()) }
+            let wrongLength = try await simulator.sdkPayment(
+                sessionJWT: reuse.token.revealedValue, pan: "", expiryDate: "", securityCode: "123")
+            let error = await gatewayError {
+                _ = try await provider.verifyResult(Secret(wrongLength), context: OperationContext())
+            }
             #expect(error?.code == .invalidRequest)
             #expect(error?.fieldErrors.map(\.field) == ["securitycode"])
         }
@@ -264,10 +320,18 @@ struct AdapterSimulatorTests {
         let simulator = SimFixture.simulator()
         try await withSimulator(simulator) { handle in
             let provider = try SimFixture.provider(handle)
-            for (pan, code, authenticate) in [(Seed.Card.declined, "70000", false), (Seed.Card.unauthenticated, "60022", true)] {
-                let session = try await provider.clientSession(ClientSessionRequest(intent: .store(consent: SimFixture.consent()), amount: money, authenticate: authenticate, authorise: true), context: OperationContext())
-                let token = try await simulator.sdkPayment(sessionJWT: session.token.revealedValue, pan: pan, expiryDate: Seed.expiryDate, securityCode: "123")
-                let error = await gatewayError { _ = try await provider.verifyResult(Secret(token), context: OperationContext()) }
+            for (pan, code, authenticate) in [
+                (Seed.Card.declined, "70000", false), (Seed.Card.unauthenticated, "60022", true),
+            ] {
+                let session = try await provider.clientSession(
+                    ClientSessionRequest(
+                        intent: .store(consent: SimFixture.consent()), amount: money, authenticate: authenticate,
+                        authorise: true), context: OperationContext())
+                let token = try await simulator.sdkPayment(
+                    sessionJWT: session.token.revealedValue, pan: pan, expiryDate: Seed.expiryDate, securityCode: "123")
+                let error = await gatewayError {
+                    _ = try await provider.verifyResult(Secret(token), context: OperationContext())
+                }
                 #expect(error?.code == .declined)
                 #expect(error?.providerCode == code)
             }
@@ -279,10 +343,16 @@ struct AdapterSimulatorTests {
         let simulator = SimFixture.simulator()
         try await withSimulator(simulator) { handle in
             let provider = try SimFixture.provider(handle)
-            let session = try await provider.clientSession(ClientSessionRequest(intent: .store(consent: SimFixture.consent()), amount: money), context: OperationContext())
-            let token = try await simulator.sdkPayment(sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
+            let session = try await provider.clientSession(
+                ClientSessionRequest(intent: .store(consent: SimFixture.consent()), amount: money),
+                context: OperationContext())
+            let token = try await simulator.sdkPayment(
+                sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate,
+                securityCode: "123")
             simulator.clock?.advance(by: 901)
-            #expect(await gatewayError { _ = try await provider.verifyResult(Secret(token), context: OperationContext()) }?.code == .signatureInvalid)
+            #expect(
+                await gatewayError { _ = try await provider.verifyResult(Secret(token), context: OperationContext()) }?
+                    .code == .signatureInvalid)
         }
     }
 }

@@ -1,5 +1,5 @@
-import CardGateway
-import CardGatewayTesting
+@_spi(AdapterSupport) import CardGateway
+@_spi(AdapterSupport) import CardGatewayTesting
 import CardGatewayTrustPayments
 import Crypto
 import Foundation
@@ -22,7 +22,9 @@ enum Fixture {
     static let now = Date(timeIntervalSince1970: 1_730_900_533)
     static let baseURL = URL(string: "https://webservices.securetrading.net")!
 
-    static func configuration(options: [String: JSONValue] = [:], credentials: [String: Secret]? = nil) -> ProviderInstanceConfiguration {
+    static func configuration(
+        options: [String: JSONValue] = [:], credentials: [String: Secret]? = nil
+    ) -> ProviderInstanceConfiguration {
         var allOptions: [String: JSONValue] = ["siteReference": .string(siteReference)]
         allOptions.merge(options) { _, new in new }
         return ProviderInstanceConfiguration(
@@ -36,13 +38,17 @@ enum Fixture {
     }
 
     static func setup(
-        transport: any HTTPTransport = ScriptedTransport([]), store: any CredentialReferenceStore = InMemoryCredentialReferenceStore(),
+        transport: any HTTPTransport = ScriptedTransport([]),
+        store: any CredentialReferenceStore = InMemoryCredentialReferenceStore(),
         now: Date = Fixture.now, options: [String: JSONValue] = [:], baseURL: URL = Fixture.baseURL
     ) throws -> ProviderSetup {
         var configuration = configuration(options: options)
         configuration.baseURL = baseURL
-        let http = try ProviderHTTPClient.testing(instance: instance, kind: .trustpayments, baseURL: baseURL, transport: transport)
-        return ProviderSetup(configuration: configuration, http: http, logger: OperationContext.noopLogger, credentialStore: store, now: { now })
+        let http = try ProviderHTTPClient.testing(
+            instance: instance, kind: .trustpayments, baseURL: baseURL, transport: transport)
+        return ProviderSetup(
+            configuration: configuration, http: http, logger: OperationContext.noopLogger, credentialStore: store,
+            now: { now })
     }
 
     /// A store holding the parent reference the charge tests use, saved by this instance.
@@ -51,18 +57,25 @@ enum Fixture {
     }
 
     static func provider(
-        transport: any HTTPTransport = ScriptedTransport([]), store: any CredentialReferenceStore = Fixture.storeWithParent(),
+        transport: any HTTPTransport = ScriptedTransport([]),
+        store: any CredentialReferenceStore = Fixture.storeWithParent(),
         now: Date = Fixture.now, options: [String: JSONValue] = [:], requestReference: String = "Atest0001"
     ) throws -> TrustPaymentsProvider {
-        try TrustPaymentsProvider(setup: setup(transport: transport, store: store, now: now, options: options), requestReference: { requestReference })
+        try TrustPaymentsProvider(
+            setup: setup(transport: transport, store: store, now: now, options: options),
+            requestReference: { requestReference })
     }
 
     static func consent() -> CardholderConsent {
         CardholderConsent(recordedAt: now.addingTimeInterval(-5), evidence: "terms-v3 checkbox save-card")
     }
 
-    static func credential(_ reference: String, scheme: CardScheme, brand: String, provider: String? = instance, customer: String? = nil) -> StoredCredential {
-        StoredCredential(reference: reference, provider: provider, maskedPAN: "411111######1111", brand: brand, scheme: scheme, customer: customer, created: now)
+    static func credential(
+        _ reference: String, scheme: CardScheme, brand: String, provider: String? = instance, customer: String? = nil
+    ) -> StoredCredential {
+        StoredCredential(
+            reference: reference, provider: provider, maskedPAN: "411111######1111", brand: brand, scheme: scheme,
+            customer: customer, created: now)
     }
 }
 
@@ -108,7 +121,8 @@ enum IndependentJWT {
         let claims = try #require(try JSONSerialization.jsonObject(with: claimsData) as? [String: Any])
         let signature = try #require(base64URLDecode(parts[2]))
         return Decoded(
-            headerText: String(decoding: headerData, as: UTF8.self), header: header, claims: claims, signature: signature,
+            headerText: String(decoding: headerData, as: UTF8.self), header: header, claims: claims,
+            signature: signature,
             signingInput: parts[0] + "." + parts[1], rawParts: parts
         )
     }
@@ -139,25 +153,37 @@ enum IndependentJWT {
         return try make(claims: claims, secret: secret, alg: alg)
     }
 
-    static func accountCheck(reference: String = "42-9-80103", errorcode: String = "0", settlestatus: String = "0", pan: String = "411111######1111", type: String = "VISA") -> [String: Any] {
+    static func accountCheck(
+        reference: String = "42-9-80103", errorcode: String = "0", settlestatus: String = "0",
+        pan: String = "411111######1111", type: String = "VISA"
+    ) -> [String: Any] {
         [
-            "requesttypedescription": "ACCOUNTCHECK", "errorcode": errorcode, "errormessage": errorcode == "0" ? "Ok" : "Decline",
-            "transactionreference": reference, "settlestatus": settlestatus, "maskedpan": pan, "paymenttypedescription": type,
+            "requesttypedescription": "ACCOUNTCHECK", "errorcode": errorcode,
+            "errormessage": errorcode == "0" ? "Ok" : "Decline",
+            "transactionreference": reference, "settlestatus": settlestatus, "maskedpan": pan,
+            "paymenttypedescription": type,
             "accounttypedescription": "ECOM", "acquirerresponsecode": "00", "credentialsonfile": "1",
             "transactionstartedtimestamp": "2024-11-06 13:42:13", "livestatus": "0",
         ]
     }
 
-    static func auth(reference: String = "42-9-80104", errorcode: String = "0", settlestatus: String = "0", pan: String = "411111######1111", type: String = "VISA") -> [String: Any] {
+    static func auth(
+        reference: String = "42-9-80104", errorcode: String = "0", settlestatus: String = "0",
+        pan: String = "411111######1111", type: String = "VISA"
+    ) -> [String: Any] {
         [
             "requesttypedescription": "AUTH", "errorcode": errorcode, "errormessage": errorcode == "0" ? "Ok" : "Error",
-            "transactionreference": reference, "settlestatus": settlestatus, "maskedpan": pan, "paymenttypedescription": type,
+            "transactionreference": reference, "settlestatus": settlestatus, "maskedpan": pan,
+            "paymenttypedescription": type,
             "authcode": "TEST44", "baseamount": "1050", "currencyiso3a": "GBP", "acquirerresponsecode": "00",
         ]
     }
 
     static func threeDQuery(reference: String = "42-9-80102", errorcode: String = "0") -> [String: Any] {
-        ["requesttypedescription": "THREEDQUERY", "errorcode": errorcode, "errormessage": "Ok", "transactionreference": reference, "enrolled": "Y", "status": "Y"]
+        [
+            "requesttypedescription": "THREEDQUERY", "errorcode": errorcode, "errormessage": "Ok",
+            "transactionreference": reference, "enrolled": "Y", "status": "Y",
+        ]
     }
 }
 
@@ -191,13 +217,17 @@ enum SimFixture {
     /// verified them: the gateway, not the store, then decides what each one allows.
     static func seededStore() -> InMemoryCredentialReferenceStore {
         let references = [
-            Seed.Transaction.storedVisaAccountCheck, Seed.Transaction.storedVisaAuth, Seed.Transaction.storedAmexAccountCheck,
+            Seed.Transaction.storedVisaAccountCheck, Seed.Transaction.storedVisaAuth,
+            Seed.Transaction.storedAmexAccountCheck,
             Seed.Transaction.storedMastercardAuth, Seed.Transaction.unstoredAuth, Seed.Transaction.declinedAccountCheck,
             Seed.Transaction.otherMerchantStored,
         ]
-        return InMemoryCredentialReferenceStore(references.map {
-            StoredCredential(reference: $0, provider: "tp-sim", maskedPAN: "411111######1111", brand: "VISA", scheme: .visa, created: now)
-        })
+        return InMemoryCredentialReferenceStore(
+            references.map {
+                StoredCredential(
+                    reference: $0, provider: "tp-sim", maskedPAN: "411111######1111", brand: "VISA", scheme: .visa,
+                    created: now)
+            })
     }
 
     static func simulator() -> TrustPaymentsSimulator {
@@ -218,16 +248,19 @@ enum SimFixture {
             ],
             options: ["siteReference": .string(Seed.siteReference)]
         )
-        var http = try ProviderHTTPClient.testing(instance: "tp-sim", kind: .trustpayments, baseURL: handle.baseURL, transport: transport, timeout: timeout)
+        var http = try ProviderHTTPClient.testing(
+            instance: "tp-sim", kind: .trustpayments, baseURL: handle.baseURL, transport: transport, timeout: timeout)
         if let logger {
             http = try ProviderHTTPClient(
-                instance: "tp-sim", kind: .trustpayments, baseURL: handle.baseURL, transport: transport, timeout: timeout,
-                retry: http.retry, logger: logger, sleep: { _ in }, random: { 0.5 }
+                instance: "tp-sim", kind: .trustpayments, baseURL: handle.baseURL, transport: transport,
+                timeout: timeout,
+                retry: http.retry, logger: logger, clock: ManualClock(advancesOnSleep: true).gatewayClock()
             )
         }
         let clock = handle.simulator.clock
         let setup = ProviderSetup(
-            configuration: configuration, http: http, logger: logger ?? OperationContext.noopLogger, credentialStore: store,
+            configuration: configuration, http: http, logger: logger ?? OperationContext.noopLogger,
+            credentialStore: store,
             now: { clock?.now() ?? SimFixture.now }
         )
         return try TrustPaymentsProvider(setup: setup)
@@ -259,27 +292,34 @@ enum Raw {
         for (name, value) in headers {
             if let fieldName = HTTPField.Name(name) { fields[fieldName] = value }
         }
-        let request = HTTPRequest(method: .post, scheme: "http", authority: "127.0.0.1:\(handle.port)", path: path, headerFields: fields)
+        let request = HTTPRequest(
+            method: .post, scheme: "http", authority: "127.0.0.1:\(handle.port)", path: path, headerFields: fields)
         let response = try await AsyncHTTPClientTransport().send(request, body: body, timeout: .seconds(30))
-        return RawResponse(status: response.response.status.code, headers: response.response.headerFields, body: response.body)
+        return RawResponse(
+            status: response.response.status.code, headers: response.response.headerFields, body: response.body)
     }
 
     /// POSTs a Webservices envelope with `requests` to `/json/`.
     static func webservices(
-        _ handle: SimulatorHandle, _ requests: [[String: Any]], alias: String = Seed.webservicesUsername, version: String = "1.00",
+        _ handle: SimulatorHandle, _ requests: [[String: Any]], alias: String = Seed.webservicesUsername,
+        version: String = "1.00",
         headers: [String: String] = [:], basic: (String, String)? = (Seed.webservicesUsername, Seed.webservicesPassword)
     ) async throws -> RawResponse {
-        let envelope: [String: Any] = ["alias": alias, "version": version, "request": requests, "libraryversion": "test"]
+        let envelope: [String: Any] = [
+            "alias": alias, "version": version, "request": requests, "libraryversion": "test",
+        ]
         return try await post(handle, "/json/", body: try JSONText.data(envelope), headers: headers, basic: basic)
     }
 
     /// A card request (ACCOUNTCHECK by default) as the official Python client would build it.
     static func cardRequest(
-        types: [String] = ["ACCOUNTCHECK"], pan: String = Seed.Card.visa, securityCode: String = "123", amount: String = "1050",
+        types: [String] = ["ACCOUNTCHECK"], pan: String = Seed.Card.visa, securityCode: String = "123",
+        amount: String = "1050",
         cof: String? = "1", site: String = Seed.siteReference, extra: [String: Any] = [:]
     ) -> [String: Any] {
         var request: [String: Any] = [
-            "sitereference": site, "requesttypedescriptions": types, "accounttypedescription": "ECOM", "currencyiso3a": "GBP",
+            "sitereference": site, "requesttypedescriptions": types, "accounttypedescription": "ECOM",
+            "currencyiso3a": "GBP",
             "baseamount": amount, "pan": pan, "expirydate": Seed.expiryDate, "securitycode": securityCode,
         ]
         if let cof { request["credentialsonfile"] = cof }
@@ -288,10 +328,13 @@ enum Raw {
     }
 
     /// A merchant-initiated AUTH on a parent.
-    static func childRequest(parent: String, reason: String? = "C", amount: String = "1050", cof: String = "2", extra: [String: Any] = [:]) -> [String: Any] {
+    static func childRequest(
+        parent: String, reason: String? = "C", amount: String = "1050", cof: String = "2", extra: [String: Any] = [:]
+    ) -> [String: Any] {
         var request: [String: Any] = [
             "sitereference": Seed.siteReference, "requesttypedescriptions": ["AUTH"], "accounttypedescription": "ECOM",
-            "currencyiso3a": "GBP", "baseamount": amount, "parenttransactionreference": parent, "credentialsonfile": cof,
+            "currencyiso3a": "GBP", "baseamount": amount, "parenttransactionreference": parent,
+            "credentialsonfile": cof,
         ]
         if let reason { request["initiationreason"] = reason }
         request.merge(extra) { _, new in new }
@@ -299,13 +342,17 @@ enum Raw {
     }
 
     /// A session JWT minted independently of the adapter.
-    static func sessionJWT(payload: [String: Any], secret: String = Seed.jwtSecret, iss: String = Seed.jwtUsername) throws -> String {
-        try IndependentJWT.make(claims: ["iss": iss, "iat": Int(SimFixture.now.timeIntervalSince1970), "payload": payload], secret: secret)
+    static func sessionJWT(
+        payload: [String: Any], secret: String = Seed.jwtSecret, iss: String = Seed.jwtUsername
+    ) throws -> String {
+        try IndependentJWT.make(
+            claims: ["iss": iss, "iat": Int(SimFixture.now.timeIntervalSince1970), "payload": payload], secret: secret)
     }
 
     static func storePayload(types: [String] = ["ACCOUNTCHECK"], amount: String = "1050") -> [String: Any] {
         [
-            "sitereference": Seed.siteReference, "accounttypedescription": "ECOM", "currencyiso3a": "GBP", "baseamount": amount,
+            "sitereference": Seed.siteReference, "accounttypedescription": "ECOM", "currencyiso3a": "GBP",
+            "baseamount": amount,
             "requesttypedescriptions": types, "credentialsonfile": "1",
         ]
     }

@@ -61,7 +61,10 @@ enum AdyenAPI {
     static let instrumentStatuses = ["active", "inactive", "suspended", "closed"]
 
     /// `statusReason` words of `PaymentInstrumentUpdateRequest` (`other` needs a `statusComment`).
-    static let instrumentStatusReasons = ["accountClosure", "damaged", "endOfLife", "expired", "lost", "other", "stolen", "suspectedFraud", "transactionRule"]
+    static let instrumentStatusReasons = [
+        "accountClosure", "damaged", "endOfLife", "expired", "lost", "other", "stolen", "suspectedFraud",
+        "transactionRule",
+    ]
 
     /// `GET` / `POST /paymentInstruments/{id}/networkTokenActivationData`.
     static func networkTokenActivationData(_ id: String) -> String {
@@ -77,6 +80,48 @@ enum AdyenAPI {
     static func networkToken(_ id: String) -> String {
         "/networkTokens/\(URLEncoding.pathSegment(id))"
     }
+
+    // MARK: Card details and PIN (issue 40; Providers/Adyen/README.md, "Card details and PIN")
+
+    /// `GET /publicKey?purpose=&format=` (operation `get-publicKey`): an RSA public key and its
+    /// `publicKeyExpiryDate`, to encrypt the app's AES session key with.
+    static let publicKey = "/publicKey"
+    /// `POST /paymentInstruments/reveal` (operation `post-paymentInstruments-reveal`): `{paymentInstrumentId,
+    /// encryptedKey}` → `{encryptedData}`. (Never `GET /paymentInstruments/{id}/reveal`, which answers clear data.)
+    static let paymentInstrumentsReveal = "/paymentInstruments/reveal"
+    /// `POST /pins/reveal` (operation `post-pins-reveal`): `{paymentInstrumentId, encryptedKey}` → `{encryptedPinBlock, token}`.
+    static let pinsReveal = "/pins/reveal"
+    /// `POST /pins/change` (operation `post-pins-change`): `{paymentInstrumentId, encryptedKey, encryptedPinBlock,
+    /// token}` → `{status}`.
+    static let pinsChange = "/pins/change"
+
+    /// The `purpose` query value of `GET /publicKey` for a purpose: `panReveal`, `pinReveal`, `pinChange` (the
+    /// spec's "Possible values"; Adyen's default is `pinReveal`, so the adapter always sends it).
+    static func publicKeyPurpose(_ purpose: RevealPurpose) -> String {
+        switch purpose {
+        case .pinReveal: "pinReveal"
+        case .pinChange: "pinChange"
+        default: "panReveal"
+        }
+    }
+
+    /// The `format` values of `GET /publicKey` (`pem` is Adyen's default).
+    static let publicKeyFormats = ["pem", "jwk"]
+    /// A cached public key is handed out only while it has at least this long left (seconds), so an app never
+    /// encrypts with a key that expires on the way.
+    static let publicKeyRefreshMargin: TimeInterval = 300
+    /// `token` of `RevealPinResponse` and `PinChangeRequest`: "The 16-digit token".
+    static let pinTokenLength = 16
+    /// An ISO 9564 format 4 PIN block is one AES block.
+    static let pinBlockLength = 16
+    /// The encrypted session key's length in bytes: an RSA ciphertext is as long as the key's modulus (2048 bits
+    /// and more; the spec sets no bound, so this refuses only absurd input).
+    static let encryptedKeyLengths = 128...1024
+
+    /// The roles the three endpoints name ("To make this request, your API credential must have the following role").
+    static let panRevealRole = "Bank Issuing PAN Reveal Webservice role"
+    static let pinRevealRole = "Bank Issuing PIN Reveal Webservice role"
+    static let pinChangeRole = "Bank Issuing PIN Change Webservice role"
 
     // MARK: Headers
 
@@ -96,7 +141,8 @@ enum AdyenAPI {
     /// The role Adyen's provisioning SDK docs name for the activation-data endpoints.
     static let activationDataRole = "Bank Issuing PaymentInstrument Network Token Activation Data role"
     /// The role Adyen's "Manage network tokens" page describes (its exact name is not in our sources: *unverified*).
-    static let networkTokensRole = "network tokens role (permission to read and patch the NetworkTokens of the payment instruments the credential can access)"
+    static let networkTokensRole =
+        "network tokens role (permission to read and patch the NetworkTokens of the payment instruments the credential can access)"
     /// The error code Adyen answers when the credential lacks a role.
     static let missingRoleErrorCode = "00_403"
 
@@ -111,4 +157,10 @@ enum AdyenEndpointFamily: Sendable {
     case paymentInstrument
     case activationData
     case networkTokens
+    /// `GET /publicKey` and `POST /paymentInstruments/reveal`.
+    case panReveal
+    /// `POST /pins/reveal`.
+    case pinReveal
+    /// `POST /pins/change`.
+    case pinChange
 }

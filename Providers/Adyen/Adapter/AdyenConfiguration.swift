@@ -21,7 +21,8 @@ extension ProviderFactory {
             environments: AdyenAPI.environments,
             credentials: [
                 CredentialSpec("apiKey", required: true, summary: "Balance Platform API key (X-API-Key)"),
-                CredentialSpec("hmacKey", required: false, summary: "hex HMAC key of the Balance Platform webhook endpoint"),
+                CredentialSpec(
+                    "hmacKey", required: false, summary: "hex HMAC key of the Balance Platform webhook endpoint"),
             ],
             options: [],
             make: { setup in try AdyenProvider(setup: setup) }

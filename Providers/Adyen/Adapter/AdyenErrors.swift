@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 
 /// Maps Adyen's error responses (`RestServiceError`, RFC 7807) to ``CardGatewayError``.
@@ -38,14 +38,17 @@ enum AdyenErrors {
         /// Provider text, with our own secrets removed should Adyen ever echo one, then scrubbed.
         func safe(_ text: String, _ maxLength: Int) -> String {
             var text = text
-            for secret in secrets where secret.count >= 8 { text = text.replacingOccurrences(of: secret, with: "<redacted>") }
+            for secret in secrets where secret.count >= 8 {
+                text = text.replacingOccurrences(of: secret, with: "<redacted>")
+            }
             return SafeText.scrub(text, maxLength: maxLength)
         }
         let body = try? JSONDecoder().decode(AdyenWireRestServiceError.self, from: response.body)
         let status = response.status
         let code = code(forStatus: status)
         let providerCode = body?.errorCode.flatMap { $0.isEmpty ? nil : $0 }
-        let requestID = body?.requestId.flatMap { $0.isEmpty ? nil : $0 } ?? response.header(AdyenAPI.pspReferenceHeader.rawName)
+        let requestID =
+            body?.requestId.flatMap { $0.isEmpty ? nil : $0 } ?? response.header(AdyenAPI.pspReferenceHeader.rawName)
 
         var message = summary(for: code, status: status)
         if code == .permissionDenied {
@@ -74,6 +77,9 @@ enum AdyenErrors {
         case .activationData: return AdyenAPI.activationDataRole
         case .networkTokens: return AdyenAPI.networkTokensRole
         case .paymentInstrument: return "role to read payment instruments"
+        case .panReveal: return AdyenAPI.panRevealRole
+        case .pinReveal: return AdyenAPI.pinRevealRole
+        case .pinChange: return AdyenAPI.pinChangeRole
         }
     }
 

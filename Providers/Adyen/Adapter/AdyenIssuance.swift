@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 
 /// Card issuance on Adyen's Configuration API: `POST /paymentInstruments` with a `PaymentInstrumentInfo` of
@@ -27,21 +27,29 @@ extension AdyenProvider {
         let response = try await send(
             ProviderRequest(
                 .post, AdyenAPI.paymentInstruments, headers: headers(json: true), body: encoded,
-                repeatability: .idempotent(header: AdyenAPI.idempotencyKeyHeader, scope: "POST \(AdyenAPI.paymentInstruments) \(digest)"),
+                repeatability: .idempotent(
+                    header: AdyenAPI.idempotencyKeyHeader, scope: "POST \(AdyenAPI.paymentInstruments) \(digest)"),
                 operation: "create payment instrument"
             ),
             family: .paymentInstrument, context: context
         )
         let created = try decode(AdyenWirePaymentInstrument.self, from: response, what: "created payment instrument")
-        guard created.card != nil else { throw invalidResponse("Adyen's new payment instrument is not a card", response) }
-        return try mapCard(created, ref: CardRef(id: created.id, customer: created.balanceAccountId ?? request.customer))
+        guard created.card != nil else {
+            throw invalidResponse("Adyen's new payment instrument is not a card", response)
+        }
+        return try mapCard(
+            created, ref: CardRef(id: created.id, customer: created.balanceAccountId ?? request.customer))
     }
 
     /// The `PaymentInstrumentInfo` for `request`, or every problem with it as `invalidRequest`.
     static func creationBody(_ request: CreateCardRequest) throws -> AdyenWireCreatePaymentInstrumentRequest {
         var problems = ValidationProblems()
-        ProviderIDs.check(request.customer, field: "customer", what: "an Adyen balance account id", maxLength: AdyenAPI.idMaxLength, into: &problems)
-        problems.require(Money.isCurrencyCode(request.currency), "currency", "must be an ISO 4217 alpha-3 code in capitals, such as EUR")
+        ProviderIDs.check(
+            request.customer, field: "customer", what: "an Adyen balance account id", maxLength: AdyenAPI.idMaxLength,
+            into: &problems)
+        problems.require(
+            Money.isCurrencyCode(request.currency), "currency",
+            "must be an ISO 4217 alpha-3 code in capitals, such as EUR")
 
         let formFactor: String?
         switch request.type {
@@ -56,10 +64,19 @@ extension AdyenProvider {
         let brand = AdyenAPI.brand(ofVariant: program)
         if program.isEmpty {
             problems.add("program", "is required: the Adyen brand variant, such as visadebit or mcprepaid")
-        } else if program.utf8.count > AdyenAPI.brandVariantMaxLength || !program.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-") }) {
-            problems.add("program", "is not an Adyen brand variant (letters, digits, _ and -, at most \(AdyenAPI.brandVariantMaxLength) characters)")
+        } else if program.utf8.count > AdyenAPI.brandVariantMaxLength
+            || !program.unicodeScalars.allSatisfy({
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-")
+            })
+        {
+            problems.add(
+                "program",
+                "is not an Adyen brand variant (letters, digits, _ and -, at most \(AdyenAPI.brandVariantMaxLength) characters)"
+            )
         } else if brand == nil {
-            problems.add("program", "must be a Visa or Mastercard brand variant (starting visa or mc), as Adyen issues only those brands")
+            problems.add(
+                "program",
+                "must be a Visa or Mastercard brand variant (starting visa or mc), as Adyen issues only those brands")
         }
 
         let name = (request.cardholderName ?? "").trimmingCharacters(in: .whitespaces)
@@ -73,9 +90,13 @@ extension AdyenProvider {
 
         let country = (request.issuingCountryCode ?? request.deliveryAddress?.countryCode ?? "").uppercased()
         if country.isEmpty {
-            problems.add("issuingCountryCode", "is required (or a delivery address with a country): Adyen needs the issuing country")
+            problems.add(
+                "issuingCountryCode",
+                "is required (or a delivery address with a country): Adyen needs the issuing country")
         } else if country.count != 2 || !country.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) }) {
-            problems.add(request.issuingCountryCode == nil ? "deliveryAddress.countryCode" : "issuingCountryCode", "must be an ISO 3166-1 alpha-2 code, such as NL")
+            problems.add(
+                request.issuingCountryCode == nil ? "deliveryAddress.countryCode" : "issuingCountryCode",
+                "must be an ISO 3166-1 alpha-2 code, such as NL")
         }
 
         if let reference = request.externalID {
@@ -91,12 +112,14 @@ extension AdyenProvider {
             if let address = request.deliveryAddress {
                 let parts = name.split(separator: " ", omittingEmptySubsequences: true)
                 if parts.count < 2, !name.isEmpty {
-                    problems.add("cardholderName", "needs a first and a last name for a physical card's delivery contact")
+                    problems.add(
+                        "cardholderName", "needs a first and a last name for a physical card's delivery contact")
                 } else if let last = parts.last {
                     contact = AdyenWireDeliveryContact(
                         name: AdyenWireName(firstName: parts.dropLast().joined(separator: " "), lastName: String(last)),
                         address: AdyenWireDeliveryAddress(
-                            city: address.city, country: address.countryCode.uppercased(), line1: address.address1, line2: address.address2,
+                            city: address.city, country: address.countryCode.uppercased(), line1: address.address1,
+                            line2: address.address2,
                             line3: address.address3, postalCode: address.postalCode, stateOrProvince: address.state
                         )
                     )
@@ -108,9 +131,11 @@ extension AdyenProvider {
         try problems.throwIfAny()
 
         return AdyenWireCreatePaymentInstrumentRequest(
-            type: "card", balanceAccountId: request.customer, issuingCountryCode: country, reference: request.externalID,
+            type: "card", balanceAccountId: request.customer, issuingCountryCode: country,
+            reference: request.externalID,
             card: AdyenWireCardInfo(
-                brand: brand ?? "", brandVariant: program, cardholderName: name, formFactor: formFactor ?? "", deliveryContact: contact
+                brand: brand ?? "", brandVariant: program, cardholderName: name, formFactor: formFactor ?? "",
+                deliveryContact: contact
             )
         )
     }

@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 
 /// The normalised card and wallet-token lifecycle on Adyen's Configuration API: payment instruments listed per
@@ -19,7 +19,9 @@ extension AdyenProvider {
     /// followed by the next one (at most ``maxSkippedPages`` times) before returning.
     public func listCards(_ query: CardQuery, context: OperationContext) async throws -> CardPage {
         var problems = ValidationProblems()
-        ProviderIDs.check(query.customer, field: "customer", what: "an Adyen balance account id", maxLength: AdyenAPI.idMaxLength, into: &problems)
+        ProviderIDs.check(
+            query.customer, field: "customer", what: "an Adyen balance account id", maxLength: AdyenAPI.idMaxLength,
+            into: &problems)
         if let limit = query.limit {
             problems.require(
                 AdyenAPI.listLimitRange.contains(limit), "limit",
@@ -27,13 +29,17 @@ extension AdyenProvider {
             )
         }
         problems.require(query.offset >= 0, "offset", "the offset must not be negative")
-        problems.require(query.cursor == nil, "cursor", "Adyen pages payment instruments by offset; a cursor is not accepted")
+        problems.require(
+            query.cursor == nil, "cursor", "Adyen pages payment instruments by offset; a cursor is not accepted")
         var wireStatuses: [String] = []
         for status in query.statuses {
             if let word = AdyenMapping.instrumentStatus(for: status) {
                 if !wireStatuses.contains(word) { wireStatuses.append(word) }
             } else {
-                problems.add("statuses", "Adyen payment instruments have no \(status.rawValue) status (use active, inactive, suspended or cancelled)")
+                problems.add(
+                    "statuses",
+                    "Adyen payment instruments have no \(status.rawValue) status (use active, inactive, suspended or cancelled)"
+                )
             }
         }
         try problems.throwIfAny()
@@ -48,12 +54,14 @@ extension AdyenProvider {
             if wireStatuses.count == 1 { parameters.append(("status", wireStatuses[0])) }
             let response = try await send(
                 ProviderRequest(
-                    .get, AdyenAPI.balanceAccountPaymentInstruments(balanceAccount), query: parameters, headers: headers(),
+                    .get, AdyenAPI.balanceAccountPaymentInstruments(balanceAccount), query: parameters,
+                    headers: headers(),
                     operation: "list payment instruments"
                 ),
                 family: .paymentInstrument, context: context
             )
-            let page = try decode(AdyenWirePaginatedPaymentInstruments.self, from: response, what: "payment instrument list")
+            let page = try decode(
+                AdyenWirePaginatedPaymentInstruments.self, from: response, what: "payment instrument list")
             let instruments = page.paymentInstruments ?? []
             let hasNext = page.hasNext ?? false
             var cards: [Card] = []
@@ -63,7 +71,9 @@ extension AdyenProvider {
                     skippedHere += 1
                     continue
                 }
-                let card = try mapCard(instrument, ref: CardRef(id: instrument.id, customer: instrument.balanceAccountId ?? balanceAccount))
+                let card = try mapCard(
+                    instrument, ref: CardRef(id: instrument.id, customer: instrument.balanceAccountId ?? balanceAccount)
+                )
                 let statusMatches = wireStatuses.count <= 1 || wireStatuses.contains(instrument.status ?? "")
                 let typeMatches = query.types.isEmpty || query.types.contains(card.type)
                 if statusMatches && typeMatches {
@@ -81,7 +91,8 @@ extension AdyenProvider {
             // Skipped instruments are counted into the offset, so that the next page starts after this one's last.
             let pageOffset = query.offset + skipped + skippedHere
             return CardPage(
-                cards: cards, total: hasNext ? nil : pageOffset + cards.count, limit: hasNext ? cards.count : query.limit,
+                cards: cards, total: hasNext ? nil : pageOffset + cards.count,
+                limit: hasNext ? cards.count : query.limit,
                 offset: pageOffset
             )
         }
@@ -107,7 +118,9 @@ extension AdyenProvider {
     /// requires a `statusComment` with it. No reason sends no `statusReason` (Adyen does not require one).
     public func changeStatus(_ change: CardStatusRequest, context: OperationContext) async throws -> Card {
         var problems = ValidationProblems()
-        ProviderIDs.check(change.card.id, field: "card.id", what: "an Adyen payment instrument id", maxLength: AdyenAPI.idMaxLength, into: &problems)
+        ProviderIDs.check(
+            change.card.id, field: "card.id", what: "an Adyen payment instrument id", maxLength: AdyenAPI.idMaxLength,
+            into: &problems)
         let comment = change.comment?.trimmingCharacters(in: .whitespacesAndNewlines)
         if change.intent != .unlock, change.reason == .other, comment?.isEmpty ?? true {
             problems.add("comment", "Adyen needs a statusComment when the status reason is other")
@@ -115,15 +128,20 @@ extension AdyenProvider {
         try problems.throwIfAny()
 
         let current = try await paymentInstrument(change.card.id, context: context)
-        let card = try mapCard(current, ref: CardRef(id: current.id, customer: current.balanceAccountId ?? change.card.customer))
+        let card = try mapCard(
+            current, ref: CardRef(id: current.id, customer: current.balanceAccountId ?? change.card.customer))
         let target = AdyenMapping.instrumentStatus(for: change.intent)
         switch (current.status, change.intent) {
         case ("closed", .cancel):
             return card
         case ("closed", _):
-            throw illegalTransition("payment instrument \(SafeText.scrub(current.id, maxLength: 64)) is closed; a closed card cannot be changed")
+            throw illegalTransition(
+                "payment instrument \(SafeText.scrub(current.id, maxLength: 64)) is closed; a closed card cannot be changed"
+            )
         case ("inactive", .unlock):
-            throw illegalTransition("payment instrument \(SafeText.scrub(current.id, maxLength: 64)) is inactive (not yet activated); only a suspended card can be unlocked")
+            throw illegalTransition(
+                "payment instrument \(SafeText.scrub(current.id, maxLength: 64)) is inactive (not yet activated); only a suspended card can be unlocked"
+            )
         default:
             break
         }
@@ -137,30 +155,39 @@ extension AdyenProvider {
         } else {
             wireComment = givenComment
         }
-        let body = try encode(AdyenWireUpdatePaymentInstrumentRequest(status: target, statusReason: wireReason, statusComment: wireComment))
+        let body = try encode(
+            AdyenWireUpdatePaymentInstrumentRequest(
+                status: target, statusReason: wireReason, statusComment: wireComment))
         let path = AdyenAPI.paymentInstrument(current.id)
-        let commentDigest = wireComment.map { String(ByteEncoding.hex(MessageAuthentication.sha256(Data($0.utf8))).prefix(16)) } ?? ""
+        let commentDigest =
+            wireComment.map { String(ByteEncoding.hex(MessageAuthentication.sha256(Data($0.utf8))).prefix(16)) } ?? ""
         let response = try await http.send(
             ProviderRequest(
                 .patch, path, headers: headers(json: true), body: body,
-                repeatability: .idempotent(header: AdyenAPI.idempotencyKeyHeader, scope: "PATCH \(path) \(target) \(wireReason ?? "") \(commentDigest)"),
+                repeatability: .idempotent(
+                    header: AdyenAPI.idempotencyKeyHeader,
+                    scope: "PATCH \(path) \(target) \(wireReason ?? "") \(commentDigest)"),
                 operation: "update payment instrument status"
             ),
             context: context
         )
         guard response.isSuccess else {
-            let error = AdyenErrors.error(for: response, family: .paymentInstrument, instance: http.instance, kind: .adyen, redacting: [apiKey.revealedValue])
+            let error = AdyenErrors.error(
+                for: response, family: .paymentInstrument, instance: http.instance, kind: .adyen,
+                redacting: [apiKey.revealedValue])
             if (400..<500).contains(response.status), response.status != 429,
                 let now = try? await paymentInstrument(current.id, context: context), now.status == "closed"
             {
                 throw illegalTransition(
-                    "payment instrument \(SafeText.scrub(current.id, maxLength: 64)) is closed; Adyen refused the change", from: error
+                    "payment instrument \(SafeText.scrub(current.id, maxLength: 64)) is closed; Adyen refused the change",
+                    from: error
                 )
             }
             throw error
         }
         let updated = try decode(AdyenWirePaymentInstrument.self, from: response, what: "updated payment instrument")
-        return try mapCard(updated, ref: CardRef(id: updated.id, customer: updated.balanceAccountId ?? card.ref.customer))
+        return try mapCard(
+            updated, ref: CardRef(id: updated.id, customer: updated.balanceAccountId ?? card.ref.customer))
     }
 
     // MARK: Wallet tokens
@@ -180,20 +207,27 @@ extension AdyenProvider {
     /// that is `invalidCardState` too. The answer is the token read first, with its new status.
     public func changeWalletToken(_ change: WalletTokenRequest, context: OperationContext) async throws -> WalletToken {
         var problems = ValidationProblems()
-        ProviderIDs.check(change.card.id, field: "card.id", what: "an Adyen payment instrument id", maxLength: AdyenAPI.idMaxLength, into: &problems)
-        ProviderIDs.check(change.token, field: "token", what: "an Adyen network token id", maxLength: AdyenAPI.idMaxLength, into: &problems)
+        ProviderIDs.check(
+            change.card.id, field: "card.id", what: "an Adyen payment instrument id", maxLength: AdyenAPI.idMaxLength,
+            into: &problems)
+        ProviderIDs.check(
+            change.token, field: "token", what: "an Adyen network token id", maxLength: AdyenAPI.idMaxLength,
+            into: &problems)
         try problems.throwIfAny()
 
         let (current, owner) = try await networkTokenWithOwner(id: change.token, context: context)
         guard owner == change.card.id else {
             throw CardGatewayError(
-                .notFound, "network token \(SafeText.scrub(change.token, maxLength: 64)) does not belong to payment instrument \(SafeText.scrub(change.card.id, maxLength: 64))",
+                .notFound,
+                "network token \(SafeText.scrub(change.token, maxLength: 64)) does not belong to payment instrument \(SafeText.scrub(change.card.id, maxLength: 64))",
                 provider: http.instance, providerKind: .adyen
             )
         }
         if current.providerStatus == "closed" {
             if change.intent == .delete { return current }
-            throw illegalTransition("network token \(SafeText.scrub(change.token, maxLength: 64)) is closed; a closed token cannot be changed")
+            throw illegalTransition(
+                "network token \(SafeText.scrub(change.token, maxLength: 64)) is closed; a closed token cannot be changed"
+            )
         }
         let target = AdyenMapping.networkTokenStatus(for: change.intent)
         let body = try encode(AdyenWireUpdateNetworkTokenRequest(status: target.rawValue))
@@ -201,17 +235,23 @@ extension AdyenProvider {
         let response = try await http.send(
             ProviderRequest(
                 .patch, path, headers: headers(json: true), body: body,
-                repeatability: .idempotent(header: AdyenAPI.idempotencyKeyHeader, scope: "PATCH \(path) \(target.rawValue)"),
+                repeatability: .idempotent(
+                    header: AdyenAPI.idempotencyKeyHeader, scope: "PATCH \(path) \(target.rawValue)"),
                 operation: "update network token status"
             ),
             context: context
         )
         guard response.isSuccess else {
-            let error = AdyenErrors.error(for: response, family: .networkTokens, instance: http.instance, kind: .adyen, redacting: [apiKey.revealedValue])
+            let error = AdyenErrors.error(
+                for: response, family: .networkTokens, instance: http.instance, kind: .adyen,
+                redacting: [apiKey.revealedValue])
             if (400..<500).contains(response.status), response.status != 429,
-                let now = try? await networkTokenWithOwner(id: change.token, context: context), now.token.providerStatus == "closed"
+                let now = try? await networkTokenWithOwner(id: change.token, context: context),
+                now.token.providerStatus == "closed"
             {
-                throw illegalTransition("network token \(SafeText.scrub(change.token, maxLength: 64)) is closed; Adyen refused the change", from: error)
+                throw illegalTransition(
+                    "network token \(SafeText.scrub(change.token, maxLength: 64)) is closed; Adyen refused the change",
+                    from: error)
             }
             throw error
         }
@@ -226,19 +266,24 @@ extension AdyenProvider {
     }
 
     /// `GET /networkTokens/{id}` with the payment instrument it names.
-    private func networkTokenWithOwner(id: String, context: OperationContext) async throws -> (token: WalletToken, owner: String?) {
+    private func networkTokenWithOwner(
+        id: String, context: OperationContext
+    ) async throws -> (token: WalletToken, owner: String?) {
         let response = try await send(
             ProviderRequest(.get, AdyenAPI.networkToken(id), headers: headers(), operation: "get network token"),
             family: .networkTokens, context: context
         )
         let wire = try decode(AdyenWireGetNetworkTokenResponse.self, from: response, what: "network token").token
-        guard let token = AdyenMapping.walletToken(wire) else { throw invalidResponse("Adyen's network token has no id", response) }
+        guard let token = AdyenMapping.walletToken(wire) else {
+            throw invalidResponse("Adyen's network token has no id", response)
+        }
         return (token, wire.paymentInstrumentId)
     }
 
     private func illegalTransition(_ message: String, from providerError: CardGatewayError? = nil) -> CardGatewayError {
         CardGatewayError(
-            .invalidCardState, message, provider: http.instance, providerKind: .adyen, providerCode: providerError?.providerCode,
+            .invalidCardState, message, provider: http.instance, providerKind: .adyen,
+            providerCode: providerError?.providerCode,
             httpStatus: providerError?.httpStatus, requestID: providerError?.requestID
         )
     }

@@ -5,7 +5,9 @@ import Foundation
 enum AdyenMapping {
     /// A payment instrument as a card. Throws `invalidRequest` when the instrument is not a card (a
     /// `bankAccount` instrument has no `card` object).
-    static func card(_ instrument: AdyenWirePaymentInstrument, ref: CardRef, walletTokens: [WalletToken] = []) throws -> Card {
+    static func card(
+        _ instrument: AdyenWirePaymentInstrument, ref: CardRef, walletTokens: [WalletToken] = []
+    ) throws -> Card {
         guard let card = instrument.card else {
             let kind = instrument.type.map { " (type \(SafeText.scrub($0, maxLength: 40)))" } ?? ""
             throw CardGatewayError(
@@ -105,7 +107,9 @@ enum AdyenMapping {
     static func scheme(brandVariant: String?) -> CardScheme? {
         guard let variant = brandVariant?.lowercased(), !variant.isEmpty else { return nil }
         if variant.hasPrefix("visa") { return .visa }
-        if variant.hasPrefix("mc") || variant.hasPrefix("mastercard") || variant.hasPrefix("maestro") { return .mastercard }
+        if variant.hasPrefix("mc") || variant.hasPrefix("mastercard") || variant.hasPrefix("maestro") {
+            return .mastercard
+        }
         return nil
     }
 
@@ -172,9 +176,12 @@ enum AdyenMapping {
     /// Why a card is not eligible for a wallet, or nil when it is. Only `active` instruments are.
     static func ineligibility(_ card: Card) -> IneligibilityReason? {
         guard card.status != .active else { return nil }
-        let word = card.providerStatus.isEmpty ? "of unknown status" : SafeText.scrub(card.providerStatus, maxLength: 40)
+        let word =
+            card.providerStatus.isEmpty ? "of unknown status" : SafeText.scrub(card.providerStatus, maxLength: 40)
         var message = "the card is \(word), only active cards can be added to a wallet"
-        if let reason = card.statusReason, !reason.isEmpty { message += " (statusReason: \(SafeText.scrub(reason, maxLength: 60)))" }
+        if let reason = card.statusReason, !reason.isEmpty {
+            message += " (statusReason: \(SafeText.scrub(reason, maxLength: 60)))"
+        }
         return IneligibilityReason(code: "cardNotActive", message: message)
     }
 }

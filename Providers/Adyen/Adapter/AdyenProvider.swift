@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 import HTTPTypes
 import Logging
@@ -22,14 +22,22 @@ public enum AdyenNetworkTokenStatus: String, Sendable, CaseIterable, CustomStrin
 /// (`GET /paymentInstruments/{id}/networkTokenActivationData`) and returns its `sdkInput` bytes; each
 /// `.issuerSDK(output:)` with the SDK's bytes posts them and returns the *new* `sdkInput` bytes for the SDK.
 /// Bytes travel as standard Base64 on the wire and as raw bytes in the model; nothing is re-encoded.
-public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, CardIssuance, CardStatusControl, WalletTokenListing, WalletTokenControl {
+public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, CardIssuance, CardStatusControl,
+    WalletTokenListing, WalletTokenControl
+{
     /// What every Adyen instance can do.
     public static let descriptor = ProviderDescriptor(
         kind: .adyen,
         capabilities: [
-            .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing, .walletTokenControl, .walletProvisioning, .webhooks,
+            .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing,
+            .walletTokenControl, .walletProvisioning, .webhooks,
+            .cardDetailsReveal, .pinReveal, .pinChange,
         ],
-        provisioningFlows: [.applePay: .issuerSDKRelay, .googlePay: .issuerSDKRelay]
+        provisioningFlows: [.applePay: .issuerSDKRelay, .googlePay: .issuerSDKRelay],
+        // Card details and PIN: the app's AES key encrypted with Adyen's RSA public key (AdyenCardReveal.swift).
+        revealFlows: [
+            .cardDetails: .encryptedSessionKey, .pinReveal: .encryptedSessionKey, .pinChange: .encryptedSessionKey,
+        ]
     )
 
     /// The same as ``descriptor`` (static): every Adyen instance can do the same.
@@ -39,10 +47,16 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
     let apiKey: Secret
     /// The hex-decoded webhook HMAC key, when configured.
     let hmacKey: SensitiveData?
+    /// The wall clock public keys' expiry is read against (the gateway's `now`).
+    let now: @Sendable () -> Date
+    /// Adyen's public keys for card details and PIN, per purpose and format, until their expiry.
+    let revealKeys = AdyenRevealKeyCache()
 
     /// Builds the adapter from the gateway's setup (credentials `apiKey`, optional `hmacKey`).
     public init(setup: ProviderSetup) throws {
-        try self.init(http: setup.http, apiKey: setup.credential("apiKey"), hmacKey: setup.optionalCredential("hmacKey"))
+        try self.init(
+            http: setup.http, apiKey: setup.credential("apiKey"), hmacKey: setup.optionalCredential("hmacKey"),
+            now: setup.now)
     }
 
     /// Builds the adapter directly.
@@ -52,14 +66,23 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
     ///   - apiKey: the Balance Platform API key.
     ///   - hmacKey: the webhook endpoint's HMAC key, in hex as the Customer Area shows it; without it, `verify`
     ///     throws `invalidConfiguration`.
-    public init(http: ProviderHTTPClient, apiKey: Secret, hmacKey: Secret? = nil) throws {
+    ///   - now: the wall clock the public keys' expiry is read against; the client's clock by default.
+    @_spi(AdapterSupport) public init(
+        http: ProviderHTTPClient, apiKey: Secret, hmacKey: Secret? = nil, now: (@Sendable () -> Date)? = nil
+    ) throws {
         guard !apiKey.revealedValue.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-            throw CardGatewayError(.invalidConfiguration, "providers.\(http.instance).credentials.apiKey is empty", provider: http.instance, providerKind: .adyen)
+            throw CardGatewayError(
+                .invalidConfiguration, "providers.\(http.instance).credentials.apiKey is empty",
+                provider: http.instance, providerKind: .adyen)
         }
         if let hmacKey {
-            guard let bytes = ByteEncoding.decodeHex(hmacKey.revealedValue.trimmingCharacters(in: .whitespacesAndNewlines)), !bytes.isEmpty else {
+            guard
+                let bytes = ByteEncoding.decodeHex(
+                    hmacKey.revealedValue.trimmingCharacters(in: .whitespacesAndNewlines)), !bytes.isEmpty
+            else {
                 throw CardGatewayError(
-                    .invalidConfiguration, "providers.\(http.instance).credentials.hmacKey must be the hexadecimal HMAC key from the Customer Area",
+                    .invalidConfiguration,
+                    "providers.\(http.instance).credentials.hmacKey must be the hexadecimal HMAC key from the Customer Area",
                     provider: http.instance, providerKind: .adyen
                 )
             }
@@ -71,6 +94,8 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
         client.idempotencyKeyMaxLength = AdyenAPI.idempotencyKeyMaxLength
         self.http = client.authenticated(by: HeaderAuthentication.apiKey(AdyenAPI.apiKeyHeader, apiKey))
         self.apiKey = apiKey
+        let clock = http.clock
+        self.now = now ?? { clock.date }
     }
 
     // MARK: Card lookup
@@ -90,7 +115,9 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
     public func networkTokens(for card: CardRef, context: OperationContext) async throws -> [WalletToken] {
         try validate(cardID: card.id)
         let response = try await send(
-            ProviderRequest(.get, AdyenAPI.networkTokens(paymentInstrument: card.id), headers: headers(), operation: "list network tokens"),
+            ProviderRequest(
+                .get, AdyenAPI.networkTokens(paymentInstrument: card.id), headers: headers(),
+                operation: "list network tokens"),
             family: .networkTokens, context: context
         )
         let list = try decode(AdyenWireListNetworkTokensResponse.self, from: response, what: "network token list")
@@ -104,7 +131,10 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
             ProviderRequest(.get, AdyenAPI.networkToken(id), headers: headers(), operation: "get network token"),
             family: .networkTokens, context: context
         )
-        guard let token = AdyenMapping.walletToken(try decode(AdyenWireGetNetworkTokenResponse.self, from: response, what: "network token").token) else {
+        guard
+            let token = AdyenMapping.walletToken(
+                try decode(AdyenWireGetNetworkTokenResponse.self, from: response, what: "network token").token)
+        else {
             throw invalidResponse("Adyen's network token has no id", response)
         }
         return token
@@ -113,20 +143,26 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
     /// Moves a network token to `status` (`PATCH /networkTokens/{id}`, answered 202 with no content). Adyen
     /// refuses changes to a closed token; that refusal comes back as the mapped provider error.
     /// ``changeWalletToken(_:context:)`` is the normalised path (its illegal transitions are `invalidCardState`).
-    public func updateNetworkToken(id: String, status: AdyenNetworkTokenStatus, context: OperationContext) async throws {
+    public func updateNetworkToken(id: String, status: AdyenNetworkTokenStatus, context: OperationContext) async throws
+    {
         try validate(tokenID: id)
         let body = try encode(AdyenWireUpdateNetworkTokenRequest(status: status.rawValue))
         // PATCH to a fixed status is idempotent by nature: repeating it leaves the same state. A retried close
         // whose first attempt was applied is answered with Adyen's closed-is-final refusal, so a refused close
         // that took more than one attempt is settled by reading the token.
         let response = try await http.send(
-            ProviderRequest(.patch, AdyenAPI.networkToken(id), headers: headers(json: true), body: body, repeatability: .safe, operation: "update network token"),
+            ProviderRequest(
+                .patch, AdyenAPI.networkToken(id), headers: headers(json: true), body: body, repeatability: .safe,
+                operation: "update network token"),
             context: context
         )
         guard !response.isSuccess else { return }
-        let error = AdyenErrors.error(for: response, family: .networkTokens, instance: http.instance, kind: .adyen, redacting: [apiKey.revealedValue])
+        let error = AdyenErrors.error(
+            for: response, family: .networkTokens, instance: http.instance, kind: .adyen,
+            redacting: [apiKey.revealedValue])
         if status == .closed, response.attempts > 1, (400..<500).contains(response.status),
-            let token = try? await networkToken(id: id, context: context), token.providerStatus == AdyenNetworkTokenStatus.closed.rawValue
+            let token = try? await networkToken(id: id, context: context),
+            token.providerStatus == AdyenNetworkTokenStatus.closed.rawValue
         {
             return
         }
@@ -135,10 +171,13 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
 
     /// Moves a token already known to the caller. A token known to be closed (``WalletTokenStatus/deleted``) is
     /// refused here with `invalidCardState`, without a request: closed is final at Adyen.
-    public func updateNetworkToken(_ token: WalletToken, status: AdyenNetworkTokenStatus, context: OperationContext) async throws {
+    public func updateNetworkToken(
+        _ token: WalletToken, status: AdyenNetworkTokenStatus, context: OperationContext
+    ) async throws {
         if token.status == .deleted || token.providerStatus == "closed" {
             throw CardGatewayError(
-                .invalidCardState, "network token \(SafeText.scrub(token.id, maxLength: 64)) is closed; a closed token cannot be changed",
+                .invalidCardState,
+                "network token \(SafeText.scrub(token.id, maxLength: 64)) is closed; a closed token cannot be changed",
                 provider: http.instance, providerKind: .adyen
             )
         }
@@ -155,8 +194,10 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
         let mapped = try mapCard(instrument, ref: card)
         guard let flow = descriptor.provisioningFlows[wallet] else {
             return ProvisioningOffer(
-                card: mapped.ref, wallet: wallet, eligible: false, ineligibleReason: .walletNotSupported(wallet), flow: nil,
-                cardholderName: mapped.cardholderName, lastFour: mapped.lastFour, network: mapped.scheme, expiry: mapped.expiry
+                card: mapped.ref, wallet: wallet, eligible: false, ineligibleReason: .walletNotSupported(wallet),
+                flow: nil,
+                cardholderName: mapped.cardholderName, lastFour: mapped.lastFour, network: mapped.scheme,
+                expiry: mapped.expiry
             )
         }
         // Listing tokens needs a role of its own. A credential made only for provisioning lacks it; the offer is
@@ -165,33 +206,43 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
         do {
             tokens = try await networkTokens(for: card, context: context)
         } catch let error as CardGatewayError where error.code == .permissionDenied {
-            context.logger.notice("adyen offer without existing network tokens: the credential may not list them", metadata: [
-                "provider": .string(http.instance), "error.code": .string(error.code.rawValue),
-            ])
+            context.logger.notice(
+                "adyen offer without existing network tokens: the credential may not list them",
+                metadata: [
+                    "provider": .string(http.instance), "error.code": .string(error.code.rawValue),
+                ])
             tokens = []
         }
         let reason = AdyenMapping.ineligibility(mapped)
         return ProvisioningOffer(
             card: mapped.ref, wallet: wallet, eligible: reason == nil, ineligibleReason: reason, flow: flow,
-            cardholderName: mapped.cardholderName, lastFour: mapped.lastFour, network: mapped.scheme, expiry: mapped.expiry,
+            cardholderName: mapped.cardholderName, lastFour: mapped.lastFour, network: mapped.scheme,
+            expiry: mapped.expiry,
             existingTokens: tokens
         )
     }
 
     /// One relay round trip: `.issuerSDK(output: nil)` fetches the first `sdkInput`; `.issuerSDK(output: bytes)`
     /// posts the SDK's `sdkOutput` and returns the next `sdkInput`. Any other input is `unsupported`.
-    public func provision(_ request: ProvisioningRequest, context: OperationContext) async throws -> ProvisioningResponse {
+    public func provision(
+        _ request: ProvisioningRequest, context: OperationContext
+    ) async throws -> ProvisioningResponse {
         guard descriptor.provisioningFlows[request.wallet] != nil else {
-            throw CardGatewayError(.unsupported, "Adyen cannot provision cards to \(request.wallet)", provider: http.instance, providerKind: .adyen)
+            throw CardGatewayError(
+                .unsupported, "Adyen cannot provision cards to \(request.wallet)", provider: http.instance,
+                providerKind: .adyen)
         }
-        guard case .issuerSDK(let output) = request.input else {
+        guard request.input.kind == .issuerSDK else {
             throw CardGatewayError(
                 .unsupported, "Adyen provisions by the issuer SDK relay; \(request.input.flow) input is not supported",
                 provider: http.instance, providerKind: .adyen
             )
         }
+        let output = request.input.issuerSDKOutput
         var problems = ValidationProblems()
-        ProviderIDs.check(request.card.id, field: "card.id", what: "an Adyen payment instrument id", maxLength: AdyenAPI.idMaxLength, into: &problems)
+        ProviderIDs.check(
+            request.card.id, field: "card.id", what: "an Adyen payment instrument id", maxLength: AdyenAPI.idMaxLength,
+            into: &problems)
         if let output { problems.require(!output.isEmpty, "input.output", "the issuer SDK output must not be empty") }
         try problems.throwIfAny()
 
@@ -207,7 +258,8 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
             if context.idempotencyKey?.isEmpty ?? true {
                 // Without an operation key the key is still stable: the same sdkOutput for the same card gets
                 // the same key, so a caller repeating the whole call after a lost answer is de-duplicated by Adyen.
-                postHeaders[AdyenAPI.idempotencyKeyHeader] = Self.activationDataKey(paymentInstrument: request.card.id, outputDigest: outputDigest)
+                postHeaders[AdyenAPI.idempotencyKeyHeader] = Self.activationDataKey(
+                    paymentInstrument: request.card.id, outputDigest: outputDigest)
             }
             response = try await send(
                 ProviderRequest(
@@ -254,16 +306,22 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
 
     func paymentInstrument(_ id: String, context: OperationContext) async throws -> AdyenWirePaymentInstrument {
         let response = try await send(
-            ProviderRequest(.get, AdyenAPI.paymentInstrument(id), headers: headers(), operation: "get payment instrument"),
+            ProviderRequest(
+                .get, AdyenAPI.paymentInstrument(id), headers: headers(), operation: "get payment instrument"),
             family: .paymentInstrument, context: context
         )
         return try decode(AdyenWirePaymentInstrument.self, from: response, what: "payment instrument")
     }
 
     /// Sends and maps any non-success status to the error table.
-    func send(_ request: ProviderRequest, family: AdyenEndpointFamily, context: OperationContext) async throws -> ProviderResponse {
+    func send(
+        _ request: ProviderRequest, family: AdyenEndpointFamily, context: OperationContext
+    ) async throws -> ProviderResponse {
         let response = try await http.send(request, context: context)
-        guard response.isSuccess else { throw AdyenErrors.error(for: response, family: family, instance: http.instance, kind: .adyen, redacting: [apiKey.revealedValue]) }
+        guard response.isSuccess else {
+            throw AdyenErrors.error(
+                for: response, family: family, instance: http.instance, kind: .adyen, redacting: [apiKey.revealedValue])
+        }
         return response
     }
 
@@ -302,13 +360,17 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
 
     func validate(cardID: String) throws {
         var problems = ValidationProblems()
-        ProviderIDs.check(cardID, field: "card.id", what: "an Adyen payment instrument id", maxLength: AdyenAPI.idMaxLength, into: &problems)
+        ProviderIDs.check(
+            cardID, field: "card.id", what: "an Adyen payment instrument id", maxLength: AdyenAPI.idMaxLength,
+            into: &problems)
         try problems.throwIfAny()
     }
 
     func validate(tokenID: String) throws {
         var problems = ValidationProblems()
-        ProviderIDs.check(tokenID, field: "networkToken.id", what: "an Adyen network token id", maxLength: AdyenAPI.idMaxLength, into: &problems)
+        ProviderIDs.check(
+            tokenID, field: "networkToken.id", what: "an Adyen network token id", maxLength: AdyenAPI.idMaxLength,
+            into: &problems)
         try problems.throwIfAny()
     }
 }

@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 import HTTPTypes
 
@@ -15,18 +15,23 @@ extension AdyenProvider {
     public func verify(_ delivery: WebhookDelivery, now: Date) throws -> [GatewayEvent] {
         guard let hmacKey else {
             throw CardGatewayError(
-                .invalidConfiguration, "providers.\(http.instance).credentials.hmacKey is needed to verify Adyen webhooks",
+                .invalidConfiguration,
+                "providers.\(http.instance).credentials.hmacKey is needed to verify Adyen webhooks",
                 provider: http.instance, providerKind: .adyen
             )
         }
         let values = delivery.headers[values: AdyenAPI.hmacSignatureHeader]
         guard values.count == 1, let header = values.first else {
-            throw signatureInvalid(values.isEmpty ? "the HmacSignature header is missing" : "more than one HmacSignature header")
+            throw signatureInvalid(
+                values.isEmpty ? "the HmacSignature header is missing" : "more than one HmacSignature header")
         }
         guard let signature = ByteEncoding.decodeBase64(header.trimmingCharacters(in: .whitespaces)) else {
             throw signatureInvalid("the HmacSignature header is not Base64")
         }
-        guard MessageAuthentication.verifyHMACSHA256(signature: signature, key: hmacKey.revealedBytes, message: delivery.body) else {
+        guard
+            MessageAuthentication.verifyHMACSHA256(
+                signature: signature, key: hmacKey.revealedBytes, message: delivery.body)
+        else {
             throw signatureInvalid("the HmacSignature does not match the body")
         }
 
@@ -34,7 +39,8 @@ extension AdyenProvider {
         do { envelope = try JSONDecoder().decode(AdyenWireNotificationType.self, from: delivery.body) } catch {
             throw malformed("the notification is not a JSON object")
         }
-        guard let type = envelope.type, type == AdyenAPI.networkTokenCreated || type == AdyenAPI.networkTokenUpdated else {
+        guard let type = envelope.type, type == AdyenAPI.networkTokenCreated || type == AdyenAPI.networkTokenUpdated
+        else {
             return []
         }
         let notification: AdyenWireNotification
@@ -42,13 +48,16 @@ extension AdyenProvider {
             throw malformed("the \(type) notification could not be read (\(DecodingProblem.describe(error)))")
         }
         guard let data = notification.data else { throw malformed("the \(type) notification has no data") }
-        guard let tokenID = data.id, !tokenID.isEmpty else { throw malformed("the \(type) notification has no data.id") }
+        guard let tokenID = data.id, !tokenID.isEmpty else {
+            throw malformed("the \(type) notification has no data.id")
+        }
         guard let instrument = data.paymentInstrumentId, !instrument.isEmpty else {
             throw malformed("the \(type) notification has no data.paymentInstrumentId")
         }
         let token = WalletToken(
             id: tokenID,
-            wallet: AdyenMapping.wallet(tokenType: data.type, walletType: data.wallet?.type, tokenRequestorName: data.tokenRequestor?.name),
+            wallet: AdyenMapping.wallet(
+                tokenType: data.type, walletType: data.wallet?.type, tokenRequestorName: data.tokenRequestor?.name),
             status: AdyenMapping.tokenStatus(data.status),
             providerStatus: data.status ?? "",
             lastFour: data.tokenLastFour
@@ -57,14 +66,17 @@ extension AdyenProvider {
         let eventID = [tokenID, type, notification.timestamp ?? ""].joined(separator: "|")
         return [
             GatewayEvent(
-                id: eventID, providerKind: .adyen, occurredAt: AdyenMapping.date(notification.timestamp), providerType: type,
-                event: type == AdyenAPI.networkTokenCreated ? .walletTokenCreated(tokenEvent) : .walletTokenUpdated(tokenEvent)
+                id: eventID, providerKind: .adyen, occurredAt: AdyenMapping.date(notification.timestamp),
+                providerType: type,
+                event: type == AdyenAPI.networkTokenCreated
+                    ? .walletTokenCreated(tokenEvent) : .walletTokenUpdated(tokenEvent)
             )
         ]
     }
 
     private func signatureInvalid(_ message: String) -> CardGatewayError {
-        CardGatewayError(.signatureInvalid, "Adyen webhook refused: \(message)", provider: http.instance, providerKind: .adyen)
+        CardGatewayError(
+            .signatureInvalid, "Adyen webhook refused: \(message)", provider: http.instance, providerKind: .adyen)
     }
 
     private func malformed(_ message: String) -> CardGatewayError {

@@ -188,3 +188,43 @@ struct AdyenWireDeliveryAddress: Encodable, Sendable {
     var postalCode: String
     var stateOrProvince: String?
 }
+
+// MARK: Card details and PIN (the spec's "Manage card PIN" and `post-paymentInstruments-reveal`)
+
+/// `PublicKeyResponse` (both required in the spec; tolerated missing here, and refused as `invalidResponse` by the
+/// adapter when `publicKey` is).
+struct AdyenWirePublicKeyResponse: Decodable, Sendable {
+    var publicKey: String?
+    /// A date in the spec's example (`2023-12-12`); a date-time is read too.
+    var publicKeyExpiryDate: String?
+}
+
+/// `PaymentInstrumentRevealRequest` and `RevealPinRequest` (both fields required).
+struct AdyenWireRevealRequest: Encodable, Sendable {
+    var paymentInstrumentId: String
+    var encryptedKey: String
+}
+
+/// `PaymentInstrumentRevealResponse` (`encryptedData` required).
+struct AdyenWirePaymentInstrumentRevealResponse: Decodable, Sendable {
+    var encryptedData: String?
+}
+
+/// `RevealPinResponse` (both required).
+struct AdyenWireRevealPinResponse: Decodable, Sendable {
+    var encryptedPinBlock: String?
+    var token: String?
+}
+
+/// `PinChangeRequest` (every field required).
+struct AdyenWirePinChangeRequest: Encodable, Sendable {
+    var paymentInstrumentId: String
+    var encryptedKey: String
+    var encryptedPinBlock: String
+    var token: String
+}
+
+/// `PinChangeResponse` (`status` required: `completed`, `pending` or `unavailable`).
+struct AdyenWirePinChangeResponse: Decodable, Sendable {
+    var status: String?
+}

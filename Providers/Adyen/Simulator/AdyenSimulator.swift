@@ -22,6 +22,12 @@ public struct AdyenSimulator: ProviderSimulator {
         case networkTokenActivationData
         /// Read and patch network tokens.
         case networkTokens
+        /// "Bank Issuing PAN Reveal Webservice role": `GET /publicKey` and `POST /paymentInstruments/reveal`.
+        case panReveal
+        /// "Bank Issuing PIN Reveal Webservice role": `POST /pins/reveal`.
+        case pinReveal
+        /// "Bank Issuing PIN Change Webservice role": `POST /pins/change`.
+        case pinChange
     }
 
     /// The credentials the simulator accepts.
@@ -36,7 +42,9 @@ public struct AdyenSimulator: ProviderSimulator {
         public var hmacKeyHex: String
 
         /// Credentials with the given keys and roles.
-        public init(apiKeys: [String: Set<Role>], webServiceUser: String, webServicePassword: String, hmacKeyHex: String) {
+        public init(
+            apiKeys: [String: Set<Role>], webServiceUser: String, webServicePassword: String, hmacKeyHex: String
+        ) {
             self.apiKeys = apiKeys
             self.webServiceUser = webServiceUser
             self.webServicePassword = webServicePassword
@@ -75,6 +83,8 @@ public struct AdyenSimulator: ProviderSimulator {
     /// The credentials the simulator accepts.
     public let credentials: Credentials
     let state: AdyenSimulatorState
+    /// The RSA key pairs, PINs and used tokens of card details and PIN (AdyenSimulatorCardReveal.swift).
+    let revealState: AdyenSimulatorRevealState
 
     /// - Parameters:
     ///   - clock: the simulation clock (default: the real time, settable through the control path).
@@ -83,28 +93,35 @@ public struct AdyenSimulator: ProviderSimulator {
         self.simulationClock = clock
         self.credentials = credentials
         self.state = AdyenSimulatorState(clock: clock)
+        self.revealState = AdyenSimulatorRevealState(clock: clock)
     }
 
     /// Back to the documented seed: instruments, tokens, exchanges, idempotency keys and generated ids.
     public func reset() async {
         state.reset()
+        revealState.reset()
     }
 
     // MARK: Routes
 
     /// Registers `POST /paymentInstruments`, `GET`/`PATCH /paymentInstruments/{id}`, `GET /balanceAccounts/{id}/paymentInstruments`,
     /// `GET`/`POST …/networkTokenActivationData`,
-    /// `GET …/networkTokens`, `GET`/`PATCH /networkTokens/{networkTokenId}`, all below `/bcl/v2`.
+    /// `GET …/networkTokens`, `GET`/`PATCH /networkTokens/{networkTokenId}`, and card details and PIN (`GET /publicKey`,
+    /// `POST /paymentInstruments/reveal`, `POST /pins/reveal`, `POST /pins/change`), all below `/bcl/v2`.
     public func registerRoutes(on router: Router<SimulatorContext>) {
         let base = basePath
         router.post("\(base)/paymentInstruments") { request, context in
-            await self.handleWithBody(request, context) { body in try self.postPaymentInstrument(request, context, body: body) }
+            await self.handleWithBody(request, context) { body in
+                try self.postPaymentInstrument(request, context, body: body)
+            }
         }
         router.get("\(base)/paymentInstruments/:id") { request, context in
             await self.handle(request, context) { try self.getPaymentInstrument(request, context) }
         }
         router.patch("\(base)/paymentInstruments/:id") { request, context in
-            await self.handleWithBody(request, context) { body in try self.patchPaymentInstrument(request, context, body: body) }
+            await self.handleWithBody(request, context) { body in
+                try self.patchPaymentInstrument(request, context, body: body)
+            }
         }
         router.get("\(base)/balanceAccounts/:id/paymentInstruments") { request, context in
             await self.handle(request, context) { try self.listPaymentInstruments(request, context) }
@@ -113,7 +130,9 @@ public struct AdyenSimulator: ProviderSimulator {
             await self.handle(request, context) { try self.getActivationData(request, context) }
         }
         router.post("\(base)/paymentInstruments/:id/networkTokenActivationData") { request, context in
-            await self.handleWithBody(request, context) { body in try self.postActivationData(request, context, body: body) }
+            await self.handleWithBody(request, context) { body in
+                try self.postActivationData(request, context, body: body)
+            }
         }
         router.get("\(base)/paymentInstruments/:id/networkTokens") { request, context in
             await self.handle(request, context) { try self.listNetworkTokens(request, context) }
@@ -122,22 +141,31 @@ public struct AdyenSimulator: ProviderSimulator {
             await self.handle(request, context) { try self.getNetworkToken(request, context) }
         }
         router.patch("\(base)/networkTokens/:networkTokenId") { request, context in
-            await self.handleWithBody(request, context) { body in try self.patchNetworkToken(request, context, body: body) }
+            await self.handleWithBody(request, context) { body in
+                try self.patchNetworkToken(request, context, body: body)
+            }
         }
+        registerCardRevealRoutes(on: router)
     }
 
     /// Adyen's `RestServiceError` for an injected fault, an unknown route or a handler error.
     public func faultResponse(status: Int, message: String) -> SimulatedResponse {
-        restError(status: status, errorCode: AdyenSimulatorErrors.genericCode(status), title: AdyenSimulatorErrors.title(status), detail: message)
+        restError(
+            status: status, errorCode: AdyenSimulatorErrors.genericCode(status),
+            title: AdyenSimulatorErrors.title(status), detail: message)
     }
 
     // MARK: Handlers
 
-    private func handle(_ request: Request, _ context: SimulatorContext, _ body: () throws -> SimulatedResponse) async -> Response {
+    private func handle(
+        _ request: Request, _ context: SimulatorContext, _ body: () throws -> SimulatedResponse
+    ) async -> Response {
         await handleWithBody(request, context) { _ in try body() }
     }
 
-    private func handleWithBody(_ request: Request, _ context: SimulatorContext, _ body: (Data) throws -> SimulatedResponse) async -> Response {
+    func handleWithBody(
+        _ request: Request, _ context: SimulatorContext, _ body: (Data) throws -> SimulatedResponse
+    ) async -> Response {
         do {
             let buffer = try await request.body.collect(upTo: 1 << 20)
             return try body(Data(buffer.readableBytesView)).hummingbirdResponse
@@ -169,7 +197,11 @@ public struct AdyenSimulator: ProviderSimulator {
         func integer(_ name: String, default value: Int, range: ClosedRange<Int>) -> Int {
             guard let text = parameter(name) else { return value }
             guard let number = Int(text), range.contains(number) else {
-                invalid.append((name, String(text.prefix(20)), "must be an integer from \(range.lowerBound) to \(range.upperBound)"))
+                invalid.append(
+                    (
+                        name, String(text.prefix(20)),
+                        "must be an integer from \(range.lowerBound) to \(range.upperBound)"
+                    ))
                 return value
             }
             return number
@@ -181,21 +213,27 @@ public struct AdyenSimulator: ProviderSimulator {
             invalid.append(("status", String(status.prefix(20)), "must be one of active, inactive, suspended, closed"))
         }
         guard invalid.isEmpty else {
-            throw failure(422, AdyenSimulatorErrors.invalidQuery, "Invalid query parameter", "A query parameter is not valid.", invalidFields: invalid)
+            throw failure(
+                422, AdyenSimulatorErrors.invalidQuery, "Invalid query parameter", "A query parameter is not valid.",
+                invalidFields: invalid)
         }
         let matching = all.filter { status == nil || $0.status == status }
         let page = Array(matching.dropFirst(offset).prefix(limit))
-        return .json(200, [
-            "paymentInstruments": page.map(\.json),
-            "hasNext": offset + page.count < matching.count,
-            "hasPrevious": offset > 0 && !matching.isEmpty,
-        ])
+        return .json(
+            200,
+            [
+                "paymentInstruments": page.map(\.json),
+                "hasNext": offset + page.count < matching.count,
+                "hasPrevious": offset > 0 && !matching.isEmpty,
+            ])
     }
 
     /// `PATCH /paymentInstruments/{id}` with `status`, `statusReason`, `statusComment` (the status fields of
     /// `PaymentInstrumentUpdateRequest`; its other fields are refused by this simulator). `closed` is final;
     /// `other` needs a `statusComment`. Answers the whole instrument (`UpdatePaymentInstrument`).
-    private func patchPaymentInstrument(_ request: Request, _ context: SimulatorContext, body: Data) throws -> SimulatedResponse {
+    private func patchPaymentInstrument(
+        _ request: Request, _ context: SimulatorContext, body: Data
+    ) throws -> SimulatedResponse {
         try authorize(request, role: .paymentInstruments)
         return try idempotent(request, body: body) { try updatePaymentInstrument(context, body: body) }
     }
@@ -209,11 +247,19 @@ public struct AdyenSimulator: ProviderSimulator {
         }
         let status = object["status"]
         if let status, !((status as? String).map { AdyenSimulator.instrumentStatuses.contains($0) } ?? false) {
-            invalid.append(("status", String(String(describing: status).prefix(40)), "must be one of active, inactive, suspended, closed"))
+            invalid.append(
+                (
+                    "status", String(String(describing: status).prefix(40)),
+                    "must be one of active, inactive, suspended, closed"
+                ))
         }
         let reason = object["statusReason"]
         if let reason, !((reason as? String).map { AdyenSimulator.instrumentStatusReasons.contains($0) } ?? false) {
-            invalid.append(("statusReason", String(String(describing: reason).prefix(40)), "must be one of \(AdyenSimulator.instrumentStatusReasons.joined(separator: ", "))"))
+            invalid.append(
+                (
+                    "statusReason", String(String(describing: reason).prefix(40)),
+                    "must be one of \(AdyenSimulator.instrumentStatusReasons.joined(separator: ", "))"
+                ))
         }
         let comment = object["statusComment"]
         if let comment, !(comment is String) {
@@ -223,7 +269,9 @@ public struct AdyenSimulator: ProviderSimulator {
             invalid.append(("statusComment", "", "is required when statusReason is other"))
         }
         guard invalid.isEmpty else {
-            throw failure(422, AdyenSimulatorErrors.invalidInstrumentUpdate, "Invalid payment instrument", "The request has invalid fields.", invalidFields: invalid)
+            throw failure(
+                422, AdyenSimulatorErrors.invalidInstrumentUpdate, "Invalid payment instrument",
+                "The request has invalid fields.", invalidFields: invalid)
         }
         guard instrument.status != "closed" else {
             throw failure(
@@ -250,7 +298,9 @@ public struct AdyenSimulator: ProviderSimulator {
     /// `active`, `inactive` or `suspended`, and is `active` when absent except for a physical card, which starts
     /// `inactive` (the spec's "exceptions for cards based on the formFactor"). Missing or invalid fields are a 422
     /// naming them; an unknown balance account is a 404. Answers the new instrument (`PaymentInstrument`).
-    private func postPaymentInstrument(_ request: Request, _ context: SimulatorContext, body: Data) throws -> SimulatedResponse {
+    private func postPaymentInstrument(
+        _ request: Request, _ context: SimulatorContext, body: Data
+    ) throws -> SimulatedResponse {
         try authorize(request, role: .paymentInstruments)
         return try idempotent(request, body: body) { try createPaymentInstrument(body: body) }
     }
@@ -270,7 +320,8 @@ public struct AdyenSimulator: ProviderSimulator {
         if account.isEmpty { invalid.append(("balanceAccountId", shown(object["balanceAccountId"]), "is required")) }
         let country = text(object["issuingCountryCode"]) ?? ""
         if country.count != 2 || !country.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) }) {
-            invalid.append(("issuingCountryCode", shown(object["issuingCountryCode"]), "must be an ISO 3166-1 alpha-2 code"))
+            invalid.append(
+                ("issuingCountryCode", shown(object["issuingCountryCode"]), "must be an ISO 3166-1 alpha-2 code"))
         }
         let status = object["status"]
         if let status, !["active", "inactive", "suspended"].contains(text(status) ?? "") {
@@ -283,27 +334,37 @@ public struct AdyenSimulator: ProviderSimulator {
         let name = text(card?["cardholderName"]) ?? ""
         let formFactor = text(card?["formFactor"]) ?? ""
         if let card {
-            if !["visa", "mc"].contains(brand) { invalid.append(("card.brand", shown(card["brand"]), "must be visa or mc")) }
+            if !["visa", "mc"].contains(brand) {
+                invalid.append(("card.brand", shown(card["brand"]), "must be visa or mc"))
+            }
             if variant.isEmpty { invalid.append(("card.brandVariant", shown(card["brandVariant"]), "is required")) }
             if name.trimmingCharacters(in: .whitespaces).isEmpty || name.count > 26 {
                 invalid.append(("card.cardholderName", "", "is required, at most 26 characters"))
             }
-            if !["virtual", "physical"].contains(formFactor) { invalid.append(("card.formFactor", shown(card["formFactor"]), "must be virtual or physical")) }
+            if !["virtual", "physical"].contains(formFactor) {
+                invalid.append(("card.formFactor", shown(card["formFactor"]), "must be virtual or physical"))
+            }
         }
         guard invalid.isEmpty else {
-            throw failure(422, AdyenSimulatorErrors.invalidInstrumentCreate, "Invalid payment instrument", "The request has invalid fields.", invalidFields: invalid)
+            throw failure(
+                422, AdyenSimulatorErrors.invalidInstrumentCreate, "Invalid payment instrument",
+                "The request has invalid fields.", invalidFields: invalid)
         }
         guard state.balanceAccounts.contains(account) else {
             throw failure(404, AdyenSimulatorErrors.unknownBalanceAccount, "Not found", "Balance account not found.")
         }
         let number = state.instruments.all().count + 1
         let id = "PI3227" + state.ids.next(prefix: "", length: 19).uppercased()
-        let expiry = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: state.clock.now())
+        let expiry = Calendar(identifier: .gregorian).dateComponents(
+            in: TimeZone(identifier: "UTC")!, from: state.clock.now())
         let instrument = SimulatedInstrument(
-            id: id, type: "card", status: text(status) ?? (formFactor == "physical" ? "inactive" : "active"), statusReason: nil, description: nil,
+            id: id, type: "card", status: text(status) ?? (formFactor == "physical" ? "inactive" : "active"),
+            statusReason: nil, description: nil,
             card: SimulatedCard(
-                brand: brand, brandVariant: variant, cardholderName: name, formFactor: formFactor, bin: brand == "visa" ? "491761" : "555544",
-                lastFour: String(format: "%04d", 6000 + number % 4000), expiryMonth: String(format: "%02d", expiry.month ?? 1),
+                brand: brand, brandVariant: variant, cardholderName: name, formFactor: formFactor,
+                bin: brand == "visa" ? "491761" : "555544",
+                lastFour: String(format: "%04d", 6000 + number % 4000),
+                expiryMonth: String(format: "%02d", expiry.month ?? 1),
                 expiryYear: String((expiry.year ?? 2026) + 3)
             ),
             iban: nil, balanceAccountID: account, issuingCountryCode: country
@@ -321,7 +382,9 @@ public struct AdyenSimulator: ProviderSimulator {
         return .json(200, ["sdkInput": input.base64EncodedString()])
     }
 
-    private func postActivationData(_ request: Request, _ context: SimulatorContext, body: Data) throws -> SimulatedResponse {
+    private func postActivationData(
+        _ request: Request, _ context: SimulatorContext, body: Data
+    ) throws -> SimulatedResponse {
         try authorize(request, role: .networkTokenActivationData)
         return try idempotent(request, body: body) { try activationStep(context, body: body) }
     }
@@ -331,12 +394,16 @@ public struct AdyenSimulator: ProviderSimulator {
     /// request is a 422, a key still in progress a 409. Keys are scoped to the company account (every simulated
     /// credential belongs to the same one). Adyen documents the header for POST; the simulator honours it on its
     /// PATCH routes too (see the README's unverified facts).
-    private func idempotent(_ request: Request, body: Data, _ action: () throws -> SimulatedResponse) throws -> SimulatedResponse {
+    private func idempotent(
+        _ request: Request, body: Data, _ action: () throws -> SimulatedResponse
+    ) throws -> SimulatedResponse {
         guard let key = request.headers[HTTPField.Name("Idempotency-Key")!] else {
             return try action()
         }
         guard !key.isEmpty, key.count <= 64 else {
-            throw failure(422, AdyenSimulatorErrors.invalidIdempotencyKey, "Invalid Idempotency-Key", "The Idempotency-Key must have 1 to 64 characters.")
+            throw failure(
+                422, AdyenSimulatorErrors.invalidIdempotencyKey, "Invalid Idempotency-Key",
+                "The Idempotency-Key must have 1 to 64 characters.")
         }
         let scope = "company"
         let fingerprint = Data("\(request.method.rawValue) \(request.uri.path)\n".utf8) + body
@@ -349,7 +416,9 @@ public struct AdyenSimulator: ProviderSimulator {
                 "The Idempotency-Key was already used with a different request.", key: key
             )
         case .inProgress:
-            throw failure(409, AdyenSimulatorErrors.idempotencyConflict, "Request in progress", "A request with this Idempotency-Key is still being processed.", key: key)
+            throw failure(
+                409, AdyenSimulatorErrors.idempotencyConflict, "Request in progress",
+                "A request with this Idempotency-Key is still being processed.", key: key)
         case .proceed:
             do {
                 let response = try action().withHeader("Idempotency-Key", key)
@@ -375,7 +444,8 @@ public struct AdyenSimulator: ProviderSimulator {
         }
         guard let text = value as? String, let output = ByteEncoding.decodeBase64(text), !output.isEmpty else {
             throw failure(
-                422, AdyenSimulatorErrors.invalidSDKOutput, "Invalid sdkOutput", "The sdkOutput is not valid Base64 data from the provisioning SDK.",
+                422, AdyenSimulatorErrors.invalidSDKOutput, "Invalid sdkOutput",
+                "The sdkOutput is not valid Base64 data from the provisioning SDK.",
                 invalidFields: [("sdkOutput", String(String(describing: value).prefix(40)), "must be standard Base64")]
             )
         }
@@ -396,7 +466,8 @@ public struct AdyenSimulator: ProviderSimulator {
             )
         case .advanced(let exchange):
             if exchange.completed {
-                let wallet = String(decoding: output, as: UTF8.self).contains(Seed.googlePayMarker) ? "Google Pay" : "Apple Pay"
+                let wallet =
+                    String(decoding: output, as: UTF8.self).contains(Seed.googlePayMarker) ? "Google Pay" : "Apple Pay"
                 _ = state.createToken(on: instrument, requestor: wallet)
             }
             return .json(200, ["sdkInput": exchange.lastInput.base64EncodedString()])
@@ -416,7 +487,9 @@ public struct AdyenSimulator: ProviderSimulator {
         return .json(200, ["token": token.json])
     }
 
-    private func patchNetworkToken(_ request: Request, _ context: SimulatorContext, body: Data) throws -> SimulatedResponse {
+    private func patchNetworkToken(
+        _ request: Request, _ context: SimulatorContext, body: Data
+    ) throws -> SimulatedResponse {
         try authorize(request, role: .networkTokens)
         return try idempotent(request, body: body) { try updateNetworkToken(context, body: body) }
     }
@@ -429,12 +502,15 @@ public struct AdyenSimulator: ProviderSimulator {
         guard let status = object["status"] as? String, allowed.contains(status) else {
             let given = object["status"].map { String(String(describing: $0).prefix(40)) } ?? ""
             throw failure(
-                422, AdyenSimulatorErrors.invalidTokenStatus, "Invalid network token status", "The status must be active, suspended or closed.",
+                422, AdyenSimulatorErrors.invalidTokenStatus, "Invalid network token status",
+                "The status must be active, suspended or closed.",
                 invalidFields: [("status", given, "must be one of active, suspended, closed")]
             )
         }
         guard token.status != "closed" else {
-            throw failure(422, AdyenSimulatorErrors.tokenClosed, "Invalid network token status", "The network token is closed; the closed status is final.")
+            throw failure(
+                422, AdyenSimulatorErrors.tokenClosed, "Invalid network token status",
+                "The network token is closed; the closed status is final.")
         }
         state.tokens.update(token.id) { $0.status = status }
         return SimulatedResponse(status: 202)
@@ -443,13 +519,17 @@ public struct AdyenSimulator: ProviderSimulator {
     // MARK: Helpers
 
     /// Checks `X-API-Key` (or Basic auth) and the role; throws Adyen's 401 or 403.
-    private func authorize(_ request: Request, role: Role) throws {
+    func authorize(_ request: Request, role: Role) throws {
         let roles: Set<Role>
         if let key = request.headers[HTTPField.Name("X-API-Key")!] {
-            guard let found = credentials.apiKeys.first(where: { ConstantTime.equals($0.key.utf8, key.utf8) }) else { throw unauthorized() }
+            guard let found = credentials.apiKeys.first(where: { ConstantTime.equals($0.key.utf8, key.utf8) }) else {
+                throw unauthorized()
+            }
             roles = found.value
         } else if let basic = SimulatorHTTP.basicCredentials(request.headers[.authorization]) {
-            guard ConstantTime.equals(basic.user.utf8, credentials.webServiceUser.utf8), ConstantTime.equals(basic.password.utf8, credentials.webServicePassword.utf8) else {
+            guard ConstantTime.equals(basic.user.utf8, credentials.webServiceUser.utf8),
+                ConstantTime.equals(basic.password.utf8, credentials.webServicePassword.utf8)
+            else {
                 throw unauthorized()
             }
             roles = Set(Role.allCases)
@@ -465,7 +545,7 @@ public struct AdyenSimulator: ProviderSimulator {
         failure(401, "00_401", "Unauthorized", "Not authorized to access this service.")
     }
 
-    private func existingInstrument(_ context: SimulatorContext) throws -> SimulatedInstrument {
+    func existingInstrument(_ context: SimulatorContext) throws -> SimulatedInstrument {
         let id = context.parameters.get("id") ?? ""
         guard let instrument = state.instruments.get(id) else {
             throw failure(404, AdyenSimulatorErrors.notFound, "Not found", "Payment instrument not found.")
@@ -477,7 +557,9 @@ public struct AdyenSimulator: ProviderSimulator {
     private func provisionableInstrument(_ context: SimulatorContext) throws -> SimulatedInstrument {
         let instrument = try existingInstrument(context)
         guard instrument.card != nil else {
-            throw failure(422, AdyenSimulatorErrors.notACard, "Invalid payment instrument", "The payment instrument is not a card.")
+            throw failure(
+                422, AdyenSimulatorErrors.notACard, "Invalid payment instrument",
+                "The payment instrument is not a card.")
         }
         guard instrument.status == "active" else {
             throw failure(
@@ -496,7 +578,7 @@ public struct AdyenSimulator: ProviderSimulator {
         return token
     }
 
-    private func jsonObject(_ body: Data, status: Int = 400) throws -> [String: Any] {
+    func jsonObject(_ body: Data, status: Int = 400) throws -> [String: Any] {
         guard !body.isEmpty, let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
             let code = status == 422 ? AdyenSimulatorErrors.bodyNotAnObject : AdyenSimulatorErrors.genericCode(400)
             throw failure(status, code, AdyenSimulatorErrors.title(status), "The request body is not a JSON object.")
@@ -505,17 +587,22 @@ public struct AdyenSimulator: ProviderSimulator {
     }
 
     func failure(
-        _ status: Int, _ errorCode: String, _ title: String, _ detail: String, invalidFields: [(String, String, String)] = [], key: String? = nil
+        _ status: Int, _ errorCode: String, _ title: String, _ detail: String,
+        invalidFields: [(String, String, String)] = [], key: String? = nil
     ) -> SimulatedFailure {
-        var response = restError(status: status, errorCode: errorCode, title: title, detail: detail, invalidFields: invalidFields)
+        var response = restError(
+            status: status, errorCode: errorCode, title: title, detail: detail, invalidFields: invalidFields)
         if let key { response = response.withHeader("Idempotency-Key", key) }
         return SimulatedFailure(response: response)
     }
 
     /// A `RestServiceError` body.
-    func restError(status: Int, errorCode: String, title: String, detail: String, invalidFields: [(String, String, String)] = []) -> SimulatedResponse {
+    func restError(
+        status: Int, errorCode: String, title: String, detail: String, invalidFields: [(String, String, String)] = []
+    ) -> SimulatedResponse {
         var object: [String: Any] = [
-            "type": AdyenSimulatorErrors.typeURI(status), "title": title, "status": status, "detail": detail, "errorCode": errorCode,
+            "type": AdyenSimulatorErrors.typeURI(status), "title": title, "status": status, "detail": detail,
+            "errorCode": errorCode,
             "requestId": state.ids.next(prefix: "", length: 16).uppercased(),
         ]
         if !invalidFields.isEmpty {
@@ -548,11 +635,13 @@ public struct AdyenSimulator: ProviderSimulator {
         return bytes
     }
 
-
     /// `PaymentInstrument.status` words.
     static let instrumentStatuses = ["active", "inactive", "suspended", "closed"]
     /// `PaymentInstrumentUpdateRequest.statusReason` words.
-    static let instrumentStatusReasons = ["accountClosure", "damaged", "endOfLife", "expired", "lost", "other", "stolen", "suspectedFraud", "transactionRule"]
+    static let instrumentStatusReasons = [
+        "accountClosure", "damaged", "endOfLife", "expired", "lost", "other", "stolen", "suspectedFraud",
+        "transactionRule",
+    ]
 
     /// ISO 8601 with the Amsterdam winter offset, as Adyen's examples show (`2021-01-01T01:00:00+01:00`).
     static func timestamp(_ date: Date) -> String {
@@ -575,7 +664,9 @@ final class AdyenSimulatorState: Sendable {
     let tokens = SimulatorStore<String, SimulatedNetworkToken>(AdyenSimulator.Seed.tokens)
     let exchanges = SimulatorStore<String, SimulatedExchange>()
     /// The balance accounts that exist (the listing answers 404 for any other).
-    let balanceAccounts: Set<String> = [AdyenSimulator.Seed.balanceAccountID, AdyenSimulator.Seed.emptyBalanceAccountID]
+    let balanceAccounts: Set<String> = [
+        AdyenSimulator.Seed.balanceAccountID, AdyenSimulator.Seed.emptyBalanceAccountID,
+    ]
     let ids = DeterministicIDs(seed: 0xAD1E)
     let clock: SimulationClock
     private let ledgerBox: Mutex<IdempotencyLedger>
@@ -601,7 +692,8 @@ final class AdyenSimulatorState: Sendable {
     func startExchange(_ instrument: String, input: (Int) -> Data) -> Data {
         let previous = exchanges.get(instrument)?.session ?? 0
         let first = input(previous + 1)
-        exchanges.put(instrument, SimulatedExchange(session: previous + 1, round: 0, completed: false, lastInput: first))
+        exchanges.put(
+            instrument, SimulatedExchange(session: previous + 1, round: 0, completed: false, lastInput: first))
         return first
     }
 
@@ -637,8 +729,10 @@ final class AdyenSimulatorState: Sendable {
         let number = tokens.all().count + 1
         let id = "NWTK" + String(repeating: "0", count: max(0, 26 - String(number).count - 2)) + "77" + String(number)
         let token = SimulatedNetworkToken(
-            id: id, paymentInstrumentID: instrument.id, status: "active", type: "wallet", brandVariant: instrument.card?.brandVariant ?? "",
-            tokenLastFour: String(String(format: "%04d", 7700 + number).suffix(4)), creationDate: clock.now(), tokenRequestorName: requestor,
+            id: id, paymentInstrumentID: instrument.id, status: "active", type: "wallet",
+            brandVariant: instrument.card?.brandVariant ?? "",
+            tokenLastFour: String(String(format: "%04d", 7700 + number).suffix(4)), creationDate: clock.now(),
+            tokenRequestorName: requestor,
             deviceOS: requestor == "Google Pay" ? "android" : "ios"
         )
         tokens.put(id, token)

@@ -45,6 +45,19 @@ public enum AdyenSimulatorErrors: Sendable {
     /// answer for this case is not documented.
     public static let unknownBalanceAccount = "30_115"
 
+    /// Card details and PIN: an `encryptedKey` that the current public key of the purpose does not decrypt to an
+    /// AES-256 key (another purpose's key, an expired key, not hexadecimal) (422). Simulator's choice.
+    public static let invalidEncryptedKey = "30_120"
+    /// Card details and PIN: an `encryptedKey` already used once (422). Simulator's choice.
+    public static let sessionKeyUsed = "30_121"
+    /// `POST /pins/change` with a `token` that is not 16 digits (422). Simulator's choice.
+    public static let invalidPINToken = "30_122"
+    /// `POST /pins/change` with an `encryptedPinBlock` that does not decipher to an ISO 9564 format 4 PIN field under
+    /// the session key and token (422). Simulator's choice.
+    public static let invalidPINBlock = "30_123"
+    /// `POST /pins/change` with a `token` already used for a change (422). Simulator's choice.
+    public static let pinTokenUsed = "30_124"
+
     /// `00_<status>` for faults and generic errors (Adyen's generic examples use `00_400`, `00_401`, `00_403`,
     /// `00_404`, `00_500`).
     public static func genericCode(_ status: Int) -> String { "00_\(status)" }

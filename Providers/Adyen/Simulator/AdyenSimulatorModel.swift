@@ -76,12 +76,15 @@ struct SimulatedNetworkToken: Sendable {
     /// The OpenAPI `NetworkToken`.
     var json: [String: Any] {
         var object: [String: Any] = [
-            "id": id, "paymentInstrumentId": paymentInstrumentID, "status": status, "type": type, "brandVariant": brandVariant,
+            "id": id, "paymentInstrumentId": paymentInstrumentID, "status": status, "type": type,
+            "brandVariant": brandVariant,
             "tokenLastFour": tokenLastFour, "creationDate": AdyenSimulator.timestamp(creationDate),
         ]
         if let deviceOS { object["device"] = ["formFactor": "mobile_phone", "osName": deviceOS] }
         if let tokenRequestorName {
-            object["tokenRequestor"] = ["id": tokenRequestorName == "Google Pay" ? "50110030273" : "40010030273", "name": tokenRequestorName]
+            object["tokenRequestor"] = [
+                "id": tokenRequestorName == "Google Pay" ? "50110030273" : "40010030273", "name": tokenRequestorName,
+            ]
         }
         return object
     }

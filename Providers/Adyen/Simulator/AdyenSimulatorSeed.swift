@@ -67,57 +67,106 @@ extension AdyenSimulator {
 
         static var instruments: [(String, SimulatedInstrument)] {
             [
-                card(activeVisaID, status: "active", reason: nil, brand: "visa", variant: "visadebit", formFactor: "virtual", bin: "491761", lastFour: "4321", month: "03", year: "2030", name: "Sam Hopper"),
-                card(activeMastercardID, status: "active", reason: nil, brand: "mc", variant: "mcdebit", formFactor: "physical", bin: "555544", lastFour: "1234", month: "08", year: "2029", name: "Alex Rivera"),
-                card(inactiveMastercardID, status: "inactive", reason: nil, brand: "mc", variant: "mcprepaid", formFactor: "physical", bin: "555544", lastFour: "5678", month: "11", year: "2029", name: "Jo Bloggs"),
-                card(suspendedVisaID, status: "suspended", reason: "suspectedFraud", brand: "visa", variant: "visadebit", formFactor: "virtual", bin: "491761", lastFour: "8765", month: "01", year: "2028", name: "Kim Lee"),
-                card(closedMastercardID, status: "closed", reason: "lost", brand: "mc", variant: "mcdebit", formFactor: "physical", bin: "555544", lastFour: "2468", month: "06", year: "2027", name: "Pat Morgan"),
+                card(
+                    activeVisaID, status: "active", reason: nil, brand: "visa", variant: "visadebit",
+                    formFactor: "virtual", bin: "491761", lastFour: "4321", month: "03", year: "2030",
+                    name: "Sam Hopper"),
+                card(
+                    activeMastercardID, status: "active", reason: nil, brand: "mc", variant: "mcdebit",
+                    formFactor: "physical", bin: "555544", lastFour: "1234", month: "08", year: "2029",
+                    name: "Alex Rivera"),
+                card(
+                    inactiveMastercardID, status: "inactive", reason: nil, brand: "mc", variant: "mcprepaid",
+                    formFactor: "physical", bin: "555544", lastFour: "5678", month: "11", year: "2029",
+                    name: "Jo Bloggs"),
+                card(
+                    suspendedVisaID, status: "suspended", reason: "suspectedFraud", brand: "visa", variant: "visadebit",
+                    formFactor: "virtual", bin: "491761", lastFour: "8765", month: "01", year: "2028", name: "Kim Lee"),
+                card(
+                    closedMastercardID, status: "closed", reason: "lost", brand: "mc", variant: "mcdebit",
+                    formFactor: "physical", bin: "555544", lastFour: "2468", month: "06", year: "2027",
+                    name: "Pat Morgan"),
                 (
                     bankAccountID,
                     SimulatedInstrument(
-                        id: bankAccountID, type: "bankAccount", status: "active", statusReason: nil, description: "Business account",
+                        id: bankAccountID, type: "bankAccount", status: "active", statusReason: nil,
+                        description: "Business account",
                         card: nil, iban: "NL20ADYB2017000035"
                     )
                 ),
-                card(lockableVisaID, status: "active", reason: nil, brand: "visa", variant: "visadebit", formFactor: "virtual", bin: "491761", lastFour: "1357", month: "05", year: "2030", name: "Lee Park"),
-                card(cancellableMastercardID, status: "active", reason: nil, brand: "mc", variant: "mcdebit", formFactor: "virtual", bin: "555544", lastFour: "9753", month: "09", year: "2030", name: "Ana Silva"),
-                card(walletVisaID, status: "active", reason: nil, brand: "visa", variant: "visadebit", formFactor: "virtual", bin: "491761", lastFour: "2580", month: "12", year: "2030", name: "Max Weber"),
+                card(
+                    lockableVisaID, status: "active", reason: nil, brand: "visa", variant: "visadebit",
+                    formFactor: "virtual", bin: "491761", lastFour: "1357", month: "05", year: "2030", name: "Lee Park"),
+                card(
+                    cancellableMastercardID, status: "active", reason: nil, brand: "mc", variant: "mcdebit",
+                    formFactor: "virtual", bin: "555544", lastFour: "9753", month: "09", year: "2030", name: "Ana Silva"
+                ),
+                card(
+                    walletVisaID, status: "active", reason: nil, brand: "visa", variant: "visadebit",
+                    formFactor: "virtual", bin: "491761", lastFour: "2580", month: "12", year: "2030", name: "Max Weber"
+                ),
             ]
         }
 
         static var tokens: [(String, SimulatedNetworkToken)] {
             [
-                token(activeApplePayTokenID, on: activeMastercardID, status: "active", type: "wallet", requestor: "Apple Pay", lastFour: "0001", variant: "mcdebit"),
-                token(inactiveGooglePayTokenID, on: activeMastercardID, status: "inactive", type: "googlePay", requestor: nil, lastFour: "0002", variant: "mcdebit"),
-                token(suspendedApplePayTokenID, on: activeMastercardID, status: "suspended", type: "applePay", requestor: nil, lastFour: "0003", variant: "mcdebit"),
-                token(closedGooglePayTokenID, on: activeMastercardID, status: "closed", type: "wallet", requestor: "Google Pay", lastFour: "0004", variant: "mcdebit"),
-                token(suspendedCardTokenID, on: suspendedVisaID, status: "suspended", type: "wallet", requestor: "Apple Pay", lastFour: "0005", variant: "visadebit"),
-                token(closedCardTokenID, on: closedMastercardID, status: "closed", type: "cof", requestor: "Merchant Token Service", lastFour: "0006", variant: "mcdebit"),
-                token(walletActiveTokenID, on: walletVisaID, status: "active", type: "wallet", requestor: "Apple Pay", lastFour: "0007", variant: "visadebit"),
-                token(walletDeletableTokenID, on: walletVisaID, status: "active", type: "wallet", requestor: "Google Pay", lastFour: "0008", variant: "visadebit"),
+                token(
+                    activeApplePayTokenID, on: activeMastercardID, status: "active", type: "wallet",
+                    requestor: "Apple Pay", lastFour: "0001", variant: "mcdebit"),
+                token(
+                    inactiveGooglePayTokenID, on: activeMastercardID, status: "inactive", type: "googlePay",
+                    requestor: nil, lastFour: "0002", variant: "mcdebit"),
+                token(
+                    suspendedApplePayTokenID, on: activeMastercardID, status: "suspended", type: "applePay",
+                    requestor: nil, lastFour: "0003", variant: "mcdebit"),
+                token(
+                    closedGooglePayTokenID, on: activeMastercardID, status: "closed", type: "wallet",
+                    requestor: "Google Pay", lastFour: "0004", variant: "mcdebit"),
+                token(
+                    suspendedCardTokenID, on: suspendedVisaID, status: "suspended", type: "wallet",
+                    requestor: "Apple Pay", lastFour: "0005", variant: "visadebit"),
+                token(
+                    closedCardTokenID, on: closedMastercardID, status: "closed", type: "cof",
+                    requestor: "Merchant Token Service", lastFour: "0006", variant: "mcdebit"),
+                token(
+                    walletActiveTokenID, on: walletVisaID, status: "active", type: "wallet", requestor: "Apple Pay",
+                    lastFour: "0007", variant: "visadebit"),
+                token(
+                    walletDeletableTokenID, on: walletVisaID, status: "active", type: "wallet", requestor: "Google Pay",
+                    lastFour: "0008", variant: "visadebit"),
             ]
         }
 
         private static func card(
-            _ id: String, status: String, reason: String?, brand: String, variant: String, formFactor: String, bin: String,
+            _ id: String, status: String, reason: String?, brand: String, variant: String, formFactor: String,
+            bin: String,
             lastFour: String, month: String, year: String, name: String
         ) -> (String, SimulatedInstrument) {
             let card = SimulatedCard(
-                brand: brand, brandVariant: variant, cardholderName: name, formFactor: formFactor, bin: bin, lastFour: lastFour,
+                brand: brand, brandVariant: variant, cardholderName: name, formFactor: formFactor, bin: bin,
+                lastFour: lastFour,
                 expiryMonth: month, expiryYear: year
             )
-            return (id, SimulatedInstrument(id: id, type: "card", status: status, statusReason: reason, description: "\(name)'s card", card: card, iban: nil))
+            return (
+                id,
+                SimulatedInstrument(
+                    id: id, type: "card", status: status, statusReason: reason, description: "\(name)'s card",
+                    card: card, iban: nil)
+            )
         }
 
         private static func token(
-            _ id: String, on instrument: String, status: String, type: String, requestor: String?, lastFour: String, variant: String
+            _ id: String, on instrument: String, status: String, type: String, requestor: String?, lastFour: String,
+            variant: String
         ) -> (String, SimulatedNetworkToken) {
             (
                 id,
                 SimulatedNetworkToken(
-                    id: id, paymentInstrumentID: instrument, status: status, type: type, brandVariant: variant, tokenLastFour: lastFour,
+                    id: id, paymentInstrumentID: instrument, status: status, type: type, brandVariant: variant,
+                    tokenLastFour: lastFour,
                     creationDate: tokenCreationDate, tokenRequestorName: requestor,
-                    deviceOS: type == "cof" ? nil : (requestor == "Google Pay" || type == "googlePay" ? "android" : "ios")
+                    deviceOS: type == "cof"
+                        ? nil : (requestor == "Google Pay" || type == "googlePay" ? "android" : "ios")
                 )
             )
         }

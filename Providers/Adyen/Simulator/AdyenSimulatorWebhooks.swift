@@ -16,7 +16,9 @@ extension AdyenSimulator {
     ///   - type: ``networkTokenCreated``, ``networkTokenUpdated`` or any other notification type.
     ///   - token: the network token id (`data.id`).
     ///   - decision: `approved`, `declined` or `requiresAuthentication`.
-    public func signedWebhook(type: String, token: String, decision: String = "approved") -> (headers: [(String, String)], body: Data) {
+    public func signedWebhook(
+        type: String, token: String, decision: String = "approved"
+    ) -> (headers: [(String, String)], body: Data) {
         let stored = state.tokens.get(token)
         var data: [String: Any] = [
             "id": token,
@@ -30,11 +32,20 @@ extension AdyenSimulator {
         ]
         let walletType = stored?.walletType ?? "applePay"
         if stored?.type != "cof" {
-            data["wallet"] = ["type": walletType, "provisioningMethod": "push", "deviceScore": "4", "accountScore": "5"]
-            data["tokenRequestor"] = ["id": walletType == "googlePay" ? "50110030273" : "40010030273", "name": walletType == "googlePay" ? "Google Pay" : "Apple Pay"]
+            data["wallet"] = [
+                "type": walletType, "provisioningMethod": "push", "deviceScore": "4", "accountScore": "5",
+            ]
+            data["tokenRequestor"] = [
+                "id": walletType == "googlePay" ? "50110030273" : "40010030273",
+                "name": walletType == "googlePay" ? "Google Pay" : "Apple Pay",
+            ]
         }
-        let envelope: [String: Any] = ["type": type, "environment": "test", "timestamp": Self.timestamp(simulationClock.now()), "data": data]
-        let body = (try? JSONSerialization.data(withJSONObject: envelope, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        let envelope: [String: Any] = [
+            "type": type, "environment": "test", "timestamp": Self.timestamp(simulationClock.now()), "data": data,
+        ]
+        let body =
+            (try? JSONSerialization.data(withJSONObject: envelope, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data()
         return signedWebhook(body: body)
     }
 

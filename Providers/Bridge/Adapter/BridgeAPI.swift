@@ -44,6 +44,21 @@ enum BridgeAPI {
         cardAccount(customer: customer, card: card) + "/unfreeze"
     }
 
+    /// `POST {client_nonce}` → `{ephemeral_key}`: a one-time key, valid five minutes, with which the front end reads the
+    /// card's number, security code and expiry from Bridge (spec: "Generate an Ephemeral Key to Reveal Card Details";
+    /// guide "Safely reveal card details to customers"). Idempotency-Key required.
+    static func ephemeralKeys(customer: String, card: String) -> String {
+        cardAccount(customer: customer, card: card) + "/ephemeral_keys"
+    }
+    /// "This key is only valid for 5 minutes" (spec, `CardAccountEphemeralKeyResponse.ephemeral_key`).
+    static let ephemeralKeyLifetime: TimeInterval = 5 * 60
+
+    /// `POST` (no body) → `{url}`: a "single-use, time-limited URL" of a secure frame where the cardholder sets the PIN
+    /// (spec: "Create Card PIN Update URL"). Idempotency-Key required. Its lifetime is not documented.
+    static func pinUpdateURL(customer: String, card: String) -> String {
+        cardAccount(customer: customer, card: card) + "/pin"
+    }
+
     /// `GET` lists a customer's card accounts (`{"count","data":[CardAccount]}`, no paging parameters);
     /// `POST` provisions one (one per customer, the spec says). From the spec (`PostCardAccountsInput`): it answers
     /// **201** with the `CardAccount`, and requires `currency` (`CardsCryptoCurrency`: only `usdc`; the cards
@@ -60,7 +75,9 @@ enum BridgeAPI {
     /// The simulator's 400 codes for a freeze or unfreeze the account's state does not allow. *Unverified*:
     /// Bridge documents no codes for these refusals; the adapter checks the state itself before writing.
     static let invalidStateCodes: Set<String> = ["card_account_not_active", "freeze_not_found"]
-    static let cardAccountChains: Set<String> = ["arbitrum", "avalanche_c_chain", "base", "ethereum", "optimism", "polygon", "solana", "stellar"]
+    static let cardAccountChains: Set<String> = [
+        "arbitrum", "avalanche_c_chain", "base", "ethereum", "optimism", "polygon", "solana", "stellar",
+    ]
 
     // MARK: Limits
 

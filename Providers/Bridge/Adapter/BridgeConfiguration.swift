@@ -29,7 +29,9 @@ extension ProviderFactory {
             ],
             credentials: [
                 CredentialSpec("apiKey", required: true, summary: "the Bridge API key, sent in the Api-Key header"),
-                CredentialSpec("webhookPublicKey", required: false, summary: "the webhook endpoint's public key (PEM) that verifies X-Webhook-Signature"),
+                CredentialSpec(
+                    "webhookPublicKey", required: false,
+                    summary: "the webhook endpoint's public key (PEM) that verifies X-Webhook-Signature"),
             ],
             options: BridgeOptions.self,
             make: { setup, options in try BridgeProvider(setup: setup, options: options) }
@@ -47,7 +49,8 @@ public struct BridgeOptions: ProviderOptions, Equatable {
 
     public static let specs: [OptionSpec] = [
         OptionSpec(
-            CodingKeys.certificateEncoding, type: .string, allowedValues: BridgeCertificateEncoding.allCases.map(\.rawValue),
+            CodingKeys.certificateEncoding, type: .string,
+            allowedValues: BridgeCertificateEncoding.allCases.map(\.rawValue),
             summary: "how Apple Pay certificates, nonce and nonce signature are encoded for Bridge (default base64)"
         ),
         OptionSpec(
@@ -66,7 +69,8 @@ public struct BridgeOptions: ProviderOptions, Equatable {
         if let chain = try container.decodeIfPresent(String.self, forKey: .cardChain) {
             guard BridgeAPI.cardAccountChains.contains(chain) else {
                 throw DecodingError.dataCorruptedError(
-                    forKey: .cardChain, in: container, debugDescription: "must be one of \(BridgeAPI.cardAccountChains.sorted().joined(separator: ", "))"
+                    forKey: .cardChain, in: container,
+                    debugDescription: "must be one of \(BridgeAPI.cardAccountChains.sorted().joined(separator: ", "))"
                 )
             }
             cardChain = chain
@@ -78,7 +82,8 @@ public struct BridgeOptions: ProviderOptions, Equatable {
             return
         }
         guard let encoding = BridgeCertificateEncoding(rawValue: text) else {
-            throw DecodingError.dataCorruptedError(forKey: .certificateEncoding, in: container, debugDescription: "must be hex or base64")
+            throw DecodingError.dataCorruptedError(
+                forKey: .certificateEncoding, in: container, debugDescription: "must be hex or base64")
         }
         certificateEncoding = encoding
     }

@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 
 /// A Bridge error body, read from any of the three shapes Bridge documents:
@@ -13,7 +13,9 @@ struct BridgeErrorBody: Equatable {
     var location: String?
     var fields: [CardGatewayError.FieldError]
 
-    init(code: String? = nil, message: String? = nil, location: String? = nil, fields: [CardGatewayError.FieldError] = []) {
+    init(
+        code: String? = nil, message: String? = nil, location: String? = nil, fields: [CardGatewayError.FieldError] = []
+    ) {
         self.code = code
         self.message = message
         self.location = location
@@ -30,7 +32,8 @@ struct BridgeErrorBody: Equatable {
             let messages = entries.compactMap { $0["message"]?.stringValue }
             message = messages.isEmpty ? nil : messages.joined(separator: "; ")
             for entry in entries {
-                fields += Self.fields(key: entry["source"]?["key"] ?? entry["name"], message: entry["message"]?.stringValue)
+                fields += Self.fields(
+                    key: entry["source"]?["key"] ?? entry["name"], message: entry["message"]?.stringValue)
             }
         }
         code = object["code"]?.stringValue ?? code
@@ -49,7 +52,8 @@ struct BridgeErrorBody: Equatable {
         }
         if let object = key.objectValue {
             return object.keys.sorted().map { name in
-                CardGatewayError.FieldError(field: name, message: object[name]?.stringValue ?? message ?? "is missing or invalid")
+                CardGatewayError.FieldError(
+                    field: name, message: object[name]?.stringValue ?? message ?? "is missing or invalid")
             }
         }
         return []
@@ -70,21 +74,31 @@ enum BridgeErrorTable {
     }
 
     static let rows: [Row] = [
-        Row(status: 400, code: .invalidRequest, isRetryable: false, mayHaveReachedProvider: false,
+        Row(
+            status: 400, code: .invalidRequest, isRetryable: false, mayHaveReachedProvider: false,
             summary: "Bridge refused the request as missing or invalid parameters"),
-        Row(status: 401, code: .authenticationFailed, isRetryable: false, mayHaveReachedProvider: false,
+        Row(
+            status: 401, code: .authenticationFailed, isRetryable: false, mayHaveReachedProvider: false,
             summary: "Bridge refused the Api-Key (missing or invalid)"),
-        Row(status: 403, code: .permissionDenied, isRetryable: false, mayHaveReachedProvider: false,
+        Row(
+            status: 403, code: .permissionDenied, isRetryable: false, mayHaveReachedProvider: false,
             summary: "Bridge does not allow this API key to do this"),
-        Row(status: 404, code: .notFound, isRetryable: false, mayHaveReachedProvider: false,
+        Row(
+            status: 404, code: .notFound, isRetryable: false, mayHaveReachedProvider: false,
             summary: "Bridge knows no such customer or card account"),
-        Row(status: 409, code: .conflict, isRetryable: false, mayHaveReachedProvider: false,
+        Row(
+            status: 409, code: .conflict, isRetryable: false, mayHaveReachedProvider: false,
             summary: "Bridge refused the request as conflicting with an earlier one"),
-        Row(status: 422, code: .conflict, isRetryable: false, mayHaveReachedProvider: false,
-            summary: "the Idempotency-Key was first used more than 24 hours ago, so Bridge no longer replays it; start a new attempt with a new key"),
-        Row(status: 429, code: .rateLimited, isRetryable: true, mayHaveReachedProvider: false,
+        Row(
+            status: 422, code: .conflict, isRetryable: false, mayHaveReachedProvider: false,
+            summary:
+                "the Idempotency-Key was first used more than 24 hours ago, so Bridge no longer replays it; start a new attempt with a new key"
+        ),
+        Row(
+            status: 429, code: .rateLimited, isRetryable: true, mayHaveReachedProvider: false,
             summary: "Bridge is rate limiting this API key"),
-        Row(status: 500, code: .providerUnavailable, isRetryable: true, mayHaveReachedProvider: true,
+        Row(
+            status: 500, code: .providerUnavailable, isRetryable: true, mayHaveReachedProvider: true,
             summary: "Bridge had an unexpected error; the request may be repeated with the same Idempotency-Key"),
     ]
 
@@ -101,7 +115,9 @@ enum BridgeErrorTable {
         case .invalidResponse: summary = "Bridge answered with an unexpected status"
         default: summary = "Bridge refused the request"
         }
-        return Row(status: status, code: rule.code, isRetryable: rule.isRetryable, mayHaveReachedProvider: rule.mayHaveBeenActedOn, summary: summary)
+        return Row(
+            status: status, code: rule.code, isRetryable: rule.isRetryable,
+            mayHaveReachedProvider: rule.mayHaveBeenActedOn, summary: summary)
     }
 
     /// The gateway error for a non-success response.
@@ -111,7 +127,9 @@ enum BridgeErrorTable {
         var message = "\(row.summary) (HTTP \(response.status)"
         if let code = body?.code { message += ", \(SafeText.scrub(code, maxLength: 64))" }
         message += ")"
-        if let providerMessage = body?.message, !providerMessage.isEmpty { message += ": \(SafeText.scrub(providerMessage))" }
+        if let providerMessage = body?.message, !providerMessage.isEmpty {
+            message += ": \(SafeText.scrub(providerMessage))"
+        }
         return CardGatewayError(
             row.code, message, provider: instance, providerKind: .bridge, providerCode: body?.code,
             httpStatus: response.status, requestID: requestID(response), isRetryable: row.isRetryable,

@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 
 /// The normalised card lifecycle on Bridge: a customer's card accounts listed and created, locked by a
@@ -18,23 +18,31 @@ extension BridgeProvider {
     public func listCards(_ query: CardQuery, context: OperationContext) async throws -> CardPage {
         var problems = ValidationProblems()
         if let customer = query.customer, !customer.isEmpty {
-            ProviderIDs.check(customer, field: "customer", what: "a Bridge customer id", maxLength: BridgeAPI.idMaxLength, into: &problems)
+            ProviderIDs.check(
+                customer, field: "customer", what: "a Bridge customer id", maxLength: BridgeAPI.idMaxLength,
+                into: &problems)
         } else {
             problems.add("customer", "is required: Bridge lists card accounts per customer")
         }
-        if let limit = query.limit { problems.require(BridgeAPI.listLimitRange.contains(limit), "limit", "must be from 1 to 100") }
+        if let limit = query.limit {
+            problems.require(BridgeAPI.listLimitRange.contains(limit), "limit", "must be from 1 to 100")
+        }
         problems.require(query.offset >= 0, "offset", "must not be negative")
         problems.require(query.cursor == nil, "cursor", "Bridge does not page by cursor: use offset")
         problems.require(query.types.isEmpty, "types", "Bridge's card accounts name no card type to filter on")
         try problems.throwIfAny()
         let customer = query.customer ?? ""
         let response = try await send(
-            ProviderRequest(.get, BridgeAPI.cardAccounts(customer: customer), headers: headers(), operation: "list card accounts"), context: context
+            ProviderRequest(
+                .get, BridgeAPI.cardAccounts(customer: customer), headers: headers(), operation: "list card accounts"),
+            context: context
         )
         let list: BridgeCardAccountList = try decode(response, what: "card account list")
         let requestID = BridgeErrorTable.requestID(response)
         var cards = try list.data.map {
-            try BridgeMapping.card($0, requested: CardRef(id: $0.id ?? "", customer: customer), httpStatus: response.status, requestID: requestID)
+            try BridgeMapping.card(
+                $0, requested: CardRef(id: $0.id ?? "", customer: customer), httpStatus: response.status,
+                requestID: requestID)
         }
         if !query.statuses.isEmpty { cards = cards.filter { query.statuses.contains($0.status) } }
         let start = min(query.offset, cards.count)
@@ -54,35 +62,45 @@ extension BridgeProvider {
         if request.customer.isEmpty {
             problems.add("customer", "is required: the Bridge customer the card account is provisioned for")
         } else {
-            ProviderIDs.check(request.customer, field: "customer", what: "a Bridge customer id", maxLength: BridgeAPI.idMaxLength, into: &problems)
+            ProviderIDs.check(
+                request.customer, field: "customer", what: "a Bridge customer id", maxLength: BridgeAPI.idMaxLength,
+                into: &problems)
         }
         let currency = request.currency.lowercased()
-        problems.require(BridgeAPI.cardAccountCurrencies.contains(currency), "currency", "Bridge card accounts hold usdc or usdb")
+        problems.require(
+            BridgeAPI.cardAccountCurrencies.contains(currency), "currency", "Bridge card accounts hold usdc or usdb")
         problems.require(request.type == .virtual, "type", "Bridge's card account API issues virtual cards only")
         if !request.program.isEmpty {
-            ProviderIDs.check(request.program, field: "program", what: "a Bridge card design shortname", maxLength: 64, into: &problems)
+            ProviderIDs.check(
+                request.program, field: "program", what: "a Bridge card design shortname", maxLength: 64,
+                into: &problems)
         }
         if let external = request.externalID {
             problems.require(!external.isEmpty && external.count <= 256, "externalID", "must be 1 to 256 characters")
         }
-        problems.require(request.pin == nil, "pin", "Bridge sets no PIN at creation (it hands the cardholder a PIN-update URL)")
+        problems.require(
+            request.pin == nil, "pin", "Bridge sets no PIN at creation (it hands the cardholder a PIN-update URL)")
         problems.require(request.mobile == nil, "mobile", "Bridge's card account takes no phone number")
         problems.require(request.deliveryAddress == nil, "deliveryAddress", "Bridge's card account API ships no card")
         try problems.throwIfAny()
         guard let chain = cardChain else {
             throw CardGatewayError(
-                .invalidConfiguration, "providers.\(http.instance).options.cardChain is not set, so Bridge card accounts cannot be created",
+                .invalidConfiguration,
+                "providers.\(http.instance).options.cardChain is not set, so Bridge card accounts cannot be created",
                 provider: http.instance, providerKind: .bridge
             )
         }
-        let body = try encodeBody(BridgeCardAccountInput(
-            currency: currency, chain: chain, clientReferenceID: request.externalID, cardDesignShortname: request.program.isEmpty ? nil : request.program
-        ))
+        let body = try encodeBody(
+            BridgeCardAccountInput(
+                currency: currency, chain: chain, clientReferenceID: request.externalID,
+                cardDesignShortname: request.program.isEmpty ? nil : request.program
+            ))
         let digest = ByteEncoding.hex(MessageAuthentication.sha256(body).prefix(12))
         let response = try await send(
             ProviderRequest(
                 .post, BridgeAPI.cardAccounts(customer: request.customer), headers: headers(json: true), body: body,
-                repeatability: .idempotent(header: BridgeAPI.idempotencyKeyHeader, scope: "create_card_account:\(request.customer)|\(digest)"),
+                repeatability: .idempotent(
+                    header: BridgeAPI.idempotencyKeyHeader, scope: "create_card_account:\(request.customer)|\(digest)"),
                 operation: "create card account"
             ),
             context: context
@@ -108,11 +126,15 @@ extension BridgeProvider {
     /// Bridge has no cancellation: `cancel` is ``CardGatewayError/Code/unsupported``.
     public func changeStatus(_ change: CardStatusRequest, context: OperationContext) async throws -> Card {
         guard change.intent == .lock || change.intent == .unlock else {
-            throw CardGatewayError(.unsupported, "Bridge cannot cancel a card account; lock it instead", provider: http.instance, providerKind: .bridge)
+            throw CardGatewayError(
+                .unsupported, "Bridge cannot cancel a card account; lock it instead", provider: http.instance,
+                providerKind: .bridge)
         }
         var problems = ValidationProblems()
         _ = collect(change.card, into: &problems)
-        if let comment = change.comment { problems.require(comment.count <= 512, "comment", "must be at most 512 characters") }
+        if let comment = change.comment {
+            problems.require(comment.count <= 512, "comment", "must be at most 512 characters")
+        }
         try problems.throwIfAny()
         let (read, ref, response) = try await fetchAccount(change.card, context: context)
         var account = read
@@ -122,16 +144,23 @@ extension BridgeProvider {
         do {
             if change.intent == .lock {
                 guard status == "active" || status == "frozen" else {
-                    throw invalidState("the card account is \(SafeText.scrub(status, maxLength: 32)); only active or frozen accounts can be frozen")
+                    throw invalidState(
+                        "the card account is \(SafeText.scrub(status, maxLength: 32)); only active or frozen accounts can be frozen"
+                    )
                 }
                 let placed = try await freeze(
-                    card: ref, reason: BridgeMapping.freezeReason(change.reason), initiator: .developer, reasonDetail: change.comment, context: context
+                    card: ref, reason: BridgeMapping.freezeReason(change.reason), initiator: .developer,
+                    reasonDetail: change.comment, context: context
                 )
                 // One freeze per initiator: the new one replaces the developer's earlier freeze, if any.
-                account.freezes = freezes.filter { $0.initiator != developer } + [BridgeCardFreeze(
-                    cardAccountID: ref.id, initiator: developer, reason: placed.reason, reasonDetail: placed.reasonDetail,
-                    startingAt: nil, endingAt: nil, createdAt: nil, status: nil
-                )]
+                account.freezes =
+                    freezes.filter { $0.initiator != developer } + [
+                        BridgeCardFreeze(
+                            cardAccountID: ref.id, initiator: developer, reason: placed.reason,
+                            reasonDetail: placed.reasonDetail,
+                            startingAt: nil, endingAt: nil, createdAt: nil, status: nil
+                        )
+                    ]
                 account.status = "frozen"
             } else {
                 guard status == "frozen", freezes.contains(where: { $0.initiator == developer }) else {
@@ -139,29 +168,39 @@ extension BridgeProvider {
                 }
                 let others = Set(freezes.map { $0.initiator ?? "" }).subtracting([developer])
                 guard others.isEmpty else {
-                    throw invalidState("the card account also has a freeze by \(others.sorted().map { SafeText.scrub($0, maxLength: 16) }.joined(separator: ", ")), which the developer cannot lift")
+                    throw invalidState(
+                        "the card account also has a freeze by \(others.sorted().map { SafeText.scrub($0, maxLength: 16) }.joined(separator: ", ")), which the developer cannot lift"
+                    )
                 }
                 _ = try await unfreeze(card: ref, initiator: .developer, context: context)
                 account.freezes = []
                 account.status = "active"
             }
-        } catch let error as CardGatewayError where error.code == .invalidRequest && BridgeAPI.invalidStateCodes.contains(error.providerCode ?? "") {
+        } catch let error as CardGatewayError
+            where error.code == .invalidRequest && BridgeAPI.invalidStateCodes.contains(error.providerCode ?? "")
+        {
             throw CardGatewayError(
-                .invalidCardState, error.message, provider: error.provider, providerKind: .bridge, providerCode: error.providerCode,
+                .invalidCardState, error.message, provider: error.provider, providerKind: .bridge,
+                providerCode: error.providerCode,
                 httpStatus: error.httpStatus, requestID: error.requestID
             )
         }
         // The account as the write left it (Bridge's freeze answers carry the freeze, not the account): the last
         // request of a lock or unlock is its write.
-        return try BridgeMapping.card(account, requested: ref, httpStatus: response.status, requestID: BridgeErrorTable.requestID(response))
+        return try BridgeMapping.card(
+            account, requested: ref, httpStatus: response.status, requestID: BridgeErrorTable.requestID(response))
     }
 
     // MARK: Helpers
 
-    private func fetchAccount(_ ref: CardRef, context: OperationContext) async throws -> (BridgeCardAccount, CardRef, ProviderResponse) {
+    private func fetchAccount(
+        _ ref: CardRef, context: OperationContext
+    ) async throws -> (BridgeCardAccount, CardRef, ProviderResponse) {
         let (customer, id) = try validated(ref)
         let response = try await send(
-            ProviderRequest(.get, BridgeAPI.cardAccount(customer: customer, card: id), headers: headers(), operation: "get card account"),
+            ProviderRequest(
+                .get, BridgeAPI.cardAccount(customer: customer, card: id), headers: headers(),
+                operation: "get card account"),
             context: context
         )
         let account: BridgeCardAccount = try decode(response, what: "card account")

@@ -6,12 +6,16 @@ enum BridgeMapping {
     // MARK: Card accounts
 
     /// `CardAccount` → ``Card``. `id` and `status` are required; everything else is optional.
-    static func card(_ account: BridgeCardAccount, requested: CardRef, httpStatus: Int, requestID: String?) throws -> Card {
+    static func card(
+        _ account: BridgeCardAccount, requested: CardRef, httpStatus: Int, requestID: String?
+    ) throws -> Card {
         guard let id = account.id, !id.isEmpty else {
-            throw CardGatewayError.invalidResponse("Bridge's card account has no id", httpStatus: httpStatus, requestID: requestID)
+            throw CardGatewayError.invalidResponse(
+                "Bridge's card account has no id", httpStatus: httpStatus, requestID: requestID)
         }
         guard let providerStatus = account.status, !providerStatus.isEmpty else {
-            throw CardGatewayError.invalidResponse("Bridge's card account has no status", httpStatus: httpStatus, requestID: requestID)
+            throw CardGatewayError.invalidResponse(
+                "Bridge's card account has no status", httpStatus: httpStatus, requestID: requestID)
         }
         let freezes = account.freezes ?? []
         let status = cardStatus(providerStatus, freezes: freezes)
@@ -40,7 +44,8 @@ enum BridgeMapping {
         case "pending": return .pending
         case "inactive": return .inactive
         case "frozen":
-            let byCustomer = !freezes.isEmpty && freezes.allSatisfy { $0.initiator == BridgeFreezeInitiator.customer.rawValue }
+            let byCustomer =
+                !freezes.isEmpty && freezes.allSatisfy { $0.initiator == BridgeFreezeInitiator.customer.rawValue }
             return byCustomer ? .locked : .suspended
         default: return .unknown
         }
@@ -85,7 +90,8 @@ enum BridgeMapping {
 
     /// The network from the BIN: 4 → Visa; 51–55 and 2221–2720 → Mastercard; 34/37 → Amex; 6011/65 → Discover.
     static func scheme(bin: String?) -> CardScheme {
-        guard let bin, bin.count >= 4, bin.allSatisfy({ $0.isASCII && $0.isNumber }), let prefix4 = Int(bin.prefix(4)) else {
+        guard let bin, bin.count >= 4, bin.allSatisfy({ $0.isASCII && $0.isNumber }), let prefix4 = Int(bin.prefix(4))
+        else {
             return .unknown
         }
         let prefix2 = prefix4 / 100
@@ -109,8 +115,10 @@ enum BridgeMapping {
     /// none is left.
     static func cardholderName(_ name: BridgeCardAccount.CardholderName?) -> String? {
         guard let name else { return nil }
-        let parts = [name.firstName, name.middleName, name.lastName].compactMap { $0?.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }
+        let parts = [name.firstName, name.middleName, name.lastName].compactMap {
+            $0?.trimmingCharacters(in: .whitespaces)
+        }
+        .filter { !$0.isEmpty }
         return parts.isEmpty ? nil : parts.joined(separator: " ")
     }
 
@@ -141,25 +149,33 @@ enum BridgeMapping {
         }
         let expected = walletProvider(wallet) ?? wallet.rawValue
         if let provider = response.walletProvider, provider != expected {
-            throw invalid("Bridge answered for wallet_provider \(SafeText.scrub(provider, maxLength: 32)), not \(expected)")
+            throw invalid(
+                "Bridge answered for wallet_provider \(SafeText.scrub(provider, maxLength: 32)), not \(expected)")
         }
         switch wallet {
         case .applePay:
-            guard let apple = response.applePay else { throw invalid("Bridge's provisioning answer has no apple_pay object") }
+            guard let apple = response.applePay else {
+                throw invalid("Bridge's provisioning answer has no apple_pay object")
+            }
             func bytes(_ value: String?, _ name: String) throws -> SensitiveData {
-                guard let value, !value.isEmpty else { throw invalid("Bridge's provisioning answer has no apple_pay.\(name)") }
+                guard let value, !value.isEmpty else {
+                    throw invalid("Bridge's provisioning answer has no apple_pay.\(name)")
+                }
                 guard let data = ByteEncoding.decodeBase64(value), !data.isEmpty else {
                     throw invalid("Bridge's apple_pay.\(name) is not Base64")
                 }
                 return SensitiveData(data)
             }
-            return .applePay(ApplePayPayload(
-                activationData: try bytes(apple.activationData, "activation_data"),
-                encryptedPassData: try bytes(apple.encryptedPassData, "encrypted_pass_data"),
-                ephemeralPublicKey: try bytes(apple.ephemeralPublicKey, "ephemeral_public_key")
-            ))
+            return .applePay(
+                ApplePayPayload(
+                    activationData: try bytes(apple.activationData, "activation_data"),
+                    encryptedPassData: try bytes(apple.encryptedPassData, "encrypted_pass_data"),
+                    ephemeralPublicKey: try bytes(apple.ephemeralPublicKey, "ephemeral_public_key")
+                ))
         case .googlePay:
-            guard let google = response.googlePay else { throw invalid("Bridge's provisioning answer has no google_pay object") }
+            guard let google = response.googlePay else {
+                throw invalid("Bridge's provisioning answer has no google_pay object")
+            }
             guard let opaque = google.opaquePaymentCard, !opaque.isEmpty else {
                 throw invalid("Bridge's provisioning answer has no google_pay.opaque_payment_card")
             }
@@ -179,7 +195,8 @@ enum BridgeMapping {
     static func freezeResult(_ freeze: BridgeCardFreeze, card: CardRef) -> BridgeFreezeResult {
         BridgeFreezeResult(
             card: card, status: freeze.status, initiator: freeze.initiator, reason: freeze.reason,
-            reasonDetail: freeze.reasonDetail.map { SafeText.scrub($0) }, startingAt: BridgeDates.parse(freeze.startingAt),
+            reasonDetail: freeze.reasonDetail.map { SafeText.scrub($0) },
+            startingAt: BridgeDates.parse(freeze.startingAt),
             endingAt: BridgeDates.parse(freeze.endingAt), createdAt: BridgeDates.parse(freeze.createdAt)
         )
     }

@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 import HTTPTypes
 import Logging
@@ -14,12 +14,19 @@ import _CryptoExtras
 /// freeze) is in BridgeLifecycle.swift, with ``listCards(_:context:)``: Bridge lists a customer's accounts
 /// without paging, which the contract suite's listing scenario cannot accept yet, so `cardListing` is not
 /// declared (see the README).
-public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, WalletProvisioning, WebhookVerifying, CustomStringConvertible {
+public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, WalletProvisioning, WebhookVerifying,
+    CustomStringConvertible
+{
     /// Card look-up, issuance and locking (freezes), wallet provisioning (Apple Pay and Google Pay, encrypted
-    /// payload) and webhooks.
+    /// payload), card details by client nonce and PIN change by secure frame (BridgeCardReveal.swift), and webhooks.
     public static let standardDescriptor = ProviderDescriptor(
-        kind: .bridge, capabilities: [.cardLookup, .cardListing, .cardIssuance, .cardLocking, .walletProvisioning, .webhooks],
-        provisioningFlows: [.applePay: .encryptedPayload, .googlePay: .encryptedPayload]
+        kind: .bridge,
+        capabilities: [
+            .cardLookup, .cardListing, .cardIssuance, .cardLocking, .walletProvisioning, .cardDetailsReveal, .pinChange,
+            .webhooks,
+        ],
+        provisioningFlows: [.applePay: .encryptedPayload, .googlePay: .encryptedPayload],
+        revealFlows: [.cardDetails: .clientNonce, .pinChange: .secureLink]
     )
 
     public let descriptor: ProviderDescriptor
@@ -39,7 +46,8 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
     public init(setup: ProviderSetup, options: BridgeOptions) throws {
         try self.init(
             http: setup.http, apiKey: try setup.credential("apiKey"),
-            webhookPublicKey: setup.optionalCredential("webhookPublicKey"), certificateEncoding: options.certificateEncoding,
+            webhookPublicKey: setup.optionalCredential("webhookPublicKey"),
+            certificateEncoding: options.certificateEncoding,
             cardChain: options.cardChain
         )
     }
@@ -51,19 +59,22 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
     ///   - webhookPublicKey: the webhook endpoint's RSA public key in PEM, or nil when webhooks are not used.
     ///   - certificateEncoding: how Apple's bytes go on the wire.
     ///   - cardChain: the chain new card accounts are funded on (one of Bridge's `chain` values).
-    public init(
+    @_spi(AdapterSupport) public init(
         http: ProviderHTTPClient, apiKey: Secret, webhookPublicKey: Secret? = nil,
         certificateEncoding: BridgeCertificateEncoding = .base64, cardChain: String? = nil
     ) throws {
         if let cardChain, !BridgeAPI.cardAccountChains.contains(cardChain) {
             throw CardGatewayError(
-                .invalidConfiguration, "providers.\(http.instance).options.cardChain must be one of \(BridgeAPI.cardAccountChains.sorted().joined(separator: ", "))",
+                .invalidConfiguration,
+                "providers.\(http.instance).options.cardChain must be one of \(BridgeAPI.cardAccountChains.sorted().joined(separator: ", "))",
                 provider: http.instance, providerKind: .bridge
             )
         }
         self.cardChain = cardChain
         guard !apiKey.isEmpty else {
-            throw CardGatewayError(.invalidConfiguration, "providers.\(http.instance).credentials.apiKey is empty", provider: http.instance, providerKind: .bridge)
+            throw CardGatewayError(
+                .invalidConfiguration, "providers.\(http.instance).credentials.apiKey is empty",
+                provider: http.instance, providerKind: .bridge)
         }
         var client = http
         client.idempotencyKeyMaxLength = BridgeAPI.idempotencyKeyMaxLength
@@ -78,7 +89,8 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
                 self.webhookKey = try _RSA.Signing.PublicKey(pemRepresentation: pem.revealedValue)
             } catch {
                 throw CardGatewayError(
-                    .invalidConfiguration, "providers.\(http.instance).credentials.webhookPublicKey is not an RSA public key in PEM (2048 bits or more)",
+                    .invalidConfiguration,
+                    "providers.\(http.instance).credentials.webhookPublicKey is not an RSA public key in PEM (2048 bits or more)",
                     provider: http.instance, providerKind: .bridge
                 )
             }
@@ -98,11 +110,14 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
     public func card(_ ref: CardRef, context: OperationContext) async throws -> Card {
         let (customer, id) = try validated(ref)
         let response = try await send(
-            ProviderRequest(.get, BridgeAPI.cardAccount(customer: customer, card: id), headers: headers(), operation: "get card account"),
+            ProviderRequest(
+                .get, BridgeAPI.cardAccount(customer: customer, card: id), headers: headers(),
+                operation: "get card account"),
             context: context
         )
         let account: BridgeCardAccount = try decode(response, what: "card account")
-        return try BridgeMapping.card(account, requested: ref, httpStatus: response.status, requestID: BridgeErrorTable.requestID(response))
+        return try BridgeMapping.card(
+            account, requested: ref, httpStatus: response.status, requestID: BridgeErrorTable.requestID(response))
     }
 
     // MARK: Wallet provisioning
@@ -118,7 +133,9 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
         } else if account.providerStatus != "active" {
             // A frozen account says why (the freeze reasons; other statuses, Bridge's status_reason).
             let why = account.statusReason.flatMap { $0.isEmpty ? nil : " (\($0))" } ?? ""
-            reason = IneligibilityReason(code: "cardNotActive", message: "the card is \(account.providerStatus)\(why), only active cards can be added to a wallet")
+            reason = IneligibilityReason(
+                code: "cardNotActive",
+                message: "the card is \(account.providerStatus)\(why), only active cards can be added to a wallet")
         } else {
             reason = nil
         }
@@ -133,14 +150,16 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
     /// subordinate, as PassKit orders them), the nonce and its signature, encoded as ``certificateEncoding``
     /// says. Google: the wallet account id and device id. Each call is one attempt with its own
     /// `Idempotency-Key` (fresh unless the context carries an operation key), reused only by its retries.
-    public func provision(_ request: ProvisioningRequest, context: OperationContext) async throws -> ProvisioningResponse {
+    public func provision(
+        _ request: ProvisioningRequest, context: OperationContext
+    ) async throws -> ProvisioningResponse {
         var problems = ValidationProblems()
         let (customer, id) = collect(request.card, into: &problems)
         let body: BridgeProvisioningInput?
-        switch (request.wallet, request.input) {
-        case (.applePay, .applePay(let input)):
-            problems.require(input.certificates.count == 2, "input.certificates",
-                             "Bridge needs exactly two certificates (leaf, then subordinate), not \(input.certificates.count)")
+        if request.wallet == .applePay, let input = request.input.applePay {
+            problems.require(
+                input.certificates.count == 2, "input.certificates",
+                "Bridge needs exactly two certificates (leaf, then subordinate), not \(input.certificates.count)")
             for (index, certificate) in input.certificates.enumerated() where certificate.isEmpty {
                 problems.add("input.certificates[\(index)]", "is empty")
             }
@@ -152,29 +171,37 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
                     applePay: .init(
                         encoding: certificateEncoding.rawValue,
                         leafCert: BridgeMapping.encode(input.certificates[0].revealedBytes, as: certificateEncoding),
-                        subordinateCert: BridgeMapping.encode(input.certificates[1].revealedBytes, as: certificateEncoding),
+                        subordinateCert: BridgeMapping.encode(
+                            input.certificates[1].revealedBytes, as: certificateEncoding),
                         nonce: BridgeMapping.encode(input.nonce.revealedBytes, as: certificateEncoding),
-                        nonceSignature: BridgeMapping.encode(input.nonceSignature.revealedBytes, as: certificateEncoding)
+                        nonceSignature: BridgeMapping.encode(
+                            input.nonceSignature.revealedBytes, as: certificateEncoding)
                     )
                 )
             } else {
                 body = nil
             }
-        case (.googlePay, .googlePay(let input)):
+        } else if request.wallet == .googlePay, let input = request.input.googlePay {
             problems.require(!input.clientWalletAccountID.isEmpty, "input.clientWalletAccountID", "is empty")
             problems.require(!input.clientDeviceID.isEmpty, "input.clientDeviceID", "is empty")
             body = BridgeProvisioningInput(
                 walletProvider: "google_pay",
-                googlePay: .init(clientWalletAccountID: input.clientWalletAccountID, clientDeviceID: input.clientDeviceID)
+                googlePay: .init(
+                    clientWalletAccountID: input.clientWalletAccountID, clientDeviceID: input.clientDeviceID)
             )
-        case (.samsungPay, _):
+        } else if request.wallet == .samsungPay {
             throw CardGatewayError.unsupported("Bridge does not provision cards to samsungPay")
-        default:
-            problems.add("input", "must be \(request.wallet == .applePay ? "applePay" : "googlePay") input for the \(request.wallet) wallet")
+        } else {
+            problems.add(
+                "input",
+                "must be \(request.wallet == .applePay ? "applePay" : "googlePay") input for the \(request.wallet) wallet"
+            )
             body = nil
         }
         try problems.throwIfAny()
-        guard let body, let customer, let id else { throw CardGatewayError.invalidRequest("the request is incomplete", field: "input") }
+        guard let body, let customer, let id else {
+            throw CardGatewayError.invalidRequest("the request is incomplete", field: "input")
+        }
 
         // The scope carries a digest of this attempt's body: an Apple nonce is single-use, so a caller reusing one
         // operation key for a new attempt (new nonce, other device) must get a new key, not Bridge's replay of a
@@ -185,14 +212,17 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
             ProviderRequest(
                 .post, BridgeAPI.provisioningRequest(customer: customer, card: id), headers: headers(json: true),
                 body: encoded,
-                repeatability: .idempotent(header: BridgeAPI.idempotencyKeyHeader, scope: "create_mobile_wallet_provisioning_request:\(customer)/\(id)|\(attemptDigest)"),
+                repeatability: .idempotent(
+                    header: BridgeAPI.idempotencyKeyHeader,
+                    scope: "create_mobile_wallet_provisioning_request:\(customer)/\(id)|\(attemptDigest)"),
                 operation: "create mobile wallet provisioning request"
             ),
             context: context
         )
         let decoded: BridgeProvisioningResponse = try decode(response, what: "provisioning response")
         return try BridgeMapping.provisioningResponse(
-            decoded, wallet: request.wallet, httpStatus: response.status, requestID: BridgeErrorTable.requestID(response)
+            decoded, wallet: request.wallet, httpStatus: response.status,
+            requestID: BridgeErrorTable.requestID(response)
         )
     }
 
@@ -214,14 +244,20 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
     ) async throws -> BridgeFreezeResult {
         let (customer, id) = try validated(card)
         let body = BridgeFreezeInput(
-            initiator: initiator.rawValue, reason: reason.rawValue, reasonDetail: reasonDetail, endingAt: endingAt.map(BridgeDates.format)
+            initiator: initiator.rawValue, reason: reason.rawValue, reasonDetail: reasonDetail,
+            endingAt: endingAt.map(BridgeDates.format)
         )
         let response = try await send(
             ProviderRequest(
-                .post, BridgeAPI.freeze(customer: customer, card: id), headers: headers(json: true), body: try encodeBody(body),
+                .post, BridgeAPI.freeze(customer: customer, card: id), headers: headers(json: true),
+                body: try encodeBody(body),
                 // The parameters are in the scope: a caller reusing one operation key for a different freeze
                 // gets a different key, not Bridge's replay of the earlier one.
-                repeatability: .idempotent(header: BridgeAPI.idempotencyKeyHeader, scope: "freeze:\(customer)/\(id)|\(initiator.rawValue)|\(reason.rawValue)|\(reasonDetail ?? "")|\(body.endingAt ?? "")"),
+                repeatability: .idempotent(
+                    header: BridgeAPI.idempotencyKeyHeader,
+                    scope:
+                        "freeze:\(customer)/\(id)|\(initiator.rawValue)|\(reason.rawValue)|\(reasonDetail ?? "")|\(body.endingAt ?? "")"
+                ),
                 operation: "freeze card account"
             ),
             context: context
@@ -240,7 +276,8 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
             ProviderRequest(
                 .post, BridgeAPI.unfreeze(customer: customer, card: id), headers: headers(json: true),
                 body: try encodeBody(BridgeUnfreezeInput(initiator: initiator.rawValue)),
-                repeatability: .idempotent(header: BridgeAPI.idempotencyKeyHeader, scope: "unfreeze:\(customer)/\(id)|\(initiator.rawValue)"),
+                repeatability: .idempotent(
+                    header: BridgeAPI.idempotencyKeyHeader, scope: "unfreeze:\(customer)/\(id)|\(initiator.rawValue)"),
                 operation: "unfreeze card account"
             ),
             context: context
@@ -259,7 +296,8 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
     public func verify(_ delivery: WebhookDelivery, now: Date) throws -> [GatewayEvent] {
         guard let webhookKey else {
             throw CardGatewayError(
-                .invalidConfiguration, "the webhookPublicKey credential is not configured for \(http.instance), so Bridge webhooks cannot be verified",
+                .invalidConfiguration,
+                "the webhookPublicKey credential is not configured for \(http.instance), so Bridge webhooks cannot be verified",
                 provider: http.instance, providerKind: .bridge
             )
         }
@@ -281,7 +319,9 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
     }
 
     func decode<T: Decodable>(_ response: ProviderResponse, what: String) throws -> T {
-        try response.decode(T.self, provider: "Bridge", what: what, instance: http.instance, kind: .bridge, requestID: BridgeErrorTable.requestID(response))
+        try response.decode(
+            T.self, provider: "Bridge", what: what, instance: http.instance, kind: .bridge,
+            requestID: BridgeErrorTable.requestID(response))
     }
 
     /// One encoder for every request body (an encoder is costly to make, and safe to share once configured).
@@ -299,12 +339,18 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
     func collect(_ ref: CardRef, into problems: inout ValidationProblems) -> (String?, String?) {
         guard let customer = ref.customer, !customer.isEmpty else {
             problems.add("card.customer", "is required: Bridge addresses card accounts under their customer")
-            ProviderIDs.check(ref.id, field: "card.id", what: "a Bridge card account id", maxLength: BridgeAPI.idMaxLength, into: &problems)
+            ProviderIDs.check(
+                ref.id, field: "card.id", what: "a Bridge card account id", maxLength: BridgeAPI.idMaxLength,
+                into: &problems)
             return (nil, nil)
         }
         let before = problems.errors.count
-        ProviderIDs.check(customer, field: "card.customer", what: "a Bridge customer id", maxLength: BridgeAPI.idMaxLength, into: &problems)
-        ProviderIDs.check(ref.id, field: "card.id", what: "a Bridge card account id", maxLength: BridgeAPI.idMaxLength, into: &problems)
+        ProviderIDs.check(
+            customer, field: "card.customer", what: "a Bridge customer id", maxLength: BridgeAPI.idMaxLength,
+            into: &problems)
+        ProviderIDs.check(
+            ref.id, field: "card.id", what: "a Bridge card account id", maxLength: BridgeAPI.idMaxLength,
+            into: &problems)
         return problems.errors.count == before ? (customer, ref.id) : (nil, nil)
     }
 

@@ -19,7 +19,8 @@ enum BridgeWebhooks {
         var timestamp: Int64?
         var signatures: [Data] = []
         for part in value.split(separator: ",", omittingEmptySubsequences: false) {
-            let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let pair = part.trimmingCharacters(in: .whitespaces).split(
+                separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard pair.count == 2 else { return nil }
             let key = String(pair[0])
             let text = String(pair[1])
@@ -50,27 +51,35 @@ enum BridgeWebhooks {
         return Data(SHA256.hash(data: joined))
     }
 
-    static func verify(_ delivery: WebhookDelivery, key: _RSA.Signing.PublicKey, now: Date, logger: Logger = OperationContext.noopLogger) throws -> [GatewayEvent] {
+    static func verify(
+        _ delivery: WebhookDelivery, key: _RSA.Signing.PublicKey, now: Date,
+        logger: Logger = OperationContext.noopLogger
+    ) throws -> [GatewayEvent] {
         guard let value = delivery.headers[BridgeAPI.webhookSignatureHeader] else {
             throw CardGatewayError.signatureInvalid("the Bridge webhook has no X-Webhook-Signature header")
         }
         guard let header = parseHeader(value) else {
-            throw CardGatewayError.signatureInvalid("the X-Webhook-Signature header is not of the form t=<milliseconds>,v0=<Base64 signature>")
+            throw CardGatewayError.signatureInvalid(
+                "the X-Webhook-Signature header is not of the form t=<milliseconds>,v0=<Base64 signature>")
         }
         let signed = signedMessage(timestampMilliseconds: header.timestampMilliseconds, body: delivery.body)
         let valid = header.signatures.contains { signature in
-            key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: signed, padding: .insecurePKCS1v1_5)
+            key.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: signature), for: signed, padding: .insecurePKCS1v1_5)
         }
         guard valid else {
-            throw CardGatewayError.signatureInvalid("the Bridge webhook signature does not match the body and the endpoint's public key")
+            throw CardGatewayError.signatureInvalid(
+                "the Bridge webhook signature does not match the body and the endpoint's public key")
         }
         let signedAt = Date(timeIntervalSince1970: Double(header.timestampMilliseconds) / 1000)
         let age = now.timeIntervalSince(signedAt)
         guard age <= BridgeAPI.webhookMaxAge else {
-            throw CardGatewayError.signatureInvalid("the Bridge webhook was signed \(Int(age)) seconds ago, more than the 10 minutes allowed")
+            throw CardGatewayError.signatureInvalid(
+                "the Bridge webhook was signed \(Int(age)) seconds ago, more than the 10 minutes allowed")
         }
         guard -age <= BridgeAPI.webhookMaxFutureSkew else {
-            throw CardGatewayError.signatureInvalid("the Bridge webhook timestamp is \(Int(-age)) seconds in the future")
+            throw CardGatewayError.signatureInvalid(
+                "the Bridge webhook timestamp is \(Int(-age)) seconds in the future")
         }
         return try events(from: delivery.body, logger: logger)
     }
@@ -81,7 +90,8 @@ enum BridgeWebhooks {
         do {
             event = try JSONDecoder().decode(BridgeWebhookEvent.self, from: body)
         } catch {
-            throw CardGatewayError(.invalidResponse, "the Bridge webhook body is not a Bridge event object", providerKind: .bridge)
+            throw CardGatewayError(
+                .invalidResponse, "the Bridge webhook body is not a Bridge event object", providerKind: .bridge)
         }
         guard let eventID = event.eventID, !eventID.isEmpty else {
             throw CardGatewayError(.invalidResponse, "the Bridge webhook event has no event_id", providerKind: .bridge)
@@ -89,15 +99,18 @@ enum BridgeWebhooks {
         // A category or type we do not map (Bridge documents more than its spec lists, e.g. `card_dispute`, and adds
         // new ones) is not an error: the delivery is authentic, it just says nothing the gateway acts on.
         guard event.eventCategory == BridgeAPI.cardAccountCategory else {
-            logger.debug("bridge webhook of an unmapped category ignored", metadata: [
-                "bridge.event_category": .string(SafeText.scrub(event.eventCategory ?? "", maxLength: 40)),
-                "bridge.event_type": .string(SafeText.scrub(event.eventType ?? "", maxLength: 60)),
-            ])
+            logger.debug(
+                "bridge webhook of an unmapped category ignored",
+                metadata: [
+                    "bridge.event_category": .string(SafeText.scrub(event.eventCategory ?? "", maxLength: 40)),
+                    "bridge.event_type": .string(SafeText.scrub(event.eventType ?? "", maxLength: 60)),
+                ])
             return []
         }
         let object = event.eventObject
         guard let cardID = event.eventObjectID ?? object?["id"]?.stringValue, !cardID.isEmpty else {
-            throw CardGatewayError(.invalidResponse, "the Bridge card_account event names no card account", providerKind: .bridge)
+            throw CardGatewayError(
+                .invalidResponse, "the Bridge card_account event names no card account", providerKind: .bridge)
         }
         // Without a status the event says nothing about the card's state (Bridge documents none such).
         guard let newStatus = object?["status"]?.stringValue ?? event.eventObjectStatus else { return [] }
@@ -126,7 +139,9 @@ enum BridgeWebhooks {
         guard let value else { return nil }
         if let pair = value.arrayValue { return pair.first?.stringValue }
         if let text = value.stringValue { return text }
-        if let object = value.objectValue { return (object["previous"] ?? object["old"] ?? object["from"])?.stringValue }
+        if let object = value.objectValue {
+            return (object["previous"] ?? object["old"] ?? object["from"])?.stringValue
+        }
         return nil
     }
 }

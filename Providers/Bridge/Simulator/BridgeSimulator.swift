@@ -51,6 +51,8 @@ public struct BridgeSimulator: ProviderSimulator {
     let ledger: IdempotencyLedger
     let ids: DeterministicIDs
     let customWebhookKey: _RSA.Signing.PrivateKey?
+    /// Card details keys and PIN update URLs (BridgeSimulatorCardReveal.swift).
+    let reveal = BridgeRevealState()
 
     /// The key that signs webhooks (the per-process key is generated on first use).
     var webhookKey: _RSA.Signing.PrivateKey { customWebhookKey ?? SimulatorWebhookKey.shared }
@@ -62,7 +64,10 @@ public struct BridgeSimulator: ProviderSimulator {
     ///   - clock: the clock for idempotency windows, freeze times and webhook timestamps.
     ///   - credentials: the API keys accepted.
     ///   - webhookSigningKey: the RSA key that signs webhooks; by default one 2048-bit key generated once per process.
-    public init(clock: SimulationClock = SimulationClock(), credentials: Credentials = .default, webhookSigningKey: _RSA.Signing.PrivateKey? = nil) {
+    public init(
+        clock: SimulationClock = SimulationClock(), credentials: Credentials = .default,
+        webhookSigningKey: _RSA.Signing.PrivateKey? = nil
+    ) {
         self.simulationClock = clock
         self.credentials = credentials
         self.customers = SimulatorStore(Seed.customers.map { ($0.id, $0) })
@@ -78,6 +83,7 @@ public struct BridgeSimulator: ProviderSimulator {
         accounts.reset(to: Seed.cardAccounts.map { ($0.id, $0) })
         ledger.reset()
         ids.reset()
+        reveal.reset()
     }
 
     /// The card account as the simulator holds it now.
@@ -93,34 +99,49 @@ public struct BridgeSimulator: ProviderSimulator {
     public func registerRoutes(on router: Router<SimulatorContext>) {
         let accountsPath = "/v0/customers/:customerID/card_accounts"
         router.get(RouterPath(accountsPath)) { request, context in
-            self.handle(request, context, needsAccount: false) { customer, _ in self.listCardAccounts(customer: customer) }
+            self.handle(request, context, needsAccount: false) { customer, _ in
+                self.listCardAccounts(customer: customer)
+            }
         }
         router.post(RouterPath(accountsPath)) { request, context in
-            self.handle(request, context, needsAccount: false) { customer, _ in self.createCardAccount(customer: customer, body: context.requestBody) }
+            self.handle(request, context, needsAccount: false) { customer, _ in
+                self.createCardAccount(customer: customer, body: context.requestBody)
+            }
         }
         let account = accountsPath + "/:cardAccountID"
         router.get(RouterPath(account)) { request, context in
-            self.handle(request, context) { customer, account in self.getCardAccount(customer: customer, account: account) }
+            self.handle(request, context) { customer, account in
+                self.getCardAccount(customer: customer, account: account)
+            }
         }
         router.post(RouterPath(account + "/create_mobile_wallet_provisioning_request")) { request, context in
-            self.handle(request, context) { customer, account in self.provision(customer: customer, account: account, body: context.requestBody) }
+            self.handle(request, context) { customer, account in
+                self.provision(customer: customer, account: account, body: context.requestBody)
+            }
         }
         router.post(RouterPath(account + "/freeze")) { request, context in
-            self.handle(request, context) { customer, account in self.freeze(customer: customer, account: account, body: context.requestBody) }
+            self.handle(request, context) { customer, account in
+                self.freeze(customer: customer, account: account, body: context.requestBody)
+            }
         }
         router.post(RouterPath(account + "/unfreeze")) { request, context in
-            self.handle(request, context) { customer, account in self.unfreeze(customer: customer, account: account, body: context.requestBody) }
+            self.handle(request, context) { customer, account in
+                self.unfreeze(customer: customer, account: account, body: context.requestBody)
+            }
         }
+        registerCardRevealRoutes(on: router)
     }
 
     /// Auth, the idempotency-key rules, customer and card look-up, then `work`; successful POST answers are
     /// recorded for replay.
-    private func handle(
+    func handle(
         _ request: Request, _ context: SimulatorContext,
         _ work: (SimulatedCustomer, SimulatedCardAccount) -> SimulatedResponse
     ) -> SimulatedResponse {
         handle(request, context, needsAccount: true) { customer, account in
-            guard let account else { return BridgeErrors.error(404, code: "Invalid", message: "Unknown card account id") }
+            guard let account else {
+                return BridgeErrors.error(404, code: "Invalid", message: "Unknown card account id")
+            }
             return work(customer, account)
         }
     }
@@ -139,10 +160,15 @@ public struct BridgeSimulator: ProviderSimulator {
         let idempotencyKey = Self.header(request, "idempotency-key")
         let isPost = request.method == .post
         if !isPost, idempotencyKey != nil {
-            return BridgeErrors.error(400, code: "invalid_parameters", message: "Idempotency-Key must not be sent with \(request.method.rawValue) requests", location: "header", key: "Idempotency-Key")
+            return BridgeErrors.error(
+                400, code: "invalid_parameters",
+                message: "Idempotency-Key must not be sent with \(request.method.rawValue) requests",
+                location: "header", key: "Idempotency-Key")
         }
         if isPost, idempotencyKey?.isEmpty ?? true {
-            return BridgeErrors.error(400, code: "required", message: "Idempotency-Key header is required for POST requests", location: "header", key: "Idempotency-Key")
+            return BridgeErrors.error(
+                400, code: "required", message: "Idempotency-Key header is required for POST requests",
+                location: "header", key: "Idempotency-Key")
         }
         let customerID = context.parameters.get("customerID") ?? ""
         let cardID = context.parameters.get("cardAccountID") ?? ""
@@ -173,11 +199,20 @@ public struct BridgeSimulator: ProviderSimulator {
         case .replay(let first):
             return first
         case .conflict:
-            return BridgeErrors.error(409, code: "idempotency_key_conflict", message: "This Idempotency-Key was already used with a different request", location: "header", key: "Idempotency-Key")
+            return BridgeErrors.error(
+                409, code: "idempotency_key_conflict",
+                message: "This Idempotency-Key was already used with a different request", location: "header",
+                key: "Idempotency-Key")
         case .inProgress:
-            return BridgeErrors.error(409, code: "idempotency_key_in_progress", message: "A request with this Idempotency-Key is still being processed", location: "header", key: "Idempotency-Key")
+            return BridgeErrors.error(
+                409, code: "idempotency_key_in_progress",
+                message: "A request with this Idempotency-Key is still being processed", location: "header",
+                key: "Idempotency-Key")
         case .expired:
-            return BridgeErrors.error(422, code: "idempotency_key_expired", message: "This Idempotency-Key was first used more than 24 hours ago and cannot be reused", location: "header", key: "Idempotency-Key")
+            return BridgeErrors.error(
+                422, code: "idempotency_key_expired",
+                message: "This Idempotency-Key was first used more than 24 hours ago and cannot be reused",
+                location: "header", key: "Idempotency-Key")
         }
     }
 
@@ -198,7 +233,9 @@ public struct BridgeSimulator: ProviderSimulator {
     }
 
     static let cardAccountCurrencies: Set<String> = ["usdc", "usdb"]
-    static let cardAccountChains: Set<String> = ["arbitrum", "avalanche_c_chain", "base", "ethereum", "optimism", "polygon", "solana", "stellar"]
+    static let cardAccountChains: Set<String> = [
+        "arbitrum", "avalanche_c_chain", "base", "ethereum", "optimism", "polygon", "solana", "stellar",
+    ]
 
     /// `PostCardAccountsInput`: `currency` and `chain` required; one card account per customer ("Currently, only
     /// one account can be provisioned per customer"; a second → 400 `card_account_already_exists`, *choice*). The
@@ -209,25 +246,36 @@ public struct BridgeSimulator: ProviderSimulator {
             problems.add("currency,chain", "The request body must be a JSON object with currency and chain")
             return problems.response
         }
-        let known: Set<String> = ["client_reference_id", "currency", "chain", "crypto_account", "card_design_shortname"]
-        for key in json.keys.sorted() where !known.contains(key) { problems.add(key, "\(key) is not a known parameter") }
+        let known: Set<String> = [
+            "client_reference_id", "currency", "chain", "crypto_account", "card_design_shortname",
+        ]
+        for key in json.keys.sorted() where !known.contains(key) {
+            problems.add(key, "\(key) is not a known parameter")
+        }
         let currency = json["currency"] as? String ?? ""
         let chain = json["chain"] as? String ?? ""
         if !Self.cardAccountCurrencies.contains(currency) { problems.add("currency", "currency must be usdc or usdb") }
-        if !Self.cardAccountChains.contains(chain) { problems.add("chain", "chain must be one of \(Self.cardAccountChains.sorted().joined(separator: ", "))") }
-        if let design = json["card_design_shortname"], !(design is String) { problems.add("card_design_shortname", "card_design_shortname must be a string") }
+        if !Self.cardAccountChains.contains(chain) {
+            problems.add("chain", "chain must be one of \(Self.cardAccountChains.sorted().joined(separator: ", "))")
+        }
+        if let design = json["card_design_shortname"], !(design is String) {
+            problems.add("card_design_shortname", "card_design_shortname must be a string")
+        }
         guard problems.isEmpty else { return problems.response }
         guard !accounts.all().contains(where: { $0.customerID == customer.id }) else {
             return BridgeErrors.error(
-                400, code: "card_account_already_exists", message: "Only one card account can be provisioned per customer", location: "path", key: "customerID"
+                400, code: "card_account_already_exists",
+                message: "Only one card account can be provisioned per customer", location: "path", key: "customerID"
             )
         }
         let id = ids.next(prefix: "ca", length: 30)
         let digits = (0..<7).map { _ in String(ids.nextInt(in: 0...9)) }.joined()
         let pan = Self.luhnCompleted("44325280" + digits)
         let account = SimulatedCardAccount(
-            id: id, customerID: customer.id, clientReferenceID: json["client_reference_id"] as? String ?? "", status: "active",
-            firstName: customer.firstName, lastName: customer.lastName, pan: pan, expiry: "12/30", availableBalance: "0.00", currency: currency
+            id: id, customerID: customer.id, clientReferenceID: json["client_reference_id"] as? String ?? "",
+            status: "active",
+            firstName: customer.firstName, lastName: customer.lastName, pan: pan, expiry: "12/30",
+            availableBalance: "0.00", currency: currency
         )
         accounts.put(id, account)
         return .json(201, BridgeJSON.cardAccount(account))
@@ -250,9 +298,12 @@ public struct BridgeSimulator: ProviderSimulator {
 
     // MARK: Provisioning
 
-    private func provision(customer: SimulatedCustomer, account: SimulatedCardAccount, body: Data) -> SimulatedResponse {
+    private func provision(customer: SimulatedCustomer, account: SimulatedCardAccount, body: Data) -> SimulatedResponse
+    {
         guard let json = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
-            return BridgeErrors.error(400, code: "invalid_parameters", message: "The request body must be a JSON object", location: "body", key: "wallet_provider")
+            return BridgeErrors.error(
+                400, code: "invalid_parameters", message: "The request body must be a JSON object", location: "body",
+                key: "wallet_provider")
         }
         var problems = BridgeErrors.Problems()
         let walletProvider = json["wallet_provider"] as? String
@@ -264,7 +315,8 @@ public struct BridgeSimulator: ProviderSimulator {
             }
             let encoding = apple["encoding"] as? String ?? "hex"
             // A string enum in the spec: anything present but not "hex" or "base64" (a number included) is refused.
-            guard apple["encoding"] == nil || (apple["encoding"] is String && ["hex", "base64"].contains(encoding)) else {
+            guard apple["encoding"] == nil || (apple["encoding"] is String && ["hex", "base64"].contains(encoding))
+            else {
                 problems.add("apple_pay.encoding", "encoding must be hex or base64")
                 return problems.response
             }
@@ -273,7 +325,9 @@ public struct BridgeSimulator: ProviderSimulator {
                     problems.add("apple_pay.\(name)", "\(name) is required")
                     return nil
                 }
-                guard let bytes = encoding == "hex" ? ByteEncoding.decodeHex(text) : ByteEncoding.decodeBase64(text), !bytes.isEmpty else {
+                guard let bytes = encoding == "hex" ? ByteEncoding.decodeHex(text) : ByteEncoding.decodeBase64(text),
+                    !bytes.isEmpty
+                else {
                     problems.add("apple_pay.\(name)", "\(name) is not valid \(encoding)")
                     return nil
                 }
@@ -287,20 +341,23 @@ public struct BridgeSimulator: ProviderSimulator {
                 problems.add("apple_pay.leaf_cert", "leaf_cert must be exactly one DER-encoded certificate")
             }
             if let subordinate, !SimulatorCertificates.isCertificate(subordinate) {
-                problems.add("apple_pay.subordinate_cert", "subordinate_cert must be exactly one DER-encoded certificate")
+                problems.add(
+                    "apple_pay.subordinate_cert", "subordinate_cert must be exactly one DER-encoded certificate")
             }
             guard problems.isEmpty, let nonce, let signature else { return problems.response }
             if let refusal = refuseUnlessActive(account) { return refusal }
             do {
                 let payload = try SimulatorPayloads.apple(account: account, nonce: nonce, nonceSignature: signature)
-                return .json(200, [
-                    "wallet_provider": "apple_pay",
-                    "apple_pay": [
-                        "activation_data": payload.activationData.base64EncodedString(),
-                        "encrypted_pass_data": payload.encryptedPassData.base64EncodedString(),
-                        "ephemeral_public_key": payload.ephemeralPublicKey.base64EncodedString(),
-                    ],
-                ])
+                return .json(
+                    200,
+                    [
+                        "wallet_provider": "apple_pay",
+                        "apple_pay": [
+                            "activation_data": payload.activationData.base64EncodedString(),
+                            "encrypted_pass_data": payload.encryptedPassData.base64EncodedString(),
+                            "ephemeral_public_key": payload.ephemeralPublicKey.base64EncodedString(),
+                        ],
+                    ])
             } catch {
                 return faultResponse(status: 500, message: "An expected error occurred, you may try again later")
             }
@@ -311,12 +368,15 @@ public struct BridgeSimulator: ProviderSimulator {
             }
             let walletAccount = google["client_wallet_account_id"] as? String ?? ""
             let device = google["client_device_id"] as? String ?? ""
-            if walletAccount.isEmpty { problems.add("google_pay.client_wallet_account_id", "client_wallet_account_id is required") }
+            if walletAccount.isEmpty {
+                problems.add("google_pay.client_wallet_account_id", "client_wallet_account_id is required")
+            }
             if device.isEmpty { problems.add("google_pay.client_device_id", "client_device_id is required") }
             guard problems.isEmpty else { return problems.response }
             if let refusal = refuseUnlessActive(account) { return refusal }
             do {
-                let opaque = try SimulatorPayloads.google(account: account, walletAccountID: walletAccount, deviceID: device)
+                let opaque = try SimulatorPayloads.google(
+                    account: account, walletAccountID: walletAccount, deviceID: device)
                 return .json(200, ["wallet_provider": "google_pay", "google_pay": ["opaque_payment_card": opaque]])
             } catch {
                 return faultResponse(status: 500, message: "An expected error occurred, you may try again later")
@@ -330,14 +390,17 @@ public struct BridgeSimulator: ProviderSimulator {
     private func refuseUnlessActive(_ account: SimulatedCardAccount) -> SimulatedResponse? {
         guard account.status != "active" else { return nil }
         return BridgeErrors.error(
-            400, code: "card_account_not_active", message: "The card account is \(account.status); only active card accounts can be provisioned",
+            400, code: "card_account_not_active",
+            message: "The card account is \(account.status); only active card accounts can be provisioned",
             location: "path", key: "cardAccountID"
         )
     }
 
     // MARK: Freezes
 
-    static let freezeReasons: Set<String> = ["lost_or_stolen", "suspicious_activity", "planned_inactivity", "suspected_fraud", "other"]
+    static let freezeReasons: Set<String> = [
+        "lost_or_stolen", "suspicious_activity", "planned_inactivity", "suspected_fraud", "other",
+    ]
     static let freezeInitiators: Set<String> = ["developer", "customer"]
 
     private func freeze(customer: SimulatedCustomer, account: SimulatedCardAccount, body: Data) -> SimulatedResponse {
@@ -348,23 +411,39 @@ public struct BridgeSimulator: ProviderSimulator {
         }
         let initiator = json["initiator"] as? String ?? ""
         let reason = json["reason"] as? String ?? ""
-        if !Self.freezeInitiators.contains(initiator) { problems.add("initiator", "initiator must be developer or customer") }
-        if !Self.freezeReasons.contains(reason) { problems.add("reason", "reason must be one of \(Self.freezeReasons.sorted().joined(separator: ", "))") }
+        if !Self.freezeInitiators.contains(initiator) {
+            problems.add("initiator", "initiator must be developer or customer")
+        }
+        if !Self.freezeReasons.contains(reason) {
+            problems.add("reason", "reason must be one of \(Self.freezeReasons.sorted().joined(separator: ", "))")
+        }
         let now = simulationClock.now()
         var startingAt = now
         var endingAt: Date?
         if let text = json["starting_at"] as? String {
-            if let date = BridgeJSON.parseDate(text) { startingAt = date } else { problems.add("starting_at", "starting_at must be an ISO8601 date-time") }
+            if let date = BridgeJSON.parseDate(text) {
+                startingAt = date
+            } else {
+                problems.add("starting_at", "starting_at must be an ISO8601 date-time")
+            }
         }
         if let text = json["ending_at"] as? String {
-            if let date = BridgeJSON.parseDate(text) { endingAt = date } else { problems.add("ending_at", "ending_at must be an ISO8601 date-time") }
+            if let date = BridgeJSON.parseDate(text) {
+                endingAt = date
+            } else {
+                problems.add("ending_at", "ending_at must be an ISO8601 date-time")
+            }
         }
         guard problems.isEmpty else { return problems.response }
         guard account.status == "active" || account.status == "frozen" else {
-            return BridgeErrors.error(400, code: "card_account_not_active", message: "The card account is \(account.status) and cannot be frozen", location: "path", key: "cardAccountID")
+            return BridgeErrors.error(
+                400, code: "card_account_not_active",
+                message: "The card account is \(account.status) and cannot be frozen", location: "path",
+                key: "cardAccountID")
         }
         let freeze = SimulatedCardAccount.Freeze(
-            initiator: initiator, reason: reason, reasonDetail: json["reason_detail"] as? String, startingAt: startingAt,
+            initiator: initiator, reason: reason, reasonDetail: json["reason_detail"] as? String,
+            startingAt: startingAt,
             endingAt: endingAt, createdAt: now
         )
         var replaced = false
@@ -388,7 +467,9 @@ public struct BridgeSimulator: ProviderSimulator {
             return problems.response
         }
         guard let removed = account.freezes.first(where: { $0.initiator == initiator }) else {
-            return BridgeErrors.error(400, code: "freeze_not_found", message: "The card account has no freeze placed by \(initiator)", location: "body", key: "initiator")
+            return BridgeErrors.error(
+                400, code: "freeze_not_found", message: "The card account has no freeze placed by \(initiator)",
+                location: "body", key: "initiator")
         }
         accounts.update(account.id) { stored in
             stored.freezes.removeAll { $0.initiator == initiator }
@@ -418,7 +499,9 @@ public struct BridgeSimulator: ProviderSimulator {
 /// Bridge's three error shapes.
 enum BridgeErrors {
     /// Schema `Error`.
-    static func error(_ status: Int, code: String, message: String, location: String? = nil, key: String? = nil) -> SimulatedResponse {
+    static func error(
+        _ status: Int, code: String, message: String, location: String? = nil, key: String? = nil
+    ) -> SimulatedResponse {
         var body: [String: Any] = ["code": code, "message": message]
         if let location, let key { body["source"] = ["location": location, "key": key] }
         return .json(status, body)
@@ -446,7 +529,9 @@ enum BridgeErrors {
         }
 
         var response: SimulatedResponse {
-            BridgeErrors.error(400, code: "invalid_parameters", message: messages.joined(separator: "; "), location: "body", key: keys.joined(separator: ","))
+            BridgeErrors.error(
+                400, code: "invalid_parameters", message: messages.joined(separator: "; "), location: "body",
+                key: keys.joined(separator: ","))
         }
     }
 }

@@ -20,8 +20,12 @@ enum SimulatorCertificates {
             let root = try key(0x31)
             let subordinate = try key(0x42)
             return (
-                leaf: try make(subject: "Simulator Leaf", key: try key(0x53), issuer: "Simulator Subordinate CA", issuerKey: subordinate, serial: [0x10, 0x2f], isCA: false),
-                subordinate: try make(subject: "Simulator Subordinate CA", key: subordinate, issuer: "Simulator Root CA", issuerKey: root, serial: [0x10, 0x2e], isCA: true)
+                leaf: try make(
+                    subject: "Simulator Leaf", key: try key(0x53), issuer: "Simulator Subordinate CA",
+                    issuerKey: subordinate, serial: [0x10, 0x2f], isCA: false),
+                subordinate: try make(
+                    subject: "Simulator Subordinate CA", key: subordinate, issuer: "Simulator Root CA", issuerKey: root,
+                    serial: [0x10, 0x2e], isCA: true)
             )
         } catch {
             fatalError("the Bridge simulator could not make its seed certificates: \(error)")
@@ -30,13 +34,15 @@ enum SimulatorCertificates {
 
     /// A fixed P-256 key (test value, never a real key): 32 bytes from `seed`, well below the group order.
     static func key(_ seed: UInt8) throws -> P256.Signing.PrivateKey {
-        try P256.Signing.PrivateKey(rawRepresentation: Data((0..<32).map { UInt8(truncatingIfNeeded: seed &+ $0 &* 13) }))
+        try P256.Signing.PrivateKey(
+            rawRepresentation: Data((0..<32).map { UInt8(truncatingIfNeeded: seed &+ $0 &* 13) }))
     }
 
     /// A certificate for `key`, issued to `subject` and signed (ECDSA with SHA-256) with `issuerKey` in `issuer`'s
     /// name, valid from 2026 to 2036, in DER. A CA certificate says so in its basic constraints.
     static func make(
-        subject: String, key: P256.Signing.PrivateKey, issuer: String, issuerKey: P256.Signing.PrivateKey, serial: [UInt8], isCA: Bool
+        subject: String, key: P256.Signing.PrivateKey, issuer: String, issuerKey: P256.Signing.PrivateKey,
+        serial: [UInt8], isCA: Bool
     ) throws -> Data {
         let certificate = try Certificate(
             version: .v3,
@@ -48,7 +54,10 @@ enum SimulatorCertificates {
             subject: try DistinguishedName { CommonName(subject) },
             signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
-                Critical(isCA ? BasicConstraints.isCertificateAuthority(maxPathLength: 0) : BasicConstraints.notCertificateAuthority)
+                Critical(
+                    isCA
+                        ? BasicConstraints.isCertificateAuthority(maxPathLength: 0)
+                        : BasicConstraints.notCertificateAuthority)
             },
             issuerPrivateKey: Certificate.PrivateKey(issuerKey)
         )
@@ -70,7 +79,8 @@ enum SimulatorPayloads {
     }
 
     static func symmetricKey(_ secret: SharedSecret) -> SymmetricKey {
-        secret.x963DerivedSymmetricKey(using: SHA256.self, sharedInfo: BridgeSimulator.Seed.passEncryptionSharedInfo, outputByteCount: 32)
+        secret.x963DerivedSymmetricKey(
+            using: SHA256.self, sharedInfo: BridgeSimulator.Seed.passEncryptionSharedInfo, outputByteCount: 32)
     }
 
     /// Encrypts the card data for Apple Pay under a fresh ephemeral key.
@@ -80,7 +90,8 @@ enum SimulatorPayloads {
         let plaintext = try JSONSerialization.data(
             withJSONObject: [
                 "primaryAccountNumber": account.pan, "expiration": account.expiry,
-                "name": [account.firstName, account.middleName, account.lastName].compactMap { $0 }.joined(separator: " "),
+                "name": [account.firstName, account.middleName, account.lastName].compactMap { $0 }.joined(
+                    separator: " "),
                 "nonce": ByteEncoding.hex(nonce), "nonceSignature": ByteEncoding.hex(nonceSignature),
             ],
             options: [.sortedKeys]
@@ -89,8 +100,12 @@ enum SimulatorPayloads {
         guard let combined = sealed.combined else { throw SimulatorCryptoError.sealFailed }
         var activationMessage = Data(account.id.utf8)
         activationMessage.append(nonce)
-        let activation = Data(HMAC<SHA256>.authenticationCode(for: activationMessage, using: SymmetricKey(data: Data(BridgeSimulator.Seed.activationSecret.utf8))))
-        return ApplePayload(activationData: activation, encryptedPassData: combined, ephemeralPublicKey: ephemeral.publicKey.x963Representation)
+        let activation = Data(
+            HMAC<SHA256>.authenticationCode(
+                for: activationMessage, using: SymmetricKey(data: Data(BridgeSimulator.Seed.activationSecret.utf8))))
+        return ApplePayload(
+            activationData: activation, encryptedPassData: combined,
+            ephemeralPublicKey: ephemeral.publicKey.x963Representation)
     }
 
     /// Decrypts `encrypted_pass_data` with the simulator's key (tests use it to prove the payload is real).
@@ -108,11 +123,14 @@ enum SimulatorPayloads {
     static func google(account: SimulatedCardAccount, walletAccountID: String, deviceID: String) throws -> String {
         let plaintext = try JSONSerialization.data(
             withJSONObject: [
-                "pan": account.pan, "expiry": account.expiry, "client_wallet_account_id": walletAccountID, "client_device_id": deviceID,
+                "pan": account.pan, "expiry": account.expiry, "client_wallet_account_id": walletAccountID,
+                "client_device_id": deviceID,
             ],
             options: [.sortedKeys]
         )
-        guard let combined = try AES.GCM.seal(plaintext, using: opcKey()).combined else { throw SimulatorCryptoError.sealFailed }
+        guard let combined = try AES.GCM.seal(plaintext, using: opcKey()).combined else {
+            throw SimulatorCryptoError.sealFailed
+        }
         return ByteEncoding.base64URL(combined)
     }
 

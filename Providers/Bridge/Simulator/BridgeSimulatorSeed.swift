@@ -13,7 +13,10 @@ public struct SimulatedCardAccount: Sendable, Equatable {
         public var endingAt: Date?
         public var createdAt: Date
 
-        public init(initiator: String, reason: String, reasonDetail: String? = nil, startingAt: Date, endingAt: Date? = nil, createdAt: Date) {
+        public init(
+            initiator: String, reason: String, reasonDetail: String? = nil, startingAt: Date, endingAt: Date? = nil,
+            createdAt: Date
+        ) {
             self.initiator = initiator
             self.reason = reason
             self.reasonDetail = reasonDetail
@@ -135,24 +138,33 @@ extension BridgeSimulator {
             ),
             SimulatedCardAccount(
                 id: pendingVisa, customerID: customerID, clientReferenceID: "ada-visa-2", status: "pending",
-                statusReason: "card issuance in progress", firstName: "Ada", lastName: "Lovelace", pan: "4432528000567891", expiry: "11/29"
+                statusReason: "card issuance in progress", firstName: "Ada", lastName: "Lovelace",
+                pan: "4432528000567891", expiry: "11/29"
             ),
             SimulatedCardAccount(
                 id: inactiveMastercard, customerID: customerID, clientReferenceID: "ada-mc-2", status: "inactive",
-                statusReason: "card account deactivated", firstName: "Ada", lastName: "Lovelace", pan: "2223001000789011", expiry: "12/29"
+                statusReason: "card account deactivated", firstName: "Ada", lastName: "Lovelace",
+                pan: "2223001000789011", expiry: "12/29"
             ),
             SimulatedCardAccount(
                 id: frozenByCustomer, customerID: customerID, clientReferenceID: "ada-visa-3", status: "frozen",
                 firstName: "Ada", lastName: "Lovelace", pan: "4432528000901231", expiry: "01/30",
-                freezes: [.init(initiator: "customer", reason: "lost_or_stolen", startingAt: seedDate, createdAt: seedDate)]
+                freezes: [
+                    .init(initiator: "customer", reason: "lost_or_stolen", startingAt: seedDate, createdAt: seedDate)
+                ]
             ),
             SimulatedCardAccount(
                 id: frozenByDeveloper, customerID: customerID, clientReferenceID: "ada-mc-3", status: "frozen",
                 firstName: "Ada", lastName: "Lovelace", pan: "5399910000112233", expiry: "02/30",
-                freezes: [.init(initiator: "developer", reason: "suspected_fraud", reasonDetail: "chargeback pattern", startingAt: seedDate, createdAt: seedDate)]
+                freezes: [
+                    .init(
+                        initiator: "developer", reason: "suspected_fraud", reasonDetail: "chargeback pattern",
+                        startingAt: seedDate, createdAt: seedDate)
+                ]
             ),
             SimulatedCardAccount(
-                id: otherCustomerActiveVisa, customerID: otherCustomerID, clientReferenceID: "grace-visa-1", status: "active",
+                id: otherCustomerActiveVisa, customerID: otherCustomerID, clientReferenceID: "grace-visa-1",
+                status: "active",
                 firstName: "Grace", middleName: "Brewster", lastName: "Hopper", pan: "4432528000445569", expiry: "09/31"
             ),
         ]
@@ -160,7 +172,8 @@ extension BridgeSimulator {
         /// The simulator's fixed P-256 key standing in for the wallet's encryption key: `encrypted_pass_data` is
         /// AES-256-GCM under a key derived (ANSI X9.63, SHA-256) from ECDH between this key and the response's
         /// `ephemeral_public_key`. Raw private scalar, 32 bytes (test value, never a real key).
-        public static let passEncryptionPrivateKeyRaw = Data((0..<32).map { UInt8(truncatingIfNeeded: 0x21 &+ $0 &* 7) })
+        public static let passEncryptionPrivateKeyRaw = Data(
+            (0..<32).map { UInt8(truncatingIfNeeded: 0x21 &+ $0 &* 7) })
         /// The `sharedInfo` of the X9.63 derivation (modelled on Apple's ECC_V2 scheme).
         public static let passEncryptionSharedInfo = Data([0x0d]) + Data("id-aes256-GCM".utf8) + Data("Apple".utf8)
         /// The key under which Google opaque payment cards are sealed (AES-256-GCM), as a passphrase hashed with SHA-256.

@@ -22,7 +22,9 @@ extension BridgeSimulator {
         try sign(body, at: date, with: webhookKey)
     }
 
-    private func sign(_ body: Data, at date: Date?, with key: _RSA.Signing.PrivateKey) throws -> (headers: [(String, String)], body: Data) {
+    private func sign(
+        _ body: Data, at date: Date?, with key: _RSA.Signing.PrivateKey
+    ) throws -> (headers: [(String, String)], body: Data) {
         let milliseconds = Int64(((date ?? simulationClock.now()).timeIntervalSince1970 * 1000).rounded())
         // Like Bridge: the RSA-SHA256 signature covers the SHA-256 digest of "<t>.<body>" (two hash passes).
         var joined = Data("\(milliseconds).".utf8)
@@ -72,7 +74,8 @@ extension BridgeSimulator {
         if let status = object["status"] as? String, Self.webhookObjectStatuses.contains(status) {
             envelope["event_object_status"] = status
         }
-        let body = try JSONSerialization.data(withJSONObject: envelope, options: [.sortedKeys, .withoutEscapingSlashes])
+        let body = try JSONSerialization.data(
+            withJSONObject: envelope, options: [.sortedKeys, .withoutEscapingSlashes])
         return try signedWebhook(body: body, at: when)
     }
 
@@ -83,13 +86,15 @@ extension BridgeSimulator {
     ///   - type: `event_type`.
     ///   - date: when it was created and signed.
     public func signedCardAccountWebhook(
-        cardAccountID: String, previousStatus: String? = nil, type: String = "card_account.updated.status_transitioned", at date: Date? = nil
+        cardAccountID: String, previousStatus: String? = nil, type: String = "card_account.updated.status_transitioned",
+        at date: Date? = nil
     ) throws -> (headers: [(String, String)], body: Data)? {
         guard let account = accounts.get(cardAccountID) else { return nil }
         let object = BridgeJSON.cardAccount(account)
         var changes: [String: Any] = [:]
         if let previousStatus { changes["status"] = [previousStatus, account.status] }
-        return try signedWebhook(category: "card_account", type: type, objectID: account.id, object: object, changes: changes, at: date)
+        return try signedWebhook(
+            category: "card_account", type: type, objectID: account.id, object: object, changes: changes, at: date)
     }
 
     /// Decrypts an `encrypted_pass_data` the simulator produced (ECDH with the response's

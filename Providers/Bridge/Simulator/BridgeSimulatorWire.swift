@@ -12,7 +12,9 @@ enum BridgeJSON {
             "client_reference_id": account.clientReferenceID,
             "status": account.status,
             "cardholder_name": name,
-            "card_details": ["last_4": account.last4, "expiry": account.expiry, "bin": account.bin, "pin_status": "ok"],
+            "card_details": [
+                "last_4": account.last4, "expiry": account.expiry, "bin": account.bin, "pin_status": "ok",
+            ],
             "balances": [
                 "available": ["amount": account.availableBalance, "currency": account.currency],
                 "hold": ["amount": "0.00", "currency": account.currency],

@@ -82,7 +82,9 @@ enum PaysafeAPI {
     /// Paysafe REST APIs repeat the error code in this header. [C for Paysafe's payment APIs, U for wallets]
     static let applicationStatusCodeHeader = HTTPField.Name("X-Application-Status-Code")!
     /// Headers that may carry a request id for support tickets, in order of preference. [U]
-    static let requestIDHeaders = ["X-Request-Id", "X-Correlation-Id", "X-Internal-Correlation-Id"].compactMap { HTTPField.Name($0) }
+    static let requestIDHeaders = ["X-Request-Id", "X-Correlation-Id", "X-Internal-Correlation-Id"].compactMap {
+        HTTPField.Name($0)
+    }
 
     /// `include` values of list and get. [C]
     static let includeAll = "TOKENIZATIONS,AVAILABLE_ACTIONS"

@@ -8,7 +8,9 @@ import HTTPTypes
 struct PaysafeAuthentication: ProviderMiddleware {
     let tokens: PaysafeTokenCache
 
-    func intercept(_ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext) async throws -> ProviderResponse {
+    func intercept(
+        _ request: ProviderRequest, context: ProviderCallContext, next: ProviderNext
+    ) async throws -> ProviderResponse {
         var token = try await tokens.token(context: context.operation)
         let response = try await next(Self.bearer(request, token), context)
         guard response.status == 401, !Self.isSCAChallenge(response) else { return response }

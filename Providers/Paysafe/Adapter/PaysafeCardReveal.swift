@@ -1,66 +1,114 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 import HTTPTypes
 
-/// Secure details and SCA: the link to the card's details, and SCA attempts.
-extension PaysafeProvider {
-    /// A short-lived link that shows the card's PAN, CVV and expiry to the cardholder in the app. The library
-    /// never returns card details in plain text; this link (a ``Secret``) is for the app's secure view only.
-    /// Paysafe may require SCA: the error then carries the challenge; repeat with `OperationContext.sca`.
-    public func secureDetailsAccess(for ref: CardRef, context: OperationContext) async throws -> PaysafeSecureDetailsAccess {
+/// Card details for the cardholder without the backend seeing them (docs/CARD_REVEAL.md): Paysafe's secure-details
+/// link, in the normalised ``CardReveal`` API as ``RevealPurpose/cardDetails`` by ``RevealFlow/secureLink``.
+///
+/// Paysafe shows a card's PAN, CVV, expiry and cardholder name only in secure views (the card service's
+/// `getSecureDetailsViews`), backed by a short-lived link: the user-facing API documents
+/// `POST /profile/prepaid/cards/{cardId}/secure-details` ("a URL with a short expiration time") [C]; this adapter calls
+/// the business form `…/customers/{customerId}/prepaid/cards/{cardId}/secure-details` [U]. The operation may require
+/// SCA [C]: the session step then fails with `scaRequired` and the challenge; repeat it with `OperationContext.sca`.
+/// The clear-data path (`GET …/cards/{cardId}/details`, PCI-DSS partners only) is never used. The PIN view
+/// (`getSecurePinView`) is not offered: its HTTP endpoint is not documented (README, "Card details and PIN").
+extension PaysafeProvider: CardReveal {
+    /// Card statuses whose details are not offered: the card is gone (`CANCELLED`, `EXPIRED`, `REJECTED`) or not issued
+    /// yet (`PENDING`, `APPLIED`). The adapter's own choice [U]: Paysafe documents no list.
+    static let statusesWithoutDetails: Set<String> = ["CANCELLED", "EXPIRED", "REJECTED", "PENDING", "APPLIED"]
+
+    /// Looks the card up (`GET …/cards/{cardId}`, without the SCA of the session step) and refuses a card in
+    /// ``statusesWithoutDetails`` with `invalidCardState`. Offers ``RevealFlow/secureLink`` with `mayRequireSCA`.
+    public func revealOffer(
+        for card: CardRef, purpose: RevealPurpose, context: OperationContext
+    ) async throws -> RevealOffer {
+        try checkRevealPurpose(purpose)
+        var problems = ValidationProblems()
+        PaysafeValidation.cardID(card.id, field: "card.id", into: &problems)
+        PaysafeValidation.customer(card.customer, field: "card.customer", into: &problems)
+        try problems.throwIfAny()
+        let current = try await fetchCard(card, context: context, primary: false)
+        let status = current.providerStatus.uppercased()
+        if Self.statusesWithoutDetails.contains(status) {
+            throw CardGatewayError(
+                .invalidCardState,
+                "a Paysafe card in status \(SafeText.scrub(status, maxLength: 40)) has no details to show",
+                provider: http.instance, providerKind: .paysafe
+            )
+        }
+        return RevealOffer(card: card, purpose: purpose, flow: .secureLink, mayRequireSCA: true)
+    }
+
+    /// `POST …/cards/{cardId}/secure-details` (empty JSON body [U]) → the link, as
+    /// ``RevealMaterial/secureLink(_:)``, and its expiry when Paysafe gives one. Carries `SCA-Authorization` when the
+    /// context holds a solved challenge. Sent once (a write: never repeated once it may have reached Paysafe); asking
+    /// again makes a new link.
+    public func revealSession(_ request: RevealSessionRequest, context: OperationContext) async throws -> RevealSession
+    {
+        try checkRevealPurpose(request.purpose)
+        var problems = request.problems(in: .secureLink)
+        var ids = ValidationProblems()
+        PaysafeValidation.cardID(request.card.id, field: "card.id", into: &ids)
+        PaysafeValidation.customer(request.card.customer, field: "card.customer", into: &ids)
+        // Paysafe's own id checks, for the fields the flow's check has not already refused.
+        let reported = Set(problems.errors.map(\.field))
+        for error in ids.errors where !reported.contains(error.field) { problems.add(error.field, error.message) }
+        try problems.throwIfAny()
+        let (link, expires) = try await secureDetailsLink(for: request.card, context: context)
+        return RevealSession(
+            card: request.card, purpose: request.purpose, flow: .secureLink, material: .secureLink(link),
+            expires: expires)
+    }
+
+    /// A short-lived link that shows the card's PAN, CVV and expiry to the cardholder in the app: the session step of
+    /// ``revealSession(_:context:)`` for ``RevealPurpose/cardDetails``, in Paysafe's own type. The library never returns
+    /// card details in plain text; this link (a ``Secret``) is for the app's secure view only. Paysafe may require SCA:
+    /// the error then carries the challenge; repeat with `OperationContext.sca`.
+    public func secureDetailsAccess(
+        for ref: CardRef, context: OperationContext
+    ) async throws -> PaysafeSecureDetailsAccess {
         var problems = ValidationProblems()
         PaysafeValidation.cardID(ref.id, field: "card.id", into: &problems)
         PaysafeValidation.customer(ref.customer, field: "card.customer", into: &problems)
         try problems.throwIfAny()
+        let (link, expires) = try await secureDetailsLink(for: ref, context: context)
+        return PaysafeSecureDetailsAccess(card: ref, url: link, expires: expires)
+    }
+
+    /// The request and its answer: the first non-empty of `url`, `secureDetailsUrl`, `token` [U names], and the
+    /// expiry from `expirationTime`, `expiresAt`, `expiryTime` or `expiresIn` seconds [U names].
+    private func secureDetailsLink(for ref: CardRef, context: OperationContext) async throws -> (Secret, Date?) {
         let requested = now()
         let response = try await perform(
             PaysafeCall(
-                .post, PaysafeAPI.secureDetails(customer: ref.customer ?? "", card: ref.id), body: try encode(PaysafeWireSecureDetailsRequest()),
+                .post, PaysafeAPI.secureDetails(customer: ref.customer ?? "", card: ref.id),
+                body: try encode(PaysafeWireSecureDetailsRequest()),
                 operation: "get a secure-details link"
             ),
             context: context
         )
         let wire = try decode(PaysafeWireSecureDetails.self, from: response, what: "secure details")
-        guard let link = [wire.url, wire.secureDetailsUrl, wire.token].compactMap({ $0 }).first(where: { !$0.isEmpty }) else {
+        guard let link = [wire.url, wire.secureDetailsUrl, wire.token].compactMap({ $0 }).first(where: { !$0.isEmpty })
+        else {
             throw invalidResponse("Paysafe's secure-details answer has no URL", response: response)
         }
-        var expires = [wire.expirationTime, wire.expiresAt, wire.expiryTime].compactMap { $0 }.lazy.compactMap(PaysafeMapping.date).first
-        if expires == nil, let seconds = wire.expiresIn?.value { expires = requested.addingTimeInterval(TimeInterval(seconds)) }
-        return PaysafeSecureDetailsAccess(card: ref, url: Secret(link), expires: expires)
+        var expires = [wire.expirationTime, wire.expiresAt, wire.expiryTime].compactMap { $0 }.lazy.compactMap(
+            PaysafeMapping.date
+        ).first
+        if expires == nil, let seconds = wire.expiresIn?.value {
+            expires = requested.addingTimeInterval(TimeInterval(seconds))
+        }
+        return (Secret(link), expires)
     }
 
-    /// Reports the outcome of an outsourced SCA challenge the partner ran itself (`POST /sca/events/{eventId}/attempts`),
-    /// so that the operation can be repeated with `OperationContext.sca`.
-    ///
-    /// - Parameters:
-    ///   - method: `PASSWORD`, `PIN`, `PASSKEYS`, `OTP`, `PUSH_NOTIFICATION` or `BIOMETRIC`.
-    ///   - channel: `SMS`, `EMAIL`, `AUTHENTICATOR`, `PUSH_NOTIFICATION`, `REDIRECT`, or nil.
-    ///   - status: the outcome the partner observed (`VERIFIED` by default).
-    ///   - path: the 1.0.0 path (default) or the 2.0.0 `/v2/sca/...` path.
-    public func submitSCAAttempt(
-        eventID: String, walletOperationID: String, method: String, channel: String?, status: PaysafeSCAAttemptStatus = .verified,
-        path: PaysafeSCAAttemptPath = .v1, context: OperationContext
-    ) async throws -> PaysafeSCAAttemptResult {
-        var problems = ValidationProblems()
-        problems.require(!PaysafeValidation.isBlank(eventID), "eventID", "is required")
-        problems.require(!PaysafeValidation.isBlank(walletOperationID), "walletOperationID", "is required")
-        problems.require(!PaysafeValidation.isBlank(method), "method", "is required (for example OTP)")
-        if let channel { problems.require(!PaysafeValidation.isBlank(channel), "channel", "must not be blank when given") }
-        try problems.throwIfAny()
-        let wire = PaysafeWireSCAAttemptRequest(
-            walletOperationId: walletOperationID, verification: .init(method: method.uppercased(), channel: channel?.uppercased()),
-            status: status == .verified ? nil : status.rawValue
-        )
-        let response = try await perform(
-            PaysafeCall(.post, PaysafeAPI.scaAttempts(eventID: eventID, version: path), body: try encode(wire), operation: "submit an SCA attempt", sendsSCA: false),
-            context: context
-        )
-        let attempt = try decode(PaysafeWireSCAAttempt.self, from: response, what: "SCA attempt")
-        return PaysafeSCAAttemptResult(
-            id: attempt.id?.value, eventID: attempt.eventId ?? eventID, walletOperationID: attempt.walletOperationId ?? walletOperationID,
-            status: attempt.status ?? status.rawValue, statusReason: attempt.statusReason,
-            allowableAttempts: attempt.allowableAttempts?.value, currentAttempts: attempt.currentAttempts?.value
-        )
+    private func checkRevealPurpose(_ purpose: RevealPurpose) throws {
+        guard purpose == .cardDetails else {
+            throw CardGatewayError(
+                .unsupported,
+                "Paysafe shows card details by a secure-details link; \(purpose) is not offered (no documented PIN view endpoint)",
+                provider: http.instance, providerKind: .paysafe
+            )
+        }
     }
 }
 

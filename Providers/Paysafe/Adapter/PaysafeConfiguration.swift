@@ -29,8 +29,12 @@ public struct PaysafeOptions: ProviderOptions, Equatable {
 
     public static let specs: [OptionSpec] = [
         OptionSpec(CodingKeys.brand, type: .string, required: true, summary: "the brand identity in the token path"),
-        OptionSpec(CodingKeys.region, type: .string, allowedValues: PaysafeRegion.allCases.map(\.rawValue), summary: "ROW (default) or US: US customers follow the US card rules"),
-        OptionSpec(CodingKeys.userAgent, type: .string, summary: "sent as userAgent when creating and activating cards (default CardGateway)"),
+        OptionSpec(
+            CodingKeys.region, type: .string, allowedValues: PaysafeRegion.allCases.map(\.rawValue),
+            summary: "ROW (default) or US: US customers follow the US card rules"),
+        OptionSpec(
+            CodingKeys.userAgent, type: .string,
+            summary: "sent as userAgent when creating and activating cards (default CardGateway)"),
     ]
 
     public init(brand: String, region: PaysafeRegion = .row, userAgent: String = "CardGateway") {
@@ -43,16 +47,20 @@ public struct PaysafeOptions: ProviderOptions, Equatable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         brand = try container.decode(String.self, forKey: .brand)
         if brand.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw DecodingError.dataCorruptedError(forKey: .brand, in: container, debugDescription: "is required (the Paysafe brand identity)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .brand, in: container, debugDescription: "is required (the Paysafe brand identity)")
         }
         region = .row
         if let text = try container.decodeIfPresent(String.self, forKey: .region) {
             guard let parsed = PaysafeRegion(rawValue: text.uppercased()) else {
-                throw DecodingError.dataCorruptedError(forKey: .region, in: container, debugDescription: "must be ROW or US")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .region, in: container, debugDescription: "must be ROW or US")
             }
             region = parsed
         }
-        userAgent = try container.decodeIfPresent(String.self, forKey: .userAgent).flatMap { $0.isEmpty ? nil : $0 } ?? "CardGateway"
+        userAgent =
+            try container.decodeIfPresent(String.self, forKey: .userAgent).flatMap { $0.isEmpty ? nil : $0 }
+            ?? "CardGateway"
     }
 }
 
@@ -71,7 +79,8 @@ public struct PaysafeConfiguration: Sendable, CustomStringConvertible {
     public var tokenRefreshMargin: TimeInterval
 
     public init(
-        clientID: Secret, clientSecret: Secret, webhookSecret: Secret? = nil, brand: String, region: PaysafeRegion = .row,
+        clientID: Secret, clientSecret: Secret, webhookSecret: Secret? = nil, brand: String,
+        region: PaysafeRegion = .row,
         userAgent: String = "CardGateway", tokenRefreshMargin: TimeInterval = 60
     ) {
         self.clientID = clientID
@@ -92,7 +101,8 @@ public struct PaysafeConfiguration: Sendable, CustomStringConvertible {
     public init(setup: ProviderSetup, options: PaysafeOptions) throws {
         self.init(
             clientID: try setup.credential("clientID"), clientSecret: try setup.credential("clientSecret"),
-            webhookSecret: setup.optionalCredential("webhookSecret"), brand: options.brand, region: options.region, userAgent: options.userAgent
+            webhookSecret: setup.optionalCredential("webhookSecret"), brand: options.brand, region: options.region,
+            userAgent: options.userAgent
         )
     }
 

@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 import HTTPTypes
 
@@ -44,9 +44,15 @@ public enum PaysafeErrorMapping: Sendable {
         CodeRule(providerCode: "5279", code: .authenticationFailed, meaning: "the credentials are invalid"),
         CodeRule(providerCode: "5270", code: .permissionDenied, meaning: "the credentials may not access this data"),
         CodeRule(providerCode: "1200", code: .rateLimited, meaning: "the call rate limit was exceeded"),
-        CodeRule(providerCode: "DW-CARD-INVALID-STATUS", code: .invalidCardState, meaning: "the card's status does not allow this"),
-        CodeRule(providerCode: "DW-CARD-STATUS-TRANSITION-NOT-ALLOWED", code: .invalidCardState, meaning: "the status change is not allowed"),
-        CodeRule(providerCode: "DW-CARD-ALREADY-ACTIVATED", code: .invalidCardState, meaning: "the card is already activated"),
+        CodeRule(
+            providerCode: "DW-CARD-INVALID-STATUS", code: .invalidCardState,
+            meaning: "the card's status does not allow this"),
+        CodeRule(
+            providerCode: "DW-CARD-STATUS-TRANSITION-NOT-ALLOWED", code: .invalidCardState,
+            meaning: "the status change is not allowed"),
+        CodeRule(
+            providerCode: "DW-CARD-ALREADY-ACTIVATED", code: .invalidCardState, meaning: "the card is already activated"
+        ),
     ]
 
     /// The normalised code for an HTTP status when no code row matched: the core's default table
@@ -58,13 +64,15 @@ public enum PaysafeErrorMapping: Sendable {
     }
 
     static let statusOverrides: [Int: HTTPStatusRule] = [
-        405: HTTPStatusRule(.unsupported, retryable: false, mayHaveBeenActedOn: false),
+        405: HTTPStatusRule(.unsupported, retryable: false, mayHaveBeenActedOn: false)
     ]
 
     /// The normalised code for a Paysafe error response.
     public static func code(status: Int, providerCode: String?) -> CardGatewayError.Code {
         if status >= 500 { return .providerUnavailable }
-        if let providerCode, let rule = codeRules.first(where: { $0.providerCode.caseInsensitiveCompare(providerCode) == .orderedSame }) {
+        if let providerCode,
+            let rule = codeRules.first(where: { $0.providerCode.caseInsensitiveCompare(providerCode) == .orderedSame })
+        {
             return rule.code
         }
         return code(forStatus: status)
@@ -80,7 +88,9 @@ public enum PaysafeErrorMapping: Sendable {
         var message = "Paysafe refused to \(operation) (HTTP \(response.status)"
         if let providerCode { message += ", code \(SafeText.scrub(providerCode, maxLength: 64))" }
         message += ")"
-        let providerWords = ([body?.message] + (body?.details ?? []).map(Optional.some)).compactMap { $0 }.filter { !$0.isEmpty }
+        let providerWords = ([body?.message] + (body?.details ?? []).map(Optional.some)).compactMap { $0 }.filter {
+            !$0.isEmpty
+        }
         if !providerWords.isEmpty {
             message += ": " + SafeText.scrub(providerWords.joined(separator: "; "), maxLength: 400)
         } else if code == .unsupported {
@@ -88,12 +98,15 @@ public enum PaysafeErrorMapping: Sendable {
         }
 
         let fieldErrors = (body?.fieldErrors ?? []).map { item in
-            CardGatewayError.FieldError(field: SafeText.scrub(item.field ?? "", maxLength: 120), message: item.error ?? "")
+            CardGatewayError.FieldError(
+                field: SafeText.scrub(item.field ?? "", maxLength: 120), message: item.error ?? "")
         }
         let retryAfter = [429, 503].contains(response.status) || code == .rateLimited ? response.retryAfter : nil
         return CardGatewayError(
-            code, message, provider: instance, providerKind: .paysafe, providerCode: providerCode, httpStatus: response.status,
-            requestID: requestID(response.headers), mayHaveReachedProvider: response.status >= 500, retryAfter: retryAfter,
+            code, message, provider: instance, providerKind: .paysafe, providerCode: providerCode,
+            httpStatus: response.status,
+            requestID: requestID(response.headers), mayHaveReachedProvider: response.status >= 500,
+            retryAfter: retryAfter,
             fieldErrors: fieldErrors
         )
     }

@@ -37,7 +37,7 @@ public enum PaysafeCardTransitions: Sendable {
         case .active: return "ACTIVE"
         case .locked: return "LOCKED"
         case .cancelled: return "CANCELLED"
-        case .inactive, .digital, .pending, .suspended, .expired, .rejected, .unknown: return nil
+        default: return nil
         }
     }
 }

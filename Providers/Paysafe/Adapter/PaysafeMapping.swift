@@ -35,7 +35,7 @@ enum PaysafeMapping {
         case .cancelled: return ["CANCELLED"]
         case .expired: return ["EXPIRED"]
         case .rejected: return ["REJECTED"]
-        case .unknown: return nil
+        default: return nil
         }
     }
 
@@ -51,7 +51,7 @@ enum PaysafeMapping {
         switch type {
         case .physical: return "PHYSICAL"
         case .virtual: return "VIRTUAL"
-        case .unknown: return nil
+        default: return nil
         }
     }
 
@@ -164,17 +164,21 @@ enum PaysafeMapping {
         )
     }
 
-    static func walletToken(_ wire: PaysafeWireTokenization, index: Int, network: CardScheme?, lastFour: String?) -> WalletToken {
+    static func walletToken(
+        _ wire: PaysafeWireTokenization, index: Int, network: CardScheme?, lastFour: String?
+    ) -> WalletToken {
         let id = wire.dpanRef ?? wire.walletId ?? "\(wire.walletType ?? "tokenization")-\(index)"
         return WalletToken(
-            id: id, wallet: wallet(wire.walletType), status: tokenStatus(wire.status), providerStatus: wire.status ?? "",
+            id: id, wallet: wallet(wire.walletType), status: tokenStatus(wire.status),
+            providerStatus: wire.status ?? "",
             deviceAccountReference: wire.dpanRef, walletID: wire.walletId, lastFour: lastFour, network: network
         )
     }
 
     static func program(_ wire: PaysafeWireProgram) -> CardProgram {
         CardProgram(
-            name: wire.name, type: cardType(wire.cardType), scheme: scheme(wire.scheme), currencies: wire.currencies ?? [],
+            name: wire.name, type: cardType(wire.cardType), scheme: scheme(wire.scheme),
+            currencies: wire.currencies ?? [],
             allowableCards: wire.allowableCards?.value ?? 1, isDigital: wire.isDigital ?? false
         )
     }

@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 import HTTPTypes
 import Logging
@@ -15,8 +15,11 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
     /// What every Paysafe instance can do.
     public static let providerDescriptor = ProviderDescriptor(
         kind: .paysafe,
-        capabilities: Capability.cardService.union([.cardLookup, .walletTokenListing, .walletProvisioning, .webhooks]),
-        provisioningFlows: [.applePay: .encryptedPayload, .googlePay: .encryptedPayload]
+        capabilities: Capability.cardService.union([
+            .cardLookup, .walletTokenListing, .walletProvisioning, .webhooks, .cardDetailsReveal,
+        ]),
+        provisioningFlows: [.applePay: .encryptedPayload, .googlePay: .encryptedPayload],
+        revealFlows: [.cardDetails: .secureLink]
     )
 
     public var descriptor: ProviderDescriptor { Self.providerDescriptor }
@@ -33,13 +36,18 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
 
     /// Builds the adapter from configuration with its options already decoded.
     public init(setup: ProviderSetup, options: PaysafeOptions) throws {
-        try self.init(configuration: PaysafeConfiguration(setup: setup, options: options), http: setup.http, now: setup.now)
+        try self.init(
+            configuration: PaysafeConfiguration(setup: setup, options: options), http: setup.http, now: setup.now)
     }
 
     /// Builds the adapter from explicit settings.
-    public init(configuration: PaysafeConfiguration, http: ProviderHTTPClient, now: @escaping @Sendable () -> Date = { Date() }) throws {
+    @_spi(AdapterSupport) public init(
+        configuration: PaysafeConfiguration, http: ProviderHTTPClient, now: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
         guard !configuration.brand.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw CardGatewayError(.invalidConfiguration, "the Paysafe brand identity is required", provider: http.instance, providerKind: .paysafe)
+            throw CardGatewayError(
+                .invalidConfiguration, "the Paysafe brand identity is required", provider: http.instance,
+                providerKind: .paysafe)
         }
         self.configuration = configuration
         self.now = now
@@ -47,7 +55,8 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
         // the bearer middleware; every business call gets the bearer token from the shared cache.
         let tokenClient = http.unauthenticated
         let tokens = PaysafeTokenCache(now: now) { [configuration, now] context in
-            try await PaysafeProvider.issueToken(http: tokenClient, configuration: configuration, now: now, context: context)
+            try await PaysafeProvider.issueToken(
+                http: tokenClient, configuration: configuration, now: now, context: context)
         }
         self.tokens = tokens
         self.http = http.authenticated(by: PaysafeAuthentication(tokens: tokens))
@@ -85,17 +94,22 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
         if !query.statuses.isEmpty {
             var words: [String] = []
             for status in query.statuses {
-                for word in PaysafeMapping.providerStatuses(for: status) ?? [] where !words.contains(word) { words.append(word) }
+                for word in PaysafeMapping.providerStatuses(for: status) ?? [] where !words.contains(word) {
+                    words.append(word)
+                }
             }
             items.append(("status", words.joined(separator: ",")))
         }
         if let limit = query.limit { items.append(("limit", String(limit))) }
         items.append(("offset", String(query.offset)))
-        let includes = (query.includeWalletTokens ? ["TOKENIZATIONS"] : []) + (query.includeAvailableActions ? ["AVAILABLE_ACTIONS"] : [])
+        let includes =
+            (query.includeWalletTokens ? ["TOKENIZATIONS"] : [])
+            + (query.includeAvailableActions ? ["AVAILABLE_ACTIONS"] : [])
         if !includes.isEmpty { items.append(("include", includes.joined(separator: ","))) }
 
         let response = try await perform(
-            PaysafeCall(.get, PaysafeAPI.cards(customer: customer), query: items, operation: "list cards"), context: context
+            PaysafeCall(.get, PaysafeAPI.cards(customer: customer), query: items, operation: "list cards"),
+            context: context
         )
         let list = try decode(PaysafeWireCardList.self, from: response, what: "card list")
         return CardPage(
@@ -112,18 +126,24 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
         PaysafeValidation.create(request, region: configuration.region, into: &problems)
         try problems.throwIfAny()
         let wire = PaysafeWireCardRequest(
-            programName: request.program, currency: request.currency, mobile: request.mobile, cardPin: request.pin?.revealedValue,
+            programName: request.program, currency: request.currency, mobile: request.mobile,
+            cardPin: request.pin?.revealedValue,
             externalId: request.externalID, userAgent: configuration.userAgent,
             deliveryAddress: request.deliveryAddress.map {
-                .init(address1: $0.address1, address2: $0.address2, address3: $0.address3, city: $0.city, countryCode: $0.countryCode, state: $0.state, postalCode: $0.postalCode)
+                .init(
+                    address1: $0.address1, address2: $0.address2, address3: $0.address3, city: $0.city,
+                    countryCode: $0.countryCode, state: $0.state, postalCode: $0.postalCode)
             },
-            termsAndConditionsAccepted: request.termsAndConditionsAccepted, eDisclosureAccepted: request.eDisclosureAccepted
+            termsAndConditionsAccepted: request.termsAndConditionsAccepted,
+            eDisclosureAccepted: request.eDisclosureAccepted
         )
         let response = try await perform(
-            PaysafeCall(.post, PaysafeAPI.cards(customer: request.customer), body: try encode(wire), operation: "create a card"),
+            PaysafeCall(
+                .post, PaysafeAPI.cards(customer: request.customer), body: try encode(wire), operation: "create a card"),
             context: context
         )
-        return PaysafeMapping.card(try decode(PaysafeWireCard.self, from: response, what: "created card"), customer: request.customer)
+        return PaysafeMapping.card(
+            try decode(PaysafeWireCard.self, from: response, what: "created card"), customer: request.customer)
     }
 
     /// Activates a physical card (ISSUED or DIGITAL) with its last four digits and CVV. The card is fetched
@@ -141,9 +161,12 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
                 provider: http.instance, providerKind: .paysafe
             )
         }
-        let wire = PaysafeWireActivationRequest(lastFourDigits: request.lastFour, cvv: request.cvv.revealedValue, userAgent: configuration.userAgent)
+        let wire = PaysafeWireActivationRequest(
+            lastFourDigits: request.lastFour, cvv: request.cvv.revealedValue, userAgent: configuration.userAgent)
         let response = try await perform(
-            PaysafeCall(.post, PaysafeAPI.activate(customer: customer, card: request.card.id), body: try encode(wire), operation: "activate a card"),
+            PaysafeCall(
+                .post, PaysafeAPI.activate(customer: customer, card: request.card.id), body: try encode(wire),
+                operation: "activate a card"),
             context: context
         )
         return try await cardFromWriteResponse(response, ref: request.card, what: "activated card", context: context)
@@ -164,21 +187,25 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
         case .status(let status, let reason):
             guard let target = PaysafeCardTransitions.targetStatus(for: status) else {
                 throw CardGatewayError(
-                    .invalidCardState, "a Paysafe card cannot be changed to \(status) by an update; only active, locked and cancelled can be requested",
+                    .invalidCardState,
+                    "a Paysafe card cannot be changed to \(status) by an update; only active, locked and cancelled can be requested",
                     provider: http.instance, providerKind: .paysafe
                 )
             }
             let current = try await fetchCard(request.card, context: context, primary: false)
             guard PaysafeCardTransitions.isAllowed(from: current.providerStatus, to: target) else {
                 throw CardGatewayError(
-                    .invalidCardState, "a Paysafe card in status \(SafeText.scrub(current.providerStatus, maxLength: 40)) cannot be changed to \(target)",
+                    .invalidCardState,
+                    "a Paysafe card in status \(SafeText.scrub(current.providerStatus, maxLength: 40)) cannot be changed to \(target)",
                     provider: http.instance, providerKind: .paysafe
                 )
             }
             wire = PaysafeWireUpdateRequest(status: target, statusReason: reason)
         }
         let response = try await perform(
-            PaysafeCall(PaysafeAPI.updateCardMethod, PaysafeAPI.card(customer: customer, card: request.card.id), body: try encode(wire), operation: "update a card"),
+            PaysafeCall(
+                PaysafeAPI.updateCardMethod, PaysafeAPI.card(customer: customer, card: request.card.id),
+                body: try encode(wire), operation: "update a card"),
             context: context
         )
         return try await cardFromWriteResponse(response, ref: request.card, what: "updated card", context: context)
@@ -187,13 +214,16 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
     /// Lock (LOCKED), unlock (ACTIVE) and cancel (CANCELLED) through the update call, checked against
     /// ``PaysafeCardTransitions``. The comment, or else the reason's name, is sent as `statusReason`.
     public func changeStatus(_ change: CardStatusRequest, context: OperationContext) async throws -> Card {
-        let status: CardStatus = switch change.intent {
-        case .lock: .locked
-        case .unlock: .active
-        default: .cancelled
-        }
+        let status: CardStatus =
+            switch change.intent {
+            case .lock: .locked
+            case .unlock: .active
+            default: .cancelled
+            }
         return try await updateCard(
-            UpdateCardRequest(card: change.card, change: .status(status, reason: change.comment ?? change.reason?.rawValue)), context: context
+            UpdateCardRequest(
+                card: change.card, change: .status(status, reason: change.comment ?? change.reason?.rawValue)),
+            context: context
         )
     }
 
@@ -212,9 +242,11 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
         PaysafeValidation.customer(customer, field: "customer", into: &problems)
         try problems.throwIfAny()
         let response = try await perform(
-            PaysafeCall(.get, PaysafeAPI.programs(customer: customer ?? ""), operation: "list programs"), context: context
+            PaysafeCall(.get, PaysafeAPI.programs(customer: customer ?? ""), operation: "list programs"),
+            context: context
         )
-        return try decode(PaysafeWirePrograms.self, from: response, what: "programs").programs.map(PaysafeMapping.program)
+        return try decode(PaysafeWirePrograms.self, from: response, what: "programs").programs.map(
+            PaysafeMapping.program)
     }
 
     // MARK: Plumbing
@@ -222,14 +254,18 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
     func fetchCard(_ ref: CardRef, context: OperationContext, primary: Bool) async throws -> Card {
         let customer = ref.customer ?? ""
         let response = try await perform(
-            PaysafeCall(.get, PaysafeAPI.card(customer: customer, card: ref.id), query: [("include", PaysafeAPI.includeAll)], operation: "get a card", sendsSCA: primary),
+            PaysafeCall(
+                .get, PaysafeAPI.card(customer: customer, card: ref.id), query: [("include", PaysafeAPI.includeAll)],
+                operation: "get a card", sendsSCA: primary),
             context: context
         )
         return PaysafeMapping.card(try decode(PaysafeWireCard.self, from: response, what: "card"), customer: customer)
     }
 
     /// The card in a write's answer, or the card fetched again when the answer has no body.
-    func cardFromWriteResponse(_ response: ProviderResponse, ref: CardRef, what: String, context: OperationContext) async throws -> Card {
+    func cardFromWriteResponse(
+        _ response: ProviderResponse, ref: CardRef, what: String, context: OperationContext
+    ) async throws -> Card {
         if response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             return try await fetchCard(ref, context: context, primary: false)
         }
@@ -243,52 +279,67 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
         let sca = call.sendsSCA ? context.sca : nil
         let request = call.request(sca: sca)
         let response = try await http.send(request, context: context)
-        if response.status == 401, let challenge = try PaysafeSCA.challenge(in: response) ?? PaysafeSCA.challenge(inBody: response.body) {
-            throw PaysafeSCA.error(challenge, status: response.status, headers: response.headers, instance: http.instance)
+        if response.status == 401,
+            let challenge = try PaysafeSCA.challenge(in: response) ?? PaysafeSCA.challenge(inBody: response.body)
+        {
+            throw PaysafeSCA.error(
+                challenge, status: response.status, headers: response.headers, instance: http.instance)
         }
         guard response.isSuccess else {
             // Paysafe writes carry no idempotency key (`.never`): after a 5xx the write may have happened, so it must
             // be looked up, not repeated.
-            throw PaysafeErrorMapping.error(for: response, operation: call.operation, instance: http.instance).answering(request)
+            throw PaysafeErrorMapping.error(for: response, operation: call.operation, instance: http.instance)
+                .answering(request)
         }
         if Self.mentionsSCADetails(response.body), let challenge = PaysafeSCA.challenge(inBody: response.body) {
-            throw PaysafeSCA.error(challenge, status: response.status, headers: response.headers, instance: http.instance)
+            throw PaysafeSCA.error(
+                challenge, status: response.status, headers: response.headers, instance: http.instance)
         }
         return response
     }
 
     /// `POST /digitalwallets/v1/auth/brands/{brand}/token` with client credentials.
     static func issueToken(
-        http: ProviderHTTPClient, configuration: PaysafeConfiguration, now: @Sendable () -> Date, context: OperationContext = OperationContext()
+        http: ProviderHTTPClient, configuration: PaysafeConfiguration, now: @Sendable () -> Date,
+        context: OperationContext = OperationContext()
     ) async throws -> PaysafeAccessToken {
-        let basic = Data("\(configuration.clientID.revealedValue):\(configuration.clientSecret.revealedValue)".utf8).base64EncodedString()
+        let basic = Data("\(configuration.clientID.revealedValue):\(configuration.clientSecret.revealedValue)".utf8)
+            .base64EncodedString()
         var headers = HTTPFields()
         headers[.authorization] = "Basic \(basic)"
         headers[.contentType] = "application/x-www-form-urlencoded"
         // Issuing a token changes nothing at Paysafe, so the request may be repeated like a read.
         let request = ProviderRequest(
             .post, PaysafeAPI.token(brand: configuration.brand), headers: headers,
-            body: URLEncoding.formBody([("grant_type", "client_credentials")]), repeatability: .safe, operation: "issue an access token"
+            body: URLEncoding.formBody([("grant_type", "client_credentials")]), repeatability: .safe,
+            operation: "issue an access token"
         )
         let issuedAt = now()
         let response = try await http.send(request, context: context)
         guard response.isSuccess else {
-            var error = PaysafeErrorMapping.error(for: response, operation: "issue an access token", instance: http.instance)
+            var error = PaysafeErrorMapping.error(
+                for: response, operation: "issue an access token", instance: http.instance)
             if response.status == 400 || response.status == 401 {
                 error.code = .authenticationFailed
-                error.message = "Paysafe refused the client credentials for brand \(SafeText.scrub(configuration.brand, maxLength: 60)) (HTTP \(response.status))"
+                error.message =
+                    "Paysafe refused the client credentials for brand \(SafeText.scrub(configuration.brand, maxLength: 60)) (HTTP \(response.status))"
             }
             throw error
         }
-        guard let wire = try? JSONDecoder().decode(PaysafeWireToken.self, from: response.body), !wire.accessToken.isEmpty else {
+        guard let wire = try? JSONDecoder().decode(PaysafeWireToken.self, from: response.body),
+            !wire.accessToken.isEmpty
+        else {
             throw CardGatewayError(
-                .invalidResponse, "Paysafe's token answer has no access_token", provider: http.instance, providerKind: .paysafe,
-                httpStatus: response.status, requestID: PaysafeErrorMapping.requestID(response.headers), mayHaveReachedProvider: true
+                .invalidResponse, "Paysafe's token answer has no access_token", provider: http.instance,
+                providerKind: .paysafe,
+                httpStatus: response.status, requestID: PaysafeErrorMapping.requestID(response.headers),
+                mayHaveReachedProvider: true
             )
         }
         let lifetime = TimeInterval(max(0, wire.expiresIn?.value ?? 0))
         let margin = min(configuration.tokenRefreshMargin, lifetime / 2)
-        return PaysafeAccessToken(value: Secret(wire.accessToken), refreshAt: issuedAt.addingTimeInterval(lifetime - margin))
+        return PaysafeAccessToken(
+            value: Secret(wire.accessToken), refreshAt: issuedAt.addingTimeInterval(lifetime - margin))
     }
 
     /// One encoder for every request body (an encoder is costly to make, and safe to share once configured).
@@ -331,7 +382,8 @@ struct PaysafeCall: Sendable {
     var sendsSCA: Bool
 
     init(
-        _ method: HTTPRequest.Method, _ path: String, query: [(name: String, value: String)] = [], body: Data? = nil, operation: String,
+        _ method: HTTPRequest.Method, _ path: String, query: [(name: String, value: String)] = [], body: Data? = nil,
+        operation: String,
         sendsSCA: Bool = true
     ) {
         self.method = method
@@ -348,6 +400,8 @@ struct PaysafeCall: Sendable {
         var headers = HTTPFields()
         if body != nil { headers[.contentType] = "application/json" }
         if let sca { headers[PaysafeAPI.scaAuthorizationHeader] = PaysafeSCA.authorizationHeaderValue(sca) }
-        return ProviderRequest(method, path, query: query, headers: headers, body: body, repeatability: method == .get ? .safe : .never, operation: operation)
+        return ProviderRequest(
+            method, path, query: query, headers: headers, body: body, repeatability: method == .get ? .safe : .never,
+            operation: operation)
     }
 }

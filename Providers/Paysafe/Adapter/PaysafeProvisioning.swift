@@ -13,17 +13,24 @@ extension PaysafeProvider {
         let existing = card.walletTokens.filter { $0.wallet == wallet }
         guard let flow = descriptor.provisioningFlows[wallet] else {
             return ProvisioningOffer(
-                card: card.ref, wallet: wallet, eligible: false, ineligibleReason: .walletNotSupported(wallet), flow: nil,
-                cardholderName: card.cardholderName, lastFour: card.lastFour, network: card.scheme, expiry: card.expiry, existingTokens: existing
+                card: card.ref, wallet: wallet, eligible: false, ineligibleReason: .walletNotSupported(wallet),
+                flow: nil,
+                cardholderName: card.cardholderName, lastFour: card.lastFour, network: card.scheme, expiry: card.expiry,
+                existingTokens: existing
             )
         }
         let eligible = card.status == .active || card.status == .digital
         return ProvisioningOffer(
             card: card.ref, wallet: wallet, eligible: eligible,
-            ineligibleReason: eligible ? nil : IneligibilityReason(
-                code: "cardNotActive", message: "the card is \(SafeText.scrub(card.providerStatus, maxLength: 40)); only ACTIVE and DIGITAL Paysafe cards can be added to a wallet"
-            ),
-            flow: flow, cardholderName: card.cardholderName, lastFour: card.lastFour, network: card.scheme, expiry: card.expiry,
+            ineligibleReason: eligible
+                ? nil
+                : IneligibilityReason(
+                    code: "cardNotActive",
+                    message:
+                        "the card is \(SafeText.scrub(card.providerStatus, maxLength: 40)); only ACTIVE and DIGITAL Paysafe cards can be added to a wallet"
+                ),
+            flow: flow, cardholderName: card.cardholderName, lastFour: card.lastFour, network: card.scheme,
+            expiry: card.expiry,
             existingTokens: existing
         )
     }
@@ -31,35 +38,42 @@ extension PaysafeProvider {
     /// Tokenizes the card for Apple Pay (certificates, nonce and signature, hex-encoded on the wire) or Google
     /// Pay (device and wallet account ids; required for Visa cards, so the card is fetched when either is
     /// missing) and returns the wallet payload.
-    public func provision(_ request: ProvisioningRequest, context: OperationContext) async throws -> ProvisioningResponse {
+    public func provision(
+        _ request: ProvisioningRequest, context: OperationContext
+    ) async throws -> ProvisioningResponse {
         var problems = ValidationProblems()
         PaysafeValidation.provision(request, into: &problems)
         try problems.throwIfAny()
         let customer = request.card.customer ?? ""
 
         var wire = PaysafeWireTokenizationRequest(walletType: PaysafeMapping.walletType(request.wallet))
-        switch request.input {
-        case .applePay(let input):
+        if let input = request.input.applePay {
             wire.leafCertificate = ByteEncoding.hex(input.certificates[0].revealedBytes)
             wire.subordinateCertificate = ByteEncoding.hex(input.certificates[1].revealedBytes)
             wire.nonce = ByteEncoding.hex(input.nonce.revealedBytes)
             wire.nonceSignature = ByteEncoding.hex(input.nonceSignature.revealedBytes)
-        case .googlePay(let input):
-            if PaysafeValidation.isBlank(input.clientDeviceID) || PaysafeValidation.isBlank(input.clientWalletAccountID) {
+        } else if let input = request.input.googlePay {
+            if PaysafeValidation.isBlank(input.clientDeviceID) || PaysafeValidation.isBlank(input.clientWalletAccountID)
+            {
                 let card = try await fetchCard(request.card, context: context, primary: false)
                 PaysafeValidation.googleIDs(input, scheme: card.scheme, into: &problems)
                 try problems.throwIfAny()
             }
             wire.clientDeviceId = PaysafeValidation.isBlank(input.clientDeviceID) ? nil : input.clientDeviceID
-            wire.clientWalletAccountId = PaysafeValidation.isBlank(input.clientWalletAccountID) ? nil : input.clientWalletAccountID
-        case .samsungPay:
-            throw CardGatewayError.invalidRequest("this adapter provisions Apple Pay and Google Pay only", field: "input")
-        case .issuerSDK, .issuerSDKKey:
-            throw CardGatewayError.invalidRequest("Paysafe provisions by encrypted payload, not by an issuer SDK", field: "input")
+            wire.clientWalletAccountId =
+                PaysafeValidation.isBlank(input.clientWalletAccountID) ? nil : input.clientWalletAccountID
+        } else if request.input.flow == .encryptedPayload {
+            throw CardGatewayError.invalidRequest(
+                "this adapter provisions Apple Pay and Google Pay only", field: "input")
+        } else {
+            throw CardGatewayError.invalidRequest(
+                "Paysafe provisions by encrypted payload, not by an issuer SDK", field: "input")
         }
 
         let response = try await perform(
-            PaysafeCall(.post, PaysafeAPI.tokenizations(customer: customer, card: request.card.id), body: try encode(wire), operation: "tokenize a card"),
+            PaysafeCall(
+                .post, PaysafeAPI.tokenizations(customer: customer, card: request.card.id), body: try encode(wire),
+                operation: "tokenize a card"),
             context: context
         )
         let tokenization = try decode(PaysafeWireCardTokenization.self, from: response, what: "tokenization")
@@ -72,12 +86,14 @@ extension PaysafeProvider {
         PaysafeValidation.confirm(confirmation, into: &problems)
         try problems.throwIfAny()
         let wire = PaysafeWireTokenizationUpdate(
-            dpanRef: confirmation.deviceAccountReference, walletId: confirmation.walletID.flatMap { $0.isEmpty ? nil : $0 },
+            dpanRef: confirmation.deviceAccountReference,
+            walletId: confirmation.walletID.flatMap { $0.isEmpty ? nil : $0 },
             walletType: PaysafeMapping.walletType(confirmation.wallet), status: "COMPLETED"
         )
         let response = try await perform(
             PaysafeCall(
-                PaysafeAPI.updateTokenizationMethod, PaysafeAPI.tokenizations(customer: confirmation.card.customer ?? "", card: confirmation.card.id),
+                PaysafeAPI.updateTokenizationMethod,
+                PaysafeAPI.tokenizations(customer: confirmation.card.customer ?? "", card: confirmation.card.id),
                 body: try encode(wire), operation: "complete a tokenization"
             ),
             context: context
@@ -89,7 +105,9 @@ extension PaysafeProvider {
         }
     }
 
-    private func mapTokenization(_ wire: PaysafeWireCardTokenization, wallet: Wallet, response: ProviderResponse) throws -> ProvisioningResponse {
+    private func mapTokenization(
+        _ wire: PaysafeWireCardTokenization, wallet: Wallet, response: ProviderResponse
+    ) throws -> ProvisioningResponse {
         let network = PaysafeMapping.network(wire.cardNetwork)
         switch wallet {
         case .applePay:
@@ -101,21 +119,28 @@ extension PaysafeProvider {
             if passData == nil { missing.append("encryptedPassData") }
             if ephemeral == nil { missing.append("ephemeralPublicKey") }
             guard let activation, let passData, let ephemeral else {
-                throw invalidResponse("Paysafe's Apple Pay tokenization lacks valid Base64 \(missing.joined(separator: ", "))", response: response)
+                throw invalidResponse(
+                    "Paysafe's Apple Pay tokenization lacks valid Base64 \(missing.joined(separator: ", "))",
+                    response: response)
             }
-            return .applePay(ApplePayPayload(
-                activationData: SensitiveData(activation), encryptedPassData: SensitiveData(passData), ephemeralPublicKey: SensitiveData(ephemeral),
-                network: network, tokenProvider: wire.tokenProvider
-            ))
+            return .applePay(
+                ApplePayPayload(
+                    activationData: SensitiveData(activation), encryptedPassData: SensitiveData(passData),
+                    ephemeralPublicKey: SensitiveData(ephemeral),
+                    network: network, tokenProvider: wire.tokenProvider
+                ))
         default:
             // Google Pay and Samsung Pay (Paysafe's GOOGLE_PAY and SAMSUNG_PAY). Paysafe says to pass the opaque payment card as-is: it is kept as the string's UTF-8 bytes, which is
             // what Google's push tokenize takes (as every adapter does), never decoded.
             guard let opaque = wire.opaquePaymentCard, !opaque.isEmpty else {
-                throw invalidResponse("Paysafe's Google Pay tokenization lacks an opaquePaymentCard", response: response)
+                throw invalidResponse(
+                    "Paysafe's Google Pay tokenization lacks an opaquePaymentCard", response: response)
             }
-            return .googlePay(GooglePayPayload(
-                opaquePaymentCard: SensitiveData(Data(opaque.utf8)), network: network, tokenProvider: wire.tokenProvider, lastFour: wire.cardLastDigits
-            ))
+            return .googlePay(
+                GooglePayPayload(
+                    opaquePaymentCard: SensitiveData(Data(opaque.utf8)), network: network,
+                    tokenProvider: wire.tokenProvider, lastFour: wire.cardLastDigits
+                ))
         }
     }
 }

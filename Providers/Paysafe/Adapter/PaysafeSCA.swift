@@ -32,7 +32,9 @@ enum PaysafeSCA {
 
     /// A challenge carried in a response body (`{"scaDetails":{…}}`), nil when the body is anything else.
     static func challenge(inBody body: Data) -> SCAChallenge? {
-        guard body.count < 64 * 1024, let first = body.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }), first == UInt8(ascii: "{")
+        guard body.count < 64 * 1024,
+            let first = body.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }),
+            first == UInt8(ascii: "{")
         else { return nil }
         return decodeChallenge(body)
     }
@@ -96,19 +98,66 @@ enum PaysafeSCA {
 
     /// `base64({"scaDetails":{"eventId":"…","walletOperationId":"…"}})`.
     static func authorizationHeaderValue(_ authorization: SCAAuthorization) -> String {
-        let wire = PaysafeWireSCAAuthorization(scaDetails: .init(eventId: authorization.eventID, walletOperationId: authorization.walletOperationID))
+        let wire = PaysafeWireSCAAuthorization(
+            scaDetails: .init(eventId: authorization.eventID, walletOperationId: authorization.walletOperationID))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let json = (try? encoder.encode(wire)) ?? Data()
         return json.base64EncodedString()
     }
 
-    static func error(_ challenge: SCAChallenge, status: Int, headers: HTTPFields, instance: String) -> CardGatewayError {
+    static func error(_ challenge: SCAChallenge, status: Int, headers: HTTPFields, instance: String) -> CardGatewayError
+    {
         CardGatewayError(
             .scaRequired,
             "Paysafe requires strong customer authentication (\(challenge.mode.isEmpty ? "mode not given" : challenge.mode)): solve the challenge, then repeat the call with OperationContext.sca set",
-            provider: instance, providerKind: .paysafe, httpStatus: status, requestID: PaysafeErrorMapping.requestID(headers),
+            provider: instance, providerKind: .paysafe, httpStatus: status,
+            requestID: PaysafeErrorMapping.requestID(headers),
             isRetryable: false, mayHaveReachedProvider: false, scaChallenge: challenge
+        )
+    }
+}
+
+/// SCA attempts.
+extension PaysafeProvider {
+    /// Reports the outcome of an outsourced SCA challenge the partner ran itself (`POST /sca/events/{eventId}/attempts`),
+    /// so that the operation can be repeated with `OperationContext.sca`.
+    ///
+    /// - Parameters:
+    ///   - method: `PASSWORD`, `PIN`, `PASSKEYS`, `OTP`, `PUSH_NOTIFICATION` or `BIOMETRIC`.
+    ///   - channel: `SMS`, `EMAIL`, `AUTHENTICATOR`, `PUSH_NOTIFICATION`, `REDIRECT`, or nil.
+    ///   - status: the outcome the partner observed (`VERIFIED` by default).
+    ///   - path: the 1.0.0 path (default) or the 2.0.0 `/v2/sca/...` path.
+    public func submitSCAAttempt(
+        eventID: String, walletOperationID: String, method: String, channel: String?,
+        status: PaysafeSCAAttemptStatus = .verified,
+        path: PaysafeSCAAttemptPath = .v1, context: OperationContext
+    ) async throws -> PaysafeSCAAttemptResult {
+        var problems = ValidationProblems()
+        problems.require(!PaysafeValidation.isBlank(eventID), "eventID", "is required")
+        problems.require(!PaysafeValidation.isBlank(walletOperationID), "walletOperationID", "is required")
+        problems.require(!PaysafeValidation.isBlank(method), "method", "is required (for example OTP)")
+        if let channel {
+            problems.require(!PaysafeValidation.isBlank(channel), "channel", "must not be blank when given")
+        }
+        try problems.throwIfAny()
+        let wire = PaysafeWireSCAAttemptRequest(
+            walletOperationId: walletOperationID,
+            verification: .init(method: method.uppercased(), channel: channel?.uppercased()),
+            status: status == .verified ? nil : status.rawValue
+        )
+        let response = try await perform(
+            PaysafeCall(
+                .post, PaysafeAPI.scaAttempts(eventID: eventID, version: path), body: try encode(wire),
+                operation: "submit an SCA attempt", sendsSCA: false),
+            context: context
+        )
+        let attempt = try decode(PaysafeWireSCAAttempt.self, from: response, what: "SCA attempt")
+        return PaysafeSCAAttemptResult(
+            id: attempt.id?.value, eventID: attempt.eventId ?? eventID,
+            walletOperationID: attempt.walletOperationId ?? walletOperationID,
+            status: attempt.status ?? status.rawValue, statusReason: attempt.statusReason,
+            allowableAttempts: attempt.allowableAttempts?.value, currentAttempts: attempt.currentAttempts?.value
         )
     }
 }

@@ -50,7 +50,8 @@ actor PaysafeTokenCache {
         if let inFlight { return try await inFlight.value }
         let fetch = self.fetch
         // Only what bounds and labels the request is passed on; the caller's SCA and idempotency key are not.
-        let tokenContext = OperationContext(logger: context.logger, deadline: context.deadline, requestID: context.requestID)
+        let tokenContext = OperationContext(
+            logger: context.logger, deadline: context.deadline, requestID: context.requestID)
         let task = Task { try await fetch(tokenContext) }
         inFlight = task
         do {

@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 
 /// Checks requests against Paysafe's documented rules before anything is sent. Each check adds every problem
@@ -29,23 +29,27 @@ enum PaysafeValidation {
         if let space = body.firstIndex(where: { whitespace.contains($0) }) {
             let before = body[body.startIndex..<space]
             let after = body[body.index(after: space)...]
-            return !before.isEmpty && before.allSatisfy(isDigit) && (1...16).contains(after.count) && after.allSatisfy(isDigit)
+            return !before.isEmpty && before.allSatisfy(isDigit) && (1...16).contains(after.count)
+                && after.allSatisfy(isDigit)
         }
         return body.count >= 2 && body.allSatisfy(isDigit)
     }
 
     /// Letters (any script), spaces, hyphen and period.
     static func isCityName(_ text: String) -> Bool {
-        !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
-            scalar == " " || scalar == "-" || scalar == "." || CharacterSet.letters.contains(scalar)
-        }
+        !text.isEmpty
+            && text.unicodeScalars.allSatisfy { scalar in
+                scalar == " " || scalar == "-" || scalar == "." || CharacterSet.letters.contains(scalar)
+            }
     }
 
     /// `^[a-zA-Z0-9- ]*$` (US postal codes).
     static func isUSPostalCode(_ text: String) -> Bool {
         text.utf8.allSatisfy { byte in
-            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: " ")
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: " ")
         }
     }
 
@@ -65,11 +69,13 @@ enum PaysafeValidation {
             problems.add(field, "is required: Paysafe addresses cards under their customer")
             return
         }
-        ProviderIDs.check(customer, field: field, what: "a Paysafe customer id", maxLength: idMaxLength, into: &problems)
+        ProviderIDs.check(
+            customer, field: field, what: "a Paysafe customer id", maxLength: idMaxLength, into: &problems)
     }
 
     static func cardID(_ id: String, field: String, into problems: inout ValidationProblems) {
-        ProviderIDs.check(isBlank(id) ? nil : id, field: field, what: "a Paysafe card id", maxLength: idMaxLength, into: &problems)
+        ProviderIDs.check(
+            isBlank(id) ? nil : id, field: field, what: "a Paysafe card id", maxLength: idMaxLength, into: &problems)
     }
 
     static func query(_ query: CardQuery, into problems: inout ValidationProblems) {
@@ -88,7 +94,9 @@ enum PaysafeValidation {
         if isBlank(request.currency) {
             problems.add("currency", "is required")
         } else {
-            problems.require(isUpperLetters(request.currency, count: 3), "currency", "must be an ISO 4217 alpha-3 code in capitals, such as EUR")
+            problems.require(
+                isUpperLetters(request.currency, count: 3), "currency",
+                "must be an ISO 4217 alpha-3 code in capitals, such as EUR")
         }
         if let mobile = request.mobile {
             problems.require(isMobile(mobile), "mobile", "must look like +1 123456789 (pattern ^\\+\\d+\\s?\\d{1,16}$)")
@@ -112,38 +120,57 @@ enum PaysafeValidation {
             }
         case .virtual:
             problems.require(request.deliveryAddress == nil, "deliveryAddress", "must be empty for a virtual card")
-        case .unknown:
+        default:
             problems.add("type", "must be physical or virtual")
         }
         if region == .us {
-            problems.require(request.termsAndConditionsAccepted != nil, "termsAndConditionsAccepted", "must be present for US customers")
-            problems.require(request.eDisclosureAccepted != nil, "eDisclosureAccepted", "must be present for US customers")
+            problems.require(
+                request.termsAndConditionsAccepted != nil, "termsAndConditionsAccepted",
+                "must be present for US customers")
+            problems.require(
+                request.eDisclosureAccepted != nil, "eDisclosureAccepted", "must be present for US customers")
         }
     }
 
     /// `DeliveryAddress` rules. [C]
-    static func deliveryAddress(_ address: DeliveryAddress, region: PaysafeRegion, into problems: inout ValidationProblems) {
+    static func deliveryAddress(
+        _ address: DeliveryAddress, region: PaysafeRegion, into problems: inout ValidationProblems
+    ) {
         let prefix = "deliveryAddress."
         problems.require((4...40).contains(address.address1.count), prefix + "address1", "must be 4 to 40 characters")
-        if let line = address.address2 { problems.require(line.count <= 30, prefix + "address2", "must be at most 30 characters") }
-        if let line = address.address3 { problems.require(line.count <= 30, prefix + "address3", "must be at most 30 characters") }
+        if let line = address.address2 {
+            problems.require(line.count <= 30, prefix + "address2", "must be at most 30 characters")
+        }
+        if let line = address.address3 {
+            problems.require(line.count <= 30, prefix + "address3", "must be at most 30 characters")
+        }
         if isBlank(address.city) {
             problems.add(prefix + "city", "is required")
         } else {
-            problems.require(address.city.count <= 30 && isCityName(address.city), prefix + "city", "must be at most 30 letters, spaces, hyphens or periods")
+            problems.require(
+                address.city.count <= 30 && isCityName(address.city), prefix + "city",
+                "must be at most 30 letters, spaces, hyphens or periods")
         }
-        problems.require(isUpperLetters(address.countryCode, count: 2), prefix + "countryCode", "must be an ISO 3166-1 alpha-2 code in capitals, such as BG")
+        problems.require(
+            isUpperLetters(address.countryCode, count: 2), prefix + "countryCode",
+            "must be an ISO 3166-1 alpha-2 code in capitals, such as BG")
         if let state = address.state, region == .us {
-            problems.require(isUpperLetters(state, count: 2) || isUpperLetters(state, count: 3), prefix + "state", "must be a US state abbreviation of 2 or 3 capital letters, such as NY")
+            problems.require(
+                isUpperLetters(state, count: 2) || isUpperLetters(state, count: 3), prefix + "state",
+                "must be a US state abbreviation of 2 or 3 capital letters, such as NY")
         } else if let state = address.state {
-            problems.require(!isBlank(state) && state.count <= 3, prefix + "state", "must be a state or province abbreviation of at most 3 characters")
+            problems.require(
+                !isBlank(state) && state.count <= 3, prefix + "state",
+                "must be a state or province abbreviation of at most 3 characters")
         } else if region == .us {
             problems.add(prefix + "state", "is required for US customers")
         }
         if isBlank(address.postalCode) {
             problems.add(prefix + "postalCode", "is required")
         } else if region == .us {
-            problems.require(isUSPostalCode(address.postalCode), prefix + "postalCode", "may hold only letters, digits, hyphens and spaces for US customers")
+            problems.require(
+                isUSPostalCode(address.postalCode), prefix + "postalCode",
+                "may hold only letters, digits, hyphens and spaces for US customers")
         } else {
             problems.require(address.postalCode.count <= 16, prefix + "postalCode", "must be at most 16 characters")
         }
@@ -153,7 +180,8 @@ enum PaysafeValidation {
     static func activate(_ request: ActivateCardRequest, into problems: inout ValidationProblems) {
         cardID(request.card.id, field: "card.id", into: &problems)
         customer(request.card.customer, field: "card.customer", into: &problems)
-        problems.require(isDigits(request.lastFour, count: 4), "lastFour", "must be the last 4 digits of the card number")
+        problems.require(
+            isDigits(request.lastFour, count: 4), "lastFour", "must be the last 4 digits of the card number")
         problems.require(isDigits(request.cvv.revealedValue, count: 3), "cvv", "must be exactly 3 digits")
     }
 
@@ -173,37 +201,48 @@ enum PaysafeValidation {
     static func provision(_ request: ProvisioningRequest, into problems: inout ValidationProblems) {
         cardID(request.card.id, field: "card.id", into: &problems)
         customer(request.card.customer, field: "card.customer", into: &problems)
-        switch (request.wallet, request.input) {
-        case (.applePay, .applePay(let input)):
+        if request.wallet == .applePay, let input = request.input.applePay {
             if input.certificates.count != 2 {
-                problems.add("input.certificates", "must hold exactly two certificates, leaf first then subordinate (got \(input.certificates.count))")
+                problems.add(
+                    "input.certificates",
+                    "must hold exactly two certificates, leaf first then subordinate (got \(input.certificates.count))")
             } else {
-                problems.require(!input.certificates[0].isEmpty, "input.certificates[0]", "the leaf certificate is empty")
-                problems.require(!input.certificates[1].isEmpty, "input.certificates[1]", "the subordinate certificate is empty")
+                problems.require(
+                    !input.certificates[0].isEmpty, "input.certificates[0]", "the leaf certificate is empty")
+                problems.require(
+                    !input.certificates[1].isEmpty, "input.certificates[1]", "the subordinate certificate is empty")
             }
             problems.require(!input.nonce.isEmpty, "input.nonce", "is required")
             problems.require(!input.nonceSignature.isEmpty, "input.nonceSignature", "is required")
-        case (.googlePay, .googlePay):
-            break
-        case (.applePay, _), (.googlePay, _):
-            problems.add("input", "\(request.wallet) needs \(request.wallet == .applePay ? "Apple Pay certificates, nonce and signature" : "Google Pay device and wallet account ids")")
-        default:
+        } else if request.wallet == .googlePay, request.input.googlePay != nil {
+            return
+        } else if request.wallet == .applePay || request.wallet == .googlePay {
+            problems.add(
+                "input",
+                "\(request.wallet) needs \(request.wallet == .applePay ? "Apple Pay certificates, nonce and signature" : "Google Pay device and wallet account ids")"
+            )
+        } else {
             problems.add("wallet", "this adapter provisions Apple Pay and Google Pay only")
         }
     }
 
     /// Google Pay ids are required for VISA cards [C]; they are also required when the scheme is unknown, since
     /// the card may then be a Visa.
-    static func googleIDs(_ input: GooglePayProvisioningInput, scheme: CardScheme, into problems: inout ValidationProblems) {
+    static func googleIDs(
+        _ input: GooglePayProvisioningInput, scheme: CardScheme, into problems: inout ValidationProblems
+    ) {
         guard scheme != .mastercard else { return }
         problems.require(!isBlank(input.clientDeviceID), "input.clientDeviceID", "is required for Visa cards")
-        problems.require(!isBlank(input.clientWalletAccountID), "input.clientWalletAccountID", "is required for Visa cards")
+        problems.require(
+            !isBlank(input.clientWalletAccountID), "input.clientWalletAccountID", "is required for Visa cards")
     }
 
     static func confirm(_ confirmation: ProvisioningConfirmation, into problems: inout ValidationProblems) {
         cardID(confirmation.card.id, field: "card.id", into: &problems)
         customer(confirmation.card.customer, field: "card.customer", into: &problems)
-        problems.require(!isBlank(confirmation.deviceAccountReference), "deviceAccountReference", "is required (the dpanRef)")
-        problems.require(confirmation.wallet != .samsungPay, "wallet", "this adapter provisions Apple Pay and Google Pay only")
+        problems.require(
+            !isBlank(confirmation.deviceAccountReference), "deviceAccountReference", "is required (the dpanRef)")
+        problems.require(
+            confirmation.wallet != .samsungPay, "wallet", "this adapter provisions Apple Pay and Google Pay only")
     }
 }

@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 import HTTPTypes
 
@@ -16,11 +16,14 @@ enum PaysafeWebhooks {
     static let providerType = "prepaid.card.status"
 
     static func verify(_ delivery: WebhookDelivery, secret: Secret, instance: String) throws -> [GatewayEvent] {
-        guard let header = delivery.headers[PaysafeAPI.webhookSignatureHeader]?.trimmingCharacters(in: .whitespaces), !header.isEmpty else {
+        guard let header = delivery.headers[PaysafeAPI.webhookSignatureHeader]?.trimmingCharacters(in: .whitespaces),
+            !header.isEmpty
+        else {
             throw signatureError("the Paysafe webhook has no Signature header", instance: instance)
         }
         guard let signature = decodeSignature(header) else {
-            throw signatureError("the Paysafe webhook's Signature header is not a hex or Base64 HMAC-SHA256", instance: instance)
+            throw signatureError(
+                "the Paysafe webhook's Signature header is not a hex or Base64 HMAC-SHA256", instance: instance)
         }
         let key = Data(secret.revealedValue.utf8)
         guard MessageAuthentication.verifyHMACSHA256(signature: signature, key: key, message: delivery.body) else {
@@ -42,7 +45,11 @@ enum PaysafeWebhooks {
             providerOldStatus: event.oldStatus,
             providerNewStatus: event.newStatus
         )
-        return [GatewayEvent(id: event.id.value, providerKind: .paysafe, occurredAt: nil, providerType: providerType, event: .cardStatusChanged(change))]
+        return [
+            GatewayEvent(
+                id: event.id.value, providerKind: .paysafe, occurredAt: nil, providerType: providerType,
+                event: .cardStatusChanged(change))
+        ]
     }
 
     /// 32 bytes from 64 hex digits (either case) or 44 Base64 characters; nil for anything else.
@@ -61,7 +68,8 @@ extension PaysafeProvider {
     public func verify(_ delivery: WebhookDelivery, now: Date) throws -> [GatewayEvent] {
         guard let secret = configuration.webhookSecret, !secret.isEmpty else {
             throw CardGatewayError(
-                .invalidConfiguration, "providers.\(http.instance).credentials.webhookSecret is required to verify Paysafe webhooks",
+                .invalidConfiguration,
+                "providers.\(http.instance).credentials.webhookSecret is required to verify Paysafe webhooks",
                 provider: http.instance, providerKind: .paysafe
             )
         }

@@ -30,7 +30,9 @@ struct PaysafeFlexibleInt: Decodable, Equatable {
         let container = try decoder.singleValueContainer()
         if let number = try? container.decode(Int.self) {
             value = number
-        } else if let text = try? container.decode(String.self), let number = Int(text.trimmingCharacters(in: .whitespaces)) {
+        } else if let text = try? container.decode(String.self),
+            let number = Int(text.trimmingCharacters(in: .whitespaces))
+        {
             value = number
         } else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected an integer")
@@ -128,7 +130,9 @@ struct PaysafeWireTokenizationList: Decodable {
         }
         // The documented names first, in this order, then any other member holding such a list.
         for name in Self.preferredKeys {
-            if let key = AnyKey(stringValue: name), container.contains(key), let list = try? container.decode([PaysafeWireTokenization].self, forKey: key) {
+            if let key = AnyKey(stringValue: name), container.contains(key),
+                let list = try? container.decode([PaysafeWireTokenization].self, forKey: key)
+            {
                 items = list
                 return
             }
@@ -176,7 +180,10 @@ struct PaysafeWireAvailableAction: Decodable {
                 return
             }
         }
-        value = container.allKeys.sorted { $0.stringValue < $1.stringValue }.lazy.compactMap { try? container.decode(String.self, forKey: $0) }.first
+        value =
+            container.allKeys.sorted { $0.stringValue < $1.stringValue }.lazy.compactMap {
+                try? container.decode(String.self, forKey: $0)
+            }.first
     }
 }
 
@@ -212,7 +219,8 @@ struct PaysafeWirePrograms: Decodable {
         if let list = try? decoder.singleValueContainer().decode([PaysafeWireProgram].self) {
             programs = list
         } else {
-            programs = try decoder.container(keyedBy: CodingKeys.self).decode([PaysafeWireProgram].self, forKey: .programs)
+            programs = try decoder.container(keyedBy: CodingKeys.self).decode(
+                [PaysafeWireProgram].self, forKey: .programs)
         }
     }
 }

@@ -29,6 +29,8 @@ public struct PaysafeSimulator: ProviderSimulator {
 
     /// Bearer tokens, client credentials and SCA authorizations are masked in the journal.
     public var sensitiveHeaderNames: Set<String> { ["authorization", "sca-authorization"] }
+    /// The secure view's token (in the link's query) is masked in the journal.
+    public var sensitiveBodyFields: Set<String> { ["securedetailstoken"] }
 
     public func reset() async {
         engine.reset()
@@ -42,9 +44,11 @@ public struct PaysafeSimulator: ProviderSimulator {
     /// A status webhook as Paysafe would deliver it: the JSON body and its headers, `Signature` being the
     /// lower-case hex HMAC-SHA256 of the body under the simulator's webhook secret.
     public func signedWebhook(
-        cardID: String, customerID: String? = Seed.euCustomer, oldStatus: String? = "ACTIVE", newStatus: String = "LOCKED", eventID: String? = nil
+        cardID: String, customerID: String? = Seed.euCustomer, oldStatus: String? = "ACTIVE",
+        newStatus: String = "LOCKED", eventID: String? = nil
     ) -> (headers: [(String, String)], body: Data) {
-        engine.signedWebhook(cardID: cardID, customerID: customerID, oldStatus: oldStatus, newStatus: newStatus, eventID: eventID)
+        engine.signedWebhook(
+            cardID: cardID, customerID: customerID, oldStatus: oldStatus, newStatus: newStatus, eventID: eventID)
     }
 
     public func registerRoutes(on router: Router<SimulatorContext>) {
@@ -63,6 +67,7 @@ public struct PaysafeSimulator: ProviderSimulator {
         route(router, .patch, "\(card)/tokenizations", engine.updateTokenization)
         route(router, .put, "\(card)/tokenizations", engine.updateTokenization)
         route(router, .post, "\(card)/secure-details", engine.secureDetails)
+        route(router, .get, Self.secureViewPath, engine.secureView)
         route(router, .post, "\(v1)/sca/events/:eventId/attempts", engine.scaAttempt)
         route(router, .post, "/digitalwallets/v2/sca/events/:eventId/attempts", engine.scaAttempt)
     }
@@ -81,8 +86,9 @@ public struct PaysafeSimulator: ProviderSimulator {
             var parameters: [String: String] = [:]
             for name in names { parameters[name] = context.parameters.get(name) }
             let simulated = SimRequest(
-                method: request.method.rawValue, parameters: parameters, query: SimulatorHTTP.queryItems(request.uri.query), headers: headers,
-                body: context.requestBody
+                method: request.method.rawValue, parameters: parameters,
+                query: SimulatorHTTP.queryItems(request.uri.query), headers: headers,
+                body: context.requestBody, authority: request.head.authority ?? ""
             )
             return handler(simulated).hummingbirdResponse
         }

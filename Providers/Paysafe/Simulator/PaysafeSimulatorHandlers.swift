@@ -17,15 +17,20 @@ final class PaysafeSimulatorEngine: Sendable {
     let cards = SimulatorStore<String, SimCard>(PaysafeSimulatorSeedData.cards.map { ($0.cardId, $0) })
     let tokens = SimulatorStore<String, SimAccessToken>()
     let scaEvents = SimulatorStore<String, SimSCAEvent>()
+    /// Secure-details links by token (PaysafeSimulatorCardReveal.swift).
+    let secureLinks = SimulatorStore<String, SimSecureLink>()
     private let lock = Mutex(0)
 
-    static let cardStatuses: Set<String> = ["ACTIVE", "PENDING", "CANCELLED", "SUSPENDED", "APPLIED", "DIGITAL", "REJECTED", "LOCKED", "EXPIRED", "ISSUED"]
+    static let cardStatuses: Set<String> = [
+        "ACTIVE", "PENDING", "CANCELLED", "SUSPENDED", "APPLIED", "DIGITAL", "REJECTED", "LOCKED", "EXPIRED", "ISSUED",
+    ]
     static let walletTypes: Set<String> = ["APPLE_PAY", "GOOGLE_PAY", "SAMSUNG_PAY"]
     static let scaMethods: Set<String> = ["PASSWORD", "PIN", "PASSKEYS", "OTP", "PUSH_NOTIFICATION", "BIOMETRIC"]
     static let scaChannels: Set<String> = ["SMS", "EMAIL", "AUTHENTICATOR", "PUSH_NOTIFICATION", "REDIRECT"]
     /// The update transitions the simulator enforces (the project's inferred reading of Paysafe's table).
     static let transitions: [String: Set<String>] = [
-        "ACTIVE": ["LOCKED", "CANCELLED"], "LOCKED": ["ACTIVE", "CANCELLED"], "DIGITAL": ["ACTIVE", "CANCELLED", "LOCKED"],
+        "ACTIVE": ["LOCKED", "CANCELLED"], "LOCKED": ["ACTIVE", "CANCELLED"],
+        "DIGITAL": ["ACTIVE", "CANCELLED", "LOCKED"],
     ]
     static let liveStatuses: Set<String> = ["ACTIVE", "ISSUED", "DIGITAL", "PENDING", "APPLIED", "LOCKED", "SUSPENDED"]
 
@@ -41,6 +46,7 @@ final class PaysafeSimulatorEngine: Sendable {
             cards.reset(to: PaysafeSimulatorSeedData.cards.map { ($0.cardId, $0) })
             tokens.reset(to: [])
             scaEvents.reset(to: [])
+            secureLinks.reset(to: [])
             ids.reset()
         }
     }
@@ -66,14 +72,24 @@ final class PaysafeSimulatorEngine: Sendable {
                 return Wire.fieldErrors([("grant_type", "the simulator issues client_credentials tokens only")])
             }
             let token = ids.next(prefix: "psat_", length: 32)
-            tokens.put(token, SimAccessToken(brand: credentials.brand, expires: clock.now().addingTimeInterval(TimeInterval(credentials.tokenLifetime))))
-            return .json(200, ["access_token": token, "expires_in": credentials.tokenLifetime, "token_type": "Bearer", "scope": "whitelabelWallet"])
+            tokens.put(
+                token,
+                SimAccessToken(
+                    brand: credentials.brand,
+                    expires: clock.now().addingTimeInterval(TimeInterval(credentials.tokenLifetime))))
+            return .json(
+                200,
+                [
+                    "access_token": token, "expires_in": credentials.tokenLifetime, "token_type": "Bearer",
+                    "scope": "whitelabelWallet",
+                ])
         }
     }
 
     /// The 401 for a missing, unknown or expired bearer token (never an SCA challenge), or nil when it is valid.
     private func authorize(_ request: SimRequest) -> SimulatedResponse? {
-        guard let value = SimulatorHTTP.bearerToken(request.header("authorization")), let token = tokens.get(value) else {
+        guard let value = SimulatorHTTP.bearerToken(request.header("authorization")), let token = tokens.get(value)
+        else {
             return Wire.unauthorized("The authentication credentials are invalid.")
         }
         guard clock.now() < token.expires else { return Wire.unauthorized("The access token has expired.") }
@@ -82,7 +98,9 @@ final class PaysafeSimulatorEngine: Sendable {
 
     private func customer(_ request: SimRequest) -> Result<SimCustomer, ResponseError> {
         let id = request.parameter("customerId")
-        guard let customer = customers.get(id) else { return .failure(ResponseError(Wire.notFound("Customer id [\(id)] does not exist"))) }
+        guard let customer = customers.get(id) else {
+            return .failure(ResponseError(Wire.notFound("Customer id [\(id)] does not exist")))
+        }
         return .success(customer)
     }
 
@@ -109,7 +127,9 @@ final class PaysafeSimulatorEngine: Sendable {
         guard let value = request.queryValue("include"), !value.isEmpty else { return .success((false, false)) }
         let words = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         let unknown = words.filter { $0 != "TOKENIZATIONS" && $0 != "AVAILABLE_ACTIONS" }
-        guard unknown.isEmpty else { return .failure(ResponseError(Wire.fieldErrors([("include", "unknown value \(unknown[0])")]))) }
+        guard unknown.isEmpty else {
+            return .failure(ResponseError(Wire.fieldErrors([("include", "unknown value \(unknown[0])")])))
+        }
         return .success((words.contains("TOKENIZATIONS"), words.contains("AVAILABLE_ACTIONS")))
     }
 
@@ -123,31 +143,48 @@ final class PaysafeSimulatorEngine: Sendable {
             var statuses: Set<String>?
             if let value = request.queryValue("status"), !value.isEmpty {
                 let words = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                if let bad = words.first(where: { !Self.cardStatuses.contains($0) }) { problems.append(("status", "unknown card status \(bad)")) }
+                if let bad = words.first(where: { !Self.cardStatuses.contains($0) }) {
+                    problems.append(("status", "unknown card status \(bad)"))
+                }
                 statuses = Set(words)
             }
             let cardType = request.queryValue("cardType")
-            if let cardType, cardType != "PHYSICAL", cardType != "VIRTUAL" { problems.append(("cardType", "must be PHYSICAL or VIRTUAL")) }
+            if let cardType, cardType != "PHYSICAL", cardType != "VIRTUAL" {
+                problems.append(("cardType", "must be PHYSICAL or VIRTUAL"))
+            }
             var limit = 10
             if let text = request.queryValue("limit") {
-                if let value = Int(text), value > 0 { limit = value } else { problems.append(("limit", "must be a positive integer")) }
+                if let value = Int(text), value > 0 {
+                    limit = value
+                } else {
+                    problems.append(("limit", "must be a positive integer"))
+                }
             }
             var offset = 0
             if let text = request.queryValue("offset") {
-                if let value = Int(text), value >= 0 { offset = value } else { problems.append(("offset", "must be zero or a positive integer")) }
+                if let value = Int(text), value >= 0 {
+                    offset = value
+                } else {
+                    problems.append(("offset", "must be zero or a positive integer"))
+                }
             }
             let include = includes(request)
             guard case .success(let flags) = include else { return include.failureResponse }
             guard problems.isEmpty else { return Wire.fieldErrors(problems) }
 
             let matching = cards.all().filter { card in
-                card.customerId == customer.id && (statuses?.contains(card.status) ?? true) && (cardType.map { $0 == card.cardType } ?? true)
+                card.customerId == customer.id && (statuses?.contains(card.status) ?? true)
+                    && (cardType.map { $0 == card.cardType } ?? true)
             }
             let page = matching.dropFirst(offset).prefix(limit)
-            return .json(200, [
-                "cards": page.map { Wire.card($0, includeTokenizations: flags.tokenizations, includeActions: flags.actions) },
-                "meta": ["numberOfRecords": matching.count, "limit": limit, "page": offset / limit + 1],
-            ])
+            return .json(
+                200,
+                [
+                    "cards": page.map {
+                        Wire.card($0, includeTokenizations: flags.tokenizations, includeActions: flags.actions)
+                    },
+                    "meta": ["numberOfRecords": matching.count, "limit": limit, "page": offset / limit + 1],
+                ])
         }
     }
 
@@ -178,12 +215,16 @@ final class PaysafeSimulatorEngine: Sendable {
             }
             let currency = body["currency"] as? String
             if let currency, currency.utf8.count == 3, currency.uppercased() == currency {
-                if let program, !program.currencies.contains(currency) { problems.append(("currency", "is not offered by the program")) }
+                if let program, !program.currencies.contains(currency) {
+                    problems.append(("currency", "is not offered by the program"))
+                }
             } else {
                 problems.append(("currency", "size must be between 3 and 3"))
             }
             if let mobile = body["mobile"] {
-                if !((mobile as? String).map(Wire.isMobile) ?? false) { problems.append(("mobile", "must match \"^\\+\\d+\\s?\\d{1,16}$\"")) }
+                if !((mobile as? String).map(Wire.isMobile) ?? false) {
+                    problems.append(("mobile", "must match \"^\\+\\d+\\s?\\d{1,16}$\""))
+                }
             }
             if let pin = body["cardPin"] {
                 if isUS {
@@ -198,19 +239,31 @@ final class PaysafeSimulatorEngine: Sendable {
             if ((body["userAgent"] as? String) ?? "").isEmpty { problems.append(("userAgent", "must not be null")) }
             let address = body["deliveryAddress"] as? [String: Any]
             if let program {
-                if program.cardType == "PHYSICAL" && address == nil { problems.append(("deliveryAddress", "must not be null for a PHYSICAL card")) }
-                if program.cardType == "VIRTUAL" && address != nil { problems.append(("deliveryAddress", "must be null for a VIRTUAL card")) }
+                if program.cardType == "PHYSICAL" && address == nil {
+                    problems.append(("deliveryAddress", "must not be null for a PHYSICAL card"))
+                }
+                if program.cardType == "VIRTUAL" && address != nil {
+                    problems.append(("deliveryAddress", "must be null for a VIRTUAL card"))
+                }
             }
             if let address { problems += addressProblems(address, isUS: isUS) }
             if isUS {
-                if !(body["termsAndConditionsAccepted"] is Bool) { problems.append(("termsAndConditionsAccepted", "must not be null")) }
-                if !(body["eDisclosureAccepted"] is Bool) { problems.append(("eDisclosureAccepted", "must not be null")) }
+                if !(body["termsAndConditionsAccepted"] is Bool) {
+                    problems.append(("termsAndConditionsAccepted", "must not be null"))
+                }
+                if !(body["eDisclosureAccepted"] is Bool) {
+                    problems.append(("eDisclosureAccepted", "must not be null"))
+                }
             }
             guard problems.isEmpty, let program, let currency else { return Wire.fieldErrors(problems) }
 
-            let live = cards.all().filter { $0.customerId == customer.id && $0.programName == program.name && Self.liveStatuses.contains($0.status) }
+            let live = cards.all().filter {
+                $0.customerId == customer.id && $0.programName == program.name && Self.liveStatuses.contains($0.status)
+            }
             guard live.count < program.allowableCards else {
-                return Wire.error(409, "DW-CARD-LIMIT-REACHED", "The customer holds the maximum number of cards allowed on this program.")
+                return Wire.error(
+                    409, "DW-CARD-LIMIT-REACHED",
+                    "The customer holds the maximum number of cards allowed on this program.")
             }
 
             let cardId = ids.uuid()
@@ -220,12 +273,16 @@ final class PaysafeSimulatorEngine: Sendable {
             let year = Calendar(identifier: .gregorian).component(.year, from: now) + 3
             let status = program.cardType == "VIRTUAL" ? "ACTIVE" : (program.isDigital ? "DIGITAL" : "ISSUED")
             let card = SimCard(
-                cardId: cardId, customerId: customer.id, status: status, statusReason: nil, cardType: program.cardType, scheme: program.scheme,
-                programName: program.name, currency: currency, bin: program.scheme == "VISA" ? "453978" : "533944", lastFour: lastFour,
+                cardId: cardId, customerId: customer.id, status: status, statusReason: nil, cardType: program.cardType,
+                scheme: program.scheme,
+                programName: program.name, currency: currency, bin: program.scheme == "VISA" ? "453978" : "533944",
+                lastFour: lastFour,
                 expiryMonth: Calendar(identifier: .gregorian).component(.month, from: now), expiryYear: year,
-                mobile: (body["mobile"] as? String) ?? customer.mobile, createdDate: now, activationDate: status == "ACTIVE" ? now : nil,
+                mobile: (body["mobile"] as? String) ?? customer.mobile, createdDate: now,
+                activationDate: status == "ACTIVE" ? now : nil,
                 accountId: String(200_000_000 + cards.all().count), externalId: body["externalId"] as? String,
-                deliveryAddress: address?.compactMapValues { $0 as? String }, cvv: Seed.createdCardCVV, pin: body["cardPin"] as? String
+                deliveryAddress: address?.compactMapValues { $0 as? String }, cvv: Seed.createdCardCVV,
+                pin: body["cardPin"] as? String
             )
             cards.put(cardId, card)
             return .json(201, Wire.card(card, includeTokenizations: false, includeActions: false))
@@ -236,19 +293,27 @@ final class PaysafeSimulatorEngine: Sendable {
         var problems: [(String, String)] = []
         func text(_ key: String) -> String? { address[key] as? String }
         let address1 = text("address1") ?? ""
-        if !(4...40).contains(address1.count) { problems.append(("deliveryAddress.address1", "size must be between 4 and 40")) }
+        if !(4...40).contains(address1.count) {
+            problems.append(("deliveryAddress.address1", "size must be between 4 and 40"))
+        }
         for key in ["address2", "address3"] where (text(key)?.count ?? 0) > 30 {
             problems.append(("deliveryAddress.\(key)", "size must be between 0 and 30"))
         }
         let city = text("city") ?? ""
-        let cityAllowed = city.unicodeScalars.allSatisfy { $0 == " " || $0 == "-" || $0 == "." || CharacterSet.letters.contains($0) }
-        if city.isEmpty || city.count > 30 || !cityAllowed { problems.append(("deliveryAddress.city", "must be at most 30 letters, spaces, hyphens or periods")) }
+        let cityAllowed = city.unicodeScalars.allSatisfy {
+            $0 == " " || $0 == "-" || $0 == "." || CharacterSet.letters.contains($0)
+        }
+        if city.isEmpty || city.count > 30 || !cityAllowed {
+            problems.append(("deliveryAddress.city", "must be at most 30 letters, spaces, hyphens or periods"))
+        }
         let country = text("countryCode") ?? ""
         if country.utf8.count != 2 || !country.utf8.allSatisfy({ $0 >= 0x41 && $0 <= 0x5A }) {
             problems.append(("deliveryAddress.countryCode", "must be an ISO 3166 alpha-2 code"))
         }
         if let state = text("state") {
-            if state.isEmpty || state.count > 3 { problems.append(("deliveryAddress.state", "size must be between 1 and 3")) }
+            if state.isEmpty || state.count > 3 {
+                problems.append(("deliveryAddress.state", "size must be between 1 and 3"))
+            }
         } else if isUS {
             problems.append(("deliveryAddress.state", "must not be null for US customers"))
         }
@@ -256,7 +321,10 @@ final class PaysafeSimulatorEngine: Sendable {
         if postal.isEmpty {
             problems.append(("deliveryAddress.postalCode", "must not be null"))
         } else if isUS {
-            let allowed = postal.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D || $0 == 0x20 }
+            let allowed = postal.utf8.allSatisfy {
+                ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D
+                    || $0 == 0x20
+            }
             if !allowed { problems.append(("deliveryAddress.postalCode", "must match \"^[a-zA-Z0-9-\\ ]*$\"")) }
         } else if postal.count > 16 {
             problems.append(("deliveryAddress.postalCode", "size must be between 0 and 16"))
@@ -289,7 +357,8 @@ final class PaysafeSimulatorEngine: Sendable {
                     card.statusReason = "Wrong activation data"
                 }
                 cards.put(card.cardId, card)
-                return Wire.error(400, "DW-CARD-ACTIVATION-DATA-MISMATCH", "The activation data does not match the card.")
+                return Wire.error(
+                    400, "DW-CARD-ACTIVATION-DATA-MISMATCH", "The activation data does not match the card.")
             }
             card.status = "ACTIVE"
             card.statusReason = nil
@@ -303,7 +372,9 @@ final class PaysafeSimulatorEngine: Sendable {
     func updateCard(_ request: SimRequest) -> SimulatedResponse {
         locked {
             let resolved = resolve(request, needsCard: true)
-            guard case .success(let (customer, found)) = resolved, var card = found else { return resolved.failureResponse }
+            guard case .success(let (customer, found)) = resolved, var card = found else {
+                return resolved.failureResponse
+            }
             guard let body = request.json else { return Wire.notParseable }
             let status = body["status"] as? String
             let pin = body["pin"] as? String
@@ -313,18 +384,27 @@ final class PaysafeSimulatorEngine: Sendable {
             default: break
             }
             if let status {
-                guard Self.cardStatuses.contains(status) else { return Wire.fieldErrors([("status", "unknown card status")]) }
+                guard Self.cardStatuses.contains(status) else {
+                    return Wire.fieldErrors([("status", "unknown card status")])
+                }
                 guard Self.transitions[card.status]?.contains(status) ?? false else {
-                    return Wire.error(400, "DW-CARD-STATUS-TRANSITION-NOT-ALLOWED", "The card cannot be changed from \(card.status) to \(status).")
+                    return Wire.error(
+                        400, "DW-CARD-STATUS-TRANSITION-NOT-ALLOWED",
+                        "The card cannot be changed from \(card.status) to \(status).")
                 }
             }
             if let pin {
-                guard Wire.isDigits(pin, count: 4) else { return Wire.fieldErrors([("pin", "size must be between 4 and 4")]) }
+                guard Wire.isDigits(pin, count: 4) else {
+                    return Wire.fieldErrors([("pin", "size must be between 4 and 4")])
+                }
                 guard ["ACTIVE", "LOCKED", "DIGITAL", "ISSUED"].contains(card.status) else {
-                    return Wire.error(400, "DW-CARD-INVALID-STATUS", "The PIN of a \(card.status) card cannot be changed.")
+                    return Wire.error(
+                        400, "DW-CARD-INVALID-STATUS", "The PIN of a \(card.status) card cannot be changed.")
                 }
             }
-            if let challenge = requireSCA(customer: customer, operation: "PATCH \(card.cardId)", request: request) { return challenge }
+            if let challenge = requireSCA(customer: customer, operation: "PATCH \(card.cardId)", request: request) {
+                return challenge
+            }
             if let status {
                 card.status = status
                 card.statusReason = body["statusReason"] as? String
@@ -348,10 +428,14 @@ final class PaysafeSimulatorEngine: Sendable {
     func tokenize(_ request: SimRequest) -> SimulatedResponse {
         locked {
             let resolved = resolve(request, needsCard: true)
-            guard case .success(let (customer, found)) = resolved, var card = found else { return resolved.failureResponse }
+            guard case .success(let (customer, found)) = resolved, var card = found else {
+                return resolved.failureResponse
+            }
             guard let body = request.json else { return Wire.notParseable }
             let walletType = body["walletType"] as? String ?? ""
-            guard Self.walletTypes.contains(walletType) else { return Wire.fieldErrors([("walletType", "must be one of APPLE_PAY, GOOGLE_PAY, SAMSUNG_PAY")]) }
+            guard Self.walletTypes.contains(walletType) else {
+                return Wire.fieldErrors([("walletType", "must be one of APPLE_PAY, GOOGLE_PAY, SAMSUNG_PAY")])
+            }
             var problems: [(String, String)] = []
             if walletType == "APPLE_PAY" {
                 for field in ["leafCertificate", "subordinateCertificate", "nonce", "nonceSignature"] {
@@ -362,7 +446,8 @@ final class PaysafeSimulatorEngine: Sendable {
                     if !Wire.isHex(value) { problems.append((field, "must be hex-encoded")) }
                 }
             } else if card.scheme == "VISA" {
-                for field in ["clientDeviceId", "clientWalletAccountId"] where ((body[field] as? String) ?? "").isEmpty {
+                for field in ["clientDeviceId", "clientWalletAccountId"] where ((body[field] as? String) ?? "").isEmpty
+                {
                     problems.append((field, "must not be null for VISA cards and \(walletType)"))
                 }
             }
@@ -371,13 +456,18 @@ final class PaysafeSimulatorEngine: Sendable {
                 return Wire.error(400, "DW-CARD-INVALID-STATUS", "A \(card.status) card cannot be tokenized.")
             }
 
-            card.tokenizations.append(SimTokenization(
-                dpanRef: nil, walletId: body["clientWalletAccountId"] as? String, walletType: walletType, status: "INITIATED", created: clock.now()
-            ))
+            card.tokenizations.append(
+                SimTokenization(
+                    dpanRef: nil, walletId: body["clientWalletAccountId"] as? String, walletType: walletType,
+                    status: "INITIATED", created: clock.now()
+                ))
             cards.put(card.cardId, card)
 
             // Blobs derived from the request's fields (never the request's own bytes), the same for the same request.
-            let fields = ["walletType", "leafCertificate", "subordinateCertificate", "nonce", "nonceSignature", "clientDeviceId", "clientWalletAccountId"]
+            let fields = [
+                "walletType", "leafCertificate", "subordinateCertificate", "nonce", "nonceSignature", "clientDeviceId",
+                "clientWalletAccountId",
+            ]
             let material = ([card.cardId] + fields.map { (body[$0] as? String) ?? "" }).joined(separator: "|")
             let seed = Data(SHA256.hash(data: Data(material.utf8)))
             let isVisa = card.scheme == "VISA"
@@ -389,10 +479,13 @@ final class PaysafeSimulatorEngine: Sendable {
             ]
             if walletType == "APPLE_PAY" {
                 response["activationData"] = Wire.derive(seed, label: "activationData", count: 48).base64EncodedString()
-                response["encryptedPassData"] = Wire.derive(seed, label: "encryptedPassData", count: 256).base64EncodedString()
-                response["ephemeralPublicKey"] = (Data([0x04]) + Wire.derive(seed, label: "ephemeralPublicKey", count: 64)).base64EncodedString()
+                response["encryptedPassData"] = Wire.derive(seed, label: "encryptedPassData", count: 256)
+                    .base64EncodedString()
+                response["ephemeralPublicKey"] =
+                    (Data([0x04]) + Wire.derive(seed, label: "ephemeralPublicKey", count: 64)).base64EncodedString()
             } else {
-                response["opaquePaymentCard"] = Wire.derive(seed, label: "opaquePaymentCard", count: 192).base64EncodedString()
+                response["opaquePaymentCard"] = Wire.derive(seed, label: "opaquePaymentCard", count: 192)
+                    .base64EncodedString()
             }
             return .json(201, response)
         }
@@ -417,10 +510,13 @@ final class PaysafeSimulatorEngine: Sendable {
             let walletType = body["walletType"] as? String ?? ""
             let status = body["status"] as? String ?? ""
             if dpanRef.isEmpty { problems.append(("dpanRef", "must not be null")) }
-            if !Self.walletTypes.contains(walletType) { problems.append(("walletType", "must be one of APPLE_PAY, GOOGLE_PAY, SAMSUNG_PAY")) }
+            if !Self.walletTypes.contains(walletType) {
+                problems.append(("walletType", "must be one of APPLE_PAY, GOOGLE_PAY, SAMSUNG_PAY"))
+            }
             if status != "COMPLETED" { problems.append(("status", "only COMPLETED can be set")) }
             guard problems.isEmpty else { return Wire.fieldErrors(problems) }
-            let index = card.tokenizations.lastIndex { $0.walletType == walletType && $0.dpanRef == dpanRef }
+            let index =
+                card.tokenizations.lastIndex { $0.walletType == walletType && $0.dpanRef == dpanRef }
                 ?? card.tokenizations.lastIndex { $0.walletType == walletType && $0.status == "INITIATED" }
             guard let index else { return Wire.notFound("No \(walletType) tokenization of card [\(card.cardId)]") }
             card.tokenizations[index].status = "COMPLETED"
@@ -436,16 +532,28 @@ final class PaysafeSimulatorEngine: Sendable {
     func secureDetails(_ request: SimRequest) -> SimulatedResponse {
         locked {
             let resolved = resolve(request, needsCard: true)
-            guard case .success(let (customer, found)) = resolved, let card = found else { return resolved.failureResponse }
-            guard ["ACTIVE", "LOCKED", "DIGITAL", "ISSUED", "SUSPENDED"].contains(card.status) else {
-                return Wire.error(400, "DW-CARD-INVALID-STATUS", "The details of a \(card.status) card cannot be shown.")
+            guard case .success(let (customer, found)) = resolved, let card = found else {
+                return resolved.failureResponse
             }
-            if let challenge = requireSCA(customer: customer, operation: "SECURE-DETAILS \(card.cardId)", request: request) { return challenge }
+            guard ["ACTIVE", "LOCKED", "DIGITAL", "ISSUED", "SUSPENDED"].contains(card.status) else {
+                return Wire.error(
+                    400, "DW-CARD-INVALID-STATUS", "The details of a \(card.status) card cannot be shown.")
+            }
+            if let challenge = requireSCA(
+                customer: customer, operation: "SECURE-DETAILS \(card.cardId)", request: request)
+            {
+                return challenge
+            }
+            // A single-use link to the simulator's own secure view (PaysafeSimulatorCardReveal.swift).
             let token = ids.next(prefix: "sd_", length: 32)
-            return .json(200, [
-                "url": "https://secure-details.simulator.paysafe.invalid/view/\(token)",
-                "expirationTime": Wire.iso(clock.now().addingTimeInterval(300)),
-            ])
+            let expires = clock.now().addingTimeInterval(PaysafeSimulator.secureLinkLifetime)
+            secureLinks.put(token, SimSecureLink(cardId: card.cardId, customerId: customer.id, expires: expires))
+            return .json(
+                200,
+                [
+                    "url": Self.secureViewURL(authority: request.authority, token: token),
+                    "expirationTime": Wire.iso(expires),
+                ])
         }
     }
 
@@ -466,14 +574,16 @@ final class PaysafeSimulatorEngine: Sendable {
             return nil
         }
         let event = SimSCAEvent(
-            eventId: ids.uuid(), walletOperationId: ids.uuid(), customerId: customer.id, operation: operation, status: .pending,
+            eventId: ids.uuid(), walletOperationId: ids.uuid(), customerId: customer.id, operation: operation,
+            status: .pending,
             created: now, expires: now.addingTimeInterval(900), attempts: 0
         )
         scaEvents.put(event.eventId, event)
         let masked = String(customer.mobile.prefix(6)) + "*****" + String(customer.mobile.suffix(2))
         let challenge: [String: Any] = [
             "scaDetails": [
-                "eventId": event.eventId, "walletOperationId": event.walletOperationId, "authenticationMode": "OUTSOURCED",
+                "eventId": event.eventId, "walletOperationId": event.walletOperationId,
+                "authenticationMode": "OUTSOURCED",
                 "availableVerifications": [["method": "PIN"], ["method": "OTP", "channel": "SMS", "target": masked]],
                 "creationTime": Wire.iso(event.created), "expirationTime": Wire.iso(event.expires),
             ]
@@ -490,7 +600,9 @@ final class PaysafeSimulatorEngine: Sendable {
         locked {
             if let refusal = authorize(request) { return refusal }
             let eventId = request.parameter("eventId")
-            guard var event = scaEvents.get(eventId) else { return Wire.notFound("SCA event [\(eventId)] does not exist") }
+            guard var event = scaEvents.get(eventId) else {
+                return Wire.notFound("SCA event [\(eventId)] does not exist")
+            }
             guard let body = request.json else { return Wire.notParseable }
             var problems: [(String, String)] = []
             let walletOperationId = body["walletOperationId"] as? String ?? ""
@@ -499,14 +611,29 @@ final class PaysafeSimulatorEngine: Sendable {
             let channel = verification?["channel"] as? String
             // The documented body has no status: an attempt reported without one is a verified challenge.
             let status = body["status"] as? String ?? "VERIFIED"
-            if walletOperationId.isEmpty { problems.append(("walletOperationId", "must not be null")) }
-            else if walletOperationId != event.walletOperationId { problems.append(("walletOperationId", "does not belong to the SCA event")) }
-            if !Self.scaMethods.contains(method) { problems.append(("verification.method", "must be one of \(Self.scaMethods.sorted().joined(separator: ", "))")) }
-            if let channel, !Self.scaChannels.contains(channel) { problems.append(("verification.channel", "must be one of \(Self.scaChannels.sorted().joined(separator: ", "))")) }
-            if !["VERIFIED", "REJECTED", "FAILED"].contains(status) { problems.append(("status", "must be VERIFIED, REJECTED or FAILED")) }
+            if walletOperationId.isEmpty {
+                problems.append(("walletOperationId", "must not be null"))
+            } else if walletOperationId != event.walletOperationId {
+                problems.append(("walletOperationId", "does not belong to the SCA event"))
+            }
+            if !Self.scaMethods.contains(method) {
+                problems.append(
+                    ("verification.method", "must be one of \(Self.scaMethods.sorted().joined(separator: ", "))"))
+            }
+            if let channel, !Self.scaChannels.contains(channel) {
+                problems.append(
+                    ("verification.channel", "must be one of \(Self.scaChannels.sorted().joined(separator: ", "))"))
+            }
+            if !["VERIFIED", "REJECTED", "FAILED"].contains(status) {
+                problems.append(("status", "must be VERIFIED, REJECTED or FAILED"))
+            }
             guard problems.isEmpty else { return Wire.fieldErrors(problems) }
-            guard clock.now() < event.expires else { return Wire.error(400, "DW-SCA-EVENT-EXPIRED", "The SCA event has expired; start the operation again.") }
-            guard event.status == .pending else { return Wire.error(400, "DW-SCA-EVENT-CLOSED", "The SCA event is no longer open for attempts.") }
+            guard clock.now() < event.expires else {
+                return Wire.error(400, "DW-SCA-EVENT-EXPIRED", "The SCA event has expired; start the operation again.")
+            }
+            guard event.status == .pending else {
+                return Wire.error(400, "DW-SCA-EVENT-CLOSED", "The SCA event is no longer open for attempts.")
+            }
             guard event.attempts < Seed.scaAllowableAttempts else {
                 event.status = .failed
                 scaEvents.put(eventId, event)
@@ -521,22 +648,33 @@ final class PaysafeSimulatorEngine: Sendable {
             scaEvents.put(eventId, event)
             var verificationObject: [String: Any] = ["method": method]
             if let channel { verificationObject["channel"] = channel }
-            return .json(201, [
-                "id": ids.next(prefix: "", length: 7), "eventId": event.eventId, "walletOperationId": event.walletOperationId,
-                "authenticationMode": "OUTSOURCED", "verification": verificationObject, "status": status,
-                "creationTime": Wire.iso(clock.now()), "allowableAttempts": Seed.scaAllowableAttempts, "currentAttempts": event.attempts,
-            ])
+            return .json(
+                201,
+                [
+                    "id": ids.next(prefix: "", length: 7), "eventId": event.eventId,
+                    "walletOperationId": event.walletOperationId,
+                    "authenticationMode": "OUTSOURCED", "verification": verificationObject, "status": status,
+                    "creationTime": Wire.iso(clock.now()), "allowableAttempts": Seed.scaAllowableAttempts,
+                    "currentAttempts": event.attempts,
+                ])
         }
     }
 
     // MARK: Webhooks
 
-    func signedWebhook(cardID: String, customerID: String?, oldStatus: String?, newStatus: String, eventID: String?) -> (headers: [(String, String)], body: Data) {
+    func signedWebhook(
+        cardID: String, customerID: String?, oldStatus: String?, newStatus: String, eventID: String?
+    ) -> (headers: [(String, String)], body: Data) {
         var object: [String: Any] = ["id": eventID ?? ids.uuid(), "cardId": cardID, "newStatus": newStatus]
         if let customerID { object["customerId"] = customerID }
         if let oldStatus { object["oldStatus"] = oldStatus }
         let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        return ([("Content-Type", "application/json"), ("Signature", Wire.hmacHex(key: credentials.webhookSecret, body: body))], body)
+        return (
+            [
+                ("Content-Type", "application/json"),
+                ("Signature", Wire.hmacHex(key: credentials.webhookSecret, body: body)),
+            ], body
+        )
     }
 }
 

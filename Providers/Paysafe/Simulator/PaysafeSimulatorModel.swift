@@ -93,6 +93,8 @@ struct SimRequest: Sendable {
     /// Lower-cased names.
     var headers: [String: String]
     var body: Data
+    /// The request's authority (`Host`): the simulator's own address, for the links it answers.
+    var authority: String = ""
 
     func parameter(_ name: String) -> String { parameters[name] ?? "" }
     func header(_ name: String) -> String? { headers[name.lowercased()] }

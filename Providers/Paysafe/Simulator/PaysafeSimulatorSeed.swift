@@ -72,7 +72,9 @@ extension PaysafeSimulator {
         /// Lifetime of issued access tokens, in seconds.
         public var tokenLifetime: Int
 
-        public init(clientID: String, clientSecret: String, brand: String, webhookSecret: String, tokenLifetime: Int = 900) {
+        public init(
+            clientID: String, clientSecret: String, brand: String, webhookSecret: String, tokenLifetime: Int = 900
+        ) {
             self.clientID = clientID
             self.clientSecret = clientSecret
             self.brand = brand
@@ -81,7 +83,8 @@ extension PaysafeSimulator {
         }
 
         public static let `default` = Credentials(
-            clientID: "sim-client-id", clientSecret: "sim-client-secret", brand: "simbrand", webhookSecret: "sim-webhook-secret"
+            clientID: "sim-client-id", clientSecret: "sim-client-secret", brand: "simbrand",
+            webhookSecret: "sim-webhook-secret"
         )
     }
 }
@@ -91,29 +94,43 @@ enum PaysafeSimulatorSeedData {
 
     static let customers: [SimCustomer] = [
         SimCustomer(
-            id: PaysafeSimulator.Seed.euCustomer, region: "ROW", requiresSCA: false, name: "Maria Ivanova", mobile: "+359 888333333",
+            id: PaysafeSimulator.Seed.euCustomer, region: "ROW", requiresSCA: false, name: "Maria Ivanova",
+            mobile: "+359 888333333",
             address1: "Tsarigradsko Shose 73", city: "Sofia", countryCode: "BG", state: nil, postalCode: "1000"
         ),
         SimCustomer(
-            id: PaysafeSimulator.Seed.usCustomer, region: "US", requiresSCA: false, name: "John Smith", mobile: "+1 2125550100",
+            id: PaysafeSimulator.Seed.usCustomer, region: "US", requiresSCA: false, name: "John Smith",
+            mobile: "+1 2125550100",
             address1: "1 Main Street", city: "New York", countryCode: "US", state: "NY", postalCode: "10001"
         ),
         SimCustomer(
-            id: PaysafeSimulator.Seed.scaCustomer, region: "ROW", requiresSCA: true, name: "Anna Schmidt", mobile: "+49 15112345678",
+            id: PaysafeSimulator.Seed.scaCustomer, region: "ROW", requiresSCA: true, name: "Anna Schmidt",
+            mobile: "+49 15112345678",
             address1: "Unter den Linden 1", city: "Berlin", countryCode: "DE", state: nil, postalCode: "10117"
         ),
     ]
 
     static let programs: [SimProgram] = [
-        SimProgram(name: PaysafeSimulator.Seed.virtualMCProgram, cardType: "VIRTUAL", scheme: "MC", currencies: ["EUR", "BGN", "GBP"], allowableCards: 20, isDigital: false, region: "ROW"),
-        SimProgram(name: PaysafeSimulator.Seed.physicalMCProgram, cardType: "PHYSICAL", scheme: "MC", currencies: ["EUR", "BGN"], allowableCards: 10, isDigital: false, region: "ROW"),
-        SimProgram(name: PaysafeSimulator.Seed.physicalVisaProgram, cardType: "PHYSICAL", scheme: "VISA", currencies: ["EUR"], allowableCards: 10, isDigital: true, region: "ROW"),
-        SimProgram(name: PaysafeSimulator.Seed.usVirtualProgram, cardType: "VIRTUAL", scheme: "VISA", currencies: ["USD"], allowableCards: 3, isDigital: false, region: "US"),
-        SimProgram(name: PaysafeSimulator.Seed.usPhysicalProgram, cardType: "PHYSICAL", scheme: "VISA", currencies: ["USD"], allowableCards: 2, isDigital: false, region: "US"),
+        SimProgram(
+            name: PaysafeSimulator.Seed.virtualMCProgram, cardType: "VIRTUAL", scheme: "MC",
+            currencies: ["EUR", "BGN", "GBP"], allowableCards: 20, isDigital: false, region: "ROW"),
+        SimProgram(
+            name: PaysafeSimulator.Seed.physicalMCProgram, cardType: "PHYSICAL", scheme: "MC",
+            currencies: ["EUR", "BGN"], allowableCards: 10, isDigital: false, region: "ROW"),
+        SimProgram(
+            name: PaysafeSimulator.Seed.physicalVisaProgram, cardType: "PHYSICAL", scheme: "VISA", currencies: ["EUR"],
+            allowableCards: 10, isDigital: true, region: "ROW"),
+        SimProgram(
+            name: PaysafeSimulator.Seed.usVirtualProgram, cardType: "VIRTUAL", scheme: "VISA", currencies: ["USD"],
+            allowableCards: 3, isDigital: false, region: "US"),
+        SimProgram(
+            name: PaysafeSimulator.Seed.usPhysicalProgram, cardType: "PHYSICAL", scheme: "VISA", currencies: ["USD"],
+            allowableCards: 2, isDigital: false, region: "US"),
     ]
 
     static func card(
-        _ id: String, customer: String, status: String, scheme: String, type: String, lastFour: String, cvv: String = PaysafeSimulator.Seed.defaultCVV,
+        _ id: String, customer: String, status: String, scheme: String, type: String, lastFour: String,
+        cvv: String = PaysafeSimulator.Seed.defaultCVV,
         currency: String = "EUR", statusReason: String? = nil, tokenizations: [SimTokenization] = [], index: Int
     ) -> SimCard {
         let program: String
@@ -125,15 +142,24 @@ enum PaysafeSimulatorSeedData {
         default: program = PaysafeSimulator.Seed.virtualMCProgram
         }
         return SimCard(
-            cardId: id, customerId: customer, status: status, statusReason: statusReason, cardType: type, scheme: scheme,
+            cardId: id, customerId: customer, status: status, statusReason: statusReason, cardType: type,
+            scheme: scheme,
             programName: program, currency: currency, bin: scheme == "VISA" ? "453978" : "533944", lastFour: lastFour,
             expiryMonth: status == "EXPIRED" ? 1 : 3 + index % 9, expiryYear: status == "EXPIRED" ? 2023 : 2029,
             mobile: nil, createdDate: epoch.addingTimeInterval(TimeInterval(index) * 86_400),
-            activationDate: ["ACTIVE", "LOCKED", "SUSPENDED"].contains(status) ? epoch.addingTimeInterval(TimeInterval(index) * 86_400 + 3600) : nil,
+            activationDate: ["ACTIVE", "LOCKED", "SUSPENDED"].contains(status)
+                ? epoch.addingTimeInterval(TimeInterval(index) * 86_400 + 3600) : nil,
             accountId: String(127_623_000 + index), externalId: nil,
-            deliveryAddress: type != "PHYSICAL" ? nil : currency == "USD"
-                ? ["address1": "1 Main Street", "city": "New York", "countryCode": "US", "state": "NY", "postalCode": "10001"]
-                : ["address1": "Tsarigradsko Shose 73", "city": "Sofia", "countryCode": "BG", "postalCode": "1000"],
+            deliveryAddress: type != "PHYSICAL"
+                ? nil
+                : currency == "USD"
+                    ? [
+                        "address1": "1 Main Street", "city": "New York", "countryCode": "US", "state": "NY",
+                        "postalCode": "10001",
+                    ]
+                    : [
+                        "address1": "Tsarigradsko Shose 73", "city": "Sofia", "countryCode": "BG", "postalCode": "1000",
+                    ],
             cvv: cvv, pin: type == "PHYSICAL" ? "1234" : nil, tokenizations: tokenizations
         )
     }
@@ -142,26 +168,60 @@ enum PaysafeSimulatorSeedData {
         typealias S = PaysafeSimulator.Seed
         let eu = S.euCustomer
         return [
-            card(S.activeCardID, customer: eu, status: "ACTIVE", scheme: "MC", type: "VIRTUAL", lastFour: "7009", index: 1),
-            card(S.activeVisaCardID, customer: eu, status: "ACTIVE", scheme: "VISA", type: "VIRTUAL", lastFour: "4242", index: 2),
-            card(S.issuedCardID, customer: eu, status: "ISSUED", scheme: "MC", type: "PHYSICAL", lastFour: S.issuedCardLastFour, cvv: S.issuedCardCVV, index: 3),
-            card(S.digitalCardID, customer: eu, status: "DIGITAL", scheme: "VISA", type: "PHYSICAL", lastFour: S.digitalCardLastFour, cvv: S.digitalCardCVV, index: 4),
-            card(S.pendingCardID, customer: eu, status: "PENDING", scheme: "MC", type: "PHYSICAL", lastFour: "5505", index: 5),
-            card(S.appliedCardID, customer: eu, status: "APPLIED", scheme: "MC", type: "VIRTUAL", lastFour: "6606", index: 6),
-            card(S.lockedCardID, customer: eu, status: "LOCKED", scheme: "VISA", type: "VIRTUAL", lastFour: "7707", statusReason: "Locked by the customer", index: 7),
-            card(S.suspendedCardID, customer: eu, status: "SUSPENDED", scheme: "MC", type: "PHYSICAL", lastFour: "8808", statusReason: "Wrong activation data", index: 8),
-            card(S.cancelledCardID, customer: eu, status: "CANCELLED", scheme: "VISA", type: "VIRTUAL", lastFour: "9909", statusReason: "Cancelled by the customer", index: 9),
-            card(S.expiredCardID, customer: eu, status: "EXPIRED", scheme: "MC", type: "VIRTUAL", lastFour: "1010", index: 10),
-            card(S.rejectedCardID, customer: eu, status: "REJECTED", scheme: "VISA", type: "PHYSICAL", lastFour: "1111", statusReason: "Validation failed", index: 11),
+            card(
+                S.activeCardID, customer: eu, status: "ACTIVE", scheme: "MC", type: "VIRTUAL", lastFour: "7009",
+                index: 1),
+            card(
+                S.activeVisaCardID, customer: eu, status: "ACTIVE", scheme: "VISA", type: "VIRTUAL", lastFour: "4242",
+                index: 2),
+            card(
+                S.issuedCardID, customer: eu, status: "ISSUED", scheme: "MC", type: "PHYSICAL",
+                lastFour: S.issuedCardLastFour, cvv: S.issuedCardCVV, index: 3),
+            card(
+                S.digitalCardID, customer: eu, status: "DIGITAL", scheme: "VISA", type: "PHYSICAL",
+                lastFour: S.digitalCardLastFour, cvv: S.digitalCardCVV, index: 4),
+            card(
+                S.pendingCardID, customer: eu, status: "PENDING", scheme: "MC", type: "PHYSICAL", lastFour: "5505",
+                index: 5),
+            card(
+                S.appliedCardID, customer: eu, status: "APPLIED", scheme: "MC", type: "VIRTUAL", lastFour: "6606",
+                index: 6),
+            card(
+                S.lockedCardID, customer: eu, status: "LOCKED", scheme: "VISA", type: "VIRTUAL", lastFour: "7707",
+                statusReason: "Locked by the customer", index: 7),
+            card(
+                S.suspendedCardID, customer: eu, status: "SUSPENDED", scheme: "MC", type: "PHYSICAL", lastFour: "8808",
+                statusReason: "Wrong activation data", index: 8),
+            card(
+                S.cancelledCardID, customer: eu, status: "CANCELLED", scheme: "VISA", type: "VIRTUAL", lastFour: "9909",
+                statusReason: "Cancelled by the customer", index: 9),
+            card(
+                S.expiredCardID, customer: eu, status: "EXPIRED", scheme: "MC", type: "VIRTUAL", lastFour: "1010",
+                index: 10),
+            card(
+                S.rejectedCardID, customer: eu, status: "REJECTED", scheme: "VISA", type: "PHYSICAL", lastFour: "1111",
+                statusReason: "Validation failed", index: 11),
             card(
                 S.tokenizedCardID, customer: eu, status: "ACTIVE", scheme: "MC", type: "VIRTUAL", lastFour: "1212",
-                tokenizations: [SimTokenization(dpanRef: S.tokenizedDPANRef, walletId: nil, walletType: "APPLE_PAY", status: "COMPLETED", created: epoch)],
+                tokenizations: [
+                    SimTokenization(
+                        dpanRef: S.tokenizedDPANRef, walletId: nil, walletType: "APPLE_PAY", status: "COMPLETED",
+                        created: epoch)
+                ],
                 index: 12
             ),
-            card(S.usActiveCardID, customer: S.usCustomer, status: "ACTIVE", scheme: "VISA", type: "VIRTUAL", lastFour: "2201", currency: "USD", index: 13),
-            card(S.usIssuedCardID, customer: S.usCustomer, status: "ISSUED", scheme: "VISA", type: "PHYSICAL", lastFour: S.usIssuedCardLastFour, cvv: S.usIssuedCardCVV, currency: "USD", index: 14),
-            card(S.scaActiveCardID, customer: S.scaCustomer, status: "ACTIVE", scheme: "MC", type: "VIRTUAL", lastFour: "3301", index: 15),
-            card(S.scaLockedCardID, customer: S.scaCustomer, status: "LOCKED", scheme: "VISA", type: "VIRTUAL", lastFour: "3302", index: 16),
+            card(
+                S.usActiveCardID, customer: S.usCustomer, status: "ACTIVE", scheme: "VISA", type: "VIRTUAL",
+                lastFour: "2201", currency: "USD", index: 13),
+            card(
+                S.usIssuedCardID, customer: S.usCustomer, status: "ISSUED", scheme: "VISA", type: "PHYSICAL",
+                lastFour: S.usIssuedCardLastFour, cvv: S.usIssuedCardCVV, currency: "USD", index: 14),
+            card(
+                S.scaActiveCardID, customer: S.scaCustomer, status: "ACTIVE", scheme: "MC", type: "VIRTUAL",
+                lastFour: "3301", index: 15),
+            card(
+                S.scaLockedCardID, customer: S.scaCustomer, status: "LOCKED", scheme: "VISA", type: "VIRTUAL",
+                lastFour: "3302", index: 16),
         ]
     }
 }

@@ -4,10 +4,13 @@ import Foundation
 
 /// Paysafe's JSON as the simulator writes it, and small wire helpers.
 enum PaysafeSimulatorWire {
-    static let fieldErrorDetail = "Either you submitted a request that is missing a mandatory field or the value of a field does not match the format expected."
+    static let fieldErrorDetail =
+        "Either you submitted a request that is missing a mandatory field or the value of a field does not match the format expected."
 
     /// `{"error":{"code","message","details","fieldErrors"}}`.
-    static func error(_ status: Int, _ code: String, _ message: String, details: [String]? = nil, fieldErrors: [(String, String)] = []) -> SimulatedResponse {
+    static func error(
+        _ status: Int, _ code: String, _ message: String, details: [String]? = nil, fieldErrors: [(String, String)] = []
+    ) -> SimulatedResponse {
         var body: [String: Any] = ["code": code, "message": message]
         if let details { body["details"] = details }
         if !fieldErrors.isEmpty { body["fieldErrors"] = fieldErrors.map { ["field": $0.0, "error": $0.1] } }
@@ -19,7 +22,9 @@ enum PaysafeSimulatorWire {
     }
 
     static func notFound(_ what: String) -> SimulatedResponse {
-        error(404, "5269", "The ID(s) specified in the URL do not correspond to the values in the system.", details: [what])
+        error(
+            404, "5269", "The ID(s) specified in the URL do not correspond to the values in the system.",
+            details: [what])
     }
 
     static func unauthorized(_ message: String) -> SimulatedResponse {
@@ -76,7 +81,8 @@ enum PaysafeSimulatorWire {
 
     static func card(_ card: SimCard, includeTokenizations: Bool, includeActions: Bool) -> [String: Any] {
         var object: [String: Any] = [
-            "cardId": card.cardId, "status": card.status, "expiry": ["month": card.expiryMonth, "year": card.expiryYear],
+            "cardId": card.cardId, "status": card.status,
+            "expiry": ["month": card.expiryMonth, "year": card.expiryYear],
             "bin": card.bin, "lastFour": card.lastFour, "customerId": card.customerId, "cardType": card.cardType,
             "programName": card.programName, "currency": card.currency, "createdDate": iso(card.createdDate),
             "accountId": card.accountId, "scheme": card.scheme, "isPinSet": card.pin != nil,
@@ -115,7 +121,8 @@ enum PaysafeSimulatorWire {
 
     static func program(_ program: SimProgram) -> [String: Any] {
         var object: [String: Any] = [
-            "name": program.name, "cardType": program.cardType, "scheme": program.scheme, "currencies": program.currencies,
+            "name": program.name, "cardType": program.cardType, "scheme": program.scheme,
+            "currencies": program.currencies,
             "allowableCards": program.allowableCards,
         ]
         if program.cardType == "PHYSICAL" { object["isDigital"] = program.isDigital }

@@ -32,6 +32,15 @@ enum StripeAPI {
     static let idempotentReplayedHeader = "Idempotent-Replayed"
     static let signatureHeader = HTTPField.Name("Stripe-Signature")!
 
+    // MARK: Issuing Elements (card details and PIN, StripeCardReveal.swift)
+
+    /// The `Stripe-Version` a reveal key is minted with when the front end names none. Stripe's Issuing Elements guide
+    /// (docs.stripe.com/issuing/elements): "When creating ephemeral keys, specify an API version of `2020-03-02` or
+    /// later and include the ephemeral key nonce".
+    static let issuingElementsAPIVersion = "2020-03-02"
+    /// `nonce` of `POST /v1/ephemeral_keys`: "Max length: 5000" (Stripe's OpenAPI, as the generated clients publish it).
+    static let nonceMaxLength = 5000
+
     // MARK: Limits
 
     /// Stripe accepts idempotency keys of up to 255 characters.
@@ -72,13 +81,15 @@ enum StripeAPIVersion {
         let sections = text.split(separator: ";", omittingEmptySubsequences: false)
         guard let base = sections.first, isValidBase(base) else { return false }
         return sections.dropFirst().allSatisfy { flag in
-            let pair = flag.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let pair = flag.trimmingCharacters(in: .whitespaces).split(
+                separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             return pair.count == 2 && pair.allSatisfy { !$0.isEmpty && $0.allSatisfy(isToken) }
         }
     }
 
     private static func isToken(_ character: Character) -> Bool {
-        character.isASCII && (character.isLetter || character.isNumber || character == "_" || character == "-" || character == ".")
+        character.isASCII
+            && (character.isLetter || character.isNumber || character == "_" || character == "-" || character == ".")
     }
 
     private static func isValidBase(_ text: Substring) -> Bool {

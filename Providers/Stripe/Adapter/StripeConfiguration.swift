@@ -20,7 +20,8 @@ public struct StripeConfiguration: Sendable, CustomStringConvertible {
     public var webhookTolerance: TimeInterval
 
     public init(
-        secretKey: Secret, webhookSecret: Secret? = nil, previousWebhookSecret: Secret? = nil, stripeAccount: String? = nil,
+        secretKey: Secret, webhookSecret: Secret? = nil, previousWebhookSecret: Secret? = nil,
+        stripeAccount: String? = nil,
         apiVersion: String? = nil, webhookTolerance: TimeInterval = 300
     ) {
         self.secretKey = secretKey
@@ -45,14 +46,19 @@ public struct StripeConfiguration: Sendable, CustomStringConvertible {
         var problems = ValidationProblems()
         let key = secretKey.revealedValue
         if key.hasPrefix("pk_") {
-            problems.add("credentials.secretKey", "is a publishable key (pk_…); the server needs a secret key (sk_…) or a restricted key (rk_…)")
+            problems.add(
+                "credentials.secretKey",
+                "is a publishable key (pk_…); the server needs a secret key (sk_…) or a restricted key (rk_…)")
         } else if !(key.hasPrefix("sk_") || key.hasPrefix("rk_")) || key.count < 8 {
-            problems.add("credentials.secretKey", "must be a Stripe secret key (sk_live_…, sk_test_…) or restricted key (rk_…)")
+            problems.add(
+                "credentials.secretKey", "must be a Stripe secret key (sk_live_…, sk_test_…) or restricted key (rk_…)")
         } else if let live = isLiveMode {
             if live && environment == "sandbox" {
-                problems.add("credentials.secretKey", "is a live-mode key but the environment is sandbox; use an sk_test_ key")
+                problems.add(
+                    "credentials.secretKey", "is a live-mode key but the environment is sandbox; use an sk_test_ key")
             } else if !live && environment == "live" {
-                problems.add("credentials.secretKey", "is a test-mode key but the environment is live; use an sk_live_ key")
+                problems.add(
+                    "credentials.secretKey", "is a test-mode key but the environment is live; use an sk_live_ key")
             }
         }
         for (name, secret) in [("webhookSecret", webhookSecret), ("previousWebhookSecret", previousWebhookSecret)] {
@@ -60,7 +66,10 @@ public struct StripeConfiguration: Sendable, CustomStringConvertible {
                 problems.add("credentials.\(name)", "must be a webhook signing secret (whsec_…)")
             }
         }
-        if let stripeAccount, !stripeAccount.hasPrefix("acct_") || stripeAccount.count < 6 || stripeAccount.contains(where: { $0.isWhitespace }) {
+        if let stripeAccount,
+            !stripeAccount.hasPrefix("acct_") || stripeAccount.count < 6
+                || stripeAccount.contains(where: { $0.isWhitespace })
+        {
             problems.add("options.stripeAccount", "must be a connected account id (acct_…)")
         }
         if let apiVersion, !StripeAPIVersion.isValid(apiVersion) {
@@ -164,9 +173,11 @@ extension ProviderFactory {
             descriptor: StripeProvider.descriptor,
             environments: ["sandbox": StripeAPI.baseURL, "live": StripeAPI.baseURL],
             credentials: [
-                CredentialSpec("secretKey", required: true, summary: "secret key sk_live_…/sk_test_… (or restricted rk_…)"),
+                CredentialSpec(
+                    "secretKey", required: true, summary: "secret key sk_live_…/sk_test_… (or restricted rk_…)"),
                 CredentialSpec("webhookSecret", required: false, summary: "webhook endpoint signing secret whsec_…"),
-                CredentialSpec("previousWebhookSecret", required: false, summary: "the previous whsec_… while a secret is rolled"),
+                CredentialSpec(
+                    "previousWebhookSecret", required: false, summary: "the previous whsec_… while a secret is rolled"),
             ],
             options: StripeOptions.self,
             make: { setup, options in try StripeProvider(setup: setup, options: options) }
@@ -185,7 +196,9 @@ public struct StripeOptions: ProviderOptions, Equatable {
 
     public static let specs: [OptionSpec] = [
         OptionSpec(CodingKeys.stripeAccount, type: .string, summary: "connected account acct_… sent as Stripe-Account"),
-        OptionSpec(CodingKeys.apiVersion, type: .string, summary: "Stripe-Version for ordinary calls (never for ephemeral keys)"),
+        OptionSpec(
+            CodingKeys.apiVersion, type: .string,
+            summary: "Stripe-Version for ordinary calls (never for ephemeral keys)"),
     ]
 
     public init(stripeAccount: String? = nil, apiVersion: String? = nil) {

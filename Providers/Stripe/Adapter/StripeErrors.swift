@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 import HTTPTypes
 
@@ -48,7 +48,8 @@ enum StripeErrors {
             break
         }
         let statusRule = HTTPStatusTable.rule(for: status, overrides: statusOverrides)
-        return Rule(code: statusRule.code, retryable: statusRule.isRetryable, mayHaveActed: statusRule.mayHaveBeenActedOn)
+        return Rule(
+            code: statusRule.code, retryable: statusRule.isRetryable, mayHaveActed: statusRule.mayHaveBeenActedOn)
     }
 
     /// Where Stripe's documented statuses differ from the core's default table (stripe.com/docs/api/errors,
@@ -76,7 +77,8 @@ enum StripeErrors {
         if let text = body?.message, !text.isEmpty { message += ": " + SafeText.scrub(text) }
         var fieldErrors: [CardGatewayError.FieldError] = []
         if let param = body?.param, !param.isEmpty {
-            fieldErrors.append(.init(field: param, message: body?.message.map { SafeText.scrub($0) } ?? "rejected by Stripe"))
+            fieldErrors.append(
+                .init(field: param, message: body?.message.map { SafeText.scrub($0) } ?? "rejected by Stripe"))
         }
         return CardGatewayError(
             rule.code, message, provider: instance, providerKind: .stripe, providerCode: providerCode,

@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 
 /// The normalised card and wallet-token lifecycle on Stripe Issuing. See the README's "Lifecycle" section for
@@ -13,7 +13,9 @@ extension StripeProvider {
     /// place (Stripe pages by cursor only) and must stay 0.
     public func listCards(_ query: CardQuery, context: OperationContext) async throws -> CardPage {
         var problems = ValidationProblems()
-        problems.require(query.offset == 0, "offset", "Stripe pages by cursor: pass the previous page's nextCursor as cursor, not an offset")
+        problems.require(
+            query.offset == 0, "offset",
+            "Stripe pages by cursor: pass the previous page's nextCursor as cursor, not an offset")
         if let limit = query.limit {
             problems.require(StripeAPI.listLimitRange.contains(limit), "limit", "must be from 1 to 100")
         }
@@ -31,17 +33,24 @@ extension StripeProvider {
         if query.types.count > 1 {
             problems.add("types", "Stripe filters on one type at a time")
         } else if let only = query.types.first {
-            if StripeMapping.stripeCardType(only) == nil { problems.add("types", "must be physical or virtual") } else { type = only }
+            if StripeMapping.stripeCardType(only) == nil {
+                problems.add("types", "must be physical or virtual")
+            } else {
+                type = only
+            }
         }
         if let customer = query.customer { Self.check(id: customer, field: "customer", into: &problems) }
         if let cursor = query.cursor { Self.check(id: cursor, field: "cursor", into: &problems) }
         try problems.throwIfAny()
         let list = try await listCards(
-            StripeCardListQuery(limit: query.limit, startingAfter: query.cursor, status: status, type: type, cardholder: query.customer),
+            StripeCardListQuery(
+                limit: query.limit, startingAfter: query.cursor, status: status, type: type, cardholder: query.customer),
             context: context
         )
         // No limit on the page: a full last page must not look like one with more after it (hasMore is the cursor's).
-        return CardPage(cards: list.items, total: nil, limit: nil, offset: 0, nextCursor: list.hasMore ? list.nextStartingAfter : nil)
+        return CardPage(
+            cards: list.items, total: nil, limit: nil, offset: 0,
+            nextCursor: list.hasMore ? list.nextStartingAfter : nil)
     }
 
     // MARK: CardIssuance
@@ -63,19 +72,27 @@ extension StripeProvider {
         }
         let currency = request.currency
         problems.require(
-            currency.count == 3 && currency.allSatisfy { $0.isASCII && $0.isLetter }, "currency", "must be an ISO 4217 code such as USD, EUR or GBP"
+            currency.count == 3 && currency.allSatisfy { $0.isASCII && $0.isLetter }, "currency",
+            "must be an ISO 4217 code such as USD, EUR or GBP"
         )
         problems.require(request.program.isEmpty, "program", "Stripe Issuing has no card programs: leave it empty")
         switch request.type {
         case .virtual: break
-        case .physical: problems.add("type", "a physical Stripe card needs shipping[name], which this request cannot carry: issue a virtual card")
+        case .physical:
+            problems.add(
+                "type",
+                "a physical Stripe card needs shipping[name], which this request cannot carry: issue a virtual card")
         default: problems.add("type", "must be virtual")
         }
-        problems.require(request.pin == nil, "pin", "Stripe takes a PIN only encrypted with its own key; it cannot be set here")
-        problems.require(request.mobile == nil, "mobile", "a phone number belongs to the Stripe cardholder, not to the card")
+        problems.require(
+            request.pin == nil, "pin", "Stripe takes a PIN only encrypted with its own key; it cannot be set here")
+        problems.require(
+            request.mobile == nil, "mobile", "a phone number belongs to the Stripe cardholder, not to the card")
         problems.require(request.deliveryAddress == nil, "deliveryAddress", "only physical cards are shipped")
         if let external = request.externalID {
-            problems.require(!external.isEmpty && external.count <= 500, "externalID", "must be 1 to 500 characters (Stripe's metadata value limit)")
+            problems.require(
+                !external.isEmpty && external.count <= 500, "externalID",
+                "must be 1 to 500 characters (Stripe's metadata value limit)")
         }
         try problems.throwIfAny()
         var form = StripeForm()
@@ -86,11 +103,13 @@ extension StripeProvider {
         let response = try await send(
             .post, StripeAPI.issuingCards, form: form,
             repeatability: .idempotent(
-                header: StripeAPI.idempotencyKeyHeader, scope: "create_card:\(request.customer):\(currency.lowercased()):\(request.externalID ?? "")"
+                header: StripeAPI.idempotencyKeyHeader,
+                scope: "create_card:\(request.customer):\(currency.lowercased()):\(request.externalID ?? "")"
             ),
             operation: "create card", context: context
         )
-        return StripeMapping.card(try decode(StripeCardWire.self, response, object: "issuing.card", \.object, what: "issuing card"))
+        return StripeMapping.card(
+            try decode(StripeCardWire.self, response, object: "issuing.card", \.object, what: "issuing card"))
     }
 
     // MARK: CardStatusControl
@@ -114,10 +133,13 @@ extension StripeProvider {
         } catch let error as CardGatewayError where error.code == .invalidRequest && error.httpStatus == 400 {
             // Stripe's reference does not name the error code of reactivating a canceled card: whatever 400 it
             // answers, a card found canceled makes it the normalised invalidCardState.
-            guard let current = try? await card(change.card, context: context), current.status == .cancelled else { throw error }
+            guard let current = try? await card(change.card, context: context), current.status == .cancelled else {
+                throw error
+            }
             throw CardGatewayError(
                 .invalidCardState, "the card is canceled at Stripe, which is final: it cannot be \(change.intent)ed",
-                provider: error.provider, providerKind: .stripe, providerCode: error.providerCode, httpStatus: error.httpStatus, requestID: error.requestID
+                provider: error.provider, providerKind: .stripe, providerCode: error.providerCode,
+                httpStatus: error.httpStatus, requestID: error.requestID
             )
         }
     }
@@ -131,13 +153,15 @@ extension StripeProvider {
         var tokens: [WalletToken] = []
         var cursor: String?
         for _ in 0..<StripeAPI.maxTokenPages {
-            let page = try await listTokens(card: card, limit: StripeAPI.listLimitRange.upperBound, startingAfter: cursor, context: context)
+            let page = try await listTokens(
+                card: card, limit: StripeAPI.listLimitRange.upperBound, startingAfter: cursor, context: context)
             tokens += page.items.map(\.token)
             guard page.hasMore, let next = page.nextStartingAfter else { return tokens }
             cursor = next
         }
         throw CardGatewayError(
-            .invalidResponse, "Stripe listed more than \(StripeAPI.maxTokenPages * StripeAPI.listLimitRange.upperBound) tokens for one card",
+            .invalidResponse,
+            "Stripe listed more than \(StripeAPI.maxTokenPages * StripeAPI.listLimitRange.upperBound) tokens for one card",
             provider: http.instance, providerKind: .stripe
         )
     }
@@ -155,11 +179,15 @@ extension StripeProvider {
         try problems.throwIfAny()
         let current = try await token(id: change.token, context: context)
         guard current.card.id == change.card.id else {
-            throw CardGatewayError(.notFound, "card \(change.card.id) has no wallet token \(change.token)", provider: http.instance, providerKind: .stripe)
+            throw CardGatewayError(
+                .notFound, "card \(change.card.id) has no wallet token \(change.token)", provider: http.instance,
+                providerKind: .stripe)
         }
         let target = change.intent.resultingStatus
         if let refusal = StripeMapping.tokenTransitionRefusal(from: current.token.providerStatus, to: target) {
-            throw CardGatewayError(.invalidCardState, refusal, provider: http.instance, providerKind: .stripe, providerCode: current.token.providerStatus)
+            throw CardGatewayError(
+                .invalidCardState, refusal, provider: http.instance, providerKind: .stripe,
+                providerCode: current.token.providerStatus)
         }
         return try await updateToken(id: change.token, status: target, context: context).token
     }

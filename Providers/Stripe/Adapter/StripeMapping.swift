@@ -37,7 +37,7 @@ enum StripeMapping {
         switch type {
         case .physical: return "physical"
         case .virtual: return "virtual"
-        case .unknown: return nil
+        default: return nil
         }
     }
 
@@ -52,7 +52,9 @@ enum StripeMapping {
 
     static func card(_ wire: StripeCardWire) -> Card {
         let expiry: CardExpiry? = {
-            guard let month = wire.expMonth, let year = wire.expYear, (1...12).contains(month), year > 0 else { return nil }
+            guard let month = wire.expMonth, let year = wire.expYear, (1...12).contains(month), year > 0 else {
+                return nil
+            }
             return CardExpiry(month: month, year: year)
         }()
         var cardholderName: String?
@@ -113,7 +115,7 @@ enum StripeMapping {
         case .active: return "active"
         case .suspended: return "suspended"
         case .deleted: return "deleted"
-        case .requested, .unknown: return nil
+        default: return nil
         }
     }
 
@@ -146,15 +148,21 @@ enum StripeMapping {
         let name = wallet == .applePay ? "Apple Pay" : wallet == .googlePay ? "Google Pay" : wallet.rawValue
         switch reason {
         case "missing_agreement":
-            return IneligibilityReason(code: "missing_agreement", message: "the platform has not accepted the \(name) terms at Stripe")
+            return IneligibilityReason(
+                code: "missing_agreement", message: "the platform has not accepted the \(name) terms at Stripe")
         case "missing_cardholder_contact":
-            return IneligibilityReason(code: "missing_cardholder_contact", message: "the cardholder has neither a phone number nor an email address for \(name) verification")
+            return IneligibilityReason(
+                code: "missing_cardholder_contact",
+                message: "the cardholder has neither a phone number nor an email address for \(name) verification")
         case "unsupported_region":
-            return IneligibilityReason(code: "unsupported_region", message: "\(name) is not supported in the card's region")
+            return IneligibilityReason(
+                code: "unsupported_region", message: "\(name) is not supported in the card's region")
         case .some(let other):
-            return IneligibilityReason(code: SafeText.scrub(other, maxLength: 64), message: "Stripe marks the card ineligible for \(name)")
+            return IneligibilityReason(
+                code: SafeText.scrub(other, maxLength: 64), message: "Stripe marks the card ineligible for \(name)")
         case .none:
-            return IneligibilityReason(code: "ineligible", message: "Stripe marks the card ineligible for \(name) without a reason")
+            return IneligibilityReason(
+                code: "ineligible", message: "Stripe marks the card ineligible for \(name) without a reason")
         }
     }
 

@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 import HTTPTypes
 import Logging
@@ -14,16 +14,21 @@ import Logging
 /// is in StripeLifecycle.swift. Stripe has no card programs, no activation with printed data and no PIN setting
 /// in plain text, so this adapter is not a ``CardService``; Stripe's own card and token operations stay
 /// available as methods.
-public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, WalletTokenListing, WalletTokenControl, WalletProvisioning, WebhookVerifying {
+public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, WalletTokenListing, WalletTokenControl,
+    WalletProvisioning, WebhookVerifying
+{
     /// Card lookup, listing, issuance, locking and cancellation; wallet-token listing and control; Apple Pay and
-    /// Google Pay by issuer SDK key; webhooks.
+    /// Google Pay by issuer SDK key; card details and PIN shown by Issuing Elements (client nonce, see
+    /// StripeCardReveal.swift); webhooks.
     public static let descriptor = ProviderDescriptor(
         kind: .stripe,
         capabilities: [
-            .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing, .walletTokenControl,
-            .walletProvisioning, .webhooks,
+            .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing,
+            .walletTokenControl,
+            .walletProvisioning, .cardDetailsReveal, .pinReveal, .webhooks,
         ],
-        provisioningFlows: [.applePay: .issuerSDKKey, .googlePay: .issuerSDKKey]
+        provisioningFlows: [.applePay: .issuerSDKKey, .googlePay: .issuerSDKKey],
+        revealFlows: [.cardDetails: .clientNonce, .pinReveal: .clientNonce]
     )
 
     public var descriptor: ProviderDescriptor { Self.descriptor }
@@ -48,7 +53,9 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
             stripeAccount: options.stripeAccount,
             apiVersion: options.apiVersion
         )
-        try self.init(configuration: configuration, http: setup.http, environment: setup.configuration.environment, logger: setup.logger, now: setup.now)
+        try self.init(
+            configuration: configuration, http: setup.http, environment: setup.configuration.environment,
+            logger: setup.logger, now: setup.now)
     }
 
     /// Builds an instance directly.
@@ -56,17 +63,21 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
     /// - Parameters:
     ///   - environment: "sandbox" or "live" when known, to refuse a key of the other mode.
     ///   - now: the clock an ephemeral key's expiry is compared with.
-    public init(
+    @_spi(AdapterSupport) public init(
         configuration: StripeConfiguration, http: ProviderHTTPClient, environment: String? = nil, logger: Logger? = nil,
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws {
         let problems = configuration.problems(environment: environment)
         if !problems.isEmpty {
             let instance = http.instance
-            let named = problems.map { CardGatewayError.FieldError(field: "providers.\(instance).\($0.field)", message: $0.message) }
+            let named = problems.map {
+                CardGatewayError.FieldError(field: "providers.\(instance).\($0.field)", message: $0.message)
+            }
             throw CardGatewayError(
                 .invalidConfiguration,
-                named.count == 1 ? named[0].description : "\(named.count) problems: " + named.map(\.description).joined(separator: "; "),
+                named.count == 1
+                    ? named[0].description
+                    : "\(named.count) problems: " + named.map(\.description).joined(separator: "; "),
                 provider: instance, providerKind: .stripe, fieldErrors: named
             )
         }
@@ -112,14 +123,18 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
         } else if card.status != .active {
             reason = .cardNotActive(wire.status)
         } else if let walletInfo {
-            if !walletInfo.eligible { reason = StripeMapping.ineligibility(walletInfo.ineligibleReason, wallet: wallet) }
+            if !walletInfo.eligible {
+                reason = StripeMapping.ineligibility(walletInfo.ineligibleReason, wallet: wallet)
+            }
         } else {
-            reason = IneligibilityReason(code: "walletNotSupported", message: "Stripe reports no \(wallet) eligibility for this card")
+            reason = IneligibilityReason(
+                code: "walletNotSupported", message: "Stripe reports no \(wallet) eligibility for this card")
         }
         return ProvisioningOffer(
             card: card.ref, wallet: wallet, eligible: reason == nil, ineligibleReason: reason, flow: flow,
             cardholderName: card.cardholderName, lastFour: card.lastFour, network: card.scheme,
-            primaryAccountIdentifier: wire.wallets?.primaryAccountIdentifier, expiry: card.expiry, existingTokens: tokens
+            primaryAccountIdentifier: wire.wallets?.primaryAccountIdentifier, expiry: card.expiry,
+            existingTokens: tokens
         )
     }
 
@@ -127,61 +142,60 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
     /// `Stripe-Version` the app's SDK asked for. The response's JSON is returned byte for byte in
     /// ``EphemeralKey/rawJSON``: hand it to the app unchanged. The key is a bearer credential: mint one per
     /// attempt, never cache or log it.
-    public func provision(_ request: ProvisioningRequest, context: OperationContext) async throws -> ProvisioningResponse {
+    public func provision(
+        _ request: ProvisioningRequest, context: OperationContext
+    ) async throws -> ProvisioningResponse {
         guard descriptor.provisioningFlows[request.wallet] != nil else {
-            throw CardGatewayError(.unsupported, "Stripe's SDKs cannot push cards to \(request.wallet)", provider: http.instance, providerKind: .stripe)
+            throw CardGatewayError(
+                .unsupported, "Stripe's SDKs cannot push cards to \(request.wallet)", provider: http.instance,
+                providerKind: .stripe)
         }
         var problems = ValidationProblems()
         Self.check(cardID: request.card.id, field: "card.id", into: &problems)
         let apiVersion: String
-        switch request.input {
-        case .issuerSDKKey(let version):
+        if let version = request.input.issuerSDKAPIVersion {
             apiVersion = version
             if version.isEmpty {
-                problems.add("input.apiVersion", "is required: pass the API version the Stripe SDK asked for (iOS: 2020-08-27)")
+                problems.add(
+                    "input.apiVersion", "is required: pass the API version the Stripe SDK asked for (iOS: 2020-08-27)")
             } else if !StripeAPIVersion.isValid(version) {
                 problems.add("input.apiVersion", "must be a Stripe API version such as 2020-08-27")
             }
-        default:
+        } else {
             apiVersion = ""
-            problems.add("input", "Stripe provisions by ephemeral key: send issuerSDKKey(apiVersion:) with the version the SDK asked for")
+            problems.add(
+                "input",
+                "Stripe provisions by ephemeral key: send issuerSDKKey(apiVersion:) with the version the SDK asked for")
         }
         try problems.throwIfAny()
 
-        var form = StripeForm()
-        form.add("issuing_card", request.card.id)
-        let response = try await send(
-            .post, StripeAPI.ephemeralKeys, form: form, stripeVersion: apiVersion,
-            repeatability: .idempotent(header: StripeAPI.idempotencyKeyHeader, scope: "ephemeral_key:\(request.card.id):\(apiVersion)"),
-            operation: "create ephemeral key", context: context
+        let (wire, response) = try await createEphemeralKey(
+            card: request.card.id, apiVersion: apiVersion, nonce: nil,
+            idempotencyScope: "ephemeral_key:\(request.card.id):\(apiVersion)", context: context
         )
-        let wire = try decode(StripeEphemeralKeyWire.self, response, object: "ephemeral_key", \.object, what: "ephemeral key")
-        guard let secret = wire.secret, !secret.isEmpty else {
-            throw invalidResponse("Stripe's ephemeral key has no secret", response)
-        }
-        if let associated = wire.associatedObjects, !associated.isEmpty,
-            !associated.contains(where: { $0.id == request.card.id && $0.type == "issuing.card" })
-        {
-            throw invalidResponse("Stripe's ephemeral key is not scoped to the requested card", response)
-        }
         // The key's scope is fixed per card and version, so an operation key reused for a later attempt gets
         // Stripe's replay of the first key (kept 24 hours), which lives about one hour. An expired key is useless to
         // the wallet SDK: say so instead of handing it on.
-        if response.header(StripeAPI.idempotentReplayedHeader) == "true", StripeMapping.date(wire.expires) <= now().addingTimeInterval(60) {
+        if response.header(StripeAPI.idempotentReplayedHeader) == "true",
+            StripeMapping.date(wire.expires) <= now().addingTimeInterval(60)
+        {
             throw CardGatewayError(
                 .conflict,
                 "Stripe replayed an ephemeral key minted earlier under this operation's idempotency key, and it has expired; use a new OperationContext.idempotencyKey for a new provisioning attempt",
-                provider: http.instance, providerKind: .stripe, httpStatus: response.status, requestID: StripeErrors.requestID(response)
+                provider: http.instance, providerKind: .stripe, httpStatus: response.status,
+                requestID: StripeErrors.requestID(response)
             )
         }
         let key = EphemeralKey(
             id: wire.id, rawJSON: SensitiveData(response.body), created: wire.created.map(StripeMapping.date),
             expires: StripeMapping.date(wire.expires), apiVersion: apiVersion
         )
-        context.logger.debug("minted Stripe ephemeral key", metadata: [
-            "stripe.ephemeral_key": .string(wire.id), "stripe.api_version": .string(apiVersion),
-            "expires": .stringConvertible(wire.expires),
-        ])
+        context.logger.debug(
+            "minted Stripe ephemeral key",
+            metadata: [
+                "stripe.ephemeral_key": .string(wire.id), "stripe.api_version": .string(apiVersion),
+                "expires": .stringConvertible(wire.expires),
+            ])
         return .ephemeralKey(key)
     }
 
@@ -210,10 +224,47 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
         _ = try decode(StripeEphemeralKeyWire.self, response, object: "ephemeral_key", \.object, what: "ephemeral key")
     }
 
+    /// `POST /v1/ephemeral_keys` with `issuing_card` (and the front end's `nonce` for Issuing Elements), pinned by
+    /// `Stripe-Version: apiVersion`: the one code path that mints ephemeral keys, for wallet provisioning and for card
+    /// reveal. Checks that the answer is an `ephemeral_key` with a secret, scoped to the card.
+    ///
+    /// - Parameter idempotencyScope: the scope of the `Idempotency-Key` derived from the operation's key; nil sends a
+    ///   fresh random key, so that no later call is ever answered with Stripe's replay of this key.
+    func createEphemeralKey(
+        card: String, apiVersion: String, nonce: Secret?, idempotencyScope: String?, context: OperationContext
+    ) async throws -> (StripeEphemeralKeyWire, ProviderResponse) {
+        var form = StripeForm()
+        form.add("issuing_card", card)
+        if let nonce { form.add("nonce", nonce.revealedValue) }
+        // Without a scope, the operation's key is dropped: the transport then makes a random key per call, reused only
+        // by that call's retries.
+        var requestContext = context
+        if idempotencyScope == nil { requestContext.idempotencyKey = nil }
+        let response = try await send(
+            .post, StripeAPI.ephemeralKeys, form: form, stripeVersion: apiVersion,
+            repeatability: .idempotent(
+                header: StripeAPI.idempotencyKeyHeader, scope: idempotencyScope ?? "ephemeral_key"),
+            operation: "create ephemeral key", context: requestContext
+        )
+        let wire = try decode(
+            StripeEphemeralKeyWire.self, response, object: "ephemeral_key", \.object, what: "ephemeral key")
+        guard let secret = wire.secret, !secret.isEmpty else {
+            throw invalidResponse("Stripe's ephemeral key has no secret", response)
+        }
+        if let associated = wire.associatedObjects, !associated.isEmpty,
+            !associated.contains(where: { $0.id == card && $0.type == "issuing.card" })
+        {
+            throw invalidResponse("Stripe's ephemeral key is not scoped to the requested card", response)
+        }
+        return (wire, response)
+    }
+
     // MARK: Cards
 
     /// `GET /v1/issuing/cards` with cursor paging and Stripe's filters.
-    public func listCards(_ query: StripeCardListQuery = StripeCardListQuery(), context: OperationContext) async throws -> StripeList<Card> {
+    public func listCards(
+        _ query: StripeCardListQuery = StripeCardListQuery(), context: OperationContext
+    ) async throws -> StripeList<Card> {
         var problems = ValidationProblems()
         var items: [(name: String, value: String)] = []
         if let limit = query.limit {
@@ -228,14 +279,20 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
             Self.check(id: before, field: "endingBefore", into: &problems)
             items.append(("ending_before", before))
         }
-        problems.require(query.startingAfter == nil || query.endingBefore == nil, "endingBefore", "cannot be combined with startingAfter")
+        problems.require(
+            query.startingAfter == nil || query.endingBefore == nil, "endingBefore",
+            "cannot be combined with startingAfter")
         if let status = query.status {
-            if let value = StripeMapping.stripeCardStatus(status) { items.append(("status", value)) } else {
+            if let value = StripeMapping.stripeCardStatus(status) {
+                items.append(("status", value))
+            } else {
                 problems.add("status", "Stripe cards are active, inactive or cancelled, not \(status)")
             }
         }
         if let type = query.type {
-            if let value = StripeMapping.stripeCardType(type) { items.append(("type", value)) } else {
+            if let value = StripeMapping.stripeCardType(type) {
+                items.append(("type", value))
+            } else {
                 problems.add("type", "must be physical or virtual")
             }
         }
@@ -244,14 +301,18 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
             items.append(("cardholder", cardholder))
         }
         try problems.throwIfAny()
-        let response = try await send(.get, StripeAPI.issuingCards, query: items, operation: "list cards", context: context)
-        let list = try decode(StripeListWire<StripeCardWire>.self, response, object: "list", \.object, what: "card list")
+        let response = try await send(
+            .get, StripeAPI.issuingCards, query: items, operation: "list cards", context: context)
+        let list = try decode(
+            StripeListWire<StripeCardWire>.self, response, object: "list", \.object, what: "card list")
         let cards = list.data.map(StripeMapping.card)
         let hasMore = list.hasMore ?? false
         // Paging backwards (ending_before), has_more speaks of items before this page: the cursor to follow is
         // the first item's id, as ending_before. Paging forwards, it is the last item's id, as starting_after.
         if query.endingBefore != nil {
-            return StripeList(items: cards, hasMore: hasMore, nextStartingAfter: nil, previousEndingBefore: hasMore ? cards.first?.id : nil)
+            return StripeList(
+                items: cards, hasMore: hasMore, nextStartingAfter: nil,
+                previousEndingBefore: hasMore ? cards.first?.id : nil)
         }
         return StripeList(
             items: cards, hasMore: hasMore, nextStartingAfter: hasMore ? cards.last?.id : nil,
@@ -261,11 +322,15 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
 
     /// Activates, deactivates or cancels a card: `POST /v1/issuing/cards/{id}` with `status` active, inactive or
     /// canceled (final at Stripe), and for a cancellation an optional `cancellation_reason` lost or stolen.
-    public func updateCardStatus(card ref: CardRef, status: CardStatus, reason: String? = nil, context: OperationContext) async throws -> Card {
+    public func updateCardStatus(
+        card ref: CardRef, status: CardStatus, reason: String? = nil, context: OperationContext
+    ) async throws -> Card {
         var problems = ValidationProblems()
         Self.check(cardID: ref.id, field: "card.id", into: &problems)
         let stripeStatus = StripeMapping.stripeCardStatus(status)
-        if stripeStatus == nil { problems.add("status", "Stripe cards can be set active, inactive or cancelled, not \(status)") }
+        if stripeStatus == nil {
+            problems.add("status", "Stripe cards can be set active, inactive or cancelled, not \(status)")
+        }
         if let reason {
             if status != .cancelled {
                 problems.add("reason", "a reason is only sent with a cancellation")
@@ -279,23 +344,29 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
         if let reason { form.add("cancellation_reason", reason) }
         let response = try await send(
             .post, StripeAPI.issuingCard(ref.id), form: form,
-            repeatability: .idempotent(header: StripeAPI.idempotencyKeyHeader, scope: "card_status:\(ref.id):\(stripeStatus ?? ""):\(reason ?? "")"),
+            repeatability: .idempotent(
+                header: StripeAPI.idempotencyKeyHeader,
+                scope: "card_status:\(ref.id):\(stripeStatus ?? ""):\(reason ?? "")"),
             operation: "update card status", context: context
         )
-        return StripeMapping.card(try decode(StripeCardWire.self, response, object: "issuing.card", \.object, what: "issuing card"))
+        return StripeMapping.card(
+            try decode(StripeCardWire.self, response, object: "issuing.card", \.object, what: "issuing card"))
     }
 
     // MARK: Tokens
 
     /// `GET /v1/issuing/tokens?card=…` with cursor paging.
     public func listTokens(
-        card ref: CardRef, status: WalletTokenStatus? = nil, limit: Int? = nil, startingAfter: String? = nil, context: OperationContext
+        card ref: CardRef, status: WalletTokenStatus? = nil, limit: Int? = nil, startingAfter: String? = nil,
+        context: OperationContext
     ) async throws -> StripeList<StripeIssuingToken> {
         var problems = ValidationProblems()
         Self.check(cardID: ref.id, field: "card.id", into: &problems)
         var items: [(name: String, value: String)] = [("card", ref.id)]
         if let status {
-            if status == .unknown { problems.add("status", "must be requested, active, suspended or deleted") } else {
+            if status == .unknown {
+                problems.add("status", "must be requested, active, suspended or deleted")
+            } else {
                 items.append(("status", status.rawValue))
             }
         }
@@ -308,8 +379,10 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
             items.append(("starting_after", startingAfter))
         }
         try problems.throwIfAny()
-        let response = try await send(.get, StripeAPI.issuingTokens, query: items, operation: "list tokens", context: context)
-        let list = try decode(StripeListWire<StripeTokenWire>.self, response, object: "list", \.object, what: "token list")
+        let response = try await send(
+            .get, StripeAPI.issuingTokens, query: items, operation: "list tokens", context: context)
+        let list = try decode(
+            StripeListWire<StripeTokenWire>.self, response, object: "list", \.object, what: "token list")
         let tokens = list.data.map(Self.issuingToken)
         let hasMore = list.hasMore ?? false
         return StripeList(items: tokens, hasMore: hasMore, nextStartingAfter: hasMore ? tokens.last?.id : nil)
@@ -321,11 +394,14 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
         Self.check(id: id, field: "id", into: &problems)
         try problems.throwIfAny()
         let response = try await send(.get, StripeAPI.issuingToken(id), operation: "get token", context: context)
-        return Self.issuingToken(try decode(StripeTokenWire.self, response, object: "issuing.token", \.object, what: "issuing token"))
+        return Self.issuingToken(
+            try decode(StripeTokenWire.self, response, object: "issuing.token", \.object, what: "issuing token"))
     }
 
     /// Activates, suspends or deletes (final) a token: `POST /v1/issuing/tokens/{id}` with `status`.
-    public func updateToken(id: String, status: WalletTokenStatus, context: OperationContext) async throws -> StripeIssuingToken {
+    public func updateToken(
+        id: String, status: WalletTokenStatus, context: OperationContext
+    ) async throws -> StripeIssuingToken {
         var problems = ValidationProblems()
         Self.check(id: id, field: "id", into: &problems)
         let value = StripeMapping.stripeTokenStatus(status)
@@ -335,10 +411,12 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
         form.add("status", value ?? "")
         let response = try await send(
             .post, StripeAPI.issuingToken(id), form: form,
-            repeatability: .idempotent(header: StripeAPI.idempotencyKeyHeader, scope: "token_status:\(id):\(value ?? "")"),
+            repeatability: .idempotent(
+                header: StripeAPI.idempotencyKeyHeader, scope: "token_status:\(id):\(value ?? "")"),
             operation: "update token", context: context
         )
-        return Self.issuingToken(try decode(StripeTokenWire.self, response, object: "issuing.token", \.object, what: "issuing token"))
+        return Self.issuingToken(
+            try decode(StripeTokenWire.self, response, object: "issuing.token", \.object, what: "issuing token"))
     }
 
     // MARK: WebhookVerifying
@@ -351,11 +429,13 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
         let secrets = [configuration.webhookSecret, configuration.previousWebhookSecret].compactMap { $0 }
         guard !secrets.isEmpty else {
             throw CardGatewayError(
-                .invalidConfiguration, "providers.\(http.instance).credentials.webhookSecret is not configured, so Stripe webhooks cannot be verified",
+                .invalidConfiguration,
+                "providers.\(http.instance).credentials.webhookSecret is not configured, so Stripe webhooks cannot be verified",
                 provider: http.instance, providerKind: .stripe
             )
         }
-        try StripeWebhookVerifier(secrets: secrets, tolerance: configuration.webhookTolerance).verify(delivery, now: now)
+        try StripeWebhookVerifier(secrets: secrets, tolerance: configuration.webhookTolerance).verify(
+            delivery, now: now)
         return try StripeEvents.events(from: delivery.body)
     }
 
@@ -364,7 +444,8 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
     func fetchCard(_ id: String, context: OperationContext) async throws -> StripeCardWire {
         var query: [(name: String, value: String)] = []
         if StripeAPI.expandCardholder { query.append(("expand[]", "cardholder")) }
-        let response = try await send(.get, StripeAPI.issuingCard(id), query: query, operation: "get card", context: context)
+        let response = try await send(
+            .get, StripeAPI.issuingCard(id), query: query, operation: "get card", context: context)
         return try decode(StripeCardWire.self, response, object: "issuing.card", \.object, what: "issuing card")
     }
 
@@ -375,15 +456,19 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
         var cursor: String?
         do {
             for _ in 0..<StripeAPI.maxTokenPages {
-                let page = try await listTokens(card: CardRef(id: card), limit: StripeAPI.listLimitRange.upperBound, startingAfter: cursor, context: context)
+                let page = try await listTokens(
+                    card: CardRef(id: card), limit: StripeAPI.listLimitRange.upperBound, startingAfter: cursor,
+                    context: context)
                 tokens += page.items.map(\.token).filter { $0.wallet == wallet && $0.status != .deleted }
                 guard page.hasMore, let next = page.nextStartingAfter else { break }
                 cursor = next
             }
         } catch let error as CardGatewayError where error.code == .permissionDenied {
-            context.logger.warning("Stripe refused listing issuing tokens; the offer has no existing tokens", metadata: [
-                "provider": .string(http.instance), "error.code": .string(error.code.rawValue),
-            ])
+            context.logger.warning(
+                "Stripe refused listing issuing tokens; the offer has no existing tokens",
+                metadata: [
+                    "provider": .string(http.instance), "error.code": .string(error.code.rawValue),
+                ])
             return []
         }
         return tokens
@@ -391,7 +476,8 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
 
     static func issuingToken(_ wire: StripeTokenWire) -> StripeIssuingToken {
         StripeIssuingToken(
-            card: CardRef(id: wire.card.id), token: StripeMapping.token(wire), deviceFingerprint: wire.deviceFingerprint,
+            card: CardRef(id: wire.card.id), token: StripeMapping.token(wire),
+            deviceFingerprint: wire.deviceFingerprint,
             networkUpdatedAt: wire.networkUpdatedAt.map(StripeMapping.date)
         )
     }
@@ -399,15 +485,19 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
     /// Stripe's authentication as one middleware: the secret key as a bearer token, the configured
     /// `Stripe-Version` (unless the request carries its own) and `Stripe-Account` for Connect.
     static func authentication(_ configuration: StripeConfiguration) -> HeaderAuthentication {
-        var fields: [(name: HTTPField.Name, value: Secret)] = [(.authorization, Secret("Bearer " + configuration.secretKey.revealedValue))]
+        var fields: [(name: HTTPField.Name, value: Secret)] = [
+            (.authorization, Secret("Bearer " + configuration.secretKey.revealedValue))
+        ]
         if let version = configuration.apiVersion { fields.append((StripeAPI.stripeVersionHeader, Secret(version))) }
         if let account = configuration.stripeAccount { fields.append((StripeAPI.stripeAccountHeader, Secret(account))) }
         return HeaderAuthentication(fields)
     }
 
     func send(
-        _ method: HTTPRequest.Method, _ path: String, query: [(name: String, value: String)] = [], form: StripeForm? = nil,
-        stripeVersion: String? = nil, repeatability: ProviderRequest.Repeatability? = nil, operation: String, context: OperationContext
+        _ method: HTTPRequest.Method, _ path: String, query: [(name: String, value: String)] = [],
+        form: StripeForm? = nil,
+        stripeVersion: String? = nil, repeatability: ProviderRequest.Repeatability? = nil, operation: String,
+        context: OperationContext
     ) async throws -> ProviderResponse {
         var headers = HTTPFields()
         // A request's own version (an ephemeral key's, the SDK's) wins; the authentication middleware adds the
@@ -418,13 +508,16 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
             headers[.contentType] = "application/x-www-form-urlencoded"
             body = form.body
         }
-        let request = ProviderRequest(method, path, query: query, headers: headers, body: body, repeatability: repeatability, operation: operation)
+        let request = ProviderRequest(
+            method, path, query: query, headers: headers, body: body, repeatability: repeatability, operation: operation
+        )
         return try await http.send(request, context: context)
     }
 
     /// The decoded object of a successful response; Stripe's error for any other.
     func decode<T: Decodable>(
-        _ type: T.Type, _ response: ProviderResponse, object expected: String, _ objectField: KeyPath<T, String?>, what: String
+        _ type: T.Type, _ response: ProviderResponse, object expected: String, _ objectField: KeyPath<T, String?>,
+        what: String
     ) throws -> T {
         guard response.isSuccess else { throw StripeErrors.error(for: response, instance: http.instance) }
         let value = try response.decode(

@@ -28,7 +28,9 @@ struct StripeWebhookVerifier: Sendable {
             switch key {
             case "t":
                 guard timestamp == nil else { continue }
-                guard value.utf8.count <= 12, value.allSatisfy({ $0.isASCII && $0.isNumber }), let seconds = Int64(value), seconds > 0 else { return nil }
+                guard value.utf8.count <= 12, value.allSatisfy({ $0.isASCII && $0.isNumber }),
+                    let seconds = Int64(value), seconds > 0
+                else { return nil }
                 timestamp = seconds
             case "v1":
                 guard !value.isEmpty, value.utf8.count <= 128 else { return nil }
@@ -50,7 +52,12 @@ struct StripeWebhookVerifier: Sendable {
 
     /// The bytes of a `v1` value written in lower-case hex; nil for anything else.
     static func lowerCaseHex(_ text: String) -> Data? {
-        guard text.utf8.allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f")) }) else {
+        guard
+            text.utf8.allSatisfy({
+                ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                    || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f"))
+            })
+        else {
             return nil
         }
         return ByteEncoding.decodeHex(text)
@@ -77,7 +84,8 @@ struct StripeWebhookVerifier: Sendable {
         let candidates = parsed.signatures.compactMap(Self.lowerCaseHex)
         var matched = false
         for secret in secrets {
-            for candidate in candidates where MessageAuthentication.verifyHMACSHA256(signature: candidate, key: secret, message: message) {
+            for candidate in candidates
+            where MessageAuthentication.verifyHMACSHA256(signature: candidate, key: secret, message: message) {
                 matched = true
             }
         }
@@ -108,7 +116,11 @@ enum StripeEvents {
                 card: CardRef(id: card.id), oldStatus: old.map(StripeMapping.cardStatus),
                 newStatus: StripeMapping.cardStatus(card.status), providerOldStatus: old, providerNewStatus: card.status
             )
-            return [GatewayEvent(id: event.id, providerKind: .stripe, occurredAt: occurred, providerType: event.type, event: .cardStatusChanged(change))]
+            return [
+                GatewayEvent(
+                    id: event.id, providerKind: .stripe, occurredAt: occurred, providerType: event.type,
+                    event: .cardStatusChanged(change))
+            ]
         case "issuing_token.created", "issuing_token.updated":
             let event: StripeEventWire<StripeTokenWire>
             do { event = try decoder.decode(StripeEventWire<StripeTokenWire>.self, from: body) } catch {
@@ -116,8 +128,13 @@ enum StripeEvents {
             }
             let token = event.data.object
             let tokenEvent = WalletTokenEvent(card: CardRef(id: token.card.id), token: StripeMapping.token(token))
-            let kind: GatewayEvent.Kind = header.type == "issuing_token.created" ? .walletTokenCreated(tokenEvent) : .walletTokenUpdated(tokenEvent)
-            return [GatewayEvent(id: event.id, providerKind: .stripe, occurredAt: occurred, providerType: event.type, event: kind)]
+            let kind: GatewayEvent.Kind =
+                header.type == "issuing_token.created"
+                ? .walletTokenCreated(tokenEvent) : .walletTokenUpdated(tokenEvent)
+            return [
+                GatewayEvent(
+                    id: event.id, providerKind: .stripe, occurredAt: occurred, providerType: event.type, event: kind)
+            ]
         default:
             return []
         }

@@ -128,16 +128,25 @@ public struct StripeSimulator: ProviderSimulator {
     public func faultResponse(status: Int, message: String) -> SimulatedResponse {
         let error: StripeSimError
         switch status {
-        case 402: error = StripeSimError(status: status, type: "card_error", code: "card_declined", message: message, param: nil)
+        case 402:
+            error = StripeSimError(
+                status: status, type: "card_error", code: "card_declined", message: message, param: nil)
         case 404 where message.hasPrefix("no such route"):
             // Stripe names the method and path it did not recognise: "Unrecognized request URL (GET: /v1/…)".
             let call = message.dropFirst("no such route".count).trimmingCharacters(in: .whitespaces)
-            error = .invalid("Unrecognized request URL \(call). Check the path and method against Stripe's API reference.", status: 404)
-        case 429: error = StripeSimError(status: status, type: "invalid_request_error", code: "rate_limit", message: message, param: nil)
+            error = .invalid(
+                "Unrecognized request URL \(call). Check the path and method against Stripe's API reference.",
+                status: 404)
+        case 429:
+            error = StripeSimError(
+                status: status, type: "invalid_request_error", code: "rate_limit", message: message, param: nil)
         case 500...: error = StripeSimError(status: status, type: "api_error", code: nil, message: message, param: nil)
-        default: error = StripeSimError(status: status, type: "invalid_request_error", code: nil, message: message, param: nil)
+        default:
+            error = StripeSimError(
+                status: status, type: "invalid_request_error", code: nil, message: message, param: nil)
         }
-        return jsonResponse(error.status, error.json).withHeader("Request-Id", requestIDs.next(prefix: "req_", length: 14))
+        return jsonResponse(error.status, error.json).withHeader(
+            "Request-Id", requestIDs.next(prefix: "req_", length: 14))
     }
 
     // MARK: Webhooks
@@ -151,7 +160,8 @@ public struct StripeSimulator: ProviderSimulator {
     ///   - timestamp: the signing time; the clock's now by default.
     ///   - secret: another secret to sign with (to test rolled or wrong secrets).
     public func signedWebhook(
-        type: String, object: StripeSimJSON, previousAttributes: StripeSimJSON? = nil, timestamp: Date? = nil, secret: String? = nil
+        type: String, object: StripeSimJSON, previousAttributes: StripeSimJSON? = nil, timestamp: Date? = nil,
+        secret: String? = nil
     ) -> (headers: [(String, String)], body: Data) {
         let now = simulationClock.now()
         var data: [(String, StripeSimJSON)] = [("object", object)]
@@ -173,7 +183,11 @@ public struct StripeSimulator: ProviderSimulator {
         message.append(body)
         let key = SymmetricKey(data: Data((secret ?? credentials.webhookSecret).utf8))
         let signature = ByteEncoding.hex(HMAC<SHA256>.authenticationCode(for: message, using: key))
-        return (headers: [("Stripe-Signature", "t=\(t),v1=\(signature)"), ("Content-Type", "application/json; charset=utf-8")], body: body)
+        return (
+            headers: [
+                ("Stripe-Signature", "t=\(t),v1=\(signature)"), ("Content-Type", "application/json; charset=utf-8"),
+            ], body: body
+        )
     }
 
     /// The card as Stripe renders it (`issuing.card`), nil when there is no such card.
@@ -196,8 +210,12 @@ public struct StripeSimulator: ProviderSimulator {
     }
 
     public func registerRoutes(on router: Router<SimulatorContext>) {
-        router.post("/v1/ephemeral_keys") { request, context in await self.respond(request, context, .createEphemeralKey) }
-        router.delete("/v1/ephemeral_keys/:id") { request, context in await self.respond(request, context, .deleteEphemeralKey) }
+        router.post("/v1/ephemeral_keys") { request, context in
+            await self.respond(request, context, .createEphemeralKey)
+        }
+        router.delete("/v1/ephemeral_keys/:id") { request, context in
+            await self.respond(request, context, .deleteEphemeralKey)
+        }
         router.get("/v1/issuing/cards") { request, context in await self.respond(request, context, .listCards) }
         router.post("/v1/issuing/cards") { request, context in await self.respond(request, context, .createCard) }
         router.get("/v1/issuing/cards/:id") { request, context in await self.respond(request, context, .retrieveCard) }
@@ -205,10 +223,15 @@ public struct StripeSimulator: ProviderSimulator {
         router.get("/v1/issuing/cards/:id/push_provisioning_details") { request, context in
             await self.respond(request, context, .pushProvisioningDetails)
         }
-        router.get("/v1/issuing/cardholders") { request, context in await self.respond(request, context, .listCardholders) }
-        router.get("/v1/issuing/cardholders/:id") { request, context in await self.respond(request, context, .retrieveCardholder) }
+        router.get("/v1/issuing/cardholders") { request, context in
+            await self.respond(request, context, .listCardholders)
+        }
+        router.get("/v1/issuing/cardholders/:id") { request, context in
+            await self.respond(request, context, .retrieveCardholder)
+        }
         router.get("/v1/issuing/tokens") { request, context in await self.respond(request, context, .listTokens) }
-        router.get("/v1/issuing/tokens/:id") { request, context in await self.respond(request, context, .retrieveToken) }
+        router.get("/v1/issuing/tokens/:id") { request, context in await self.respond(request, context, .retrieveToken)
+        }
         router.post("/v1/issuing/tokens/:id") { request, context in await self.respond(request, context, .updateToken) }
     }
 
@@ -219,9 +242,12 @@ public struct StripeSimulator: ProviderSimulator {
             headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
         }
         let method = request.method.rawValue
-        let params = method == "POST" ? SimulatorHTTP.formFields(context.requestBody) : SimulatorHTTP.queryItems(request.uri.query)
+        let params =
+            method == "POST"
+            ? SimulatorHTTP.formFields(context.requestBody) : SimulatorHTTP.queryItems(request.uri.query)
         let call = StripeSimCall(
-            method: method, path: request.uri.path, id: context.parameters.get("id"), headers: headers, params: StripeParams(params)
+            method: method, path: request.uri.path, id: context.parameters.get("id"), headers: headers,
+            params: StripeParams(params)
         )
         return handle(call, route: route)
     }

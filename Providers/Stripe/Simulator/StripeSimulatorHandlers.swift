@@ -20,10 +20,14 @@ extension StripeSimulator {
             version = try apiVersion(call)
             if route == .pushProvisioningDetails {
                 response = jsonResponse(200, try pushProvisioningDetails(call, version: version))
+            } else if route == .retrieveCard, Self.isEphemeralKeyCall(call) {
+                // Issuing Elements' read of the card with an ephemeral key (StripeSimulatorCardReveal.swift).
+                response = jsonResponse(200, try revealCard(call, version: version))
             } else {
                 let caller = try authenticate(call)
                 if call.method == "POST", let key = call.header("idempotency-key") {
-                    response = try idempotent(call, route: route, caller: caller, version: version, key: key, requestID: requestID)
+                    response = try idempotent(
+                        call, route: route, caller: caller, version: version, key: key, requestID: requestID)
                 } else {
                     response = jsonResponse(200, try perform(call, route: route, caller: caller, version: version))
                 }
@@ -39,7 +43,9 @@ extension StripeSimulator {
             }
         }
         if response.header("Request-Id") == nil { response = response.withHeader("Request-Id", requestID) }
-        if response.header("Stripe-Version") == nil { response = response.withHeader("Stripe-Version", version ?? Seed.accountAPIVersion) }
+        if response.header("Stripe-Version") == nil {
+            response = response.withHeader("Stripe-Version", version ?? Seed.accountAPIVersion)
+        }
         if let key = call.header("idempotency-key"), call.method == "POST", response.header("Idempotency-Key") == nil {
             response = response.withHeader("Idempotency-Key", key)
         }
@@ -61,33 +67,41 @@ extension StripeSimulator {
             var response: SimulatedResponse
             do {
                 response = jsonResponse(200, try perform(call, route: route, caller: caller, version: version))
-            } catch where error.savedForIdempotency {
+            } catch  where error.savedForIdempotency {
                 response = jsonResponse(error.status, error.json)
             } catch {
                 ledger.abandon(key: key, scope: scope)
                 throw error
             }
-            response = response.withHeader("Request-Id", requestID).withHeader("Stripe-Version", version ?? Seed.accountAPIVersion)
+            response = response.withHeader("Request-Id", requestID).withHeader(
+                "Stripe-Version", version ?? Seed.accountAPIVersion)
             ledger.record(key: key, scope: scope, fingerprint: fingerprint, response: response)
             return response
         case .replay(let first):
             var replayed = first.withHeader("Idempotent-Replayed", "true").withHeader("Request-Id", requestID)
-            if let original = first.header("Request-Id") { replayed = replayed.withHeader("Original-Request", original) }
+            if let original = first.header("Request-Id") {
+                replayed = replayed.withHeader("Original-Request", original)
+            }
             return replayed
         case .conflict:
             throw StripeSimError(
                 status: 400, type: "idempotency_error", code: nil,
-                message: "The idempotency key '\(key)' was first used with other parameters; use a new key for a different request.",
+                message:
+                    "The idempotency key '\(key)' was first used with other parameters; use a new key for a different request.",
                 param: nil
             )
         case .inProgress:
-            throw .invalid("A request with idempotency key '\(key)' is still being processed; retry it later.", code: "idempotency_key_in_use", status: 409)
+            throw .invalid(
+                "A request with idempotency key '\(key)' is still being processed; retry it later.",
+                code: "idempotency_key_in_use", status: 409)
         }
     }
 
     private func authenticate(_ call: StripeSimCall) throws(StripeSimError) -> SimCaller {
         let authorization = call.header("authorization")
-        guard let key = SimulatorHTTP.bearerToken(authorization) ?? SimulatorHTTP.basicCredentials(authorization)?.user, !key.isEmpty else {
+        guard let key = SimulatorHTTP.bearerToken(authorization) ?? SimulatorHTTP.basicCredentials(authorization)?.user,
+            !key.isEmpty
+        else {
             throw .invalid(
                 "No API key was given. Send your secret key in the Authorization header, as 'Bearer sk_…' or as the user name of Basic authentication.",
                 status: 401
@@ -104,7 +118,8 @@ extension StripeSimulator {
         var account: String?
         if let requested = call.header("stripe-account") {
             guard requested == Seed.connectedAccountID else {
-                throw .invalid("The API key has no access to account '\(requested)', or that account does not exist.", status: 403)
+                throw .invalid(
+                    "The API key has no access to account '\(requested)', or that account does not exist.", status: 403)
             }
             account = requested
         }
@@ -129,7 +144,9 @@ extension StripeSimulator {
     }
 
     static func isVersion(_ text: String) -> Bool {
-        let segments = text.split(separator: ";", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let segments = text.split(separator: ";", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
         guard let first = segments.first else { return false }
         let parts = first.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         let date = parts[0].split(separator: "-", omittingEmptySubsequences: false)
@@ -137,7 +154,9 @@ extension StripeSimulator {
             date.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
             let month = Int(date[1]), let day = Int(date[2]), (1...12).contains(month), (1...31).contains(day)
         else { return false }
-        if parts.count == 2, parts[1].isEmpty || !parts[1].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) {
+        if parts.count == 2,
+            parts[1].isEmpty || !parts[1].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") })
+        {
             return false
         }
         return segments.dropFirst().allSatisfy { segment in
@@ -146,7 +165,9 @@ extension StripeSimulator {
         }
     }
 
-    private func perform(_ call: StripeSimCall, route: Route, caller: SimCaller, version: String?) throws(StripeSimError) -> StripeSimJSON {
+    private func perform(
+        _ call: StripeSimCall, route: Route, caller: SimCaller, version: String?
+    ) throws(StripeSimError) -> StripeSimJSON {
         switch route {
         case .createEphemeralKey: return try createEphemeralKey(call, caller: caller, version: version)
         case .deleteEphemeralKey: return try deleteEphemeralKey(call, caller: caller)
@@ -167,9 +188,13 @@ extension StripeSimulator {
 
     // MARK: Ephemeral keys
 
-    private func createEphemeralKey(_ call: StripeSimCall, caller: SimCaller, version: String?) throws(StripeSimError) -> StripeSimJSON {
+    private func createEphemeralKey(
+        _ call: StripeSimCall, caller: SimCaller, version: String?
+    ) throws(StripeSimError) -> StripeSimJSON {
         guard let version else {
-            throw .invalid("Creating an ephemeral key needs a Stripe-Version header naming the API version your Stripe mobile SDK uses (for example 2020-08-27).")
+            throw .invalid(
+                "Creating an ephemeral key needs a Stripe-Version header naming the API version your Stripe mobile SDK uses (for example 2020-08-27)."
+            )
         }
         try call.params.requireKnown(["issuing_card", "customer", "nonce", "verification_session", "expand"])
         try requireExpansions(call.params.list("expand"), allowed: [])
@@ -180,19 +205,26 @@ extension StripeSimulator {
             throw .invalid("Pass exactly one of customer, issuing_card, nonce or verification_session.")
         }
         if call.params.contains("nonce"), scopes != ["issuing_card"] {
-            throw .invalid("A nonce creates an ephemeral key for an issuing card: pass it with issuing_card.", param: "nonce")
+            throw .invalid(
+                "A nonce creates an ephemeral key for an issuing card: pass it with issuing_card.", param: "nonce")
         }
         guard let cardID = call.params.string("issuing_card") else {
-            throw .invalid("This simulator mints ephemeral keys for issuing cards only.", param: scopes.first ?? "nonce")
+            throw .invalid(
+                "This simulator mints ephemeral keys for issuing cards only.", param: scopes.first ?? "nonce")
         }
-        guard let card = cards.get(cardID) else { throw .noSuch("issuing card", cardID, param: "issuing_card", status: 400) }
+        guard let card = cards.get(cardID) else {
+            throw .noSuch("issuing card", cardID, param: "issuing_card", status: 400)
+        }
+        let nonce = call.params.string("nonce")
+        if let nonce { try requireUnusedNonce(nonce) }
         if card.failsInternally { throw Self.internalError }
         let created = now
         let key = SimEphemeralKey(
             id: ids.next(prefix: "ephkey_1", length: 23),
             secret: ids.next(prefix: caller.livemode ? "ek_live_" : "ek_test_", length: 99),
-            cardID: cardID, created: created, expires: created + Int64(Seed.ephemeralKeyLifetime), livemode: caller.livemode,
-            apiVersion: version, revoked: false
+            cardID: cardID, created: created, expires: created + Int64(Seed.ephemeralKeyLifetime),
+            livemode: caller.livemode,
+            apiVersion: version, revoked: false, nonce: nonce
         )
         ephemeralKeys.put(key.id, key)
         return render(key: key, includeSecret: true)
@@ -202,16 +234,20 @@ extension StripeSimulator {
         try call.params.requireKnown(["expand"])
         let id = call.id ?? ""
         let nowValue = now
-        guard let key = ephemeralKeys.get(id), !key.revoked, key.expires > nowValue else { throw .noSuch("ephemeral key", id) }
-        let revoked = ephemeralKeys.update(id) { key in
-            key.revoked = true
-            key.expires = nowValue
-        } ?? key
+        guard let key = ephemeralKeys.get(id), !key.revoked, key.expires > nowValue else {
+            throw .noSuch("ephemeral key", id)
+        }
+        let revoked =
+            ephemeralKeys.update(id) { key in
+                key.revoked = true
+                key.expires = nowValue
+            } ?? key
         return render(key: revoked, includeSecret: false)
     }
 
     static let internalError = StripeSimError(
-        status: 500, type: "api_error", code: nil, message: "An unexpected error occurred inside the simulated Stripe.", param: nil,
+        status: 500, type: "api_error", code: nil, message: "An unexpected error occurred inside the simulated Stripe.",
+        param: nil,
         savedForIdempotency: true
     )
 
@@ -220,14 +256,19 @@ extension StripeSimulator {
     private func listCards(_ call: StripeSimCall, caller: SimCaller) throws(StripeSimError) -> StripeSimJSON {
         let params = call.params
         try params.requireKnown([
-            "limit", "starting_after", "ending_before", "status", "type", "cardholder", "created", "exp_month", "exp_year", "last4", "personalization_design",
+            "limit", "starting_after", "ending_before", "status", "type", "cardholder", "created", "exp_month",
+            "exp_year", "last4", "personalization_design",
             "expand",
         ])
         try requireExpansions(params.list("expand"), allowed: ["data.replaced_by", "data.replacement_for"])
         let status = params.string("status")
-        if let status, !["active", "inactive", "canceled"].contains(status) { throw .invalidValue("status", status, allowed: ["active", "inactive", "canceled"]) }
+        if let status, !["active", "inactive", "canceled"].contains(status) {
+            throw .invalidValue("status", status, allowed: ["active", "inactive", "canceled"])
+        }
         let type = params.string("type")
-        if let type, !["physical", "virtual"].contains(type) { throw .invalidValue("type", type, allowed: ["physical", "virtual"]) }
+        if let type, !["physical", "virtual"].contains(type) {
+            throw .invalidValue("type", type, allowed: ["physical", "virtual"])
+        }
         let created = try createdFilter(params)
         let selected = cards.all().filter { card in
             (status == nil || card.status == status) && (type == nil || card.type == type)
@@ -238,7 +279,9 @@ extension StripeSimulator {
                 && (params.string("exp_year").map { $0 == String(card.expYear) } ?? true)
                 && created(card.created)
         }
-        return try page(selected, params: params, url: "/v1/issuing/cards", what: "issuing card", id: \.id, created: \.created) {
+        return try page(
+            selected, params: params, url: "/v1/issuing/cards", what: "issuing card", id: \.id, created: \.created
+        ) {
             render(card: $0, livemode: caller.livemode)
         }
     }
@@ -248,20 +291,29 @@ extension StripeSimulator {
     private func createCard(_ call: StripeSimCall, caller: SimCaller) throws(StripeSimError) -> StripeSimJSON {
         let params = call.params
         try params.requireKnown([
-            "cardholder", "currency", "type", "status", "shipping", "metadata", "spending_controls", "exp_month", "exp_year", "financial_account",
+            "cardholder", "currency", "type", "status", "shipping", "metadata", "spending_controls", "exp_month",
+            "exp_year", "financial_account",
             "personalization_design", "pin", "replacement_for", "replacement_reason", "second_line", "expand",
         ])
         try requireExpansions(params.list("expand"), allowed: ["replaced_by", "replacement_for"])
         guard let currency = params.string("currency") else { throw .missingParameter("currency") }
         guard let type = params.string("type") else { throw .missingParameter("type") }
-        guard ["physical", "virtual"].contains(type) else { throw .invalidValue("type", type, allowed: ["physical", "virtual"]) }
+        guard ["physical", "virtual"].contains(type) else {
+            throw .invalidValue("type", type, allowed: ["physical", "virtual"])
+        }
         guard ["usd", "eur", "gbp"].contains(currency) else {
-            throw .invalid("Issuing cards can be created in usd, eur or gbp, not \(currency).", param: "currency", code: "parameter_invalid_string")
+            throw .invalid(
+                "Issuing cards can be created in usd, eur or gbp, not \(currency).", param: "currency",
+                code: "parameter_invalid_string")
         }
         guard let holderID = params.string("cardholder") else { throw .missingParameter("cardholder") }
-        guard cardholders.get(holderID) != nil else { throw .noSuch("issuing cardholder", holderID, param: "cardholder", status: 400) }
+        guard cardholders.get(holderID) != nil else {
+            throw .noSuch("issuing cardholder", holderID, param: "cardholder", status: 400)
+        }
         let status = params.string("status") ?? "inactive"
-        guard ["active", "inactive"].contains(status) else { throw .invalidValue("status", status, allowed: ["active", "inactive"]) }
+        guard ["active", "inactive"].contains(status) else {
+            throw .invalidValue("status", status, allowed: ["active", "inactive"])
+        }
         if type == "physical", !params.contains("shipping") {
             throw .invalid("A physical card needs shipping details.", param: "shipping")
         }
@@ -269,8 +321,10 @@ extension StripeSimulator {
         let digits = ids.nextInt(in: 0...9999)
         let created = now
         let card = SimCard(
-            id: id, cardholderID: holderID, status: status, type: type, brand: "Visa", last4: String(format: "%04d", digits),
-            expMonth: 12, expYear: 2030, currency: currency, created: created, applePay: .eligible, googlePay: .eligible,
+            id: id, cardholderID: holderID, status: status, type: type, brand: "Visa",
+            last4: String(format: "%04d", digits),
+            expMonth: 12, expYear: 2030, currency: currency, created: created, applePay: .eligible,
+            googlePay: .eligible,
             primaryAccountIdentifier: nil, metadata: params.object("metadata").filter { !$0.1.isEmpty },
             personalizationDesign: params.string("personalization_design")
         )
@@ -293,29 +347,38 @@ extension StripeSimulator {
         let id = call.id ?? ""
         guard let card = cards.get(id) else { throw .noSuch("issuing card", id) }
         let status = params.string("status")
-        if let status, !["active", "inactive", "canceled"].contains(status) { throw .invalidValue("status", status, allowed: ["active", "inactive", "canceled"]) }
+        if let status, !["active", "inactive", "canceled"].contains(status) {
+            throw .invalidValue("status", status, allowed: ["active", "inactive", "canceled"])
+        }
         let reason = params.string("cancellation_reason")
         if let reason {
-            guard ["lost", "stolen"].contains(reason) else { throw .invalidValue("cancellation_reason", reason, allowed: ["lost", "stolen"]) }
+            guard ["lost", "stolen"].contains(reason) else {
+                throw .invalidValue("cancellation_reason", reason, allowed: ["lost", "stolen"])
+            }
             guard status == "canceled" else {
-                throw .invalid("cancellation_reason can only be given when canceling the card (status=canceled).", param: "cancellation_reason")
+                throw .invalid(
+                    "cancellation_reason can only be given when canceling the card (status=canceled).",
+                    param: "cancellation_reason")
             }
         }
         if status != nil, card.status == "canceled" {
-            throw .invalid("This card is canceled; a canceled card cannot change status.", param: "status", code: "status_transition_invalid")
+            throw .invalid(
+                "This card is canceled; a canceled card cannot change status.", param: "status",
+                code: "status_transition_invalid")
         }
         if card.failsInternally { throw Self.internalError }
         let metadata = params.object("metadata")
-        let updated = cards.update(id) { card in
-            if let status {
-                card.status = status
-                if status == "canceled" { card.cancellationReason = reason }
-            }
-            for (key, value) in metadata {
-                card.metadata.removeAll { $0.0 == key }
-                if !value.isEmpty { card.metadata.append((key, value)) }
-            }
-        } ?? card
+        let updated =
+            cards.update(id) { card in
+                if let status {
+                    card.status = status
+                    if status == "canceled" { card.cancellationReason = reason }
+                }
+                for (key, value) in metadata {
+                    card.metadata.removeAll { $0.0 == key }
+                    if !value.isEmpty { card.metadata.append((key, value)) }
+                }
+            } ?? card
         return render(card: updated, livemode: caller.livemode)
     }
 
@@ -323,15 +386,22 @@ extension StripeSimulator {
 
     private func listCardholders(_ call: StripeSimCall, caller: SimCaller) throws(StripeSimError) -> StripeSimJSON {
         let params = call.params
-        try params.requireKnown(["limit", "starting_after", "ending_before", "email", "phone_number", "status", "type", "created", "expand"])
+        try params.requireKnown([
+            "limit", "starting_after", "ending_before", "email", "phone_number", "status", "type", "created", "expand",
+        ])
         try requireExpansions(params.list("expand"), allowed: [])
         let created = try createdFilter(params)
         let selected = cardholders.all().filter { holder in
-            (params.string("email").map { $0 == holder.email } ?? true) && (params.string("phone_number").map { $0 == holder.phoneNumber } ?? true)
-                && (params.string("status").map { $0 == "active" } ?? true) && (params.string("type").map { $0 == "individual" } ?? true)
+            (params.string("email").map { $0 == holder.email } ?? true)
+                && (params.string("phone_number").map { $0 == holder.phoneNumber } ?? true)
+                && (params.string("status").map { $0 == "active" } ?? true)
+                && (params.string("type").map { $0 == "individual" } ?? true)
                 && created(holder.created)
         }
-        return try page(selected, params: params, url: "/v1/issuing/cardholders", what: "issuing cardholder", id: \.id, created: \.created) {
+        return try page(
+            selected, params: params, url: "/v1/issuing/cardholders", what: "issuing cardholder", id: \.id,
+            created: \.created
+        ) {
             render(cardholder: $0, livemode: caller.livemode)
         }
     }
@@ -356,7 +426,9 @@ extension StripeSimulator {
         let statuses = ["active", "deleted", "requested", "suspended"]
         if let status, !statuses.contains(status) { throw .invalidValue("status", status, allowed: statuses) }
         let created = try createdFilter(params)
-        let selected = tokens.all().filter { $0.cardID == cardID && (status == nil || $0.status == status) && created($0.created) }
+        let selected = tokens.all().filter {
+            $0.cardID == cardID && (status == nil || $0.status == status) && created($0.created)
+        }
         let url = "/v1/issuing/tokens"
         return try page(selected, params: params, url: url, what: "issuing token", id: \.id, created: \.created) {
             render(token: $0, livemode: caller.livemode, expand: [])
@@ -380,7 +452,9 @@ extension StripeSimulator {
         let id = call.id ?? ""
         guard let token = tokens.get(id) else { throw .noSuch("issuing token", id) }
         guard let status = params.string("status") else { throw .missingParameter("status") }
-        guard ["active", "suspended", "deleted"].contains(status) else { throw .invalidValue("status", status, allowed: ["active", "suspended", "deleted"]) }
+        guard ["active", "suspended", "deleted"].contains(status) else {
+            throw .invalidValue("status", status, allowed: ["active", "suspended", "deleted"])
+        }
         let allowed: Set<String>
         switch token.status {
         case "active", "suspended": allowed = ["active", "suspended", "deleted"]
@@ -388,19 +462,23 @@ extension StripeSimulator {
         default: allowed = []
         }
         guard allowed.contains(status) else {
-            throw .invalid("A \(token.status) token cannot become \(status).", param: "status", code: "status_transition_invalid")
+            throw .invalid(
+                "A \(token.status) token cannot become \(status).", param: "status", code: "status_transition_invalid")
         }
         let nowValue = now
-        let updated = tokens.update(id) { token in
-            token.status = status
-            token.networkUpdatedAt = nowValue
-        } ?? token
+        let updated =
+            tokens.update(id) { token in
+                token.status = status
+                token.networkUpdatedAt = nowValue
+            } ?? token
         return render(token: updated, livemode: caller.livemode, expand: Set(expand))
     }
 
     // MARK: Push provisioning details (called by the mobile SDK with the ephemeral key)
 
-    private func pushProvisioningDetails(_ call: StripeSimCall, version: String?) throws(StripeSimError) -> StripeSimJSON {
+    private func pushProvisioningDetails(
+        _ call: StripeSimCall, version: String?
+    ) throws(StripeSimError) -> StripeSimJSON {
         guard let secret = SimulatorHTTP.bearerToken(call.header("authorization")), secret.hasPrefix("ek_") else {
             throw .invalid("This endpoint takes an ephemeral key (ek_…) as the Bearer token.", status: 401)
         }
@@ -415,7 +493,8 @@ extension StripeSimulator {
             throw .invalid("The ephemeral key does not grant access to this card.", status: 403)
         }
         guard version == key.apiVersion else {
-            throw .invalid("Use the API version the ephemeral key was created with (\(key.apiVersion)).", param: "Stripe-Version")
+            throw .invalid(
+                "Use the API version the ephemeral key was created with (\(key.apiVersion)).", param: "Stripe-Version")
         }
         let params = call.params
         try params.requireKnown(["ios", "android", "expand"])
@@ -429,14 +508,18 @@ extension StripeSimulator {
                 throw .invalid("ios[certificates] must be Base64 DER certificates.", param: "ios[certificates]")
             }
             for field in ["nonce", "nonce_signature"] {
-                guard let hex = params.string("ios[\(field)]"), !hex.isEmpty, hex.count % 2 == 0, hex.allSatisfy(\.isHexDigit) else {
+                guard let hex = params.string("ios[\(field)]"), !hex.isEmpty, hex.count % 2 == 0,
+                    hex.allSatisfy(\.isHexDigit)
+                else {
                     throw .invalid("ios[\(field)] must be hexadecimal.", param: "ios[\(field)]")
                 }
                 material.append(Data(hex.utf8))
             }
         } else {
             for field in ["wallet_account_id", "device_id"] {
-                guard let value = params.string("android[\(field)]"), !value.isEmpty else { throw .missingParameter("android[\(field)]") }
+                guard let value = params.string("android[\(field)]"), !value.isEmpty else {
+                    throw .missingParameter("android[\(field)]")
+                }
                 material.append(Data(value.utf8))
             }
         }
@@ -467,12 +550,16 @@ extension StripeSimulator {
     private func createdFilter(_ params: StripeParams) throws(StripeSimError) -> @Sendable (Int64) -> Bool {
         var bounds: [(String, Int64)] = []
         if let exact = params.string("created") {
-            guard let value = Int64(exact) else { throw .invalid("Invalid integer: \(exact)", param: "created", code: "parameter_invalid_integer") }
+            guard let value = Int64(exact) else {
+                throw .invalid("Invalid integer: \(exact)", param: "created", code: "parameter_invalid_integer")
+            }
             bounds.append(("eq", value))
         }
         for (op, text) in params.object("created") {
             guard ["gt", "gte", "lt", "lte"].contains(op) else { throw .unknownParameter("created[\(op)]") }
-            guard let value = Int64(text) else { throw .invalid("Invalid integer: \(text)", param: "created[\(op)]", code: "parameter_invalid_integer") }
+            guard let value = Int64(text) else {
+                throw .invalid("Invalid integer: \(text)", param: "created[\(op)]", code: "parameter_invalid_integer")
+            }
             bounds.append((op, value))
         }
         let fixed = bounds
@@ -491,7 +578,8 @@ extension StripeSimulator {
 
     /// A Stripe list page (newest first) with `starting_after` / `ending_before` cursors.
     private func page<Item>(
-        _ items: [Item], params: StripeParams, url: String, what: String, id: KeyPath<Item, String>, created: KeyPath<Item, Int64>,
+        _ items: [Item], params: StripeParams, url: String, what: String, id: KeyPath<Item, String>,
+        created: KeyPath<Item, Int64>,
         render: (Item) -> StripeSimJSON
     ) throws(StripeSimError) -> StripeSimJSON {
         let limit = try params.integer("limit", in: 1...100) ?? 10
@@ -500,16 +588,23 @@ extension StripeSimulator {
         if after != nil && before != nil {
             throw .invalid("starting_after and ending_before cannot be combined.", param: "ending_before")
         }
-        let sorted = items.sorted { $0[keyPath: created] != $1[keyPath: created] ? $0[keyPath: created] > $1[keyPath: created] : $0[keyPath: id] < $1[keyPath: id] }
+        let sorted = items.sorted {
+            $0[keyPath: created] != $1[keyPath: created]
+                ? $0[keyPath: created] > $1[keyPath: created] : $0[keyPath: id] < $1[keyPath: id]
+        }
         var window: ArraySlice<Item>
         var hasMore: Bool
         if let after {
-            guard let index = sorted.firstIndex(where: { $0[keyPath: id] == after }) else { throw .noSuch(what, after, param: "starting_after", status: 400) }
+            guard let index = sorted.firstIndex(where: { $0[keyPath: id] == after }) else {
+                throw .noSuch(what, after, param: "starting_after", status: 400)
+            }
             window = sorted[(index + 1)...]
             hasMore = window.count > limit
             window = window.prefix(limit)
         } else if let before {
-            guard let index = sorted.firstIndex(where: { $0[keyPath: id] == before }) else { throw .noSuch(what, before, param: "ending_before", status: 400) }
+            guard let index = sorted.firstIndex(where: { $0[keyPath: id] == before }) else {
+                throw .noSuch(what, before, param: "ending_before", status: 400)
+            }
             window = sorted[..<index]
             hasMore = window.count > limit
             window = window.suffix(limit)

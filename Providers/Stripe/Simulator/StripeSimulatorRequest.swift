@@ -12,7 +12,9 @@ struct StripeSimError: Error, Sendable {
     /// executing (including 500s) but not for requests refused by validation.
     var savedForIdempotency: Bool = false
 
-    static func invalid(_ message: String, param: String? = nil, code: String? = nil, status: Int = 400) -> StripeSimError {
+    static func invalid(
+        _ message: String, param: String? = nil, code: String? = nil, status: Int = 400
+    ) -> StripeSimError {
         StripeSimError(status: status, type: "invalid_request_error", code: code, message: message, param: param)
     }
 
@@ -25,7 +27,9 @@ struct StripeSimError: Error, Sendable {
     }
 
     static func invalidValue(_ name: String, _ value: String, allowed: [String]) -> StripeSimError {
-        invalid("Invalid \(name): \"\(value)\" is not one of \(allowed.joined(separator: ", ")).", param: name, code: "parameter_invalid_string")
+        invalid(
+            "Invalid \(name): \"\(value)\" is not one of \(allowed.joined(separator: ", ")).", param: name,
+            code: "parameter_invalid_string")
     }
 
     static func noSuch(_ what: String, _ id: String, param: String? = nil, status: Int = 404) -> StripeSimError {
@@ -36,7 +40,13 @@ struct StripeSimError: Error, Sendable {
         var members: [(String, StripeSimJSON)] = []
         if let code { members.append(("code", .string(code))) }
         if let declineCode { members.append(("decline_code", .string(declineCode))) }
-        if let code { members.append(("doc_url", .string("https://stripe.com/docs/error-codes/\(code.replacingOccurrences(of: "_", with: "-"))"))) }
+        if let code {
+            members.append(
+                (
+                    "doc_url",
+                    .string("https://stripe.com/docs/error-codes/\(code.replacingOccurrences(of: "_", with: "-"))")
+                ))
+        }
         members.append(("message", .string(message)))
         if let param { members.append(("param", .string(param))) }
         members.append(("type", .string(type)))
@@ -97,7 +107,9 @@ struct StripeParams: Sendable {
             throw .invalid("Invalid integer: \(text)", param: name, code: "parameter_invalid_integer")
         }
         guard range.contains(value) else {
-            throw .invalid("This value must be between \(range.lowerBound) and \(range.upperBound).", param: name, code: "parameter_invalid_integer")
+            throw .invalid(
+                "This value must be between \(range.lowerBound) and \(range.upperBound).", param: name,
+                code: "parameter_invalid_integer")
         }
         return value
     }

@@ -3,7 +3,9 @@ import Foundation
 /// Stripe's JSON for each object, with the field names and types of Stripe's API reference (stripe-python 16.1.0).
 extension StripeSimulator {
     func render(card: SimCard, livemode: Bool) -> StripeSimJSON {
-        let holder: StripeSimJSON = cardholders.get(card.cardholderID).map { render(cardholder: $0, livemode: livemode) } ?? .string(card.cardholderID)
+        let holder: StripeSimJSON =
+            cardholders.get(card.cardholderID).map { render(cardholder: $0, livemode: livemode) }
+            ?? .string(card.cardholderID)
         func wallet(_ eligibility: SimWalletEligibility) -> StripeSimJSON {
             ["eligible": .bool(eligibility.eligible), "ineligible_reason": .optional(eligibility.ineligibleReason)]
         }
@@ -32,11 +34,14 @@ extension StripeSimulator {
             ("spending_controls", Self.spendingControls),
             ("status", .string(card.status)),
             ("type", .string(card.type)),
-            ("wallets", [
-                "apple_pay": wallet(card.applePay),
-                "google_pay": wallet(card.googlePay),
-                "primary_account_identifier": .optional(card.primaryAccountIdentifier),
-            ]),
+            (
+                "wallets",
+                [
+                    "apple_pay": wallet(card.applePay),
+                    "google_pay": wallet(card.googlePay),
+                    "primary_account_identifier": .optional(card.primaryAccountIdentifier),
+                ]
+            ),
         ])
     }
 
@@ -44,9 +49,15 @@ extension StripeSimulator {
         .object([
             ("id", .string(cardholder.id)),
             ("object", "issuing.cardholder"),
-            ("billing", ["address": [
-                "city": "San Francisco", "country": "US", "line1": "510 Townsend St", "line2": nil, "postal_code": "94103", "state": "CA",
-            ]]),
+            (
+                "billing",
+                [
+                    "address": [
+                        "city": "San Francisco", "country": "US", "line1": "510 Townsend St", "line2": nil,
+                        "postal_code": "94103", "state": "CA",
+                    ]
+                ]
+            ),
             ("company", nil),
             ("created", .int(cardholder.created)),
             ("email", .optional(cardholder.email)),
@@ -65,7 +76,9 @@ extension StripeSimulator {
 
     func render(token: SimToken, livemode: Bool, expand: Set<String>) -> StripeSimJSON {
         var card: StripeSimJSON = .string(token.cardID)
-        if expand.contains("card"), let expanded = cards.get(token.cardID) { card = render(card: expanded, livemode: livemode) }
+        if expand.contains("card"), let expanded = cards.get(token.cardID) {
+            card = render(card: expanded, livemode: livemode)
+        }
         var members: [(String, StripeSimJSON)] = [
             ("id", .string(token.id)),
             ("object", "issuing.token"),
@@ -80,7 +93,8 @@ extension StripeSimulator {
             ("wallet_provider", .optional(token.walletProvider)),
         ]
         // network_data: only when expanded, and only within 24 hours of the token's creation.
-        if expand.contains("network_data"), Int64(simulationClock.now().timeIntervalSince1970) - token.created < 86_400 {
+        if expand.contains("network_data"), Int64(simulationClock.now().timeIntervalSince1970) - token.created < 86_400
+        {
             // Stripe's per-network hash (stripe-python issuing/_token.py NetworkData.Visa / .Mastercard): Visa has
             // `token_risk_score` and `token_decision_recommendation`, Mastercard `token_requestor_name` instead.
             let requestor = Self.tokenRequestor(network: token.network, wallet: token.walletProvider)
@@ -92,20 +106,37 @@ extension StripeSimulator {
                 ]
             } else {
                 reference = [
-                    "card_reference_id": .string("ref_" + token.id), "token_decision_recommendation": "approve", "token_reference_id": .string("tref_" + token.id),
+                    "card_reference_id": .string("ref_" + token.id), "token_decision_recommendation": "approve",
+                    "token_reference_id": .string("tref_" + token.id),
                     "token_requestor_id": .string(requestor.id), "token_risk_score": "00",
                 ]
             }
-            members.append(("network_data", .object([
-                ("device", ["device_fingerprint": .optional(token.deviceFingerprint), "ip_address": nil, "location": nil, "name": "Simulated device", "phone_number": nil, "type": .string(token.deviceType)]),
-                ("type", .string(token.network)),
-                (token.network, reference),
-                ("wallet_provider", [
-                    "account_id": nil, "account_trust_score": 4, "card_number_source": "app", "cardholder_address": nil,
-                    "cardholder_name": nil, "device_trust_score": 4, "hashed_account_email_address": nil, "reason_codes": [],
-                    "suggested_decision": "approve", "suggested_decision_version": "1",
-                ]),
-            ])))
+            members.append(
+                (
+                    "network_data",
+                    .object([
+                        (
+                            "device",
+                            [
+                                "device_fingerprint": .optional(token.deviceFingerprint), "ip_address": nil,
+                                "location": nil, "name": "Simulated device", "phone_number": nil,
+                                "type": .string(token.deviceType),
+                            ]
+                        ),
+                        ("type", .string(token.network)),
+                        (token.network, reference),
+                        (
+                            "wallet_provider",
+                            [
+                                "account_id": nil, "account_trust_score": 4, "card_number_source": "app",
+                                "cardholder_address": nil,
+                                "cardholder_name": nil, "device_trust_score": 4, "hashed_account_email_address": nil,
+                                "reason_codes": [],
+                                "suggested_decision": "approve", "suggested_decision_version": "1",
+                            ]
+                        ),
+                    ])
+                ))
         }
         return .object(members)
     }
@@ -139,7 +170,9 @@ extension StripeSimulator {
     /// `spending_controls` as Stripe's own example objects show them (stripe/openapi fixtures3): every list
     /// present, card presences null when unrestricted.
     static let spendingControls: StripeSimJSON = [
-        "allowed_card_presences": nil, "allowed_categories": nil, "allowed_merchant_countries": nil, "blocked_card_presences": nil,
-        "blocked_categories": nil, "blocked_merchant_countries": nil, "spending_limits": [], "spending_limits_currency": nil,
+        "allowed_card_presences": nil, "allowed_categories": nil, "allowed_merchant_countries": nil,
+        "blocked_card_presences": nil,
+        "blocked_categories": nil, "blocked_merchant_countries": nil, "spending_limits": [],
+        "spending_limits_currency": nil,
     ]
 }

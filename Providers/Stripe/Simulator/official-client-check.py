@@ -16,6 +16,7 @@ INACTIVE = "ic_1SimInactive00000000000"
 CANCELED = "ic_1SimCanceledLost0000000"
 SUSPENDED_TOKEN = "intok_1SimGooglePaySuspend0"
 SDK_VERSION = "2020-08-27"
+ELEMENTS_VERSION = "2020-03-02"
 
 checks = 0
 
@@ -90,6 +91,18 @@ def main(base):
     revoked = stripe.EphemeralKey.delete(key.id)
     check(revoked.id == key.id and revoked.expires <= key.expires, "revoked key")
     expect_error(stripe.InvalidRequestError, lambda: stripe.EphemeralKey.delete(key.id), "revoking twice")
+
+    # Issuing Elements: a key bound to a Stripe.js nonce (docs.stripe.com/issuing/elements)
+    nonce = "ephkn_priv_officialclientcheck000001"
+    elements = stripe.EphemeralKey.create(issuing_card=ACTIVE, nonce=nonce, stripe_version=ELEMENTS_VERSION)
+    check(elements.secret.startswith("ek_test_") and elements.associated_objects[0].id == ACTIVE, "Issuing Elements key")
+    check(elements.last_response.headers.get("Stripe-Version") == ELEMENTS_VERSION, "Issuing Elements key version")
+    reused = expect_error(
+        stripe.InvalidRequestError,
+        lambda: stripe.EphemeralKey.create(issuing_card=ACTIVE, nonce=nonce, stripe_version=ELEMENTS_VERSION),
+        "a nonce makes one key",
+    )
+    check(reused.param == "nonce", "the reused nonce is named")
 
     # Tokens
     tokens = stripe.issuing.Token.list(card=ACTIVE)

@@ -85,11 +85,12 @@ enum MerchantInitiatedReasonCode: String {
     /// Delayed charges.
     case delayed = "D"
 
-    init(_ reason: MerchantInitiatedReason) {
+    init?(_ reason: MerchantInitiatedReason) {
         switch reason {
         case .reauthorisation: self = .reauthorisation
         case .unscheduled: self = .unscheduled
         case .delayed: self = .delayed
+        default: return nil
         }
     }
 }

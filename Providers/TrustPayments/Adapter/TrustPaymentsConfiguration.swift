@@ -32,7 +32,8 @@ extension ProviderFactory {
             credentials: [
                 CredentialSpec("webservicesUsername", summary: "Webservices user (HTTP Basic username and alias)"),
                 CredentialSpec("webservicesPassword", summary: "Webservices user's password"),
-                CredentialSpec("jwtUsername", summary: "Webservices JWT user: iss of minted JWTs, aud of response JWTs"),
+                CredentialSpec(
+                    "jwtUsername", summary: "Webservices JWT user: iss of minted JWTs, aud of response JWTs"),
                 CredentialSpec("jwtSecret", summary: "Webservices JWT user's secret (HS256 key)"),
             ],
             options: TrustPaymentsOptions.self,
@@ -53,8 +54,12 @@ public struct TrustPaymentsOptions: ProviderOptions, Equatable {
     enum CodingKeys: String, CodingKey { case siteReference, jwtMaxAgeSeconds }
 
     public static let specs: [OptionSpec] = [
-        OptionSpec(CodingKeys.siteReference, type: .string, required: true, summary: "The site reference (test sites start with test_)"),
-        OptionSpec(CodingKeys.jwtMaxAgeSeconds, type: .integer, summary: "The oldest response JWT accepted, in seconds (default 900)"),
+        OptionSpec(
+            CodingKeys.siteReference, type: .string, required: true,
+            summary: "The site reference (test sites start with test_)"),
+        OptionSpec(
+            CodingKeys.jwtMaxAgeSeconds, type: .integer,
+            summary: "The oldest response JWT accepted, in seconds (default 900)"),
     ]
 
     public init(siteReference: String, jwtMaxAgeSeconds: Int = 900) {
@@ -66,11 +71,13 @@ public struct TrustPaymentsOptions: ProviderOptions, Equatable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         siteReference = try container.decode(String.self, forKey: .siteReference)
         if siteReference.isEmpty {
-            throw DecodingError.dataCorruptedError(forKey: .siteReference, in: container, debugDescription: "is required")
+            throw DecodingError.dataCorruptedError(
+                forKey: .siteReference, in: container, debugDescription: "is required")
         }
         jwtMaxAgeSeconds = try container.decodeIfPresent(Int.self, forKey: .jwtMaxAgeSeconds) ?? 900
         if jwtMaxAgeSeconds <= 0 {
-            throw DecodingError.dataCorruptedError(forKey: .jwtMaxAgeSeconds, in: container, debugDescription: "must be greater than 0")
+            throw DecodingError.dataCorruptedError(
+                forKey: .jwtMaxAgeSeconds, in: container, debugDescription: "must be greater than 0")
         }
     }
 }

@@ -55,13 +55,18 @@ enum HS256JWT {
     static func verify(_ token: String, secret: Secret) async throws(Refusal) -> [String: JSONValue] {
         let trimmed = token.trimmingCharacters(in: .whitespacesAndNewlines)
         let parts = trimmed.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw Refusal(reason: "the token is not a JWT (it needs three dot-separated parts)") }
+        guard parts.count == 3 else {
+            throw Refusal(reason: "the token is not a JWT (it needs three dot-separated parts)")
+        }
         guard let headerBytes = ByteEncoding.decodeBase64URL(String(parts[0])),
             let header = try? JSONValue.parse(headerBytes).objectValue
         else { throw Refusal(reason: "the token's header is not base64url-encoded JSON") }
-        guard case .string(let algorithm) = header["alg"] else { throw Refusal(reason: "the token's header names no algorithm") }
+        guard case .string(let algorithm) = header["alg"] else {
+            throw Refusal(reason: "the token's header names no algorithm")
+        }
         guard algorithm == "HS256" else {
-            throw Refusal(reason: "the token is signed with \(SafeText.scrub(algorithm, maxLength: 16)); only HS256 is accepted")
+            throw Refusal(
+                reason: "the token is signed with \(SafeText.scrub(algorithm, maxLength: 16)); only HS256 is accepted")
         }
         if let type = header["typ"], type.stringValue?.uppercased() != "JWT" {
             throw Refusal(reason: "the token's header has a typ other than JWT")
@@ -76,24 +81,5 @@ enum HS256JWT {
         } catch {
             throw Refusal(reason: "the token's claims are not base64url-encoded JSON")
         }
-    }
-}
-
-/// The benchmark package's way in (`jwt/trustpayments-mint`, Benchmarks/Benchmarks/JWTBenchmarks): not API.
-@_spi(Benchmarks) public enum TrustPaymentsJWTBenchmarking {
-    /// Mints the session JWT the adapter gives the mobile SDK for a client session, with these claims.
-    public static func mintSessionToken(
-        issuer: String, issuedAt: Int64, accountType: String, siteReference: String, currency: String, baseAmount: String,
-        requestTypes: [String], credentialsOnFile: String, parentTransactionReference: String?, orderReference: String?, secret: Secret
-    ) async throws -> String {
-        let claims = SessionClaims(
-            iss: issuer, iat: issuedAt,
-            payload: SessionPayload(
-                accounttypedescription: accountType, sitereference: siteReference, currencyiso3a: currency, baseamount: baseAmount,
-                requesttypedescriptions: requestTypes, credentialsonfile: credentialsOnFile,
-                parenttransactionreference: parentTransactionReference, orderreference: orderReference
-            )
-        )
-        return try await HS256JWT.sign(claims, secret: secret)
     }
 }

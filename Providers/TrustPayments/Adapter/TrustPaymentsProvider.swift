@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 import HTTPTypes
 import Logging
@@ -62,8 +62,12 @@ public struct TrustPaymentsProvider: StoredCredentials {
                 provider: setup.instance, providerKind: .trustpayments
             )
         }
-        http = setup.http.authenticated(by: HeaderAuthentication.basic(username: webservicesUsername, password: webservicesPassword))
-        guard let options else { throw CardGatewayError(.invalidConfiguration, "providers.\(setup.instance).options cannot be read", provider: setup.instance) }
+        http = setup.http.authenticated(
+            by: HeaderAuthentication.basic(username: webservicesUsername, password: webservicesPassword))
+        guard let options else {
+            throw CardGatewayError(
+                .invalidConfiguration, "providers.\(setup.instance).options cannot be read", provider: setup.instance)
+        }
         siteReference = options.siteReference
         jwtMaxAge = TimeInterval(options.jwtMaxAgeSeconds)
         makeRequestReference = requestReference
@@ -81,35 +85,48 @@ public struct TrustPaymentsProvider: StoredCredentials {
     ///   of security code the app collects (4 for American Express, 3 otherwise).
     ///
     /// Amount, currency, site and everything else the shopper must not change are in the signed payload.
-    public func clientSession(_ request: ClientSessionRequest, context: OperationContext) async throws -> ClientSession {
+    public func clientSession(_ request: ClientSessionRequest, context: OperationContext) async throws -> ClientSession
+    {
         switch request.paymentMethod {
         case .card: break
         case .applePay:
-            throw unsupported("Trust Payments documents that Apple Pay does not support tokenization by transaction reference, so no stored-credential session is made for paymentMethod applePay")
+            throw unsupported(
+                "Trust Payments documents that Apple Pay does not support tokenization by transaction reference, so no stored-credential session is made for paymentMethod applePay"
+            )
         case .googlePay:
-            throw unsupported("Trust Payments does not document stored-credential tokenization for Google Pay, so no stored-credential session is made for paymentMethod googlePay")
+            throw unsupported(
+                "Trust Payments does not document stored-credential tokenization for Google Pay, so no stored-credential session is made for paymentMethod googlePay"
+            )
+        default:
+            throw unsupported(
+                "this adapter makes no stored-credential session for paymentMethod \(request.paymentMethod)")
         }
 
         var problems = ValidationProblems()
         let zeroValueCheck: Bool
-        switch request.intent {
-        case .store(let consent):
+        if request.intent.kind == .store {
             zeroValueCheck = !request.authorise && !request.authenticate
-            if let consent {
+            if let consent = request.intent.consent {
                 problems.require(
                     !consent.evidence.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "consent.evidence",
                     "must say how the cardholder agreed to keep the card on file"
                 )
                 problems.require(
-                    consent.recordedAt <= setup.now().addingTimeInterval(TrustPaymentsAPI.allowedFutureSkew), "consent.recordedAt",
+                    consent.recordedAt <= setup.now().addingTimeInterval(TrustPaymentsAPI.allowedFutureSkew),
+                    "consent.recordedAt",
                     "must not be in the future"
                 )
             } else {
-                problems.add("consent", "the cardholder's consent to store the card must be recorded (Visa and Mastercard require it before credentialsonfile 1)")
+                problems.add(
+                    "consent",
+                    "the cardholder's consent to store the card must be recorded (Visa and Mastercard require it before credentialsonfile 1)"
+                )
             }
-        case .reuse(let reference):
+        } else if let reference = request.intent.reference {
             zeroValueCheck = false
             validateReference(reference, field: "intent.reference", into: &problems)
+        } else {
+            throw unsupported("this adapter makes no client session for the intent \(request.intent.kind)")
         }
         validateAmount(request.amount, allowZero: zeroValueCheck, into: &problems)
         validateOrderReference(request.orderReference, into: &problems)
@@ -119,18 +136,17 @@ public struct TrustPaymentsProvider: StoredCredentials {
         var credentialsOnFile: String
         var parent: String?
         var securityCodeLength: Int?
-        switch request.intent {
-        case .store:
-            requestTypes = [TrustPaymentsAPI.RequestType.accountCheck]
-            if request.authenticate { requestTypes.append(TrustPaymentsAPI.RequestType.threeDQuery) }
-            if request.authorise { requestTypes.append(TrustPaymentsAPI.RequestType.auth) }
-            credentialsOnFile = TrustPaymentsAPI.credentialsOnFileStore
-        case .reuse(let reference):
+        if let reference = request.intent.reference {
             let stored = try await storedCredential(reference)
             requestTypes = [TrustPaymentsAPI.RequestType.threeDQuery, TrustPaymentsAPI.RequestType.auth]
             credentialsOnFile = TrustPaymentsAPI.credentialsOnFileReuse
             parent = reference
             securityCodeLength = Self.isAmex(stored) ? 4 : 3
+        } else {
+            requestTypes = [TrustPaymentsAPI.RequestType.accountCheck]
+            if request.authenticate { requestTypes.append(TrustPaymentsAPI.RequestType.threeDQuery) }
+            if request.authorise { requestTypes.append(TrustPaymentsAPI.RequestType.auth) }
+            credentialsOnFile = TrustPaymentsAPI.credentialsOnFileStore
         }
 
         let issuedAt = Int64(setup.now().timeIntervalSince1970.rounded(.down))
@@ -154,20 +170,25 @@ public struct TrustPaymentsProvider: StoredCredentials {
                 provider: setup.instance, providerKind: .trustpayments
             )
         }
-        context.logger.debug("trustpayments client session minted", metadata: [
-            "provider": .string(setup.instance), "requesttypes": .string(requestTypes.joined(separator: ",")),
-            "credentialsonfile": .string(credentialsOnFile),
-        ])
+        context.logger.debug(
+            "trustpayments client session minted",
+            metadata: [
+                "provider": .string(setup.instance), "requesttypes": .string(requestTypes.joined(separator: ",")),
+                "credentialsonfile": .string(credentialsOnFile),
+            ])
         let issued = Date(timeIntervalSince1970: TimeInterval(issuedAt))
         return ClientSession(
-            token: Secret(token), issuedAt: issued, expires: issued.addingTimeInterval(TrustPaymentsAPI.sessionLifetime),
+            token: Secret(token), issuedAt: issued,
+            expires: issued.addingTimeInterval(TrustPaymentsAPI.sessionLifetime),
             securityCodeLength: securityCodeLength
         )
     }
 
     /// The stored credential a reuse session or a charge names, from the credential store; refused, with nothing
     /// sent, when the store does not hold it or it belongs to another provider instance.
-    private func storedCredential(_ reference: String, field: String = "intent.reference") async throws -> StoredCredential {
+    private func storedCredential(
+        _ reference: String, field: String = "intent.reference"
+    ) async throws -> StoredCredential {
         guard let stored = try await setup.credentialStore.credential(reference: reference) else {
             throw CardGatewayError(
                 .notFound, "no stored credential has this reference in the credential store", provider: setup.instance,
@@ -214,14 +235,17 @@ public struct TrustPaymentsProvider: StoredCredentials {
             throw signatureInvalid("the token's aud names someone other than the configured JWT username")
         }
         if claims["iss"]?.stringValue == jwtUsername.revealedValue {
-            throw signatureInvalid("the token is a request JWT minted with this site's credentials (a client session), not a Trust Payments response")
+            throw signatureInvalid(
+                "the token is a request JWT minted with this site's credentials (a client session), not a Trust Payments response"
+            )
         }
         guard let issuedAt = claims["iat"]?.numberValue, issuedAt.isFinite else {
             throw signatureInvalid("the token has no numeric iat")
         }
         let age = now.timeIntervalSince1970 - issuedAt
         if age > jwtMaxAge {
-            throw signatureInvalid("the token was issued \(Self.wholeSeconds(age)) s ago, more than the \(Int(jwtMaxAge)) s accepted")
+            throw signatureInvalid(
+                "the token was issued \(Self.wholeSeconds(age)) s ago, more than the \(Int(jwtMaxAge)) s accepted")
         }
         if -age > TrustPaymentsAPI.allowedFutureSkew {
             throw signatureInvalid("the token's iat is \(Self.wholeSeconds(-age)) s in the future")
@@ -241,15 +265,20 @@ public struct TrustPaymentsProvider: StoredCredentials {
         try checkEveryElement(elements, requestID: requestID, httpStatus: nil)
 
         let types = elements.map { $0.requestType?.uppercased() }
-        guard let index = types.firstIndex(of: TrustPaymentsAPI.RequestType.accountCheck) ?? types.firstIndex(of: TrustPaymentsAPI.RequestType.auth) else {
-            throw invalidResponse("the response has no ACCOUNTCHECK or AUTH element, so no card was checked", requestID: requestID)
+        guard
+            let index = types.firstIndex(of: TrustPaymentsAPI.RequestType.accountCheck)
+                ?? types.firstIndex(of: TrustPaymentsAPI.RequestType.auth)
+        else {
+            throw invalidResponse(
+                "the response has no ACCOUNTCHECK or AUTH element, so no card was checked", requestID: requestID)
         }
         let element = elements[index]
         // Trust Payments documents that Apple Pay cannot be tokenized as a credential on file; its results carry
         // walletsource APPLEPAY, and such a reference must never become a parent for later charges.
         if elements.contains(where: { $0.string("walletsource")?.uppercased() == "APPLEPAY" }) {
             throw CardGatewayError(
-                .unsupported, "the result is for an Apple Pay payment, which Trust Payments does not support as a credential on file",
+                .unsupported,
+                "the result is for an Apple Pay payment, which Trust Payments does not support as a credential on file",
                 provider: setup.instance, providerKind: .trustpayments, requestID: requestID
             )
         }
@@ -267,14 +296,20 @@ public struct TrustPaymentsProvider: StoredCredentials {
             nested = (try? await HS256JWT.verify(requestJWT, secret: jwtSecret))?["payload"]?.objectValue
         }
         // A result for another site (a token minted for another integration that shares the secret) is refused.
-        let sites = elements.compactMap { $0.string("sitereference") } + [nested?["sitereference"]?.stringValue].compactMap { $0 }
+        let sites =
+            elements.compactMap { $0.string("sitereference") }
+            + [nested?["sitereference"]?.stringValue].compactMap { $0 }
         if let other = sites.first(where: { $0 != siteReference }) {
-            throw signatureInvalid("the result is for site \(SafeText.scrub(other, maxLength: 40)), not the configured site reference")
+            throw signatureInvalid(
+                "the result is for site \(SafeText.scrub(other, maxLength: 40)), not the configured site reference")
         }
         let credentialsOnFile = element.credentialsOnFile ?? nested?["credentialsonfile"]?.stringValue
-        if let credentialsOnFile, credentialsOnFile != TrustPaymentsAPI.credentialsOnFileStore, credentialsOnFile != TrustPaymentsAPI.credentialsOnFileReuse {
+        if let credentialsOnFile, credentialsOnFile != TrustPaymentsAPI.credentialsOnFileStore,
+            credentialsOnFile != TrustPaymentsAPI.credentialsOnFileReuse
+        {
             throw CardGatewayError(
-                .invalidRequest, "the result is for a transaction that did not keep the card on file (credentialsonfile \(SafeText.scrub(credentialsOnFile, maxLength: 4)))",
+                .invalidRequest,
+                "the result is for a transaction that did not keep the card on file (credentialsonfile \(SafeText.scrub(credentialsOnFile, maxLength: 4)))",
                 provider: setup.instance, providerKind: .trustpayments, requestID: requestID
             )
         }
@@ -286,10 +321,12 @@ public struct TrustPaymentsProvider: StoredCredentials {
             scheme: Self.scheme(forPaymentType: brand), customer: existing?.customer, created: existing?.created ?? now
         )
         try await setup.credentialStore.save(credential)
-        context.logger.debug("trustpayments result verified", metadata: [
-            "provider": .string(setup.instance), "transactionreference": .string(reference),
-            "requesttype": .string(types[index] ?? ""),
-        ])
+        context.logger.debug(
+            "trustpayments result verified",
+            metadata: [
+                "provider": .string(setup.instance), "transactionreference": .string(reference),
+                "requesttype": .string(types[index] ?? ""),
+            ])
         return credential
     }
 
@@ -333,17 +370,28 @@ public struct TrustPaymentsProvider: StoredCredentials {
     public func charge(_ request: ChargeRequest, context: OperationContext) async throws -> ChargeResult {
         var problems = ValidationProblems()
         var reason: MerchantInitiatedReasonCode?
-        switch request.initiator {
-        case .customer:
-            problems.add("initiator", "a customer-initiated payment with a stored card needs the shopper in the Trust Payments SDK: mint a reuse client session instead")
-        case .merchant(let merchantReason):
+        if let merchantReason = request.initiator.merchantReason {
             reason = MerchantInitiatedReasonCode(merchantReason)
+            if reason == nil {
+                problems.add(
+                    "initiator", "Trust Payments has no code for the merchant-initiated reason \(merchantReason)")
+            }
+        } else if request.initiator.kind != .customer {
+            problems.add(
+                "initiator", "this adapter charges for a merchant, not for the initiator \(request.initiator.kind)")
+        } else {
+            problems.add(
+                "initiator",
+                "a customer-initiated payment with a stored card needs the shopper in the Trust Payments SDK: mint a reuse client session instead"
+            )
         }
         validateReference(request.reference, field: "reference", into: &problems)
         validateAmount(request.amount, allowZero: false, into: &problems)
         validateOrderReference(request.orderReference, into: &problems)
         try problems.throwIfAny()
-        guard let reason else { throw CardGatewayError.invalidRequest("initiator must be merchant", field: "initiator") }
+        guard let reason else {
+            throw CardGatewayError.invalidRequest("initiator must be merchant", field: "initiator")
+        }
         // Only a credential this instance verified (or that the deployment imported into its store) is charged.
         _ = try await storedCredential(request.reference, field: "reference")
 
@@ -367,7 +415,8 @@ public struct TrustPaymentsProvider: StoredCredentials {
             body = try TrustPaymentsAPI.bodyEncoder.encode(envelope)
         } catch {
             throw CardGatewayError(
-                .invalidRequest, "the charge could not be written as Webservices JSON", provider: setup.instance, providerKind: .trustpayments
+                .invalidRequest, "the charge could not be written as Webservices JSON", provider: setup.instance,
+                providerKind: .trustpayments
             )
         }
         var headers = HTTPFields()
@@ -375,10 +424,12 @@ public struct TrustPaymentsProvider: StoredCredentials {
         headers[.accept] = TrustPaymentsAPI.accept
         if let name = HTTPField.Name(TrustPaymentsAPI.requestReferenceHeader) { headers[name] = requestReference }
 
-        context.logger.debug("trustpayments charge", metadata: [
-            "provider": .string(setup.instance), "requestreference": .string(requestReference),
-            "initiationreason": .string(reason.rawValue),
-        ])
+        context.logger.debug(
+            "trustpayments charge",
+            metadata: [
+                "provider": .string(setup.instance), "requestreference": .string(requestReference),
+                "initiationreason": .string(reason.rawValue),
+            ])
         let response = try await http.send(
             ProviderRequest(
                 .post, TrustPaymentsAPI.jsonPath, headers: headers, body: body,
@@ -387,29 +438,42 @@ public struct TrustPaymentsProvider: StoredCredentials {
             context: context
         )
         guard response.status == 200 else {
-            throw TrustPaymentsErrorTable.httpError(status: response.status, instance: setup.instance, retryAfter: response.retryAfter)
+            throw TrustPaymentsErrorTable.httpError(
+                status: response.status, instance: setup.instance, retryAfter: response.retryAfter)
         }
         guard let answer = try? JSONDecoder().decode(WebservicesAnswer.self, from: response.body) else {
-            throw invalidResponse("the Webservices response is not a JSON object", requestID: nil, httpStatus: response.status)
+            throw invalidResponse(
+                "the Webservices response is not a JSON object", requestID: nil, httpStatus: response.status)
         }
         let answeredReference = answer.requestreference
         guard answeredReference == requestReference else {
             // The official client refuses such a response too (its code 9): it may answer another request.
-            throw invalidResponse("the response's requestreference is not the one sent, so it may answer another request; check the transaction in MyST before charging again", requestID: answeredReference, httpStatus: response.status)
+            throw invalidResponse(
+                "the response's requestreference is not the one sent, so it may answer another request; check the transaction in MyST before charging again",
+                requestID: answeredReference, httpStatus: response.status)
         }
         guard let elements = answer.response, !elements.isEmpty else {
-            throw invalidResponse("the Webservices response has no response elements", requestID: requestReference, httpStatus: response.status)
+            throw invalidResponse(
+                "the Webservices response has no response elements", requestID: requestReference,
+                httpStatus: response.status)
         }
         try checkEveryElement(elements, requestID: requestReference, httpStatus: response.status)
-        let element = elements.first { $0.requestType?.uppercased() == TrustPaymentsAPI.RequestType.auth } ?? (elements.count == 1 ? elements[0] : nil)
+        let element =
+            elements.first { $0.requestType?.uppercased() == TrustPaymentsAPI.RequestType.auth }
+            ?? (elements.count == 1 ? elements[0] : nil)
         guard let element else {
-            throw invalidResponse("the Webservices response has no AUTH element", requestID: requestReference, httpStatus: response.status)
+            throw invalidResponse(
+                "the Webservices response has no AUTH element", requestID: requestReference, httpStatus: response.status
+            )
         }
         guard let transactionReference = element.transactionReference else {
-            throw invalidResponse("the AUTH element has no transactionreference", requestID: requestReference, httpStatus: response.status)
+            throw invalidResponse(
+                "the AUTH element has no transactionreference", requestID: requestReference, httpStatus: response.status
+            )
         }
         guard let settleStatus = element.settleStatus else {
-            throw invalidResponse("the AUTH element has no settlestatus", requestID: requestReference, httpStatus: response.status)
+            throw invalidResponse(
+                "the AUTH element has no settlestatus", requestID: requestReference, httpStatus: response.status)
         }
         let status: ChargeStatus
         if TrustPaymentsAPI.SettleStatus.authorised.contains(settleStatus) {
@@ -419,21 +483,27 @@ public struct TrustPaymentsProvider: StoredCredentials {
         } else if settleStatus == TrustPaymentsAPI.SettleStatus.suspended {
             status = .suspended
         } else {
-            throw invalidResponse("the AUTH element has an undocumented settlestatus \(SafeText.scrub(settleStatus, maxLength: 8)); check the transaction in MyST", requestID: requestReference, httpStatus: response.status)
+            throw invalidResponse(
+                "the AUTH element has an undocumented settlestatus \(SafeText.scrub(settleStatus, maxLength: 8)); check the transaction in MyST",
+                requestID: requestReference, httpStatus: response.status)
         }
         // The gateway echoes what it authorised. Anything other than what was asked for is not a success to
         // report: the caller must look at the transaction (named in the message) before doing anything else.
         let reportedMinor = element.baseAmount.map { Int64($0) }
         let reportedCurrency = element.currency?.uppercased()
-        if (element.baseAmount != nil && reportedMinor != request.amount.minorUnits) || (reportedCurrency != nil && reportedCurrency != request.amount.currency.uppercased()) {
-            let shown = "\(SafeText.scrub(element.baseAmount ?? "?", maxLength: 16)) \(SafeText.scrub(element.currency ?? "?", maxLength: 3))"
+        if (element.baseAmount != nil && reportedMinor != request.amount.minorUnits)
+            || (reportedCurrency != nil && reportedCurrency != request.amount.currency.uppercased())
+        {
+            let shown =
+                "\(SafeText.scrub(element.baseAmount ?? "?", maxLength: 16)) \(SafeText.scrub(element.currency ?? "?", maxLength: 3))"
             throw invalidResponse(
                 "Trust Payments reports \(shown), not the \(request.amount.minorUnits) \(request.amount.currency) asked for, on transaction \(SafeText.scrub(transactionReference, maxLength: 25)); check it in MyST before doing anything else",
                 requestID: requestReference, httpStatus: response.status
             )
         }
         return ChargeResult(
-            transactionReference: transactionReference, parentReference: request.reference, status: status, amount: request.amount,
+            transactionReference: transactionReference, parentReference: request.reference, status: status,
+            amount: request.amount,
             authCode: element.authCode.flatMap { $0.isEmpty ? nil : $0 }, providerStatus: settleStatus
         )
     }
@@ -444,10 +514,12 @@ public struct TrustPaymentsProvider: StoredCredentials {
     private func checkEveryElement(_ elements: [ResponseElement], requestID: String?, httpStatus: Int?) throws {
         for element in elements {
             guard let code = element.errorCode else {
-                throw invalidResponse("a response element has no errorcode", requestID: requestID, httpStatus: httpStatus)
+                throw invalidResponse(
+                    "a response element has no errorcode", requestID: requestID, httpStatus: httpStatus)
             }
             if code != "0" {
-                throw TrustPaymentsErrorTable.error(for: element, instance: setup.instance, requestID: requestID, httpStatus: httpStatus)
+                throw TrustPaymentsErrorTable.error(
+                    for: element, instance: setup.instance, requestID: requestID, httpStatus: httpStatus)
             }
             if element.settleStatus == TrustPaymentsAPI.SettleStatus.cancelled {
                 throw TrustPaymentsErrorTable.cancelledError(instance: setup.instance, requestID: requestID)
@@ -457,7 +529,9 @@ public struct TrustPaymentsProvider: StoredCredentials {
 
     private func validateAmount(_ amount: Money, allowZero: Bool, into problems: inout ValidationProblems) {
         if allowZero && amount.minorUnits == 0 {
-            problems.require(Money.isCurrencyCode(amount.currency), "amount.currency", "must be an ISO 4217 alpha-3 code such as GBP")
+            problems.require(
+                Money.isCurrencyCode(amount.currency), "amount.currency", "must be an ISO 4217 alpha-3 code such as GBP"
+            )
             return
         }
         for problem in amount.problems(field: "amount") {
@@ -469,14 +543,18 @@ public struct TrustPaymentsProvider: StoredCredentials {
     private func validateReference(_ reference: String, field: String, into problems: inout ValidationProblems) {
         // The shared id rules first (they name the problem); then the narrower shape of a transaction reference.
         let before = problems.errors.count
-        ProviderIDs.check(reference, field: field, what: "a Trust Payments transaction reference", maxLength: TrustPaymentsAPI.transactionReferenceMaxLength, into: &problems)
+        ProviderIDs.check(
+            reference, field: field, what: "a Trust Payments transaction reference",
+            maxLength: TrustPaymentsAPI.transactionReferenceMaxLength, into: &problems)
         guard problems.errors.count == before else { return }
         let allowed = reference.utf8.allSatisfy { byte in
-            (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
                 || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) || byte == UInt8(ascii: "-")
         }
         problems.require(
-            !reference.isEmpty && reference.utf8.count <= TrustPaymentsAPI.transactionReferenceMaxLength && allowed, field,
+            !reference.isEmpty && reference.utf8.count <= TrustPaymentsAPI.transactionReferenceMaxLength && allowed,
+            field,
             "must be a Trust Payments transaction reference (letters, digits and hyphens, at most 25), such as 2-9-4617572"
         )
     }
@@ -484,17 +562,22 @@ public struct TrustPaymentsProvider: StoredCredentials {
     private func validateOrderReference(_ orderReference: String?, into problems: inout ValidationProblems) {
         guard let orderReference else { return }
         problems.require(
-            !orderReference.trimmingCharacters(in: .whitespaces).isEmpty && !orderReference.contains(where: { $0.isNewline || $0.asciiValue.map { $0 < 0x20 } == true }),
+            !orderReference.trimmingCharacters(in: .whitespaces).isEmpty
+                && !orderReference.contains(where: { $0.isNewline || $0.asciiValue.map { $0 < 0x20 } == true }),
             "orderReference", "must be non-empty text without control characters"
         )
     }
 
     private func unsupported(_ message: String) -> CardGatewayError {
-        CardGatewayError(.unsupported, message, provider: setup.instance, providerKind: .trustpayments, fieldErrors: [.init(field: "paymentMethod", message: "not supported for stored credentials")])
+        CardGatewayError(
+            .unsupported, message, provider: setup.instance, providerKind: .trustpayments,
+            fieldErrors: [.init(field: "paymentMethod", message: "not supported for stored credentials")])
     }
 
     private func signatureInvalid(_ reason: String) -> CardGatewayError {
-        CardGatewayError(.signatureInvalid, "the Trust Payments response JWT was refused: \(reason)", provider: setup.instance, providerKind: .trustpayments)
+        CardGatewayError(
+            .signatureInvalid, "the Trust Payments response JWT was refused: \(reason)", provider: setup.instance,
+            providerKind: .trustpayments)
     }
 
     private func invalidResponse(_ message: String, requestID: String?, httpStatus: Int? = nil) -> CardGatewayError {

@@ -45,7 +45,10 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
         public var audienceInResults = false
 
         /// Users and sites; see ``default`` for the seed.
-        public init(webservicesUsername: String, webservicesPassword: String, jwtUsername: String, jwtSecret: String, siteReferences: [String]) {
+        public init(
+            webservicesUsername: String, webservicesPassword: String, jwtUsername: String, jwtSecret: String,
+            siteReferences: [String]
+        ) {
             self.webservicesUsername = webservicesUsername
             self.webservicesPassword = webservicesPassword
             self.jwtUsername = jwtUsername
@@ -111,7 +114,8 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
             return .text(401, Self.authorizationRequiredPage, contentType: "text/html; charset=iso-8859-1")
         }
         let reason = Self.reasonPhrase(status)
-        let escaped = message.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        let escaped = message.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
         let page = """
             <!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN">
             <html><head>
@@ -166,29 +170,39 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
             return faultResponse(status: 401, message: "Authorization Required")
         }
         guard let envelope = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
-            return webservicesEnvelope(requestReference: requestReferenceHeader, elements: [gateway.errorElement("10205", data: ["invalid json"])])
+            return webservicesEnvelope(
+                requestReference: requestReferenceHeader,
+                elements: [gateway.errorElement("10205", data: ["invalid json"])])
         }
         let requests = envelope["request"] as? [Any]
         let firstReference = (requests?.first as? [String: Any])?["requestreference"] as? String
         let requestReference = requestReferenceHeader ?? firstReference
         guard envelope["alias"] as? String == basic.user else {
-            return webservicesEnvelope(requestReference: requestReference, elements: [gateway.errorElement("30000", data: ["alias"])])
+            return webservicesEnvelope(
+                requestReference: requestReference, elements: [gateway.errorElement("30000", data: ["alias"])])
         }
         guard envelope["version"] as? String == "1.00" else {
-            return webservicesEnvelope(requestReference: requestReference, elements: [gateway.errorElement("30007", data: ["version"])])
+            return webservicesEnvelope(
+                requestReference: requestReference, elements: [gateway.errorElement("30007", data: ["version"])])
         }
         guard let requests, !requests.isEmpty, let objects = requests as? [[String: Any]] else {
-            return webservicesEnvelope(requestReference: requestReference, elements: [gateway.errorElement("60025", data: ["request"])])
+            return webservicesEnvelope(
+                requestReference: requestReference, elements: [gateway.errorElement("60025", data: ["request"])])
         }
-        let elements = objects.flatMap { gateway.process($0, allowedSites: Set(credentials.siteReferences), operatorName: basic.user) }
+        let elements = objects.flatMap {
+            gateway.process($0, allowedSites: Set(credentials.siteReferences), operatorName: basic.user)
+        }
         return webservicesEnvelope(requestReference: requestReference, elements: elements)
     }
 
     private func webservicesEnvelope(requestReference: String?, elements: [[String: Any]]) -> SimulatedResponse {
-        .json(200, [
-            "requestreference": requestReference ?? gateway.gatewayRequestReference(), "version": "1.00", "response": elements,
-            "secrand": gateway.secrand(),
-        ] as [String: Any])
+        .json(
+            200,
+            [
+                "requestreference": requestReference ?? gateway.gatewayRequestReference(), "version": "1.00",
+                "response": elements,
+                "secrand": gateway.secrand(),
+            ] as [String: Any])
     }
 
     // MARK: Mobile SDK JWT
@@ -196,25 +210,31 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
     /// `/jwt/`: one code path for the HTTP route and ``sdkPayment(sessionJWT:pan:expiryDate:securityCode:)``.
     func handleJWT(body: Data) async -> SimulatedResponse {
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
-            return webservicesEnvelope(requestReference: nil, elements: [gateway.errorElement("10205", data: ["invalid json"])])
+            return webservicesEnvelope(
+                requestReference: nil, elements: [gateway.errorElement("10205", data: ["invalid json"])])
         }
-        guard let alias = object["alias"] as? String, ConstantTime.equals(alias.utf8, credentials.jwtUsername.utf8) else {
+        guard let alias = object["alias"] as? String, ConstantTime.equals(alias.utf8, credentials.jwtUsername.utf8)
+        else {
             return faultResponse(status: 401, message: "Authorization Required")
         }
         guard object["version"] as? String == "1.00" else {
-            return await signedResponse(alias: alias, elements: [gateway.errorElement("30007", data: ["version"])], requestJWT: nil)
+            return await signedResponse(
+                alias: alias, elements: [gateway.errorElement("30007", data: ["version"])], requestJWT: nil)
         }
-        guard let token = object["jwt"] as? String, let claims = await SimulatorJWT.verify(token, secret: credentials.jwtSecret),
+        guard let token = object["jwt"] as? String,
+            let claims = await SimulatorJWT.verify(token, secret: credentials.jwtSecret),
             claims["iss"] as? String == alias, let payload = claims["payload"] as? [String: Any]
         else {
-            return await signedResponse(alias: alias, elements: [gateway.errorElement("30000", data: ["jwt"])], requestJWT: nil)
+            return await signedResponse(
+                alias: alias, elements: [gateway.errorElement("30000", data: ["jwt"])], requestJWT: nil)
         }
         // The payment must be made within 15 minutes of the session's iat (Trust Payments' legacy docs; the error
         // code for a late or iat-less token is not documented, so the JWT field error is used).
         let issuedAt = (claims["iat"] as? NSNumber)?.doubleValue
         let age = issuedAt.map { gateway.clock.now().timeIntervalSince1970 - $0 }
         guard let age, age <= Self.sessionLifetime, age >= -60 else {
-            return await signedResponse(alias: alias, elements: [gateway.errorElement("30000", data: ["jwt"])], requestJWT: nil)
+            return await signedResponse(
+                alias: alias, elements: [gateway.errorElement("30000", data: ["jwt"])], requestJWT: nil)
         }
         var fields = payload
         let cardFields = ((object["request"] as? [Any])?.first as? [String: Any]) ?? [:]
@@ -232,13 +252,17 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
             nextPayload["parenttransactionreference"] = last
         }
         let now = Int(gateway.clock.now().timeIntervalSince1970)
-        let resigned = await SimulatorJWT.signHS256(claims: ["iss": alias, "iat": now, "payload": nextPayload], secret: credentials.jwtSecret)
+        let resigned = await SimulatorJWT.signHS256(
+            claims: ["iss": alias, "iat": now, "payload": nextPayload], secret: credentials.jwtSecret)
         return await signedResponse(alias: alias, elements: elements, requestJWT: resigned)
     }
 
-    private func signedResponse(alias: String, elements: [[String: Any]], requestJWT: String?) async -> SimulatedResponse {
+    private func signedResponse(
+        alias: String, elements: [[String: Any]], requestJWT: String?
+    ) async -> SimulatedResponse {
         var payload: [String: Any] = [
-            "requestreference": gateway.gatewayRequestReference(), "version": "1.00", "response": elements, "secrand": gateway.secrand(),
+            "requestreference": gateway.gatewayRequestReference(), "version": "1.00", "response": elements,
+            "secrand": gateway.secrand(),
         ]
         if let requestJWT { payload["jwt"] = requestJWT }
         var claims: [String: Any] = ["iat": Int(gateway.clock.now().timeIntervalSince1970), "payload": payload]
@@ -252,23 +276,33 @@ public struct TrustPaymentsSimulator: ProviderSimulator {
     /// Plays the mobile SDK in process, for the demo and tests: sends `sessionJWT` and the card fields through
     /// exactly the code `/jwt/` runs and returns the response JWT. An empty `pan` or `expiryDate` is left out (a
     /// reuse session inherits the card from its parent).
-    public func sdkPayment(sessionJWT: String, pan: String, expiryDate: String, securityCode: String) async throws -> String {
+    public func sdkPayment(
+        sessionJWT: String, pan: String, expiryDate: String, securityCode: String
+    ) async throws -> String {
         let claims = SimulatorJWT.claims(sessionJWT)
         let alias = claims?["iss"] as? String ?? ""
         var card: [String: Any] = [:]
-        if let types = (claims?["payload"] as? [String: Any])?["requesttypedescriptions"] { card["requesttypedescriptions"] = types }
+        if let types = (claims?["payload"] as? [String: Any])?["requesttypedescriptions"] {
+            card["requesttypedescriptions"] = types
+        }
         if !pan.isEmpty { card["pan"] = pan }
         if !expiryDate.isEmpty { card["expirydate"] = expiryDate }
         if !securityCode.isEmpty { card["securitycode"] = securityCode }
         let body: [String: Any] = [
-            "alias": alias, "jwt": sessionJWT, "version": "1.00", "versioninfo": "Swift::CardGateway::TrustPaymentsSimulator::SDK",
+            "alias": alias, "jwt": sessionJWT, "version": "1.00",
+            "versioninfo": "Swift::CardGateway::TrustPaymentsSimulator::SDK",
             "request": [card],
         ]
         let response = await handleJWT(body: (try? JSONSerialization.data(withJSONObject: body)) ?? Data())
-        guard response.status == 200, let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any],
+        guard response.status == 200,
+            let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any],
             let token = object["jwt"] as? String
         else {
-            throw SDKPaymentError(status: response.status, message: response.status == 401 ? "the session JWT's iss is not the simulator's JWT user" : "the gateway answered without a response JWT")
+            throw SDKPaymentError(
+                status: response.status,
+                message: response.status == 401
+                    ? "the session JWT's iss is not the simulator's JWT user"
+                    : "the gateway answered without a response JWT")
         }
         return token
     }

@@ -31,7 +31,8 @@ enum SimulatorJWT {
 
         func serialize(_ payload: some JWTPayload, header: JWTHeader) throws -> Data {
             let object = try JSONSerialization.jsonObject(with: jsonEncoder.encode(payload))
-            let json = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+            let json = try JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
             return Data(ByteEncoding.base64URL(json).utf8)
         }
     }
@@ -53,12 +54,15 @@ enum SimulatorJWT {
     static func keys(secret: String, digest: DigestAlgorithm, keyLength: Int) async -> JWTKeyCollection {
         var bytes = Array(secret.utf8)
         if bytes.count < keyLength { bytes += [UInt8](repeating: 0, count: keyLength - bytes.count) }
-        return await JWTKeyCollection().add(hmac: HMACKey(from: bytes), digestAlgorithm: digest, serializer: Serializer())
+        return await JWTKeyCollection().add(
+            hmac: HMACKey(from: bytes), digestAlgorithm: digest, serializer: Serializer())
     }
 
     /// `{"alg":"HS256","typ":"JWT"}` + claims, signed with `secret`. Nil when `claims` is not JSON.
     static func signHS256(claims: [String: Any], secret: String) async -> String? {
-        guard JSONSerialization.isValidJSONObject(claims), case .object(let object)? = SimulatorJSON(claims) else { return nil }
+        guard JSONSerialization.isValidJSONObject(claims), case .object(let object)? = SimulatorJSON(claims) else {
+            return nil
+        }
         return try? await keys(secret: secret, digest: .sha256, keyLength: 32).sign(Claims(object: object))
     }
 

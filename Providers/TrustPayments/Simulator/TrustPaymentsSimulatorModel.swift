@@ -99,29 +99,45 @@ final class SimulatedGateway: Sendable {
 
     func secrand() -> String { ids.next(prefix: "", length: 10) }
 
-    static func seedTransactions(_ credentials: TrustPaymentsSimulator.Credentials) -> [(String, SimulatedTransaction)] {
+    static func seedTransactions(_ credentials: TrustPaymentsSimulator.Credentials) -> [(String, SimulatedTransaction)]
+    {
         typealias Seed = TrustPaymentsSimulator.Seed
         let site = credentials.siteReferences.first ?? Seed.siteReference
-        func card(_ pan: String, _ type: String) -> SimulatedCard { SimulatedCard(pan: pan, expiryDate: Seed.expiryDate, paymentType: type) }
+        func card(_ pan: String, _ type: String) -> SimulatedCard {
+            SimulatedCard(pan: pan, expiryDate: Seed.expiryDate, paymentType: type)
+        }
         func transaction(
-            _ reference: String, _ type: String, _ card: SimulatedCard, errorCode: String = "0", cof: String, stored: Bool,
+            _ reference: String, _ type: String, _ card: SimulatedCard, errorCode: String = "0", cof: String,
+            stored: Bool,
             site: String = site
         ) -> (String, SimulatedTransaction) {
-            (reference, SimulatedTransaction(
-                reference: reference, siteReference: site, requestType: type, errorCode: errorCode,
-                settleStatus: errorCode == "0" ? "100" : "3", credentialsOnFile: cof, holdsStoredCard: stored, card: card,
-                baseAmount: type == "AUTH" ? "1050" : "0", currency: "GBP", parent: nil, initiationReason: nil
-            ))
+            (
+                reference,
+                SimulatedTransaction(
+                    reference: reference, siteReference: site, requestType: type, errorCode: errorCode,
+                    settleStatus: errorCode == "0" ? "100" : "3", credentialsOnFile: cof, holdsStoredCard: stored,
+                    card: card,
+                    baseAmount: type == "AUTH" ? "1050" : "0", currency: "GBP", parent: nil, initiationReason: nil
+                )
+            )
         }
         let visa = card(Seed.Card.visa, "VISA")
         return [
             transaction(Seed.Transaction.storedVisaAccountCheck, "ACCOUNTCHECK", visa, cof: "1", stored: true),
             transaction(Seed.Transaction.storedVisaAuth, "AUTH", visa, cof: "1", stored: true),
-            transaction(Seed.Transaction.storedAmexAccountCheck, "ACCOUNTCHECK", card(Seed.Card.amex, "AMEX"), cof: "1", stored: true),
-            transaction(Seed.Transaction.storedMastercardAuth, "AUTH", card(Seed.Card.mastercard, "MASTERCARD"), cof: "1", stored: true),
+            transaction(
+                Seed.Transaction.storedAmexAccountCheck, "ACCOUNTCHECK", card(Seed.Card.amex, "AMEX"), cof: "1",
+                stored: true),
+            transaction(
+                Seed.Transaction.storedMastercardAuth, "AUTH", card(Seed.Card.mastercard, "MASTERCARD"), cof: "1",
+                stored: true),
             transaction(Seed.Transaction.unstoredAuth, "AUTH", visa, cof: "0", stored: false),
-            transaction(Seed.Transaction.declinedAccountCheck, "ACCOUNTCHECK", card(Seed.Card.declined, "VISA"), errorCode: "70000", cof: "1", stored: false),
-            transaction(Seed.Transaction.otherMerchantStored, "ACCOUNTCHECK", visa, cof: "1", stored: true, site: Seed.otherMerchantSiteReference),
+            transaction(
+                Seed.Transaction.declinedAccountCheck, "ACCOUNTCHECK", card(Seed.Card.declined, "VISA"),
+                errorCode: "70000", cof: "1", stored: false),
+            transaction(
+                Seed.Transaction.otherMerchantStored, "ACCOUNTCHECK", visa, cof: "1", stored: true,
+                site: Seed.otherMerchantSiteReference),
         ]
     }
 
@@ -178,15 +194,25 @@ final class SimulatedGateway: Sendable {
 
         // Fields.
         let accountType = text("accounttypedescription")
-        if accountType.map({ !Self.supportedAccountTypes.contains($0) }) ?? true { invalid.append("accounttypedescription") }
+        if accountType.map({ !Self.supportedAccountTypes.contains($0) }) ?? true {
+            invalid.append("accounttypedescription")
+        }
         let currency = text("currencyiso3a")
-        if currency.map({ $0.utf8.count != 3 || !$0.allSatisfy { $0.isASCII && $0.isUppercase } }) ?? true { invalid.append("currencyiso3a") }
+        if currency.map({ $0.utf8.count != 3 || !$0.allSatisfy { $0.isASCII && $0.isUppercase } }) ?? true {
+            invalid.append("currencyiso3a")
+        }
         var amount: Int64?
         if let base = text("baseamount") {
-            if base.allSatisfy(\.isASCII), base.allSatisfy(\.isNumber), let value = Int64(base) { amount = value } else { invalid.append("baseamount") }
+            if base.allSatisfy(\.isASCII), base.allSatisfy(\.isNumber), let value = Int64(base) {
+                amount = value
+            } else {
+                invalid.append("baseamount")
+            }
         } else if let main = text("mainamount") {
             let parts = main.split(separator: ".", omittingEmptySubsequences: false)
-            if parts.count == 2, parts[1].count == 2, let units = Int64(parts[0]), let cents = Int64(parts[1]), units >= 0 {
+            if parts.count == 2, parts[1].count == 2, let units = Int64(parts[0]), let cents = Int64(parts[1]),
+                units >= 0
+            {
                 amount = units * 100 + cents
             } else {
                 invalid.append("mainamount")
@@ -198,7 +224,9 @@ final class SimulatedGateway: Sendable {
         let credentialsOnFile = text("credentialsonfile")
         if let credentialsOnFile, !["0", "1", "2"].contains(credentialsOnFile) { invalid.append("credentialsonfile") }
         let initiationReason = text("initiationreason")
-        if let initiationReason, !["A", "C", "D"].contains(initiationReason) || credentialsOnFile != "2" { invalid.append("initiationreason") }
+        if let initiationReason, !["A", "C", "D"].contains(initiationReason) || credentialsOnFile != "2" {
+            invalid.append("initiationreason")
+        }
         let parentReference = text("parenttransactionreference")
         let orderReference = text("orderreference")
         let securityCode = text("securitycode")
@@ -215,19 +243,27 @@ final class SimulatedGateway: Sendable {
         if let pan {
             let digits = pan.filter { $0 != " " }
             let type = SimulatedCard.paymentType(forPAN: digits)
-            if !(12...19).contains(digits.count) || !digits.allSatisfy({ $0.isASCII && $0.isNumber }) || !SimulatedCard.luhnValid(digits) || type == nil {
+            if !(12...19).contains(digits.count) || !digits.allSatisfy({ $0.isASCII && $0.isNumber })
+                || !SimulatedCard.luhnValid(digits) || type == nil
+            {
                 invalid.append("pan")
             } else if let given = text("paymenttypedescription"), given.uppercased() != type {
                 invalid.append("paymenttypedescription")
             }
             var expiry = text("expirydate")
-            if expiry == nil, let month = text("expirymonth"), let year = text("expiryyear") { expiry = "\(month)/\(year)" }
+            if expiry == nil, let month = text("expirymonth"), let year = text("expiryyear") {
+                expiry = "\(month)/\(year)"
+            }
             if let expiry, isValidExpiry(expiry) {
-                if let type, !invalid.contains("pan") { card = SimulatedCard(pan: digits, expiryDate: normalisedExpiry(expiry), paymentType: type) }
+                if let type, !invalid.contains("pan") {
+                    card = SimulatedCard(pan: digits, expiryDate: normalisedExpiry(expiry), paymentType: type)
+                }
             } else {
                 invalid.append("expirydate")
             }
-            if let securityCode, let type, securityCode.count != (type == "AMEX" ? 4 : 3) { invalid.append("securitycode") }
+            if let securityCode, let type, securityCode.count != (type == "AMEX" ? 4 : 3) {
+                invalid.append("securitycode")
+            }
             if securityCode == nil, accountType == "ECOM", credentialsOnFile != "2" { invalid.append("securitycode") }
         }
         if !invalid.isEmpty {
@@ -260,7 +296,9 @@ final class SimulatedGateway: Sendable {
             }
             parentHoldsStoredCard = parent.holdsStoredCard
         }
-        guard let card, let amount, let currency, let accountType else { return [errorElement("60025", data: ["request"])] }
+        guard let card, let amount, let currency, let accountType else {
+            return [errorElement("60025", data: ["request"])]
+        }
 
         // The chain: each type is a transaction; a later one's parent is the earlier one.
         var elements: [[String: Any]] = []
@@ -284,25 +322,35 @@ final class SimulatedGateway: Sendable {
             let succeeded = errorCode == "0" && settleStatus != "3"
             let stored = succeeded && (credentialsOnFile == "1" || (credentialsOnFile == "2" && parentHoldsStoredCard))
             let reference = nextReference()
-            transactions.put(reference, SimulatedTransaction(
-                reference: reference, siteReference: site, requestType: type, errorCode: errorCode, settleStatus: settleStatus,
-                credentialsOnFile: credentialsOnFile, holdsStoredCard: stored, card: card, baseAmount: String(amount), currency: currency,
-                parent: previous, initiationReason: initiationReason
-            ))
+            transactions.put(
+                reference,
+                SimulatedTransaction(
+                    reference: reference, siteReference: site, requestType: type, errorCode: errorCode,
+                    settleStatus: settleStatus,
+                    credentialsOnFile: credentialsOnFile, holdsStoredCard: stored, card: card,
+                    baseAmount: String(amount), currency: currency,
+                    parent: previous, initiationReason: initiationReason
+                ))
 
             var element: [String: Any] = [
                 "transactionreference": reference, "requesttypedescription": type, "errorcode": errorCode,
-                "errormessage": GatewayMessages.message(errorCode), "errordata": [String](), "maskedpan": card.maskedPAN,
-                "paymenttypedescription": card.paymentType, "accounttypedescription": accountType, "baseamount": String(amount),
-                "currencyiso3a": currency, "sitereference": site, "transactionstartedtimestamp": timestamp(), "livestatus": "0",
-                "operatorname": operatorName, "dccenabled": "0", "issuercountryiso2a": "GB", "merchantname": "CardGateway simulated merchant",
+                "errormessage": GatewayMessages.message(errorCode), "errordata": [String](),
+                "maskedpan": card.maskedPAN,
+                "paymenttypedescription": card.paymentType, "accounttypedescription": accountType,
+                "baseamount": String(amount),
+                "currencyiso3a": currency, "sitereference": site, "transactionstartedtimestamp": timestamp(),
+                "livestatus": "0",
+                "operatorname": operatorName, "dccenabled": "0", "issuercountryiso2a": "GB",
+                "merchantname": "CardGateway simulated merchant",
             ]
             if let settleStatus { element["settlestatus"] = settleStatus }
             if let previous { element["parenttransactionreference"] = previous }
             if let credentialsOnFile { element["credentialsonfile"] = credentialsOnFile }
             if let initiationReason { element["initiationreason"] = initiationReason }
             if let orderReference { element["orderreference"] = orderReference }
-            if let requestReference = request["requestreference"] as? String { element["requestreference"] = requestReference }
+            if let requestReference = request["requestreference"] as? String {
+                element["requestreference"] = requestReference
+            }
             switch type {
             case "THREEDQUERY":
                 element["enrolled"] = "Y"
