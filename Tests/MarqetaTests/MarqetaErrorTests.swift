@@ -7,7 +7,7 @@ import Testing
 @testable import CardGatewayMarqeta
 
 /// One test per row of the table in MarqetaErrors.swift.
-@Suite("Marqeta error table")
+@Suite("Marqeta error table", .timeLimit(.minutes(5)))
 struct MarqetaErrorTests {
     struct Row: Sendable, CustomStringConvertible {
         var status: Int
@@ -43,7 +43,8 @@ struct MarqetaErrorTests {
         var headers = HTTPFields()
         headers[HTTPField.Name("Retry-After")!] = "4"
         let body = Data(#"{"error_code":"\#(row.errorCode)","error_message":"Simulated refusal for tests"}"#.utf8)
-        let error = MarqetaErrors.error(for: ProviderResponse(status: row.status, headers: headers, body: body), instance: "mq")
+        let error = MarqetaErrors.error(
+            for: ProviderResponse(status: row.status, headers: headers, body: body), instance: "mq")
         #expect(error.code == row.expected)
         #expect(error.isRetryable == row.retryable)
         #expect(error.mayHaveReachedProvider == row.mayHaveReached)
@@ -57,10 +58,14 @@ struct MarqetaErrorTests {
 
     @Test("a numeric error_code is kept as text; a body that is not Marqeta's still maps by status")
     func codesAndBodies() {
-        let numeric = MarqetaErrors.error(for: ProviderResponse(status: 400, headers: [:], body: Data(#"{"error_code":400600,"error_message":"x"}"#.utf8)), instance: "mq")
+        let numeric = MarqetaErrors.error(
+            for: ProviderResponse(
+                status: 400, headers: [:], body: Data(#"{"error_code":400600,"error_message":"x"}"#.utf8)),
+            instance: "mq")
         #expect(numeric.providerCode == "400600")
         #expect(numeric.code == .invalidCardState)
-        let html = MarqetaErrors.error(for: ProviderResponse(status: 404, headers: [:], body: Data("<html>nope</html>".utf8)), instance: "mq")
+        let html = MarqetaErrors.error(
+            for: ProviderResponse(status: 404, headers: [:], body: Data("<html>nope</html>".utf8)), instance: "mq")
         #expect(html.code == .notFound)
         #expect(html.providerCode == nil)
         #expect(!html.message.contains("<html>"))
@@ -76,17 +81,25 @@ struct MarqetaErrorTests {
         #expect(error.code == .authenticationFailed)
     }
 
-    @Test("a 500 to a transition POST is retryable: it carries Marqeta's idempotency token, so a repeat is answered, not acted on twice")
+    @Test(
+        "a 500 to a transition POST is retryable: it carries Marqeta's idempotency token, so a repeat is answered, not acted on twice"
+    )
     func keyedWriteIsRetryable() async throws {
         let (provider, transport) = try MarqetaFixture.scripted([
             .json(200, #"{"token":"card_1","state":"ACTIVE","user_token":"u","last_four":"1234"}"#),
             .json(500, #"{"error_code":"500000","error_message":"boom"}"#),
         ])
-        let error = await gatewayError { _ = try await provider.changeStatus(CardStatusRequest(card: CardRef(id: "card_1"), intent: .lock), context: OperationContext()) }
+        let error = await gatewayError {
+            _ = try await provider.changeStatus(
+                CardStatusRequest(card: CardRef(id: "card_1"), intent: .lock), context: OperationContext())
+        }
         #expect(error?.code == .providerUnavailable)
         #expect(error?.isRetryable == true)
         #expect(error?.mayHaveReachedProvider == true)
-        #expect(transport.requests.map { "\($0.method) \($0.pathWithoutQuery)" } == ["GET /v3/cards/card_1", "POST /v3/cardtransitions"])
+        #expect(
+            transport.requests.map { "\($0.method) \($0.pathWithoutQuery)" } == [
+                "GET /v3/cards/card_1", "POST /v3/cardtransitions",
+            ])
         #expect(transport.requests.last?.jsonBody?["token"]?.stringValue?.count == 36)
     }
 }

@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import CardGatewayAsyncHTTPClient
 import CardGatewaySimulation
 import Foundation
@@ -6,7 +6,7 @@ import MarqetaSimulator
 import SharedTestSupport
 import Testing
 
-@testable import CardGatewayMarqeta
+@_spi(AdapterSupport) @testable import CardGatewayMarqeta
 
 /// The adapter's requests and the simulator's answers, on the wire, validated against Marqeta's Swagger 2.0 document
 /// (`Tests/MarqetaTests/Fixtures/marqeta-core-api-swagger-2024-01-19.json`) by `scripts/spec-conformance.py` with the
@@ -14,11 +14,12 @@ import Testing
 /// success and error answers (the document declares no error bodies: those are checked against Marqeta's documented
 /// `{error_code, error_message}`). Objects are closed (no member the document does not define). The document defines
 /// no webhook payloads, so the webhooks are not checked here.
-@Suite("Marqeta adapter and simulator against Marqeta's Swagger document")
+@Suite("Marqeta adapter and simulator against Marqeta's Swagger document", .timeLimit(.minutes(5)))
 struct MarqetaSpecConformanceTests {
     static func run(_ exchanges: [SpecExchange] = []) -> SpecConformanceRun {
         SpecConformanceRun(
-            provider: "marqeta", documents: ["swagger": PublishedShape.fixtureURL("marqeta-core-api-swagger-2024-01-19.json").path],
+            provider: "marqeta",
+            documents: ["swagger": PublishedShape.fixtureURL("marqeta-core-api-swagger-2024-01-19.json").path],
             basePath: "/v3", exchanges: exchanges
         )
     }
@@ -34,19 +35,27 @@ struct MarqetaSpecConformanceTests {
         "POST /digitalwalletprovisionrequests/samsungpay 201",
         "GET /digitalwallettokens/card/{card_token} 200",
         "POST /digitalwallettokentransitions 201",
+        "POST /users/auth/clientaccesstoken 201",
         // Errors (the document declares no body for them: Marqeta's documented error shape).
         "GET /cards/{token} 401",
         "GET /cards/{token} 404",
         "GET /cards/{token} 500",
         "POST /cards 400",
         "POST /digitalwalletprovisionrequests/applepay 400",
+        "POST /users/auth/clientaccesstoken 400",
     ]
 
-    static func provider(_ handle: SimulatorHandle, transport: any HTTPTransport, accessToken: String = Seed.accessToken) throws -> MarqetaProvider {
-        let http = try ProviderHTTPClient(instance: "marqeta-spec", kind: .marqeta, baseURL: handle.baseURL, transport: transport, timeout: .seconds(30), retry: .none)
+    static func provider(
+        _ handle: SimulatorHandle, transport: any HTTPTransport, accessToken: String = Seed.accessToken
+    ) throws -> MarqetaProvider {
+        let http = try ProviderHTTPClient(
+            instance: "marqeta-spec", kind: .marqeta, baseURL: handle.baseURL, transport: transport,
+            timeout: .seconds(30), retry: .none)
         return try MarqetaProvider(
-            http: http, applicationToken: Secret(Seed.applicationToken), accessToken: Secret(accessToken), options: MarqetaFixture.options,
-            webhookUsername: Secret(Seed.webhookUsername), webhookPassword: Secret(Seed.webhookPassword), webhookSecret: Secret(Seed.webhookSecret)
+            http: http, applicationToken: Secret(Seed.applicationToken), accessToken: Secret(accessToken),
+            options: MarqetaFixture.options,
+            webhookUsername: Secret(Seed.webhookUsername), webhookPassword: Secret(Seed.webhookPassword),
+            webhookSecret: Secret(Seed.webhookSecret)
         )
     }
 
@@ -59,7 +68,10 @@ struct MarqetaSpecConformanceTests {
             let context = OperationContext()
 
             // Cards: every seeded one, the listing (every page), issuance, lock / unlock / cancel.
-            for card in [Seed.activeCard, Seed.lockableCard, Seed.suspendedCard, Seed.unactivatedCard, Seed.terminatedCard, Seed.walletCard] {
+            for card in [
+                Seed.activeCard, Seed.lockableCard, Seed.suspendedCard, Seed.unactivatedCard, Seed.terminatedCard,
+                Seed.walletCard,
+            ] {
                 _ = try await marqeta.card(CardRef(id: card), context: context)
             }
             var query: CardQuery? = CardQuery(customer: Seed.userToken, limit: 2)
@@ -68,44 +80,88 @@ struct MarqetaSpecConformanceTests {
                 query = current.next(after: page)
             }
             _ = try await marqeta.listCards(CardQuery(customer: Seed.emptyUserToken), context: context)
-            _ = try await marqeta.createCard(CreateCardRequest(customer: Seed.emptyUserToken, type: .virtual, program: Seed.virtualProduct, currency: "USD"), context: context)
-            _ = try await marqeta.changeStatus(CardStatusRequest(card: CardRef(id: Seed.lockableCard), intent: .lock, reason: .lost, comment: "lost on a train"), context: context)
-            _ = try await marqeta.changeStatus(CardStatusRequest(card: CardRef(id: Seed.lockableCard), intent: .unlock), context: context)
-            _ = try await marqeta.changeStatus(CardStatusRequest(card: CardRef(id: Seed.cancellableCard), intent: .cancel, reason: .stolen), context: context)
+            _ = try await marqeta.createCard(
+                CreateCardRequest(
+                    customer: Seed.emptyUserToken, type: .virtual, program: Seed.virtualProduct, currency: "USD"),
+                context: context)
+            _ = try await marqeta.changeStatus(
+                CardStatusRequest(
+                    card: CardRef(id: Seed.lockableCard), intent: .lock, reason: .lost, comment: "lost on a train"),
+                context: context)
+            _ = try await marqeta.changeStatus(
+                CardStatusRequest(card: CardRef(id: Seed.lockableCard), intent: .unlock), context: context)
+            _ = try await marqeta.changeStatus(
+                CardStatusRequest(card: CardRef(id: Seed.cancellableCard), intent: .cancel, reason: .stolen),
+                context: context)
 
             // Wallet tokens: listing, suspend / resume / delete.
             let wallet = CardRef(id: Seed.walletCard)
             _ = try await marqeta.walletTokens(of: wallet, context: context)
             _ = try await marqeta.walletTokens(of: CardRef(id: Seed.activeCard), context: context)
-            _ = try await marqeta.changeWalletToken(WalletTokenRequest(card: wallet, token: Seed.activeToken, intent: .suspend, reason: .suspectedFraud), context: context)
-            _ = try await marqeta.changeWalletToken(WalletTokenRequest(card: wallet, token: Seed.activeToken, intent: .resume), context: context)
-            _ = try await marqeta.changeWalletToken(WalletTokenRequest(card: wallet, token: Seed.deletableToken, intent: .delete), context: context)
+            _ = try await marqeta.changeWalletToken(
+                WalletTokenRequest(card: wallet, token: Seed.activeToken, intent: .suspend, reason: .suspectedFraud),
+                context: context)
+            _ = try await marqeta.changeWalletToken(
+                WalletTokenRequest(card: wallet, token: Seed.activeToken, intent: .resume), context: context)
+            _ = try await marqeta.changeWalletToken(
+                WalletTokenRequest(card: wallet, token: Seed.deletableToken, intent: .delete), context: context)
 
             // Provisioning: the offer, then Apple, Google and Samsung.
             let card = CardRef(id: Seed.activeCard)
             _ = try await marqeta.offer(for: card, wallet: .applePay, context: context)
-            let apple = ApplePayProvisioningInput(certificates: [Inputs.leafCertificate, Inputs.subordinateCertificate], nonce: Inputs.nonce, nonceSignature: Inputs.nonceSignature)
-            _ = try await marqeta.provision(ProvisioningRequest(card: card, wallet: .applePay, input: .applePay(apple)), context: context)
+            let apple = ApplePayProvisioningInput(
+                certificates: [Inputs.leafCertificate, Inputs.subordinateCertificate], nonce: Inputs.nonce,
+                nonceSignature: Inputs.nonceSignature)
             _ = try await marqeta.provision(
-                ProvisioningRequest(card: card, wallet: .googlePay, input: .googlePay(GooglePayProvisioningInput(clientDeviceID: Inputs.googleDeviceID, clientWalletAccountID: Inputs.googleWalletAccountID))),
+                ProvisioningRequest(card: card, wallet: .applePay, input: .applePay(apple)), context: context)
+            _ = try await marqeta.provision(
+                ProvisioningRequest(
+                    card: card, wallet: .googlePay,
+                    input: .googlePay(
+                        GooglePayProvisioningInput(
+                            clientDeviceID: Inputs.googleDeviceID, clientWalletAccountID: Inputs.googleWalletAccountID))
+                ),
                 context: context
             )
             _ = try await marqeta.provision(
-                ProvisioningRequest(card: card, wallet: .samsungPay, input: .samsungPay(SamsungPayProvisioningInput(deviceID: Inputs.samsungDeviceID, walletUserID: Inputs.samsungWalletUserID))),
+                ProvisioningRequest(
+                    card: card, wallet: .samsungPay,
+                    input: .samsungPay(
+                        SamsungPayProvisioningInput(
+                            deviceID: Inputs.samsungDeviceID, walletUserID: Inputs.samsungWalletUserID))),
                 context: context
             )
+
+            // Card details by Marqeta.js: the offer (a card read), a client access token, and one for a card Marqeta
+            // does not know.
+            _ = try await marqeta.revealOffer(for: card, purpose: .cardDetails, context: context)
+            _ = try await marqeta.revealSession(
+                RevealSessionRequest(card: card, purpose: .cardDetails), context: context)
+            _ = try? await marqeta.revealSession(
+                RevealSessionRequest(card: CardRef(id: "card_sim_unknown_9999"), purpose: .cardDetails),
+                context: context)
 
             // Errors the adapter meets: an unknown card, an unknown card product, a card that cannot be provisioned,
             // wrong credentials, a fault.
             _ = try? await marqeta.card(CardRef(id: "card_sim_unknown_9999"), context: context)
-            _ = try? await marqeta.createCard(CreateCardRequest(customer: Seed.userToken, type: .virtual, program: "cp_sim_unknown_9999", currency: "USD"), context: context)
-            _ = try? await marqeta.provision(ProvisioningRequest(card: CardRef(id: Seed.suspendedCard), wallet: .applePay, input: .applePay(apple)), context: context)
-            _ = try? await provider(handle, transport: wire, accessToken: "wrong-access-token").card(card, context: context)
+            _ = try? await marqeta.createCard(
+                CreateCardRequest(
+                    customer: Seed.userToken, type: .virtual, program: "cp_sim_unknown_9999", currency: "USD"),
+                context: context)
+            _ = try? await marqeta.provision(
+                ProvisioningRequest(card: CardRef(id: Seed.suspendedCard), wallet: .applePay, input: .applePay(apple)),
+                context: context)
+            _ = try? await provider(handle, transport: wire, accessToken: "wrong-access-token").card(
+                card, context: context)
             handle.faults.inject(FaultRule(count: 1, action: .status(500, retryAfterSeconds: nil, message: "boom")))
             _ = try? await marqeta.card(card, context: context)
 
             return wire.exchanges.enumerated().compactMap { index, exchange in
-                exchange.status == nil ? nil : SpecExchange("adapter #\(index + 1) \(exchange.method) \(exchange.path)", document: "swagger", exchange, adapter: true)
+                exchange.status == nil
+                    ? nil
+                    : SpecExchange(
+                        "adapter #\(index + 1) \(exchange.method) \(exchange.path)", document: "swagger", exchange,
+                        adapter: true)
             }
         }
     }
@@ -120,16 +176,35 @@ struct MarqetaSpecConformanceTests {
 
     @Test func validatorCatchesProblems() async throws {
         try await SpecConformance.requireValidator()
-        func exchange(_ name: String, _ method: String, _ path: String, _ status: Int, request: String? = nil, response: String) -> SpecExchange {
-            SpecExchange(name, document: "swagger", WireExchange(method: method, path: "/v3" + path, requestBody: request.map { Data($0.utf8) }, status: status, responseBody: Data(response.utf8)), adapter: true)
+        func exchange(
+            _ name: String, _ method: String, _ path: String, _ status: Int, request: String? = nil, response: String
+        ) -> SpecExchange {
+            SpecExchange(
+                name, document: "swagger",
+                WireExchange(
+                    method: method, path: "/v3" + path, requestBody: request.map { Data($0.utf8) }, status: status,
+                    responseBody: Data(response.utf8)), adapter: true)
         }
-        let report = try await SpecConformance.check(Self.run([
-            exchange("state", "POST", "/cardtransitions", 201, request: #"{"card_token":"c","state":"FROZEN","channel":"API","reason_code":"01"}"#, response: #"{"token":"t","card_token":"c","state":"ACTIVE","type":"state.activated","channel":"API","user_token":"u","created_time":"2025-01-01T00:00:00Z","fulfillment_status":"ISSUED","state_reason":"x"}"#),
-            exchange("error", "GET", "/cards/c", 404, response: #"{"error_code":404,"error_message":"Card not found"}"#),
-            exchange("extra", "GET", "/cards/c", 404, response: #"{"error_code":"404070","error_message":"Card not found","detail":"x"}"#),
-            exchange("status", "POST", "/cards", 200, request: #"{"user_token":"u","card_product_token":"p"}"#, response: "{}"),
-            exchange("query", "GET", "/cards/user/u?count=2&page=3", 200, response: #"{"count":0,"start_index":0,"end_index":0,"is_more":false,"data":[]}"#),
-        ]))
+        let report = try await SpecConformance.check(
+            Self.run([
+                exchange(
+                    "state", "POST", "/cardtransitions", 201,
+                    request: #"{"card_token":"c","state":"FROZEN","channel":"API","reason_code":"01"}"#,
+                    response:
+                        #"{"token":"t","card_token":"c","state":"ACTIVE","type":"state.activated","channel":"API","user_token":"u","created_time":"2025-01-01T00:00:00Z","fulfillment_status":"ISSUED","state_reason":"x"}"#
+                ),
+                exchange(
+                    "error", "GET", "/cards/c", 404, response: #"{"error_code":404,"error_message":"Card not found"}"#),
+                exchange(
+                    "extra", "GET", "/cards/c", 404,
+                    response: #"{"error_code":"404070","error_message":"Card not found","detail":"x"}"#),
+                exchange(
+                    "status", "POST", "/cards", 200, request: #"{"user_token":"u","card_product_token":"p"}"#,
+                    response: "{}"),
+                exchange(
+                    "query", "GET", "/cards/user/u?count=2&page=3", 200,
+                    response: #"{"count":0,"start_index":0,"end_index":0,"is_more":false,"data":[]}"#),
+            ]))
         let expected = [
             "[state] request $.state: \"FROZEN\" is not one of the document's values",
             "[error] response 404 (the provider's error shape) $.error_code: is integer where the document says string",
@@ -138,7 +213,9 @@ struct MarqetaSpecConformanceTests {
             "[query] request query `page`: not a parameter of GET /cards/user/{token}",
         ]
         for line in expected {
-            #expect(report.findings.contains { $0.hasPrefix(line) }, "missing finding: \(line)\nreported:\n\(report.findings.joined(separator: "\n"))")
+            #expect(
+                report.findings.contains { $0.hasPrefix(line) },
+                "missing finding: \(line)\nreported:\n\(report.findings.joined(separator: "\n"))")
         }
     }
 }

@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import CardGatewayAsyncHTTPClient
 import CardGatewaySimulation
 import CardGatewayTesting
@@ -7,7 +7,7 @@ import HTTPTypes
 import Logging
 import MarqetaSimulator
 
-@testable import CardGatewayMarqeta
+@_spi(AdapterSupport) @testable import CardGatewayMarqeta
 
 typealias Seed = MarqetaSimulator.Seed
 typealias Inputs = MarqetaSimulator.TestInputs
@@ -30,7 +30,8 @@ struct MarqetaHarness {
     func json(_ entry: JournalEntry) -> JSONValue? { try? JSONValue.parse(entry.body) }
 
     /// The Basic header the adapter must send.
-    static let expectedAuthorization = "Basic " + Data("\(Seed.applicationToken):\(Seed.accessToken)".utf8).base64EncodedString()
+    static let expectedAuthorization =
+        "Basic " + Data("\(Seed.applicationToken):\(Seed.accessToken)".utf8).base64EncodedString()
 }
 
 enum MarqetaFixture {
@@ -46,27 +47,37 @@ enum MarqetaFixture {
             let capture = LogCapture()
             let transport = RecordingTransport(AsyncHTTPClientTransport())
             let http = try ProviderHTTPClient(
-                instance: "marqeta-test", kind: .marqeta, baseURL: handle.baseURL, transport: transport, timeout: timeout, retry: retry,
+                instance: "marqeta-test", kind: .marqeta, baseURL: handle.baseURL, transport: transport,
+                timeout: timeout, retry: retry,
                 logger: capture.logger(label: "marqeta.http", level: .trace)
             )
             let provider = try MarqetaProvider(
-                http: http, applicationToken: Secret(Seed.applicationToken), accessToken: Secret(Seed.accessToken), options: options,
-                webhookUsername: Secret(Seed.webhookUsername), webhookPassword: Secret(Seed.webhookPassword), webhookSecret: Secret(Seed.webhookSecret)
+                http: http, applicationToken: Secret(Seed.applicationToken), accessToken: Secret(Seed.accessToken),
+                options: options,
+                webhookUsername: Secret(Seed.webhookUsername), webhookPassword: Secret(Seed.webhookPassword),
+                webhookSecret: Secret(Seed.webhookSecret)
             )
-            return try await body(MarqetaHarness(simulator: simulator, handle: handle, provider: provider, transport: transport, capture: capture))
+            return try await body(
+                MarqetaHarness(
+                    simulator: simulator, handle: handle, provider: provider, transport: transport, capture: capture))
         }
     }
 
     /// An adapter over a scripted transport (no network).
-    static func scripted(_ replies: [ScriptedReply], logger: Logger = OperationContext.noopLogger) throws -> (MarqetaProvider, ScriptedTransport) {
+    static func scripted(
+        _ replies: [ScriptedReply], logger: Logger = OperationContext.noopLogger
+    ) throws -> (MarqetaProvider, ScriptedTransport) {
         let transport = ScriptedTransport(replies)
         let http = try ProviderHTTPClient(
-            instance: "marqeta-scripted", kind: .marqeta, baseURL: URL(string: "https://sandbox-api.marqeta.com/v3")!, transport: transport, retry: .none,
-            logger: logger, sleep: { _ in }, random: { 0.5 }
+            instance: "marqeta-scripted", kind: .marqeta, baseURL: URL(string: "https://sandbox-api.marqeta.com/v3")!,
+            transport: transport, retry: .none,
+            logger: logger, clock: ManualClock(advancesOnSleep: true).gatewayClock()
         )
         let provider = try MarqetaProvider(
-            http: http, applicationToken: Secret(Seed.applicationToken), accessToken: Secret(Seed.accessToken), options: options,
-            webhookUsername: Secret(Seed.webhookUsername), webhookPassword: Secret(Seed.webhookPassword), webhookSecret: Secret(Seed.webhookSecret)
+            http: http, applicationToken: Secret(Seed.applicationToken), accessToken: Secret(Seed.accessToken),
+            options: options,
+            webhookUsername: Secret(Seed.webhookUsername), webhookPassword: Secret(Seed.webhookPassword),
+            webhookSecret: Secret(Seed.webhookSecret)
         )
         return (provider, transport)
     }

@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import CardGatewayTesting
 import Crypto
 import Foundation
@@ -7,26 +7,34 @@ import MarqetaSimulator
 import SharedTestSupport
 import Testing
 
-@testable import CardGatewayMarqeta
+@_spi(AdapterSupport) @testable import CardGatewayMarqeta
 
-@Suite("Marqeta webhooks")
+@Suite("Marqeta webhooks", .timeLimit(.minutes(5)))
 struct MarqetaWebhookTests {
     let simulator = MarqetaSimulator()
 
-    func provider(username: String? = Seed.webhookUsername, password: String? = Seed.webhookPassword, secret: String? = Seed.webhookSecret) throws -> MarqetaProvider {
-        let http = try ProviderHTTPClient(instance: "mq-hooks", kind: .marqeta, baseURL: URL(string: "https://sandbox-api.marqeta.com/v3")!, transport: ScriptedTransport([]))
+    func provider(
+        username: String? = Seed.webhookUsername, password: String? = Seed.webhookPassword,
+        secret: String? = Seed.webhookSecret
+    ) throws -> MarqetaProvider {
+        let http = try ProviderHTTPClient(
+            instance: "mq-hooks", kind: .marqeta, baseURL: URL(string: "https://sandbox-api.marqeta.com/v3")!,
+            transport: ScriptedTransport([]))
         return try MarqetaProvider(
-            http: http, applicationToken: Secret(Seed.applicationToken), accessToken: Secret(Seed.accessToken), options: MarqetaFixture.options,
-            webhookUsername: username.map(Secret.init), webhookPassword: password.map(Secret.init), webhookSecret: secret.map(Secret.init)
+            http: http, applicationToken: Secret(Seed.applicationToken), accessToken: Secret(Seed.accessToken),
+            options: MarqetaFixture.options,
+            webhookUsername: username.map(Secret.init), webhookPassword: password.map(Secret.init),
+            webhookSecret: secret.map(Secret.init)
         )
     }
 
     @Test("a card transition with Basic credentials and X-Marqeta-Signature becomes cardStatusChanged")
     func cardTransition() throws {
-        let delivery = MarqetaFixture.delivery(simulator.signedCardTransitionWebhook(card: Seed.lockableCard, state: "SUSPENDED", type: "state.suspended"))
+        let delivery = MarqetaFixture.delivery(
+            simulator.signedCardTransitionWebhook(card: Seed.lockableCard, state: "SUSPENDED", type: "state.suspended"))
         let events = try provider().verify(delivery, now: Date())
         #expect(events.count == 1)
-        guard case .cardStatusChanged(let change)? = events.first?.event else {
+        guard let change = events.first?.event.cardStatusChanged else {
             Issue.record("expected a card status change: \(events)")
             return
         }
@@ -39,8 +47,11 @@ struct MarqetaWebhookTests {
 
     @Test("a digital wallet token transition becomes walletTokenUpdated; REQUESTED becomes walletTokenCreated")
     func tokenTransition() throws {
-        let updated = try provider().verify(MarqetaFixture.delivery(simulator.signedTokenTransitionWebhook(token: Seed.activeToken, state: "SUSPENDED", type: "state.suspended")), now: Date())
-        guard case .walletTokenUpdated(let event)? = updated.first?.event else {
+        let updated = try provider().verify(
+            MarqetaFixture.delivery(
+                simulator.signedTokenTransitionWebhook(
+                    token: Seed.activeToken, state: "SUSPENDED", type: "state.suspended")), now: Date())
+        guard let event = updated.first?.event.walletTokenUpdated else {
             Issue.record("expected a token update: \(updated)")
             return
         }
@@ -48,21 +59,31 @@ struct MarqetaWebhookTests {
         #expect(event.token.status == .suspended)
         #expect(event.token.wallet == .applePay)
         #expect(event.card.id == Seed.walletCard)
-        let created = try provider().verify(MarqetaFixture.delivery(simulator.signedTokenTransitionWebhook(token: Seed.activeToken, state: "REQUESTED", type: "state.requested")), now: Date())
-        guard case .walletTokenCreated? = created.first?.event else {
+        let created = try provider().verify(
+            MarqetaFixture.delivery(
+                simulator.signedTokenTransitionWebhook(
+                    token: Seed.activeToken, state: "REQUESTED", type: "state.requested")), now: Date())
+        guard created.first?.event.walletTokenCreated != nil else {
             Issue.record("expected a token creation: \(created)")
             return
         }
     }
 
-    @Test("refused: tampered body, other secret, wrong Basic password, no signature, not hex; the message names no secret")
+    @Test(
+        "refused: tampered body, other secret, wrong Basic password, no signature, not hex; the message names no secret"
+    )
     func refusals() throws {
         let provider = try provider()
-        let good = simulator.signedCardTransitionWebhook(card: Seed.lockableCard, state: "SUSPENDED", type: "state.suspended")
+        let good = simulator.signedCardTransitionWebhook(
+            card: Seed.lockableCard, state: "SUSPENDED", type: "state.suspended")
         var tampered = MarqetaFixture.delivery(good)
         tampered.body.append(contentsOf: Array(" ".utf8))
-        let otherSecret = MarqetaFixture.delivery(simulator.signedCardTransitionWebhook(card: Seed.lockableCard, state: "SUSPENDED", type: "state.suspended", secret: "another-secret-0002"))
-        let wrongPassword = MarqetaFixture.delivery(simulator.signedCardTransitionWebhook(card: Seed.lockableCard, state: "SUSPENDED", type: "state.suspended", password: "Wrong-Passw0rd!-0009"))
+        let otherSecret = MarqetaFixture.delivery(
+            simulator.signedCardTransitionWebhook(
+                card: Seed.lockableCard, state: "SUSPENDED", type: "state.suspended", secret: "another-secret-0002"))
+        let wrongPassword = MarqetaFixture.delivery(
+            simulator.signedCardTransitionWebhook(
+                card: Seed.lockableCard, state: "SUSPENDED", type: "state.suspended", password: "Wrong-Passw0rd!-0009"))
         var unsigned = MarqetaFixture.delivery(good)
         unsigned.headers[MarqetaAPI.signatureHeader] = nil
         var notHex = MarqetaFixture.delivery(good)
@@ -76,11 +97,17 @@ struct MarqetaWebhookTests {
         }
     }
 
-    @Test("HMAC-SHA1 (40 hex characters) is accepted too; only the checks configured run; none configured is invalidConfiguration")
+    @Test(
+        "HMAC-SHA1 (40 hex characters) is accepted too; only the checks configured run; none configured is invalidConfiguration"
+    )
     func variants() throws {
-        let body = simulator.signedCardTransitionWebhook(card: Seed.activeCard, state: "ACTIVE", type: "state.activated").body
+        let body = simulator.signedCardTransitionWebhook(
+            card: Seed.activeCard, state: "ACTIVE", type: "state.activated"
+        ).body
         var delivery = MarqetaFixture.delivery(simulator.signed(body: body))
-        let sha1 = HMAC<Insecure.SHA1>.authenticationCode(for: body, using: SymmetricKey(data: Data(Seed.webhookSecret.utf8))).map { String(format: "%02x", $0) }.joined()
+        let sha1 = HMAC<Insecure.SHA1>.authenticationCode(
+            for: body, using: SymmetricKey(data: Data(Seed.webhookSecret.utf8))
+        ).map { String(format: "%02x", $0) }.joined()
         delivery.headers[MarqetaAPI.signatureHeader] = sha1
         #expect(try provider().verify(delivery, now: Date()).count == 1)
 
@@ -90,7 +117,9 @@ struct MarqetaWebhookTests {
         var signatureOnly = MarqetaFixture.delivery(simulator.signed(body: body))
         signatureOnly.headers[.authorization] = nil
         #expect(try provider(username: nil, password: nil).verify(signatureOnly, now: Date()).count == 1)
-        let unconfigured = gatewayError { _ = try provider(username: nil, password: nil, secret: nil).verify(signatureOnly, now: Date()) }
+        let unconfigured = gatewayError {
+            _ = try provider(username: nil, password: nil, secret: nil).verify(signatureOnly, now: Date())
+        }
         #expect(unconfigured?.code == .invalidConfiguration)
         let half = gatewayError { _ = try provider(username: "user", password: nil) }
         #expect(half?.code == .invalidConfiguration)
@@ -98,7 +127,8 @@ struct MarqetaWebhookTests {
 
     @Test("a ping or another category gives no events")
     func otherCategories() throws {
-        let ping = MarqetaFixture.delivery(simulator.signed(body: Data(#"{"pings":[{"token":"marqeta","payload":"healthcheck"}]}"#.utf8)))
+        let ping = MarqetaFixture.delivery(
+            simulator.signed(body: Data(#"{"pings":[{"token":"marqeta","payload":"healthcheck"}]}"#.utf8)))
         #expect(try provider().verify(ping, now: Date()).isEmpty)
     }
 }

@@ -46,11 +46,19 @@ enum MarqetaAPI {
     static let samsungPayProvisioning = "/digitalwalletprovisionrequests/samsungpay"
 
     /// `GET /digitalwallettokens/card/{card_token}` (List digital wallet tokens for card), paged like the cards.
-    static func walletTokensByCard(_ token: String) -> String { "/digitalwallettokens/card/\(URLEncoding.pathSegment(token))" }
+    static func walletTokensByCard(_ token: String) -> String {
+        "/digitalwallettokens/card/\(URLEncoding.pathSegment(token))"
+    }
 
     /// `POST /digitalwallettokentransitions`: `digital_wallet_token.token`, `digital_wallet_token.card_token`,
     /// `channel`, `state`, `reason_code`, `reason`.
     static let walletTokenTransitions = "/digitalwallettokentransitions"
+
+    /// `POST /users/auth/clientaccesstoken` (Create client access token): `card_token`; answers `token`, `card_token`,
+    /// `created`, `expires`. For Marqeta.js, which shows the card in secure frames (``MarqetaProvider/revealSession(_:context:)``).
+    static let clientAccessToken = "/users/auth/clientaccesstoken"
+    /// "Unredeemed client access tokens expire after five minutes" (Create client access token).
+    static let clientAccessTokenLifetime = Duration.seconds(300)
 
     /// The page size the adapter reads wallet tokens with (it reads every page).
     static let walletTokenPageSize = 50
@@ -84,7 +92,9 @@ enum MarqetaAPI {
     /// `device_type` values of the provisioning requests: every value of the `device_type` enumeration of
     /// `digital_wallet_apple_pay_provision_request`, `…_android_pay_…` and `…_samsung_pay_…` in Marqeta's Core API
     /// document (the reference pages list the first three only).
-    static let deviceTypes = ["MOBILE_PHONE", "WATCH", "TABLET", "WEARABLE_DEVICE", "HOUSEHOLD_DEVICE", "AUTOMOBILE_DEVICE"]
+    static let deviceTypes = [
+        "MOBILE_PHONE", "WATCH", "TABLET", "WEARABLE_DEVICE", "HOUSEHOLD_DEVICE", "AUTOMOBILE_DEVICE",
+    ]
     /// The `device_type` sent when neither the request nor the instance names one.
     static let defaultDeviceType = "MOBILE_PHONE"
 
@@ -148,6 +158,7 @@ enum MarqetaAPI {
     /// and `scope` (so a retry, or another gateway on the same ledger, sends the same token and body), or fresh per
     /// call without one.
     static func idempotencyToken(_ context: OperationContext, scope: String) -> String {
-        IdempotencyKeys.derive(operationKey: context.idempotencyKey, scope: "marqeta." + scope, maxLength: tokenMaxLength)
+        IdempotencyKeys.derive(
+            operationKey: context.idempotencyKey, scope: "marqeta." + scope, maxLength: tokenMaxLength)
     }
 }

@@ -27,11 +27,19 @@ extension ProviderFactory {
             descriptor: MarqetaProvider.descriptor,
             environments: MarqetaAPI.environments,
             credentials: [
-                CredentialSpec("applicationToken", required: true, summary: "Marqeta application token (HTTP Basic username)"),
-                CredentialSpec("accessToken", required: true, summary: "Marqeta user or admin access token (HTTP Basic password)"),
-                CredentialSpec("webhookUsername", required: false, summary: "basic_auth_username configured on the Marqeta webhook"),
-                CredentialSpec("webhookPassword", required: false, summary: "basic_auth_password configured on the Marqeta webhook"),
-                CredentialSpec("webhookSecret", required: false, summary: "the Marqeta webhook's secret, which signs X-Marqeta-Signature"),
+                CredentialSpec(
+                    "applicationToken", required: true, summary: "Marqeta application token (HTTP Basic username)"),
+                CredentialSpec(
+                    "accessToken", required: true, summary: "Marqeta user or admin access token (HTTP Basic password)"),
+                CredentialSpec(
+                    "webhookUsername", required: false, summary: "basic_auth_username configured on the Marqeta webhook"
+                ),
+                CredentialSpec(
+                    "webhookPassword", required: false, summary: "basic_auth_password configured on the Marqeta webhook"
+                ),
+                CredentialSpec(
+                    "webhookSecret", required: false,
+                    summary: "the Marqeta webhook's secret, which signs X-Marqeta-Signature"),
             ],
             options: MarqetaOptions.self,
             make: { setup, options in try MarqetaProvider(setup: setup, options: options) }
@@ -52,7 +60,8 @@ public struct MarqetaOptions: ProviderOptions, Equatable {
     public static let specs: [OptionSpec] = [
         OptionSpec(
             CodingKeys.provisioningAppVersion, type: .string,
-            summary: "provisioning_app_version for push-provisioning requests that carry no appVersion (1-50 characters)"
+            summary:
+                "provisioning_app_version for push-provisioning requests that carry no appVersion (1-50 characters)"
         ),
         OptionSpec(
             CodingKeys.deviceType, type: .string, allowedValues: MarqetaAPI.deviceTypes,
@@ -69,12 +78,15 @@ public struct MarqetaOptions: ProviderOptions, Equatable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let version = try container.decodeIfPresent(String.self, forKey: .provisioningAppVersion)
         if let version, version.isEmpty || version.count > MarqetaAPI.appVersionMaxLength {
-            throw DecodingError.dataCorruptedError(forKey: .provisioningAppVersion, in: container, debugDescription: "must be 1 to 50 characters")
+            throw DecodingError.dataCorruptedError(
+                forKey: .provisioningAppVersion, in: container, debugDescription: "must be 1 to 50 characters")
         }
         provisioningAppVersion = version
         let device = try container.decodeIfPresent(String.self, forKey: .deviceType) ?? MarqetaAPI.defaultDeviceType
         guard MarqetaAPI.deviceTypes.contains(device) else {
-            throw DecodingError.dataCorruptedError(forKey: .deviceType, in: container, debugDescription: "must be one of \(MarqetaAPI.deviceTypes.joined(separator: ", "))")
+            throw DecodingError.dataCorruptedError(
+                forKey: .deviceType, in: container,
+                debugDescription: "must be one of \(MarqetaAPI.deviceTypes.joined(separator: ", "))")
         }
         deviceType = device
     }

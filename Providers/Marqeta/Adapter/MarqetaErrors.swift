@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 
 /// Marqeta's error answers (`{"error_code": "...", "error_message": "..."}`) as ``CardGatewayError``s.
@@ -36,18 +36,24 @@ enum MarqetaErrors {
 
     /// The normalised error for a non-success response. Marqeta's `error_message` is kept, scrubbed and with the
     /// instance's own secrets removed should it ever echo one.
-    static func error(for response: ProviderResponse, instance: String, redacting secrets: [String] = []) -> CardGatewayError {
+    static func error(
+        for response: ProviderResponse, instance: String, redacting secrets: [String] = []
+    ) -> CardGatewayError {
         let body = try? JSONDecoder().decode(MarqetaWireError.self, from: response.body)
         let providerCode = body?.errorCode.flatMap { $0.isEmpty ? nil : $0 }
         let rule = rule(status: response.status, errorCode: providerCode)
         var message = summary(rule.code, status: response.status)
         if var text = body?.errorMessage, !text.isEmpty {
-            for secret in secrets where secret.count >= 8 { text = text.replacingOccurrences(of: secret, with: "<redacted>") }
+            for secret in secrets where secret.count >= 8 {
+                text = text.replacingOccurrences(of: secret, with: "<redacted>")
+            }
             message += ": " + SafeText.scrub(text, maxLength: 300)
         }
         return CardGatewayError(
-            rule.code, message, provider: instance, providerKind: .marqeta, providerCode: providerCode, httpStatus: response.status,
-            requestID: requestID(response), isRetryable: rule.isRetryable, mayHaveReachedProvider: rule.mayHaveBeenActedOn,
+            rule.code, message, provider: instance, providerKind: .marqeta, providerCode: providerCode,
+            httpStatus: response.status,
+            requestID: requestID(response), isRetryable: rule.isRetryable,
+            mayHaveReachedProvider: rule.mayHaveBeenActedOn,
             retryAfter: rule.isRetryable ? response.retryAfter : nil
         )
     }

@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 
 /// The normalised lifecycle on Marqeta: a user's cards listed and created, card transitions for lock (`SUSPENDED`),
@@ -16,17 +16,25 @@ extension MarqetaProvider {
     public func listCards(_ query: CardQuery, context: OperationContext) async throws -> CardPage {
         var problems = ValidationProblems()
         if let customer = query.customer, !customer.isEmpty {
-            ProviderIDs.check(customer, field: "customer", what: "a Marqeta user token", maxLength: MarqetaAPI.tokenMaxLength, into: &problems)
+            ProviderIDs.check(
+                customer, field: "customer", what: "a Marqeta user token", maxLength: MarqetaAPI.tokenMaxLength,
+                into: &problems)
         } else {
             problems.add("customer", "is required: Marqeta lists cards per user token")
         }
         if let limit = query.limit {
-            problems.require(MarqetaAPI.listCountRange.contains(limit), "limit", "must be from \(MarqetaAPI.listCountRange.lowerBound) to \(MarqetaAPI.listCountRange.upperBound)")
+            problems.require(
+                MarqetaAPI.listCountRange.contains(limit), "limit",
+                "must be from \(MarqetaAPI.listCountRange.lowerBound) to \(MarqetaAPI.listCountRange.upperBound)")
         }
         problems.require(query.offset >= 0, "offset", "must not be negative")
         var cursorStart: Int?
         if let cursor = query.cursor {
-            if let number = Int(cursor), number >= 0 { cursorStart = number } else { problems.add("cursor", "must be the cursor of a Marqeta card page (a start_index)") }
+            if let number = Int(cursor), number >= 0 {
+                cursorStart = number
+            } else {
+                problems.add("cursor", "must be the cursor of a Marqeta card page (a start_index)")
+            }
         }
         try problems.throwIfAny()
         let user = query.customer ?? ""
@@ -35,7 +43,9 @@ extension MarqetaProvider {
         if let limit = query.limit { items.append(("count", String(limit))) }
         items.append(("start_index", String(start)))
         let response = try await send(
-            ProviderRequest(.get, MarqetaAPI.cardsByUser(user), query: items, headers: headers(), operation: "list cards"), context: context
+            ProviderRequest(
+                .get, MarqetaAPI.cardsByUser(user), query: items, headers: headers(), operation: "list cards"),
+            context: context
         )
         let page = try decode(MarqetaWirePage<MarqetaWireCard>.self, from: response, what: "card list")
         let all = try (page.data ?? []).map { try map($0, ref: CardRef(id: $0.token ?? "", customer: user)) }
@@ -46,7 +56,9 @@ extension MarqetaProvider {
         let isMore = (page.isMore ?? false) && !all.isEmpty
         // The next page starts after every record Marqeta returned, filtered out or not, so it travels as the cursor
         // (the start_index); the last page says so by its total (unfiltered) or by having no limit (filtered).
-        var result = CardPage(cards: cards, total: nil, limit: query.limit, offset: start, nextCursor: isMore ? String(start + all.count) : nil)
+        var result = CardPage(
+            cards: cards, total: nil, limit: query.limit, offset: start,
+            nextCursor: isMore ? String(start + all.count) : nil)
         if !isMore {
             if filtered { result.limit = nil } else { result.total = start + all.count }
         }
@@ -66,23 +78,35 @@ extension MarqetaProvider {
         if request.customer.isEmpty {
             problems.add("customer", "is required: the Marqeta user token the card is issued to")
         } else {
-            ProviderIDs.check(request.customer, field: "customer", what: "a Marqeta user token", maxLength: MarqetaAPI.tokenMaxLength, into: &problems)
+            ProviderIDs.check(
+                request.customer, field: "customer", what: "a Marqeta user token", maxLength: MarqetaAPI.tokenMaxLength,
+                into: &problems)
         }
         if request.program.isEmpty {
             problems.add("program", "is required: the Marqeta card product token")
         } else {
-            ProviderIDs.check(request.program, field: "program", what: "a Marqeta card product token", maxLength: MarqetaAPI.tokenMaxLength, into: &problems)
+            ProviderIDs.check(
+                request.program, field: "program", what: "a Marqeta card product token",
+                maxLength: MarqetaAPI.tokenMaxLength, into: &problems)
         }
-        problems.require(request.currency.count == 3 && request.currency.allSatisfy { $0.isASCII && $0.isUppercase }, "currency", "must be an ISO 4217 code such as USD")
+        problems.require(
+            request.currency.count == 3 && request.currency.allSatisfy { $0.isASCII && $0.isUppercase }, "currency",
+            "must be an ISO 4217 code such as USD")
         problems.require(request.pin == nil, "pin", "Marqeta sets a PIN through /pins, not at creation")
         problems.require(request.mobile == nil, "mobile", "Marqeta's card takes no phone number")
-        problems.require(request.deliveryAddress == nil, "deliveryAddress", "Marqeta ships cards by the card product's fulfilment settings")
+        problems.require(
+            request.deliveryAddress == nil, "deliveryAddress",
+            "Marqeta ships cards by the card product's fulfilment settings")
         try problems.throwIfAny()
-        let body = try encode(MarqetaWireCreateCard(
-            token: MarqetaAPI.idempotencyToken(context, scope: "cards"), userToken: request.customer, cardProductToken: request.program
-        ))
+        let body = try encode(
+            MarqetaWireCreateCard(
+                token: MarqetaAPI.idempotencyToken(context, scope: "cards"), userToken: request.customer,
+                cardProductToken: request.program
+            ))
         let response = try await send(
-            ProviderRequest(.post, MarqetaAPI.cards, headers: headers(json: true), body: body, repeatability: .idempotentByContent, operation: "create card"),
+            ProviderRequest(
+                .post, MarqetaAPI.cards, headers: headers(json: true), body: body, repeatability: .idempotentByContent,
+                operation: "create card"),
             context: context
         )
         let wire = try decode(MarqetaWireCard.self, from: response, what: "card")
@@ -99,8 +123,12 @@ extension MarqetaProvider {
     /// of a transition.
     public func changeStatus(_ change: CardStatusRequest, context: OperationContext) async throws -> Card {
         var problems = ValidationProblems()
-        ProviderIDs.check(change.card.id, field: "card.id", what: "a Marqeta card token", maxLength: MarqetaAPI.tokenMaxLength, into: &problems)
-        if let comment = change.comment { problems.require(comment.count <= MarqetaAPI.reasonMaxLength, "comment", "must be at most 255 characters") }
+        ProviderIDs.check(
+            change.card.id, field: "card.id", what: "a Marqeta card token", maxLength: MarqetaAPI.tokenMaxLength,
+            into: &problems)
+        if let comment = change.comment {
+            problems.require(comment.count <= MarqetaAPI.reasonMaxLength, "comment", "must be at most 255 characters")
+        }
         try problems.throwIfAny()
         let wire = try await fetchCard(change.card.id, context: context)
         var card = try map(wire, ref: change.card)
@@ -116,23 +144,31 @@ extension MarqetaProvider {
             allowed = [MarqetaAPI.CardState.suspended]
         default:
             target = MarqetaAPI.CardState.terminated
-            allowed = [MarqetaAPI.CardState.active, MarqetaAPI.CardState.suspended, MarqetaAPI.CardState.unactivated, MarqetaAPI.CardState.limited]
+            allowed = [
+                MarqetaAPI.CardState.active, MarqetaAPI.CardState.suspended, MarqetaAPI.CardState.unactivated,
+                MarqetaAPI.CardState.limited,
+            ]
         }
         if current == target { return card }
         guard allowed.contains(current) else {
             throw CardGatewayError(
                 .invalidCardState,
-                "the card is \(SafeText.scrub(current, maxLength: 32)); Marqeta cannot \(change.intent) it" + (current == MarqetaAPI.CardState.terminated ? " (TERMINATED is final)" : ""),
+                "the card is \(SafeText.scrub(current, maxLength: 32)); Marqeta cannot \(change.intent) it"
+                    + (current == MarqetaAPI.CardState.terminated ? " (TERMINATED is final)" : ""),
                 provider: http.instance, providerKind: .marqeta
             )
         }
-        let body = try encode(MarqetaWireCardTransitionRequest(
-            token: MarqetaAPI.idempotencyToken(context, scope: "cardtransitions"), cardToken: change.card.id, state: target, channel: MarqetaAPI.apiChannel, reasonCode: MarqetaAPI.reasonCode(change.intent == .unlock ? nil : change.reason),
-            reason: change.comment
-        ))
+        let body = try encode(
+            MarqetaWireCardTransitionRequest(
+                token: MarqetaAPI.idempotencyToken(context, scope: "cardtransitions"), cardToken: change.card.id,
+                state: target, channel: MarqetaAPI.apiChannel,
+                reasonCode: MarqetaAPI.reasonCode(change.intent == .unlock ? nil : change.reason),
+                reason: change.comment
+            ))
         let response = try await send(
             ProviderRequest(
-                .post, MarqetaAPI.cardTransitions, headers: headers(json: true), body: body, repeatability: .idempotentByContent, operation: "card transition"
+                .post, MarqetaAPI.cardTransitions, headers: headers(json: true), body: body,
+                repeatability: .idempotentByContent, operation: "card transition"
             ),
             context: context
         )
@@ -159,19 +195,22 @@ extension MarqetaProvider {
         for _ in 0..<MarqetaAPI.maxWalletTokenPages {
             let response = try await send(
                 ProviderRequest(
-                    .get, MarqetaAPI.walletTokensByCard(card.id), query: [("count", String(MarqetaAPI.walletTokenPageSize)), ("start_index", String(start))],
+                    .get, MarqetaAPI.walletTokensByCard(card.id),
+                    query: [("count", String(MarqetaAPI.walletTokenPageSize)), ("start_index", String(start))],
                     headers: headers(), operation: "list digital wallet tokens"
                 ),
                 context: context
             )
-            let page = try decode(MarqetaWirePage<MarqetaWireWalletToken>.self, from: response, what: "digital wallet token list")
+            let page = try decode(
+                MarqetaWirePage<MarqetaWireWalletToken>.self, from: response, what: "digital wallet token list")
             let data = page.data ?? []
             tokens += data
             guard page.isMore == true, !data.isEmpty else { return tokens }
             start += data.count
         }
         throw CardGatewayError(
-            .invalidResponse, "Marqeta's digital wallet token list did not end within \(MarqetaAPI.maxWalletTokenPages) pages",
+            .invalidResponse,
+            "Marqeta's digital wallet token list did not end within \(MarqetaAPI.maxWalletTokenPages) pages",
             provider: http.instance, providerKind: .marqeta, mayHaveReachedProvider: true
         )
     }
@@ -187,9 +226,11 @@ extension MarqetaProvider {
     public func changeWalletToken(_ change: WalletTokenRequest, context: OperationContext) async throws -> WalletToken {
         try validate(token: change.token, field: "token", what: "a Marqeta digital wallet token")
         let tokens = try await wireTokens(of: change.card, context: context)
-        guard let wire = tokens.first(where: { $0.token == change.token }), let token = MarqetaMapping.walletToken(wire) else {
+        guard let wire = tokens.first(where: { $0.token == change.token }), let token = MarqetaMapping.walletToken(wire)
+        else {
             throw CardGatewayError(
-                .notFound, "card \(SafeText.scrub(change.card.id, maxLength: 36)) has no digital wallet token \(SafeText.scrub(change.token, maxLength: 36))",
+                .notFound,
+                "card \(SafeText.scrub(change.card.id, maxLength: 36)) has no digital wallet token \(SafeText.scrub(change.token, maxLength: 36))",
                 provider: http.instance, providerKind: .marqeta
             )
         }
@@ -210,22 +251,28 @@ extension MarqetaProvider {
         if current == target { return token }
         guard allowed.contains(current) else {
             throw CardGatewayError(
-                .invalidCardState, "the digital wallet token is \(SafeText.scrub(current, maxLength: 32)); Marqeta cannot \(change.intent) it",
+                .invalidCardState,
+                "the digital wallet token is \(SafeText.scrub(current, maxLength: 32)); Marqeta cannot \(change.intent) it",
                 provider: http.instance, providerKind: .marqeta
             )
         }
-        let body = try encode(MarqetaWireWalletTokenTransitionRequest(
-            token: MarqetaAPI.idempotencyToken(context, scope: "digitalwallettokentransitions"), digitalWalletToken: .init(token: change.token, cardToken: change.card.id), channel: MarqetaAPI.apiChannel, state: target,
-            reasonCode: MarqetaAPI.reasonCode(change.intent == .resume ? nil : change.reason)
-        ))
+        let body = try encode(
+            MarqetaWireWalletTokenTransitionRequest(
+                token: MarqetaAPI.idempotencyToken(context, scope: "digitalwallettokentransitions"),
+                digitalWalletToken: .init(token: change.token, cardToken: change.card.id),
+                channel: MarqetaAPI.apiChannel, state: target,
+                reasonCode: MarqetaAPI.reasonCode(change.intent == .resume ? nil : change.reason)
+            ))
         let response = try await send(
             ProviderRequest(
-                .post, MarqetaAPI.walletTokenTransitions, headers: headers(json: true), body: body, repeatability: .idempotentByContent,
+                .post, MarqetaAPI.walletTokenTransitions, headers: headers(json: true), body: body,
+                repeatability: .idempotentByContent,
                 operation: "digital wallet token transition"
             ),
             context: context
         )
-        let transition = try decode(MarqetaWireWalletTokenTransition.self, from: response, what: "digital wallet token transition")
+        let transition = try decode(
+            MarqetaWireWalletTokenTransition.self, from: response, what: "digital wallet token transition")
         let state = transition.state ?? transition.digitalWalletToken?.state ?? target
         var result = token
         result.providerStatus = state

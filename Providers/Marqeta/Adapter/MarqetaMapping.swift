@@ -37,7 +37,9 @@ enum MarqetaMapping {
 
     /// `MMYY` → expiry.
     static func expiry(_ text: String?) -> CardExpiry? {
-        guard let text, text.count == 4, text.allSatisfy(\.isASCII), let month = Int(text.prefix(2)), let year = Int(text.suffix(2)), (1...12).contains(month) else {
+        guard let text, text.count == 4, text.allSatisfy(\.isASCII), let month = Int(text.prefix(2)),
+            let year = Int(text.suffix(2)), (1...12).contains(month)
+        else {
             return nil
         }
         return CardExpiry(month: month, year: year)
@@ -66,16 +68,23 @@ enum MarqetaMapping {
     /// The card, or `invalidResponse` when Marqeta's answer lacks its token or state.
     static func card(_ wire: MarqetaWireCard, requested: CardRef?) throws -> Card {
         guard let token = wire.token, !token.isEmpty else {
-            throw CardGatewayError(.invalidResponse, "Marqeta's card answer has no token", providerKind: .marqeta, mayHaveReachedProvider: true)
+            throw CardGatewayError(
+                .invalidResponse, "Marqeta's card answer has no token", providerKind: .marqeta,
+                mayHaveReachedProvider: true)
         }
         guard let state = wire.state, !state.isEmpty else {
-            throw CardGatewayError(.invalidResponse, "Marqeta's card answer has no state", providerKind: .marqeta, mayHaveReachedProvider: true)
+            throw CardGatewayError(
+                .invalidResponse, "Marqeta's card answer has no state", providerKind: .marqeta,
+                mayHaveReachedProvider: true)
         }
         let lastFour = wire.lastFour.flatMap { $0.count == 4 && $0.allSatisfy(\.isNumber) ? $0 : nil }
         return Card(
-            ref: CardRef(id: token, customer: wire.userToken ?? requested?.customer), status: cardStatus(state), providerStatus: state,
-            statusReason: wire.stateReason.map { SafeText.scrub($0, maxLength: 255) }, type: cardType(wire.instrumentType), scheme: .unknown,
-            lastFour: lastFour, expiry: expiry(wire.expiration), program: wire.cardProductToken, created: date(wire.createdTime)
+            ref: CardRef(id: token, customer: wire.userToken ?? requested?.customer), status: cardStatus(state),
+            providerStatus: state,
+            statusReason: wire.stateReason.map { SafeText.scrub($0, maxLength: 255) },
+            type: cardType(wire.instrumentType), scheme: .unknown,
+            lastFour: lastFour, expiry: expiry(wire.expiration), program: wire.cardProductToken,
+            created: date(wire.createdTime)
         )
     }
 
@@ -106,7 +115,8 @@ enum MarqetaMapping {
     static func walletToken(_ wire: MarqetaWireWalletToken) -> WalletToken? {
         guard let token = wire.token, !token.isEmpty, let state = wire.state, !state.isEmpty else { return nil }
         return WalletToken(
-            id: token, wallet: wallet(wire.tokenServiceProvider?.tokenRequestorName), status: tokenStatus(state), providerStatus: state,
+            id: token, wallet: wallet(wire.tokenServiceProvider?.tokenRequestorName), status: tokenStatus(state),
+            providerStatus: state,
             created: date(wire.createdTime)
         )
     }

@@ -1,28 +1,34 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 import HTTPTypes
 import Logging
 
 /// The Marqeta adapter: card look-up, listing and issuance; card transitions (lock, unlock, cancel); Apple Pay,
 /// Google Pay and Samsung Pay push provisioning by encrypted payload; digital wallet tokens and their transitions
-/// (list, suspend, resume, terminate); webhook verification (HTTP Basic and `X-Marqeta-Signature`).
+/// (list, suspend, resume, terminate); webhook verification (HTTP Basic and `X-Marqeta-Signature`); card details for
+/// the cardholder by a Marqeta.js client access token (``revealSession(_:context:)``).
 ///
 /// Marqeta addresses cards by their token alone; ``CardRef/customer`` is the user token, needed only to list cards.
 /// Every request authenticates with HTTP Basic: the application token as the username, the access token as the
 /// password. Card creation and card and digital wallet token transitions carry Marqeta's idempotency `token` in their
 /// body (``MarqetaAPI/idempotencyToken(_:scope:)``) and are retried like any idempotent write; provisioning requests
 /// take no token and are sent once.
-public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, WalletProvisioning, WalletTokenListing, WalletTokenControl,
+public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, WalletProvisioning, WalletTokenListing,
+    WalletTokenControl,
     WebhookVerifying, CustomStringConvertible
 {
     /// What every Marqeta instance can do.
     public static let descriptor = ProviderDescriptor(
         kind: .marqeta,
         capabilities: [
-            .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing, .walletTokenControl,
-            .walletProvisioning, .webhooks,
+            .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing,
+            .walletTokenControl,
+            .walletProvisioning, .webhooks, .cardDetailsReveal,
         ],
-        provisioningFlows: [.applePay: .encryptedPayload, .googlePay: .encryptedPayload, .samsungPay: .encryptedPayload]
+        provisioningFlows: [
+            .applePay: .encryptedPayload, .googlePay: .encryptedPayload, .samsungPay: .encryptedPayload,
+        ],
+        revealFlows: [.cardDetails: .clientAccessToken]
     )
 
     /// The same as ``descriptor`` (static).
@@ -41,8 +47,10 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
     /// Builds the adapter from configuration with its options already decoded.
     public init(setup: ProviderSetup, options: MarqetaOptions) throws {
         try self.init(
-            http: setup.http, applicationToken: setup.credential("applicationToken"), accessToken: setup.credential("accessToken"), options: options,
-            webhookUsername: setup.optionalCredential("webhookUsername"), webhookPassword: setup.optionalCredential("webhookPassword"),
+            http: setup.http, applicationToken: setup.credential("applicationToken"),
+            accessToken: setup.credential("accessToken"), options: options,
+            webhookUsername: setup.optionalCredential("webhookUsername"),
+            webhookPassword: setup.optionalCredential("webhookPassword"),
             webhookSecret: setup.optionalCredential("webhookSecret")
         )
     }
@@ -55,13 +63,15 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
     ///   - options: the provisioning app version and device type.
     ///   - webhookUsername, webhookPassword: the Basic credentials configured on the webhook.
     ///   - webhookSecret: the webhook's signing secret.
-    public init(
+    @_spi(AdapterSupport) public init(
         http: ProviderHTTPClient, applicationToken: Secret, accessToken: Secret, options: MarqetaOptions,
         webhookUsername: Secret? = nil, webhookPassword: Secret? = nil, webhookSecret: Secret? = nil
     ) throws {
         for (name, value) in [("applicationToken", applicationToken), ("accessToken", accessToken)]
         where value.revealedValue.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-            throw CardGatewayError(.invalidConfiguration, "providers.\(http.instance).credentials.\(name) is empty", provider: http.instance, providerKind: .marqeta)
+            throw CardGatewayError(
+                .invalidConfiguration, "providers.\(http.instance).credentials.\(name) is empty",
+                provider: http.instance, providerKind: .marqeta)
         }
         guard options.provisioningAppVersion.map({ !$0.isEmpty && $0.count <= MarqetaAPI.appVersionMaxLength }) ?? true,
             MarqetaAPI.deviceTypes.contains(options.deviceType)
@@ -74,18 +84,21 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
         }
         if (webhookUsername == nil) != (webhookPassword == nil) {
             throw CardGatewayError(
-                .invalidConfiguration, "providers.\(http.instance).credentials: webhookUsername and webhookPassword go together",
+                .invalidConfiguration,
+                "providers.\(http.instance).credentials: webhookUsername and webhookPassword go together",
                 provider: http.instance, providerKind: .marqeta
             )
         }
         self.options = options
         self.accessToken = accessToken
-        var client = http.authenticated(by: HeaderAuthentication.basic(username: applicationToken, password: accessToken))
+        var client = http.authenticated(
+            by: HeaderAuthentication.basic(username: applicationToken, password: accessToken))
         // Marqeta's 409 is final: the idempotency token is already bound to another body (core-api/idempotency).
         client.retryAdvice = { response in response.status == 409 ? false : nil }
         self.http = client
         self.webhook = MarqetaWebhookVerifier(
-            username: webhookUsername, password: webhookPassword, secret: webhookSecret.flatMap { $0.isEmpty ? nil : $0 }, instance: http.instance,
+            username: webhookUsername, password: webhookPassword,
+            secret: webhookSecret.flatMap { $0.isEmpty ? nil : $0 }, instance: http.instance,
             logger: http.logger
         )
     }
@@ -112,23 +125,28 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
         let mapped = try await self.card(card, context: context)
         guard let flow = descriptor.provisioningFlows[wallet] else {
             return ProvisioningOffer(
-                card: mapped.ref, wallet: wallet, eligible: false, ineligibleReason: .walletNotSupported(wallet), flow: nil,
+                card: mapped.ref, wallet: wallet, eligible: false, ineligibleReason: .walletNotSupported(wallet),
+                flow: nil,
                 cardholderName: nil, lastFour: mapped.lastFour, network: mapped.scheme, expiry: mapped.expiry
             )
         }
-        let reason: IneligibilityReason? = mapped.providerStatus == MarqetaAPI.CardState.active ? nil : .cardNotActive(mapped.providerStatus)
+        let reason: IneligibilityReason? =
+            mapped.providerStatus == MarqetaAPI.CardState.active ? nil : .cardNotActive(mapped.providerStatus)
         // Reading tokens needs the same credentials; a refusal leaves the list empty rather than failing the offer.
         let tokens: [WalletToken]
         do {
             tokens = try await walletTokens(of: mapped.ref, context: context)
         } catch let error as CardGatewayError where error.code == .permissionDenied {
-            context.logger.notice("marqeta offer without existing wallet tokens: the credentials may not list them", metadata: [
-                "provider": .string(http.instance), "error.code": .string(error.code.rawValue),
-            ])
+            context.logger.notice(
+                "marqeta offer without existing wallet tokens: the credentials may not list them",
+                metadata: [
+                    "provider": .string(http.instance), "error.code": .string(error.code.rawValue),
+                ])
             tokens = []
         }
         return ProvisioningOffer(
-            card: mapped.ref, wallet: wallet, eligible: reason == nil, ineligibleReason: reason, flow: flow, cardholderName: nil,
+            card: mapped.ref, wallet: wallet, eligible: reason == nil, ineligibleReason: reason, flow: flow,
+            cardholderName: nil,
             lastFour: mapped.lastFour, network: mapped.scheme, expiry: mapped.expiry, existingTokens: tokens
         )
     }
@@ -142,23 +160,34 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
     /// UTF-8 of Marqeta's `extra_provision_payload`. Both are handed to the wallet as they are. `device_type` and
     /// `provisioning_app_version` are the request's, or the instance's options where the request names none. Sent
     /// once: Marqeta's provision requests take no idempotency `token`.
-    public func provision(_ request: ProvisioningRequest, context: OperationContext) async throws -> ProvisioningResponse {
+    public func provision(
+        _ request: ProvisioningRequest, context: OperationContext
+    ) async throws -> ProvisioningResponse {
         guard descriptor.provisioningFlows[request.wallet] != nil else {
-            throw CardGatewayError(.unsupported, "Marqeta cannot provision cards to \(request.wallet)", provider: http.instance, providerKind: .marqeta)
+            throw CardGatewayError(
+                .unsupported, "Marqeta cannot provision cards to \(request.wallet)", provider: http.instance,
+                providerKind: .marqeta)
         }
         var problems = ValidationProblems()
-        ProviderIDs.check(request.card.id, field: "card.id", what: "a Marqeta card token", maxLength: MarqetaAPI.tokenMaxLength, into: &problems)
+        ProviderIDs.check(
+            request.card.id, field: "card.id", what: "a Marqeta card token", maxLength: MarqetaAPI.tokenMaxLength,
+            into: &problems)
         var deviceType = options.deviceType
         if let kind = request.deviceType {
-            if let marqeta = MarqetaAPI.deviceType(kind) { deviceType = marqeta } else { problems.add("deviceType", "Marqeta does not provision to a \(kind) device") }
+            if let marqeta = MarqetaAPI.deviceType(kind) {
+                deviceType = marqeta
+            } else {
+                problems.add("deviceType", "Marqeta does not provision to a \(kind) device")
+            }
         }
         let appVersion = request.appVersion ?? options.provisioningAppVersion ?? ""
         check(appVersion, field: "appVersion", maxLength: MarqetaAPI.appVersionMaxLength, into: &problems)
         let path: String
         let body: Data
-        switch (request.wallet, request.input) {
-        case (.applePay, .applePay(let input)):
-            problems.require(!input.certificates.isEmpty, "input.certificates", "Marqeta needs the leaf and sub-CA certificates Apple gave")
+        if request.wallet == .applePay, let input = request.input.applePay {
+            problems.require(
+                !input.certificates.isEmpty, "input.certificates",
+                "Marqeta needs the leaf and sub-CA certificates Apple gave")
             for (index, certificate) in input.certificates.enumerated() where certificate.isEmpty {
                 problems.add("input.certificates[\(index)]", "is empty")
             }
@@ -166,70 +195,99 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
             problems.require(!input.nonceSignature.isEmpty, "input.nonceSignature", "is empty")
             try problems.throwIfAny()
             path = MarqetaAPI.applePayProvisioning
-            body = try encode(MarqetaWireApplePayRequest(
-                cardToken: request.card.id, deviceType: deviceType, provisioningAppVersion: appVersion,
-                certificates: input.certificates.map { ByteEncoding.base64($0.revealedBytes) }, nonce: ByteEncoding.base64(input.nonce.revealedBytes),
-                nonceSignature: ByteEncoding.base64(input.nonceSignature.revealedBytes)
-            ))
-        case (.googlePay, .googlePay(let input)):
-            check(input.clientDeviceID, field: "input.clientDeviceID", maxLength: MarqetaAPI.deviceIDMaxLength, into: &problems)
-            check(input.clientWalletAccountID, field: "input.clientWalletAccountID", maxLength: MarqetaAPI.walletIDMaxLength, into: &problems)
+            body = try encode(
+                MarqetaWireApplePayRequest(
+                    cardToken: request.card.id, deviceType: deviceType, provisioningAppVersion: appVersion,
+                    certificates: input.certificates.map { ByteEncoding.base64($0.revealedBytes) },
+                    nonce: ByteEncoding.base64(input.nonce.revealedBytes),
+                    nonceSignature: ByteEncoding.base64(input.nonceSignature.revealedBytes)
+                ))
+        } else if request.wallet == .googlePay, let input = request.input.googlePay {
+            check(
+                input.clientDeviceID, field: "input.clientDeviceID", maxLength: MarqetaAPI.deviceIDMaxLength,
+                into: &problems)
+            check(
+                input.clientWalletAccountID, field: "input.clientWalletAccountID",
+                maxLength: MarqetaAPI.walletIDMaxLength, into: &problems)
             try problems.throwIfAny()
             path = MarqetaAPI.googlePayProvisioning
-            body = try encode(MarqetaWireGooglePayRequest(
-                cardToken: request.card.id, deviceType: deviceType, provisioningAppVersion: appVersion,
-                walletAccountID: input.clientWalletAccountID, deviceID: input.clientDeviceID
-            ))
-        case (.samsungPay, .samsungPay(let input)):
+            body = try encode(
+                MarqetaWireGooglePayRequest(
+                    cardToken: request.card.id, deviceType: deviceType, provisioningAppVersion: appVersion,
+                    walletAccountID: input.clientWalletAccountID, deviceID: input.clientDeviceID
+                ))
+        } else if request.wallet == .samsungPay, let input = request.input.samsungPay {
             check(input.deviceID, field: "input.deviceID", maxLength: MarqetaAPI.deviceIDMaxLength, into: &problems)
-            check(input.walletUserID, field: "input.walletUserID", maxLength: MarqetaAPI.walletIDMaxLength, into: &problems)
+            check(
+                input.walletUserID, field: "input.walletUserID", maxLength: MarqetaAPI.walletIDMaxLength,
+                into: &problems)
             try problems.throwIfAny()
             path = MarqetaAPI.samsungPayProvisioning
-            body = try encode(MarqetaWireSamsungPayRequest(
-                cardToken: request.card.id, deviceType: deviceType, provisioningAppVersion: appVersion,
-                walletUserID: input.walletUserID, deviceID: input.deviceID
-            ))
-        default:
+            body = try encode(
+                MarqetaWireSamsungPayRequest(
+                    cardToken: request.card.id, deviceType: deviceType, provisioningAppVersion: appVersion,
+                    walletUserID: input.walletUserID, deviceID: input.deviceID
+                ))
+        } else {
             throw CardGatewayError(
-                .invalidRequest, "Marqeta provisions \(request.wallet) by its own encrypted-payload input; the request carries \(request.input)",
+                .invalidRequest,
+                "Marqeta provisions \(request.wallet) by its own encrypted-payload input; the request carries \(request.input)",
                 provider: http.instance, providerKind: .marqeta
             )
         }
         let response = try await send(
-            ProviderRequest(.post, path, headers: headers(json: true), body: body, repeatability: .never, operation: "provision \(request.wallet)"),
+            ProviderRequest(
+                .post, path, headers: headers(json: true), body: body, repeatability: .never,
+                operation: "provision \(request.wallet)"),
             context: context
         )
         switch request.wallet {
         case .applePay:
             let answer = try decode(MarqetaWireApplePayResponse.self, from: response, what: "Apple Pay provisioning")
             func part(_ text: String?, _ name: String) throws -> SensitiveData {
-                guard let text, !text.isEmpty else { throw invalidResponse("Marqeta's Apple Pay answer has no \(name)", response) }
-                guard let bytes = ByteEncoding.decodeBase64(text), !bytes.isEmpty else { throw invalidResponse("Marqeta's \(name) is not Base64", response) }
+                guard let text, !text.isEmpty else {
+                    throw invalidResponse("Marqeta's Apple Pay answer has no \(name)", response)
+                }
+                guard let bytes = ByteEncoding.decodeBase64(text), !bytes.isEmpty else {
+                    throw invalidResponse("Marqeta's \(name) is not Base64", response)
+                }
                 return SensitiveData(bytes)
             }
-            return .applePay(ApplePayPayload(
-                activationData: try part(answer.activationData, "activation_data"), encryptedPassData: try part(answer.encryptedPassData, "encrypted_pass_data"),
-                ephemeralPublicKey: try part(answer.ephemeralPublicKey, "ephemeral_public_key")
-            ))
+            return .applePay(
+                ApplePayPayload(
+                    activationData: try part(answer.activationData, "activation_data"),
+                    encryptedPassData: try part(answer.encryptedPassData, "encrypted_pass_data"),
+                    ephemeralPublicKey: try part(answer.ephemeralPublicKey, "ephemeral_public_key")
+                ))
         case .samsungPay:
-            let answer = try decode(MarqetaWireSamsungPayResponse.self, from: response, what: "Samsung Pay provisioning")
-            guard let data = answer.pushTokenizeRequestData, let payload = data.extraProvisionPayload, !payload.isEmpty else {
-                throw invalidResponse("Marqeta's Samsung Pay answer has no push_tokenize_request_data.extra_provision_payload", response)
+            let answer = try decode(
+                MarqetaWireSamsungPayResponse.self, from: response, what: "Samsung Pay provisioning")
+            guard let data = answer.pushTokenizeRequestData, let payload = data.extraProvisionPayload, !payload.isEmpty
+            else {
+                throw invalidResponse(
+                    "Marqeta's Samsung Pay answer has no push_tokenize_request_data.extra_provision_payload", response)
             }
-            return .samsungPay(SamsungPayPayload(
-                extraProvisionPayload: SensitiveData(Data(payload.utf8)), network: data.network.map(MarqetaMapping.scheme),
-                cardType: data.cardType.map { SafeText.scrub($0, maxLength: 32) }, tokenProvider: data.tokenServiceProvider,
-                displayName: data.displayName.map { SafeText.scrub($0, maxLength: 64) }, lastFour: data.lastDigits
-            ))
+            return .samsungPay(
+                SamsungPayPayload(
+                    extraProvisionPayload: SensitiveData(Data(payload.utf8)),
+                    network: data.network.map(MarqetaMapping.scheme),
+                    cardType: data.cardType.map { SafeText.scrub($0, maxLength: 32) },
+                    tokenProvider: data.tokenServiceProvider,
+                    displayName: data.displayName.map { SafeText.scrub($0, maxLength: 64) }, lastFour: data.lastDigits
+                ))
         default:
-            let answer = try decode(MarqetaWirePushProvisionResponse.self, from: response, what: "Google Pay provisioning")
+            let answer = try decode(
+                MarqetaWirePushProvisionResponse.self, from: response, what: "Google Pay provisioning")
             guard let data = answer.pushTokenizeRequestData, let opaque = data.opaquePaymentCard, !opaque.isEmpty else {
-                throw invalidResponse("Marqeta's Google Pay answer has no push_tokenize_request_data.opaque_payment_card", response)
+                throw invalidResponse(
+                    "Marqeta's Google Pay answer has no push_tokenize_request_data.opaque_payment_card", response)
             }
-            return .googlePay(GooglePayPayload(
-                opaquePaymentCard: SensitiveData(Data(opaque.utf8)), network: data.network.map(MarqetaMapping.scheme), tokenProvider: data.tokenServiceProvider,
-                displayName: data.displayName.map { SafeText.scrub($0, maxLength: 64) }, lastFour: data.lastDigits
-            ))
+            return .googlePay(
+                GooglePayPayload(
+                    opaquePaymentCard: SensitiveData(Data(opaque.utf8)),
+                    network: data.network.map(MarqetaMapping.scheme), tokenProvider: data.tokenServiceProvider,
+                    displayName: data.displayName.map { SafeText.scrub($0, maxLength: 64) }, lastFour: data.lastDigits
+                ))
         }
     }
 
@@ -249,7 +307,8 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
     // MARK: Plumbing
 
     func fetchCard(_ token: String, context: OperationContext) async throws -> MarqetaWireCard {
-        let response = try await send(ProviderRequest(.get, MarqetaAPI.card(token), headers: headers(), operation: "get card"), context: context)
+        let response = try await send(
+            ProviderRequest(.get, MarqetaAPI.card(token), headers: headers(), operation: "get card"), context: context)
         return try decode(MarqetaWireCard.self, from: response, what: "card")
     }
 
@@ -266,7 +325,8 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
         let response = try await http.send(request, context: context)
         // A write Marqeta cannot de-duplicate is never called retryable once it may have been acted on.
         guard response.isSuccess else {
-            throw MarqetaErrors.error(for: response, instance: http.instance, redacting: [accessToken.revealedValue]).answering(request)
+            throw MarqetaErrors.error(for: response, instance: http.instance, redacting: [accessToken.revealedValue])
+                .answering(request)
         }
         return response
     }
@@ -285,7 +345,9 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
     }
 
     func decode<T: Decodable>(_ type: T.Type, from response: ProviderResponse, what: String) throws -> T {
-        try response.decode(type, provider: "Marqeta", what: what, instance: http.instance, kind: .marqeta, requestID: MarqetaErrors.requestID(response))
+        try response.decode(
+            type, provider: "Marqeta", what: what, instance: http.instance, kind: .marqeta,
+            requestID: MarqetaErrors.requestID(response))
     }
 
     func invalidResponse(_ message: String, _ response: ProviderResponse) -> CardGatewayError {

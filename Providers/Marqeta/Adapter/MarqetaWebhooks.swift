@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Crypto
 import Foundation
 import HTTPTypes
@@ -23,19 +23,23 @@ struct MarqetaWebhookVerifier: Sendable {
     func verify(_ delivery: WebhookDelivery) throws -> [GatewayEvent] {
         guard isConfigured else {
             throw CardGatewayError(
-                .invalidConfiguration, "neither webhookUsername/webhookPassword nor webhookSecret is configured for \(instance), so Marqeta webhooks cannot be verified",
+                .invalidConfiguration,
+                "neither webhookUsername/webhookPassword nor webhookSecret is configured for \(instance), so Marqeta webhooks cannot be verified",
                 provider: instance, providerKind: .marqeta
             )
         }
         if let username, let password {
-            let expected = "Basic " + Data("\(username.revealedValue):\(password.revealedValue)".utf8).base64EncodedString()
+            let expected =
+                "Basic " + Data("\(username.revealedValue):\(password.revealedValue)".utf8).base64EncodedString()
             let given = delivery.headers[.authorization] ?? ""
             guard ConstantTime.equals(Array(given.utf8), Array(expected.utf8)) else {
                 throw refused("the delivery's HTTP Basic credentials are not the webhook's")
             }
         }
         if let secret {
-            guard let header = delivery.headers[MarqetaAPI.signatureHeader]?.trimmingCharacters(in: .whitespaces), !header.isEmpty else {
+            guard let header = delivery.headers[MarqetaAPI.signatureHeader]?.trimmingCharacters(in: .whitespaces),
+                !header.isEmpty
+            else {
                 throw refused("the delivery has no X-Marqeta-Signature")
             }
             guard let given = ByteEncoding.decodeHex(header.lowercased()), given.count == 32 || given.count == 20 else {
@@ -48,7 +52,9 @@ struct MarqetaWebhookVerifier: Sendable {
             } else {
                 expected = Data(HMAC<Insecure.SHA1>.authenticationCode(for: delivery.body, using: key))
             }
-            guard ConstantTime.equals(given, expected) else { throw refused("X-Marqeta-Signature does not match the body") }
+            guard ConstantTime.equals(given, expected) else {
+                throw refused("X-Marqeta-Signature does not match the body")
+            }
         }
         return try events(delivery.body)
     }
@@ -62,33 +68,43 @@ struct MarqetaWebhookVerifier: Sendable {
             webhook = try JSONDecoder().decode(MarqetaWireWebhook.self, from: body)
         } catch {
             throw CardGatewayError(
-                .invalidResponse, "Marqeta's webhook body could not be read: \(DecodingProblem.describe(error))", provider: instance, providerKind: .marqeta
+                .invalidResponse, "Marqeta's webhook body could not be read: \(DecodingProblem.describe(error))",
+                provider: instance, providerKind: .marqeta
             )
         }
         var events: [GatewayEvent] = []
         for event in webhook.cardtransitions ?? [] {
             guard let card = event.cardToken, let state = event.state else { continue }
             let change = CardStatusChange(
-                card: CardRef(id: card, customer: event.userToken), oldStatus: nil, newStatus: MarqetaMapping.cardStatus(state), providerOldStatus: nil,
+                card: CardRef(id: card, customer: event.userToken), oldStatus: nil,
+                newStatus: MarqetaMapping.cardStatus(state), providerOldStatus: nil,
                 providerNewStatus: state
             )
-            events.append(GatewayEvent(
-                id: event.token ?? "", providerKind: .marqeta, occurredAt: MarqetaMapping.date(event.createdTime), providerType: "cardtransitions." + (event.type ?? state.lowercased()),
-                event: .cardStatusChanged(change)
-            ))
+            events.append(
+                GatewayEvent(
+                    id: event.token ?? "", providerKind: .marqeta, occurredAt: MarqetaMapping.date(event.createdTime),
+                    providerType: "cardtransitions." + (event.type ?? state.lowercased()),
+                    event: .cardStatusChanged(change)
+                ))
         }
         for event in webhook.digitalwallettokentransitions ?? [] {
             guard var wire = event.digitalWalletToken, let card = wire.cardToken else { continue }
             if wire.state == nil { wire.state = event.state }
             guard let token = MarqetaMapping.walletToken(wire) else { continue }
             let tokenEvent = WalletTokenEvent(card: CardRef(id: card), token: token)
-            events.append(GatewayEvent(
-                id: event.token ?? "", providerKind: .marqeta, occurredAt: MarqetaMapping.date(event.createdTime),
-                providerType: "digitalwallettokentransitions." + (event.type ?? token.providerStatus.lowercased()),
-                event: token.status == .requested ? .walletTokenCreated(tokenEvent) : .walletTokenUpdated(tokenEvent)
-            ))
+            events.append(
+                GatewayEvent(
+                    id: event.token ?? "", providerKind: .marqeta, occurredAt: MarqetaMapping.date(event.createdTime),
+                    providerType: "digitalwallettokentransitions." + (event.type ?? token.providerStatus.lowercased()),
+                    event: token.status == .requested
+                        ? .walletTokenCreated(tokenEvent) : .walletTokenUpdated(tokenEvent)
+                ))
         }
-        if events.isEmpty { logger.debug("marqeta webhook without card or digital wallet token transitions", metadata: ["provider": .string(instance)]) }
+        if events.isEmpty {
+            logger.debug(
+                "marqeta webhook without card or digital wallet token transitions",
+                metadata: ["provider": .string(instance)])
+        }
         return events
     }
 

@@ -48,10 +48,18 @@ public struct MarqetaSimulator: ProviderSimulator {
 
     public func registerRoutes(on router: Router<SimulatorContext>) {
         let base = basePath
-        router.get("\(base)/cards/user/:token") { request, context in await self.handle(request, context) { _ in try self.listCards(request, context) } }
-        router.get("\(base)/cards/:token") { request, context in await self.handle(request, context) { _ in try self.getCard(context) } }
-        router.post("\(base)/cards") { request, context in await self.handle(request, context) { body in try self.createCard(body) } }
-        router.post("\(base)/cardtransitions") { request, context in await self.handle(request, context) { body in try self.cardTransition(body) } }
+        router.get("\(base)/cards/user/:token") { request, context in
+            await self.handle(request, context) { _ in try self.listCards(request, context) }
+        }
+        router.get("\(base)/cards/:token") { request, context in
+            await self.handle(request, context) { _ in try self.getCard(context) }
+        }
+        router.post("\(base)/cards") { request, context in
+            await self.handle(request, context) { body in try self.createCard(body) }
+        }
+        router.post("\(base)/cardtransitions") { request, context in
+            await self.handle(request, context) { body in try self.cardTransition(body) }
+        }
         router.post("\(base)/digitalwalletprovisionrequests/applepay") { request, context in
             await self.handle(request, context) { body in try self.provisionApple(body) }
         }
@@ -67,6 +75,7 @@ public struct MarqetaSimulator: ProviderSimulator {
         router.post("\(base)/digitalwallettokentransitions") { request, context in
             await self.handle(request, context) { body in try self.tokenTransition(body) }
         }
+        registerCardRevealRoutes(on: router)
     }
 
     /// Marqeta's error body for an injected fault, an unknown route or a handler error.
@@ -76,7 +85,9 @@ public struct MarqetaSimulator: ProviderSimulator {
 
     // MARK: Handling
 
-    private func handle(_ request: Request, _ context: SimulatorContext, _ body: (Data) throws -> SimulatedResponse) async -> Response {
+    func handle(
+        _ request: Request, _ context: SimulatorContext, _ body: (Data) throws -> SimulatedResponse
+    ) async -> Response {
         do {
             try authorize(request)
             let buffer = try await request.body.collect(upTo: 1 << 20)
@@ -91,9 +102,12 @@ public struct MarqetaSimulator: ProviderSimulator {
     /// HTTP Basic: the application token and the access token, compared in constant time.
     private func authorize(_ request: Request) throws {
         guard let basic = SimulatorHTTP.basicCredentials(request.headers[.authorization]),
-            ConstantTime.equals(basic.user.utf8, Seed.applicationToken.utf8), ConstantTime.equals(basic.password.utf8, Seed.accessToken.utf8)
+            ConstantTime.equals(basic.user.utf8, Seed.applicationToken.utf8),
+            ConstantTime.equals(basic.password.utf8, Seed.accessToken.utf8)
         else {
-            throw failure(401, MarqetaSimulatorErrors.unauthorized, "Authentication failed: check the application token and access token")
+            throw failure(
+                401, MarqetaSimulatorErrors.unauthorized,
+                "Authentication failed: check the application token and access token")
         }
     }
 
@@ -101,7 +115,9 @@ public struct MarqetaSimulator: ProviderSimulator {
 
     private func getCard(_ context: SimulatorContext) throws -> SimulatedResponse {
         let token = context.parameters.get("token") ?? ""
-        guard let card = state.cards.get(token) else { throw failure(404, MarqetaSimulatorErrors.notFound, "Card not found") }
+        guard let card = state.cards.get(token) else {
+            throw failure(404, MarqetaSimulatorErrors.notFound, "Card not found")
+        }
         return .json(200, card.json())
     }
 
@@ -111,7 +127,9 @@ public struct MarqetaSimulator: ProviderSimulator {
         let user = context.parameters.get("token") ?? ""
         guard Seed.users.contains(user) else { throw failure(404, MarqetaSimulatorErrors.notFound, "User not found") }
         let cards = state.cards.all().filter { $0.userToken == user }
-        let items = cards.map { Listed(json: $0.json(), created: $0.created, lastModified: $0.lastModified, sequence: $0.sequence) }
+        let items = cards.map {
+            Listed(json: $0.json(), created: $0.created, lastModified: $0.lastModified, sequence: $0.sequence)
+        }
         return try page(request, items: try sorted(items, request, default: "-lastModifiedTime"))
     }
 
@@ -123,18 +141,24 @@ public struct MarqetaSimulator: ProviderSimulator {
         let user = try string(object, "user_token", max: 36)
         let product = try string(object, "card_product_token", max: 36)
         return try idempotent("POST /cards", object) { given in
-            guard Seed.users.contains(user) else { throw failure(400, MarqetaSimulatorErrors.unknownReference, "User not found: \(user)") }
-            guard let type = Seed.cardProducts[product] else { throw failure(400, MarqetaSimulatorErrors.unknownReference, "Card product not found: \(product)") }
+            guard Seed.users.contains(user) else {
+                throw failure(400, MarqetaSimulatorErrors.unknownReference, "User not found: \(user)")
+            }
+            guard let type = Seed.cardProducts[product] else {
+                throw failure(400, MarqetaSimulatorErrors.unknownReference, "Card product not found: \(product)")
+            }
             let sequence = state.cards.count + 1
             let token = given ?? "card_sim_new_" + String(format: "%04d", sequence)
             let lastFour = String(format: "%04d", state.ids.nextInt(in: 0...9999))
             let now = simulationClock.now()
             let card = SimulatedMarqetaCard(
-                token: token, userToken: user, cardProductToken: product, lastFour: lastFour, expiration: "1230", state: type == "VIRTUAL_PAN" ? "ACTIVE" : "UNACTIVATED",
+                token: token, userToken: user, cardProductToken: product, lastFour: lastFour, expiration: "1230",
+                state: type == "VIRTUAL_PAN" ? "ACTIVE" : "UNACTIVATED",
                 stateReason: "New card", instrumentType: type, created: now, lastModified: now, sequence: sequence
             )
             guard state.cards.insertIfAbsent(token, card) else {
-                throw failure(409, MarqetaSimulatorErrors.duplicateToken, "Token already associated with a different payload")
+                throw failure(
+                    409, MarqetaSimulatorErrors.duplicateToken, "Token already associated with a different payload")
             }
             return .json(201, card.json())
         }
@@ -147,19 +171,36 @@ public struct MarqetaSimulator: ProviderSimulator {
         let token = try string(object, "card_token", max: 36)
         let target = try string(object, "state", max: 20)
         let channel = try string(object, "channel", max: 20)
-        guard ["ACTIVE", "SUSPENDED", "TERMINATED"].contains(target) else { throw invalid("state must be ACTIVE, SUSPENDED or TERMINATED") }
-        guard ["API", "IVR", "FRAUD", "ADMIN", "SYSTEM"].contains(channel) else { throw invalid("channel must be API, IVR, FRAUD, ADMIN or SYSTEM") }
+        guard ["ACTIVE", "SUSPENDED", "TERMINATED"].contains(target) else {
+            throw invalid("state must be ACTIVE, SUSPENDED or TERMINATED")
+        }
+        guard ["API", "IVR", "FRAUD", "ADMIN", "SYSTEM"].contains(channel) else {
+            throw invalid("channel must be API, IVR, FRAUD, ADMIN or SYSTEM")
+        }
         let reasonCode = object["reason_code"] as? String
-        if let reasonCode, !Self.reasonCodes.contains(reasonCode) { throw invalid("reason_code is not a Marqeta reason code") }
-        if let reason = object["reason"] as? String, reason.count > 255 { throw invalid("reason must be at most 255 chars") }
+        if let reasonCode, !Self.reasonCodes.contains(reasonCode) {
+            throw invalid("reason_code is not a Marqeta reason code")
+        }
+        if let reason = object["reason"] as? String, reason.count > 255 {
+            throw invalid("reason must be at most 255 chars")
+        }
         return try idempotent("POST /cardtransitions", object) { given in
-            guard let card = state.cards.get(token) else { throw failure(404, MarqetaSimulatorErrors.notFound, "Card not found") }
-            guard card.state != "TERMINATED" else {
-                throw failure(400, MarqetaSimulatorErrors.illegalCardTransition, "Card is TERMINATED; a terminated card cannot transition")
+            guard let card = state.cards.get(token) else {
+                throw failure(404, MarqetaSimulatorErrors.notFound, "Card not found")
             }
-            guard card.state != target else { throw failure(400, MarqetaSimulatorErrors.illegalCardTransition, "Card is already \(target)") }
+            guard card.state != "TERMINATED" else {
+                throw failure(
+                    400, MarqetaSimulatorErrors.illegalCardTransition,
+                    "Card is TERMINATED; a terminated card cannot transition")
+            }
+            guard card.state != target else {
+                throw failure(400, MarqetaSimulatorErrors.illegalCardTransition, "Card is already \(target)")
+            }
             let now = simulationClock.now()
-            let updated = state.cards.update(token) { $0.state = target; $0.stateReason = (object["reason"] as? String) ?? ""; $0.lastModified = now } ?? card
+            let updated =
+                state.cards.update(token) {
+                    $0.state = target; $0.stateReason = (object["reason"] as? String) ?? ""; $0.lastModified = now
+                } ?? card
             let type: String
             switch (card.state, target) {
             case ("SUSPENDED", "ACTIVE"): type = "state.reinstated"
@@ -169,9 +210,12 @@ public struct MarqetaSimulator: ProviderSimulator {
             }
             // `card_transition_response`: every required member (`pan` masked, `barcode`, `pin_is_set` included).
             var answer: [String: Any] = [
-                "token": given ?? state.ids.uuid(), "card_token": token, "user_token": card.userToken, "state": target, "type": type, "channel": channel,
-                "fulfillment_status": updated.fulfillmentStatus, "card_product_token": card.cardProductToken, "last_four": card.lastFour, "pan": updated.maskedPAN,
-                "barcode": updated.barcode, "pin_is_set": false, "expiration": card.expiration, "expiration_time": Self.expirationTime(card.expiration),
+                "token": given ?? state.ids.uuid(), "card_token": token, "user_token": card.userToken, "state": target,
+                "type": type, "channel": channel,
+                "fulfillment_status": updated.fulfillmentStatus, "card_product_token": card.cardProductToken,
+                "last_four": card.lastFour, "pan": updated.maskedPAN,
+                "barcode": updated.barcode, "pin_is_set": false, "expiration": card.expiration,
+                "expiration_time": Self.expirationTime(card.expiration),
                 "created_time": Self.timestamp(now),
             ]
             if let reasonCode { answer["reason_code"] = reasonCode }
@@ -192,20 +236,30 @@ public struct MarqetaSimulator: ProviderSimulator {
         }
         var decoded: [Data] = []
         for certificate in certificates {
-            guard let bytes = Self.strictBase64(certificate) else { throw invalid("certificates must be Base64-encoded") }
+            guard let bytes = Self.strictBase64(certificate) else {
+                throw invalid("certificates must be Base64-encoded")
+            }
             decoded.append(bytes)
         }
-        guard let nonce = (object["nonce"] as? String).flatMap(Self.strictBase64) else { throw invalid("nonce must be Base64-encoded") }
-        guard let signature = (object["nonce_signature"] as? String).flatMap(Self.strictBase64) else { throw invalid("nonce_signature must be Base64-encoded") }
-        state.lastApplePayDigests.withLock { $0 = (decoded + [nonce, signature]).map { Self.hex(SHA256.hash(data: $0)) } }
+        guard let nonce = (object["nonce"] as? String).flatMap(Self.strictBase64) else {
+            throw invalid("nonce must be Base64-encoded")
+        }
+        guard let signature = (object["nonce_signature"] as? String).flatMap(Self.strictBase64) else {
+            throw invalid("nonce_signature must be Base64-encoded")
+        }
+        state.lastApplePayDigests.withLock {
+            $0 = (decoded + [nonce, signature]).map { Self.hex(SHA256.hash(data: $0)) }
+        }
         let seed = Data(card.token.utf8) + nonce + signature
         let now = Self.timestamp(simulationClock.now())
-        return .json(201, [
-            "created_time": now, "last_modified_time": now, "card_token": card.token,
-            "encrypted_pass_data": Self.derived("encrypted_pass_data", seed, 96).base64EncodedString(),
-            "activation_data": Self.derived("activation_data", seed, 48).base64EncodedString(),
-            "ephemeral_public_key": Self.derived("ephemeral_public_key", seed, 65).base64EncodedString(),
-        ])
+        return .json(
+            201,
+            [
+                "created_time": now, "last_modified_time": now, "card_token": card.token,
+                "encrypted_pass_data": Self.derived("encrypted_pass_data", seed, 96).base64EncodedString(),
+                "activation_data": Self.derived("activation_data", seed, 48).base64EncodedString(),
+                "ephemeral_public_key": Self.derived("ephemeral_public_key", seed, 65).base64EncodedString(),
+            ])
     }
 
     /// `POST …/androidpay` (`wallet_account_id` 1–50, `device_id` 1–24 chars): `push_tokenize_request_data` of
@@ -219,14 +273,20 @@ public struct MarqetaSimulator: ProviderSimulator {
         opaque.append(contentsOf: SHA256.hash(data: Data("\(account)|\(device)".utf8)))
         opaque.append(contentsOf: [0xc0, 0xff, 0xee, 0x00, 0x01])
         let now = Self.timestamp(simulationClock.now())
-        return .json(201, [
-            "created_time": now, "last_modified_time": now, "card_token": card.token,
-            "push_tokenize_request_data": [
-                "display_name": "Marqeta Sim Card", "last_digits": card.lastFour, "network": "VISA", "token_service_provider": "TOKEN_PROVIDER_VISA",
-                "opaque_payment_card": opaque.base64EncodedString(),
-                "user_address": ["name": "Sim Cardholder", "address1": "180 Grand Ave", "city": "Oakland", "state": "CA", "postal_code": "94612", "country": "US"],
-            ] as [String: Any],
-        ])
+        return .json(
+            201,
+            [
+                "created_time": now, "last_modified_time": now, "card_token": card.token,
+                "push_tokenize_request_data": [
+                    "display_name": "Marqeta Sim Card", "last_digits": card.lastFour, "network": "VISA",
+                    "token_service_provider": "TOKEN_PROVIDER_VISA",
+                    "opaque_payment_card": opaque.base64EncodedString(),
+                    "user_address": [
+                        "name": "Sim Cardholder", "address1": "180 Grand Ave", "city": "Oakland", "state": "CA",
+                        "postal_code": "94612", "country": "US",
+                    ],
+                ] as [String: Any],
+            ])
     }
 
     /// `POST …/samsungpay` (`wallet_user_id` 1–50, `device_id` 1–24 chars): the swagger's
@@ -239,15 +299,20 @@ public struct MarqetaSimulator: ProviderSimulator {
         let user = try string(object, "wallet_user_id", max: 50)
         let device = try string(object, "device_id", max: 24)
         let card = try provisionableCard(object)
-        let payload = Data("samsungpay|".utf8) + Self.derived("extra_provision_payload", Data("\(card.token)|\(user)|\(device)".utf8), 64)
+        let payload =
+            Data("samsungpay|".utf8)
+            + Self.derived("extra_provision_payload", Data("\(card.token)|\(user)|\(device)".utf8), 64)
         let now = Self.timestamp(simulationClock.now())
-        return .json(201, [
-            "created_time": now, "last_modified_time": now, "card_token": card.token,
-            "push_tokenize_request_data": [
-                "display_name": "Marqeta Sim Card", "last_digits": card.lastFour, "network": "VISA", "token_service_provider": "VI",
-                "extra_provision_payload": payload.base64EncodedString(), "card_type": "DEBIT",
-            ],
-        ])
+        return .json(
+            201,
+            [
+                "created_time": now, "last_modified_time": now, "card_token": card.token,
+                "push_tokenize_request_data": [
+                    "display_name": "Marqeta Sim Card", "last_digits": card.lastFour, "network": "VISA",
+                    "token_service_provider": "VI",
+                    "extra_provision_payload": payload.base64EncodedString(), "card_type": "DEBIT",
+                ],
+            ])
     }
 
     /// The card of a provisioning request: `card_token` (1–36), `device_type` (every value of the swagger's
@@ -255,16 +320,26 @@ public struct MarqetaSimulator: ProviderSimulator {
     private func provisionableCard(_ object: [String: Any]) throws -> SimulatedMarqetaCard {
         let token = try string(object, "card_token", max: 36)
         let device = try string(object, "device_type", max: 20)
-        guard Self.deviceTypes.contains(device) else { throw invalid("device_type must be one of \(Self.deviceTypes.joined(separator: ", "))") }
+        guard Self.deviceTypes.contains(device) else {
+            throw invalid("device_type must be one of \(Self.deviceTypes.joined(separator: ", "))")
+        }
         _ = try string(object, "provisioning_app_version", max: 50)
-        guard let card = state.cards.get(token) else { throw failure(404, MarqetaSimulatorErrors.notFound, "Card not found") }
-        guard card.state == "ACTIVE" else { throw failure(400, MarqetaSimulatorErrors.cardNotActive, "Card is \(card.state); only ACTIVE cards can be provisioned") }
+        guard let card = state.cards.get(token) else {
+            throw failure(404, MarqetaSimulatorErrors.notFound, "Card not found")
+        }
+        guard card.state == "ACTIVE" else {
+            throw failure(
+                400, MarqetaSimulatorErrors.cardNotActive, "Card is \(card.state); only ACTIVE cards can be provisioned"
+            )
+        }
         return card
     }
 
     /// `device_type` of the three provision requests: the enumeration of `digital_wallet_*_provision_request` in
     /// Marqeta's Core API document.
-    static let deviceTypes = ["MOBILE_PHONE", "WATCH", "TABLET", "WEARABLE_DEVICE", "HOUSEHOLD_DEVICE", "AUTOMOBILE_DEVICE"]
+    static let deviceTypes = [
+        "MOBILE_PHONE", "WATCH", "TABLET", "WEARABLE_DEVICE", "HOUSEHOLD_DEVICE", "AUTOMOBILE_DEVICE",
+    ]
 
     /// `size` bytes derived from `label` and `seed` (SHA-256 in counter mode).
     static func derived(_ label: String, _ seed: Data, _ size: Int) -> Data {
@@ -283,9 +358,13 @@ public struct MarqetaSimulator: ProviderSimulator {
     /// defaults to `-createdTime` in Marqeta's document).
     private func listTokens(_ request: Request, _ context: SimulatorContext) throws -> SimulatedResponse {
         let card = context.parameters.get("token") ?? ""
-        guard state.cards.get(card) != nil else { throw failure(404, MarqetaSimulatorErrors.notFound, "Card not found") }
+        guard state.cards.get(card) != nil else {
+            throw failure(404, MarqetaSimulatorErrors.notFound, "Card not found")
+        }
         let tokens = state.tokens.all().filter { $0.cardToken == card }
-        let items = tokens.map { Listed(json: $0.json(), created: $0.created, lastModified: $0.lastModified, sequence: $0.sequence) }
+        let items = tokens.map {
+            Listed(json: $0.json(), created: $0.created, lastModified: $0.lastModified, sequence: $0.sequence)
+        }
         return try page(request, items: try sorted(items, request, default: "-createdTime"))
     }
 
@@ -296,26 +375,48 @@ public struct MarqetaSimulator: ProviderSimulator {
     /// (`digital_wallet_token_transition_response`).
     private func tokenTransition(_ body: Data) throws -> SimulatedResponse {
         let object = try jsonObject(body)
-        guard let reference = object["digital_wallet_token"] as? [String: Any] else { throw invalid("digital_wallet_token is required") }
+        guard let reference = object["digital_wallet_token"] as? [String: Any] else {
+            throw invalid("digital_wallet_token is required")
+        }
         let token = try string(reference, "token", max: 36)
         let target = try string(object, "state", max: 20)
-        guard ["ACTIVE", "SUSPENDED", "TERMINATED"].contains(target) else { throw invalid("state must be ACTIVE, SUSPENDED or TERMINATED") }
-        if let channel = object["channel"] as? String, !["TOKEN_SERVICE_PROVIDER", "TOKEN_SERVICE_PROVIDER_API", "DIGITAL_WALLET", "API", "IVR", "FRAUD", "ADMIN", "SYSTEM"].contains(channel) {
+        guard ["ACTIVE", "SUSPENDED", "TERMINATED"].contains(target) else {
+            throw invalid("state must be ACTIVE, SUSPENDED or TERMINATED")
+        }
+        if let channel = object["channel"] as? String,
+            ![
+                "TOKEN_SERVICE_PROVIDER", "TOKEN_SERVICE_PROVIDER_API", "DIGITAL_WALLET", "API", "IVR", "FRAUD",
+                "ADMIN", "SYSTEM",
+            ].contains(channel)
+        {
             throw invalid("channel is not a Marqeta channel")
         }
-        if let reasonCode = object["reason_code"] as? String, !Self.reasonCodes.contains(reasonCode) { throw invalid("reason_code is not a Marqeta reason code") }
-        if let reason = object["reason"] as? String, reason.count > 255 { throw invalid("reason must be at most 255 chars") }
+        if let reasonCode = object["reason_code"] as? String, !Self.reasonCodes.contains(reasonCode) {
+            throw invalid("reason_code is not a Marqeta reason code")
+        }
+        if let reason = object["reason"] as? String, reason.count > 255 {
+            throw invalid("reason must be at most 255 chars")
+        }
         return try idempotent("POST /digitalwallettokentransitions", object) { given in
-            guard let stored = state.tokens.get(token) else { throw failure(404, MarqetaSimulatorErrors.notFound, "Digital wallet token not found") }
+            guard let stored = state.tokens.get(token) else {
+                throw failure(404, MarqetaSimulatorErrors.notFound, "Digital wallet token not found")
+            }
             if let card = reference["card_token"] as? String, card != stored.cardToken {
                 throw failure(404, MarqetaSimulatorErrors.notFound, "Digital wallet token not found for this card")
             }
             guard stored.state != "TERMINATED", stored.state != "REQUEST_DECLINED" else {
-                throw failure(422, MarqetaSimulatorErrors.illegalTokenTransition, "Digital wallet token is \(stored.state); it cannot transition to \(target)")
+                throw failure(
+                    422, MarqetaSimulatorErrors.illegalTokenTransition,
+                    "Digital wallet token is \(stored.state); it cannot transition to \(target)")
             }
-            guard stored.state != target else { throw failure(422, MarqetaSimulatorErrors.tokenAlreadyInState, "Digital wallet token is already \(target)") }
+            guard stored.state != target else {
+                throw failure(
+                    422, MarqetaSimulatorErrors.tokenAlreadyInState, "Digital wallet token is already \(target)")
+            }
             let now = simulationClock.now()
-            state.tokens.update(token) { $0.state = target; $0.lastModified = now }
+            state.tokens.update(token) {
+                $0.state = target; $0.lastModified = now
+            }
             let type: String
             switch target {
             case "ACTIVE": type = stored.state == "SUSPENDED" ? "state.reinstated" : "state.activated"
@@ -323,8 +424,10 @@ public struct MarqetaSimulator: ProviderSimulator {
             default: type = "state.terminated"
             }
             var answer: [String: Any] = [
-                "token": given ?? state.ids.uuid(), "state": target, "type": type, "channel": object["channel"] as? String ?? "API", "created_time": Self.timestamp(now),
-                "fulfillment_status": "PROVISIONED", "digital_wallet_token": ["token": stored.token, "card_token": stored.cardToken],
+                "token": given ?? state.ids.uuid(), "state": target, "type": type,
+                "channel": object["channel"] as? String ?? "API", "created_time": Self.timestamp(now),
+                "fulfillment_status": "PROVISIONED",
+                "digital_wallet_token": ["token": stored.token, "card_token": stored.cardToken],
             ]
             if let reasonCode = object["reason_code"] as? String { answer["reason_code"] = reasonCode }
             if let reason = object["reason"] as? String { answer["reason"] = reason }
@@ -341,9 +444,13 @@ public struct MarqetaSimulator: ProviderSimulator {
     /// another payload answers 409 "Token already associated with a different payload" (the swagger's 409 text on
     /// `POST /cards`, `/cardtransitions`, `/digitalwallettokentransitions`). A refused first request leaves the token
     /// free. `work` gets the body's `token`, or nil (the simulator then mints one).
-    private func idempotent(_ route: String, _ object: [String: Any], _ work: (String?) throws -> SimulatedResponse) throws -> SimulatedResponse {
+    private func idempotent(
+        _ route: String, _ object: [String: Any], _ work: (String?) throws -> SimulatedResponse
+    ) throws -> SimulatedResponse {
         guard let value = object["token"] else { return try work(nil) }
-        guard let token = value as? String, (1...36).contains(token.count) else { throw invalid("token must be 1-36 chars") }
+        guard let token = value as? String, (1...36).contains(token.count) else {
+            throw invalid("token must be 1-36 chars")
+        }
         let fingerprint = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         switch state.idempotency.begin(key: token, scope: route, fingerprint: fingerprint) {
         case .proceed:
@@ -362,9 +469,11 @@ public struct MarqetaSimulator: ProviderSimulator {
         case .replay(let first):
             return first
         case .conflict, .expired:
-            throw failure(409, MarqetaSimulatorErrors.duplicateToken, "Token already associated with a different payload")
+            throw failure(
+                409, MarqetaSimulatorErrors.duplicateToken, "Token already associated with a different payload")
         case .inProgress:
-            throw failure(409, MarqetaSimulatorErrors.duplicateToken, "A request with this token is still being processed")
+            throw failure(
+                409, MarqetaSimulatorErrors.duplicateToken, "A request with this token is still being processed")
         }
     }
 
@@ -393,9 +502,13 @@ public struct MarqetaSimulator: ProviderSimulator {
         case "lastModifiedTime": ascending = { ($0.lastModified, $0.sequence) < ($1.lastModified, $1.sequence) }
         default:
             guard !field.isEmpty, items.allSatisfy({ $0.json[field] is String }) else {
-                throw invalid("sort_by must be lastModifiedTime, createdTime or a text field of the resource, optionally prefixed with -")
+                throw invalid(
+                    "sort_by must be lastModifiedTime, createdTime or a text field of the resource, optionally prefixed with -"
+                )
             }
-            ascending = { (($0.json[field] as? String) ?? "", $0.sequence) < (($1.json[field] as? String) ?? "", $1.sequence) }
+            ascending = {
+                (($0.json[field] as? String) ?? "", $0.sequence) < (($1.json[field] as? String) ?? "", $1.sequence)
+            }
         }
         return items.sorted { descending ? ascending($1, $0) : ascending($0, $1) }.map(\.json)
     }
@@ -408,7 +521,9 @@ public struct MarqetaSimulator: ProviderSimulator {
         var count = 5
         var start = 0
         if let text = parameter("count") {
-            guard let number = Int(text), (1...100).contains(number) else { throw invalid("count must be from 1 to 100") }
+            guard let number = Int(text), (1...100).contains(number) else {
+                throw invalid("count must be from 1 to 100")
+            }
             count = number
         }
         if let text = parameter("start_index") {
@@ -416,23 +531,30 @@ public struct MarqetaSimulator: ProviderSimulator {
             start = number
         }
         let slice = Array(items.dropFirst(start).prefix(count))
-        return .json(200, [
-            "count": slice.count, "start_index": start, "end_index": slice.isEmpty ? start : start + slice.count - 1,
-            "is_more": start + slice.count < items.count, "data": slice,
-        ])
+        return .json(
+            200,
+            [
+                "count": slice.count, "start_index": start,
+                "end_index": slice.isEmpty ? start : start + slice.count - 1,
+                "is_more": start + slice.count < items.count, "data": slice,
+            ])
     }
 
-    private func jsonObject(_ body: Data) throws -> [String: Any] {
-        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else { throw invalid("The request body must be a JSON object") }
+    func jsonObject(_ body: Data) throws -> [String: Any] {
+        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
+            throw invalid("The request body must be a JSON object")
+        }
         return object
     }
 
-    private func string(_ object: [String: Any], _ field: String, max: Int) throws -> String {
-        guard let value = object[field] as? String, (1...max).contains(value.count) else { throw invalid("\(field) is required (1-\(max) chars)") }
+    func string(_ object: [String: Any], _ field: String, max: Int) throws -> String {
+        guard let value = object[field] as? String, (1...max).contains(value.count) else {
+            throw invalid("\(field) is required (1-\(max) chars)")
+        }
         return value
     }
 
-    private func invalid(_ message: String) -> MarqetaSimulatedFailure {
+    func invalid(_ message: String) -> MarqetaSimulatedFailure {
         failure(400, MarqetaSimulatorErrors.invalidField, message)
     }
 
@@ -450,7 +572,10 @@ public struct MarqetaSimulator: ProviderSimulator {
     /// Standard Base64 with padding, nothing else.
     static func strictBase64(_ text: String) -> Data? {
         guard !text.isEmpty, text.count % 4 == 0,
-            text.utf8.allSatisfy({ ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 43 || $0 == 47 || $0 == 61 })
+            text.utf8.allSatisfy({
+                ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 43 || $0 == 47
+                    || $0 == 61
+            })
         else { return nil }
         return Data(base64Encoded: text)
     }
@@ -464,7 +589,9 @@ public struct MarqetaSimulator: ProviderSimulator {
 
     /// The end of the expiry month of `MMYY`, as `expiration_time`.
     static func expirationTime(_ expiration: String) -> String {
-        guard expiration.count == 4, let month = Int(expiration.prefix(2)), let year = Int(expiration.suffix(2)) else { return "" }
+        guard expiration.count == 4, let month = Int(expiration.prefix(2)), let year = Int(expiration.suffix(2)) else {
+            return ""
+        }
         return String(format: "20%02d-%02d-28T23:59:59Z", year, month)
     }
 }

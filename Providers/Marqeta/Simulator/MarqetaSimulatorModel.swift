@@ -33,10 +33,14 @@ struct SimulatedMarqetaCard: Sendable {
     /// The card resource: every member `card_response` requires, nothing it does not define.
     func json() -> [String: Any] {
         [
-            "token": token, "user_token": userToken, "card_product_token": cardProductToken, "last_four": lastFour, "pan": maskedPAN,
-            "barcode": barcode, "expiration": expiration, "expiration_time": MarqetaSimulator.expirationTime(expiration), "state": state,
-            "state_reason": stateReason, "fulfillment_status": fulfillmentStatus, "instrument_type": instrumentType, "pin_is_set": false,
-            "expedite": false, "created_time": MarqetaSimulator.timestamp(created), "last_modified_time": MarqetaSimulator.timestamp(lastModified),
+            "token": token, "user_token": userToken, "card_product_token": cardProductToken, "last_four": lastFour,
+            "pan": maskedPAN,
+            "barcode": barcode, "expiration": expiration,
+            "expiration_time": MarqetaSimulator.expirationTime(expiration), "state": state,
+            "state_reason": stateReason, "fulfillment_status": fulfillmentStatus, "instrument_type": instrumentType,
+            "pin_is_set": false,
+            "expedite": false, "created_time": MarqetaSimulator.timestamp(created),
+            "last_modified_time": MarqetaSimulator.timestamp(lastModified),
         ]
     }
 }
@@ -60,10 +64,13 @@ struct SimulatedWalletToken: Sendable {
     /// The `digital_wallet_token` resource of the listings.
     func json() -> [String: Any] {
         [
-            "token": token, "card_token": cardToken, "state": state, "state_reason": "", "fulfillment_status": state == "REQUESTED" ? "DECISION_YELLOW" : "PROVISIONED",
-            "created_time": MarqetaSimulator.timestamp(created), "last_modified_time": MarqetaSimulator.timestamp(lastModified),
+            "token": token, "card_token": cardToken, "state": state, "state_reason": "",
+            "fulfillment_status": state == "REQUESTED" ? "DECISION_YELLOW" : "PROVISIONED",
+            "created_time": MarqetaSimulator.timestamp(created),
+            "last_modified_time": MarqetaSimulator.timestamp(lastModified),
             "token_service_provider": [
-                "token_requestor_name": requestor, "token_reference_id": "DNITHE" + String(token.suffix(12)), "pan_reference_id": panReferenceID,
+                "token_requestor_name": requestor, "token_reference_id": "DNITHE" + String(token.suffix(12)),
+                "pan_reference_id": panReferenceID,
                 "token_type": "DEVICE_SECURE_ELEMENT",
             ],
             "device": ["type": deviceType, "name": "Simulated device"],
@@ -82,6 +89,8 @@ final class MarqetaSimulatorState: Sendable {
     /// Digests of the decoded bytes of the last Apple Pay provisioning request (certificates, nonce, signature), so
     /// tests can check the adapter's encoding without the journal holding them (it masks them).
     let lastApplePayDigests = Mutex<[String]>([])
+    /// Client access tokens for Marqeta.js, by token (MarqetaSimulatorCardReveal.swift).
+    let clientAccessTokens = SimulatorStore<String, SimulatedClientAccessToken>([])
     let clock: SimulationClock
 
     init(clock: SimulationClock) {
@@ -95,6 +104,7 @@ final class MarqetaSimulatorState: Sendable {
         ids.reset()
         idempotency.reset()
         lastApplePayDigests.withLock { $0 = [] }
+        clientAccessTokens.reset(to: [])
     }
 }
 
@@ -109,7 +119,9 @@ extension MarqetaSimulator {
         var out = ""
         var counter = 0
         while out.count < count {
-            for byte in SHA256.hash(data: Data("\(counter)|\(text)".utf8)) where out.count < count { out.append(Character(String(byte % 10))) }
+            for byte in SHA256.hash(data: Data("\(counter)|\(text)".utf8)) where out.count < count {
+                out.append(Character(String(byte % 10)))
+            }
             counter += 1
         }
         return out

@@ -73,19 +73,27 @@ extension MarqetaSimulator {
         ]
 
         /// Seeded tokens were created a minute apart, in `sequence` order (lists answer newest first).
-        private static func token(_ token: String, _ card: String, _ state: String, _ requestor: String, _ sequence: Int, device: String = "MOBILE_PHONE") -> SimulatedWalletToken {
+        private static func token(
+            _ token: String, _ card: String, _ state: String, _ requestor: String, _ sequence: Int,
+            device: String = "MOBILE_PHONE"
+        ) -> SimulatedWalletToken {
             let time = created.addingTimeInterval(Double(sequence) * 60)
             return SimulatedWalletToken(
-                token: token, cardToken: card, state: state, requestor: requestor, deviceType: device, created: time, lastModified: time, sequence: sequence
+                token: token, cardToken: card, state: state, requestor: requestor, deviceType: device, created: time,
+                lastModified: time, sequence: sequence
             )
         }
 
         /// Seeded cards were created (and last modified) a minute apart, in `sequence` order.
-        private static func card(_ token: String, _ lastFour: String, _ state: String, _ type: String, _ sequence: Int) -> SimulatedMarqetaCard {
+        private static func card(
+            _ token: String, _ lastFour: String, _ state: String, _ type: String, _ sequence: Int
+        ) -> SimulatedMarqetaCard {
             let time = created.addingTimeInterval(Double(sequence) * 60)
             return SimulatedMarqetaCard(
-                token: token, userToken: userToken, cardProductToken: type == "VIRTUAL_PAN" ? virtualProduct : physicalProduct, lastFour: lastFour,
-                expiration: "1229", state: state, stateReason: state == "ACTIVE" ? "" : "Seeded \(state.lowercased()) card", instrumentType: type,
+                token: token, userToken: userToken,
+                cardProductToken: type == "VIRTUAL_PAN" ? virtualProduct : physicalProduct, lastFour: lastFour,
+                expiration: "1229", state: state,
+                stateReason: state == "ACTIVE" ? "" : "Seeded \(state.lowercased()) card", instrumentType: type,
                 created: time, lastModified: time, sequence: sequence
             )
         }
@@ -93,8 +101,10 @@ extension MarqetaSimulator {
 
     /// Inputs a test wallet would give (not real Apple or Google data).
     public enum TestInputs {
-        public static let leafCertificate = Data("simulated Apple leaf certificate (DER stand-in)".utf8) + Data([0x30, 0x82, 0x01, 0x0a])
-        public static let subordinateCertificate = Data("simulated Apple sub-CA certificate (DER stand-in)".utf8) + Data([0x30, 0x82, 0x02, 0x0b])
+        public static let leafCertificate =
+            Data("simulated Apple leaf certificate (DER stand-in)".utf8) + Data([0x30, 0x82, 0x01, 0x0a])
+        public static let subordinateCertificate =
+            Data("simulated Apple sub-CA certificate (DER stand-in)".utf8) + Data([0x30, 0x82, 0x02, 0x0b])
         public static let nonce = Data([0x4e, 0x6f, 0x6e, 0x63, 0x65, 0x21, 0x9a, 0x01])
         public static let nonceSignature = Data("simulated nonce signature".utf8) + Data([0xfe, 0xed])
         public static let googleDeviceID = "sim-google-device-0001"

@@ -1,0 +1,99 @@
+@_spi(AdapterSupport) import CardGateway
+import Foundation
+import HTTPTypes
+
+/// Card details for the cardholder without the backend seeing them (docs/CARD_REVEAL.md), by Marqeta.js.
+///
+/// The backend asks Marqeta for a client access token bound to the card (`POST /users/auth/clientaccesstoken
+/// {card_token}`, Create client access token, core-api/users/user-authentication); the front end hands it to
+/// Marqeta.js, which shows the number, expiry and CVV2 in Marqeta's secure iframes. The token is single-use and
+/// "unredeemed client access tokens expire after five minutes" (the same page). Only ``RevealPurpose/cardDetails`` is
+/// declared: Marqeta.js v2.0.0 mentions showing the PIN too, but how its PIN reveal is authorised could not be
+/// confirmed (Marqeta's PIN Reveal is a beta needing the program's opt-in), so it is not offered (README, "Card
+/// details and PIN"). The clear-data path (`GET /cards/{token}/showpan`) is never used.
+extension MarqetaProvider: CardReveal {
+    /// Looks the card up (`GET /cards/{token}`): a `TERMINATED` card is refused with `invalidCardState`, any other
+    /// state is offered (Marqeta itself decides what the frames may show). No token is asked for yet.
+    public func revealOffer(
+        for card: CardRef, purpose: RevealPurpose, context: OperationContext
+    ) async throws -> RevealOffer {
+        try checkRevealPurpose(purpose)
+        try validate(token: card.id, field: "card.id", what: "a Marqeta card token")
+        let wire = try await fetchCard(card.id, context: context)
+        if wire.state == MarqetaAPI.CardState.terminated {
+            throw CardGatewayError(
+                .invalidCardState, "a TERMINATED Marqeta card has no details to show", provider: http.instance,
+                providerKind: .marqeta
+            )
+        }
+        return RevealOffer(
+            card: card, purpose: purpose, flow: .clientAccessToken,
+            sessionLifetime: MarqetaAPI.clientAccessTokenLifetime)
+    }
+
+    /// `POST /users/auth/clientaccesstoken {"card_token"}` → 201 `client_access_token_response` (`token`, `card_token`,
+    /// `created`, `expires`). The token comes back as a ``Secret`` in ``RevealMaterial/clientAccessToken(_:)``; an
+    /// answer bound to another card, or without a token, is refused as `invalidResponse` (the token never appears in
+    /// the error). Never stored or replayed: each call asks Marqeta for a new token.
+    public func revealSession(_ request: RevealSessionRequest, context: OperationContext) async throws -> RevealSession
+    {
+        try checkRevealPurpose(request.purpose)
+        try request.problems(in: .clientAccessToken).throwIfAny()
+        try validate(token: request.card.id, field: "card.id", what: "a Marqeta card token")
+        let body = try encode(MarqetaWireClientAccessTokenRequest(cardToken: request.card.id))
+        // Asking again makes another token and changes nothing at the card; an unredeemed token expires by itself.
+        let response = try await send(
+            ProviderRequest(
+                .post, MarqetaAPI.clientAccessToken, headers: headers(json: true), body: body, repeatability: .safe,
+                operation: "create a client access token"
+            ),
+            context: context
+        )
+        let answer = try decode(MarqetaWireClientAccessToken.self, from: response, what: "client access token")
+        guard let token = answer.token, !token.isEmpty else {
+            throw invalidResponse("Marqeta's client access token answer has no token", response)
+        }
+        if let bound = answer.cardToken, bound != request.card.id {
+            throw invalidResponse(
+                "Marqeta's client access token is bound to another card than the one asked for", response)
+        }
+        return RevealSession(
+            card: request.card, purpose: request.purpose, flow: .clientAccessToken,
+            material: .clientAccessToken(Secret(token)),
+            expires: MarqetaMapping.date(answer.expires)
+        )
+    }
+
+    private func checkRevealPurpose(_ purpose: RevealPurpose) throws {
+        guard purpose == .cardDetails else {
+            throw CardGatewayError(
+                .unsupported, "Marqeta shows card details by Marqeta.js; \(purpose) is not offered",
+                provider: http.instance, providerKind: .marqeta
+            )
+        }
+    }
+}
+
+/// `client_access_token_request`: `card_token` (required, 1–255) and `application_token` (optional, not sent: the
+/// application is the one the request authenticates as).
+struct MarqetaWireClientAccessTokenRequest: Encodable, Sendable {
+    var cardToken: String
+
+    enum CodingKeys: String, CodingKey {
+        case cardToken = "card_token"
+    }
+}
+
+/// `client_access_token_response`: `created` and `expires` are required (`yyyy-MM-ddTHH:mm:ssZ`), `token` and
+/// `card_token` optional in the document. `application` is not read.
+struct MarqetaWireClientAccessToken: Decodable, Sendable {
+    var token: String?
+    var cardToken: String?
+    var created: String?
+    var expires: String?
+
+    enum CodingKeys: String, CodingKey {
+        case token, created, expires
+        case cardToken = "card_token"
+    }
+}
