@@ -29,7 +29,8 @@ public struct ConfiguredStores: Sendable {
             return try await PostgresStores.withStores(postgresConfiguration, logger: logger) { postgres in
                 try await body(
                     ConfiguredStores(
-                        credentialStore: credentialStore ?? postgres.credentialReferences, ledger: postgres.operationLedger,
+                        credentialStore: credentialStore ?? postgres.credentialReferences,
+                        ledger: postgres.operationLedger,
                         journal: postgres.provisioningJournal, postgres: postgres
                     )
                 )
@@ -38,7 +39,8 @@ public struct ConfiguredStores: Sendable {
             return try await body(
                 ConfiguredStores(
                     credentialStore: credentialStore ?? InMemoryCredentialReferenceStore(),
-                    ledger: InMemoryOperationLedger(retention: configuration.store.ledgerRetention), journal: InMemoryProvisioningJournal(),
+                    ledger: InMemoryOperationLedger(retention: configuration.store.ledgerRetention),
+                    journal: InMemoryProvisioningJournal(),
                     postgres: nil
                 )
             )
@@ -47,10 +49,14 @@ public struct ConfiguredStores: Sendable {
 
     /// A gateway over these stores.
     public func gateway(
-        configuration: GatewayConfiguration, registry: ProviderRegistry = ExampleRegistry.all, transport: any HTTPTransport = AsyncHTTPClientTransport(),
+        configuration: GatewayConfiguration, registry: ProviderRegistry = ExampleRegistry.all,
+        transport: any HTTPTransport = AsyncHTTPClientTransport(),
         logger: Logger = OperationContext.noopLogger
     ) throws -> CardGateway {
-        try CardGateway(configuration: configuration, registry: registry, transport: transport, logger: logger, credentialStore: credentialStore)
-            .using(ledger: ledger, journal: journal)
+        try CardGateway(
+            configuration: configuration, registry: registry, transport: transport, logger: logger,
+            credentialStore: credentialStore
+        )
+        .using(ledger: ledger, journal: journal)
     }
 }

@@ -52,7 +52,9 @@ public enum Demo: Sendable {
         logger: Logger = OperationContext.noopLogger,
         beforeSteps: @Sendable (RunningSimulators) async throws -> Void = { _ in },
         progress: @escaping @Sendable (_ name: String, _ result: DemoStepResult?) -> Void = { _, _ in },
-        makeGateway: @Sendable (RunningSimulators, Logger) throws -> CardGateway = { running, logger in try running.gateway(logger: logger) }
+        makeGateway: @Sendable (RunningSimulators, Logger) throws -> CardGateway = { running, logger in
+            try running.gateway(logger: logger)
+        }
     ) async throws -> DemoReport {
         let simulators = EmbeddedSimulators()
         return try await simulators.run { running in
@@ -68,7 +70,7 @@ public enum Demo: Sendable {
             await recorder.step("configuration: load and validate", "-") {
                 "\(gateway.instances.count) provider instances, \(gateway.configuration.routes.count) routes"
             }
-            await DemoSteps(gateway: gateway, simulators: simulators).run(&recorder)
+            await DemoSteps(gateway: gateway, simulators: simulators, running: running).run(&recorder)
             return recorder.report
         }
     }
@@ -91,13 +93,20 @@ struct DemoRecorder {
         var result: DemoStepResult
         do {
             let outcome = try await body()
-            result = DemoStepResult(name: name, instance: instance, status: .passed, outcome: outcome, errorCode: nil, milliseconds: 0)
+            result = DemoStepResult(
+                name: name, instance: instance, status: .passed, outcome: outcome, errorCode: nil, milliseconds: 0)
         } catch let error as CardGatewayError {
-            result = DemoStepResult(name: name, instance: instance, status: .failed, outcome: error.description, errorCode: error.code.rawValue, milliseconds: 0)
+            result = DemoStepResult(
+                name: name, instance: instance, status: .failed, outcome: error.description,
+                errorCode: error.code.rawValue, milliseconds: 0)
         } catch let error as DemoExpectationFailure {
-            result = DemoStepResult(name: name, instance: instance, status: .failed, outcome: error.message, errorCode: nil, milliseconds: 0)
+            result = DemoStepResult(
+                name: name, instance: instance, status: .failed, outcome: error.message, errorCode: nil, milliseconds: 0
+            )
         } catch {
-            result = DemoStepResult(name: name, instance: instance, status: .failed, outcome: "unexpected \(type(of: error))", errorCode: nil, milliseconds: 0)
+            result = DemoStepResult(
+                name: name, instance: instance, status: .failed, outcome: "unexpected \(type(of: error))",
+                errorCode: nil, milliseconds: 0)
         }
         let elapsed = clock.now - start
         result.milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
@@ -106,7 +115,8 @@ struct DemoRecorder {
     }
 
     mutating func skip(_ name: String, _ instance: String, because reason: String) {
-        let result = DemoStepResult(name: name, instance: instance, status: .skipped, outcome: reason, errorCode: nil, milliseconds: 0)
+        let result = DemoStepResult(
+            name: name, instance: instance, status: .skipped, outcome: reason, errorCode: nil, milliseconds: 0)
         report.steps.append(result)
         progress(name, result)
     }
@@ -125,6 +135,8 @@ func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
 struct DemoSteps {
     let gateway: CardGateway
     let simulators: EmbeddedSimulators
+    /// The simulators' addresses, for the steps that act as the app (card reveal); nil skips what needs them.
+    var running: RunningSimulators? = nil
     typealias Instance = EmbeddedSimulators.Instance
     typealias Issuer = EmbeddedSimulators.Issuer
 
@@ -136,6 +148,7 @@ struct DemoSteps {
         await bridge(&recorder)
         await trustPayments(&recorder)
         await marqeta(&recorder)
+        await cardReveal(&recorder)
         await webhooks(&recorder)
     }
 
@@ -146,7 +159,10 @@ struct DemoSteps {
             (RouteKey(program: PaysafeSimulator.Seed.virtualMCProgram, operation: .createCard), Instance.paysafe),
             (RouteKey(issuer: Issuer.paysafe, operation: .charge), Instance.trustPayments),
         ] {
-            await recorder.step("routing: \(key.operation?.rawValue ?? "any") by \(key.issuer.map { "issuer \($0)" } ?? key.program.map { "program \($0)" } ?? "-")", expected) {
+            await recorder.step(
+                "routing: \(key.operation?.rawValue ?? "any") by \(key.issuer.map { "issuer \($0)" } ?? key.program.map { "program \($0)" } ?? "-")",
+                expected
+            ) {
                 let explanation = gateway.explain(key)
                 guard let match = explanation.match else { throw DemoExpectationFailure(message: "no route matched") }
                 try expect(match.instance == expected, "routed to \(match.instance), expected \(expected)")
@@ -166,7 +182,8 @@ struct DemoSteps {
         await recorder.step("card service: list a customer's cards", name) {
             let page = try await gateway.listCards(CardQuery(customer: customer, limit: 50), via: via)
             try expect(!page.cards.isEmpty, "the seeded customer has no cards")
-            let statuses = Dictionary(grouping: page.cards, by: \.status).map { "\($0.value.count) \($0.key.rawValue)" }.sorted()
+            let statuses = Dictionary(grouping: page.cards, by: \.status).map { "\($0.value.count) \($0.key.rawValue)" }
+                .sorted()
             return "\(page.cards.count) cards of \(customer): \(statuses.joined(separator: ", "))"
         }
         await recorder.step("card service: card programs", name) {
@@ -175,15 +192,18 @@ struct DemoSteps {
             return programs.map(\.name).joined(separator: ", ")
         }
         await recorder.step("card service: create a virtual card (routed by program)", name) {
-            let request = CreateCardRequest(customer: customer, type: .virtual, program: Seed.virtualMCProgram, currency: "EUR")
+            let request = CreateCardRequest(
+                customer: customer, type: .virtual, program: Seed.virtualMCProgram, currency: "EUR")
             let card = try await gateway.createCard(request, via: .key(RouteKey(program: Seed.virtualMCProgram)))
             try expect(card.type == .virtual, "created a \(card.type.rawValue) card")
-            return "\(card.ref.id): \(card.status.rawValue) virtual \(card.scheme.rawValue) ending \(card.lastFour ?? "?")"
+            return
+                "\(card.ref.id): \(card.status.rawValue) virtual \(card.scheme.rawValue) ending \(card.lastFour ?? "?")"
         }
         await recorder.step("card service: create a physical card", name) {
             let request = CreateCardRequest(
                 customer: customer, type: .physical, program: Seed.physicalMCProgram, currency: "EUR",
-                deliveryAddress: DeliveryAddress(address1: "Tsarigradsko Shose 73", city: "Sofia", countryCode: "BG", state: nil, postalCode: "1000")
+                deliveryAddress: DeliveryAddress(
+                    address1: "Tsarigradsko Shose 73", city: "Sofia", countryCode: "BG", state: nil, postalCode: "1000")
             )
             let card = try await gateway.createCard(request, via: .key(RouteKey(program: Seed.physicalMCProgram)))
             try expect(card.type == .physical, "created a \(card.type.rawValue) card")
@@ -191,7 +211,9 @@ struct DemoSteps {
         }
         await recorder.step("card service: activate a physical card", name) {
             // The cardholder types the last four digits and the CVV printed on the card.
-            let request = ActivateCardRequest(card: CardRef(id: Seed.issuedCardID, customer: customer), lastFour: Seed.issuedCardLastFour, cvv: Secret(Seed.issuedCardCVV))
+            let request = ActivateCardRequest(
+                card: CardRef(id: Seed.issuedCardID, customer: customer), lastFour: Seed.issuedCardLastFour,
+                cvv: Secret(Seed.issuedCardCVV))
             let card = try await gateway.activateCard(request, via: via)
             try expect(card.status == .active, "the card is \(card.status.rawValue) after activation")
             return "\(card.ref.id) is active"
@@ -201,11 +223,14 @@ struct DemoSteps {
             token: (card: CardRef(id: Seed.tokenizedCardID, customer: customer), id: Seed.tokenizedDPANRef)
         )
         let eligible = CardRef(id: Seed.activeCardID, customer: customer)
-        await offerAndProvision(&recorder, name: name, via: via, card: eligible, inputs: [
-            .applePay: [.applePay(SampleInputs.applePay)], .googlePay: [.googlePay(SampleInputs.googlePay)],
-        ])
+        await offerAndProvision(
+            &recorder, name: name, via: via, card: eligible,
+            inputs: [
+                .applePay: [.applePay(SampleInputs.applePay)], .googlePay: [.googlePay(SampleInputs.googlePay)],
+            ])
         await recorder.step("Apple Pay: offer for a locked card", name) {
-            let offer = try await gateway.provisioningOffer(for: CardRef(id: Seed.lockedCardID, customer: customer), wallet: .applePay, via: via)
+            let offer = try await gateway.provisioningOffer(
+                for: CardRef(id: Seed.lockedCardID, customer: customer), wallet: .applePay, via: via)
             try expect(!offer.eligible, "a locked card was offered")
             return "not offered: \(offer.ineligibleReason?.code ?? "no reason given")"
         }
@@ -222,9 +247,12 @@ struct DemoSteps {
         // The app's SDK answers each sdkInput in turn: a start, then one output per round trip (filled in from the
         // previous response by `offerAndProvision`).
         func relay(_ wallet: Wallet) -> [ProvisioningInput] {
-            [.issuerSDK(output: nil)] + (1...Seed.roundTripsToComplete).map { _ in .issuerSDK(output: SensitiveData(Data())) }
+            [.issuerSDK(output: nil)]
+                + (1...Seed.roundTripsToComplete).map { _ in .issuerSDK(output: SensitiveData(Data())) }
         }
-        await offerAndProvision(&recorder, name: Instance.adyen, via: via, card: card, inputs: [.applePay: relay(.applePay), .googlePay: relay(.googlePay)])
+        await offerAndProvision(
+            &recorder, name: Instance.adyen, via: via, card: card,
+            inputs: [.applePay: relay(.applePay), .googlePay: relay(.googlePay)])
         await lifecycle(
             &recorder, name: Instance.adyen, via: via, lockable: CardRef(id: Seed.lockableVisaID),
             token: (card: CardRef(id: Seed.walletVisaID), id: Seed.walletActiveTokenID)
@@ -238,9 +266,11 @@ struct DemoSteps {
         let card = CardRef(id: StripeSimulator.Seed.activeCardID)
         await lookup(&recorder, name: Instance.stripe, via: via, card: card)
         let key = [ProvisioningInput.issuerSDKKey(apiVersion: SampleInputs.stripeSDKAPIVersion)]
-        await offerAndProvision(&recorder, name: Instance.stripe, via: via, card: card, inputs: [.applePay: key, .googlePay: key])
+        await offerAndProvision(
+            &recorder, name: Instance.stripe, via: via, card: card, inputs: [.applePay: key, .googlePay: key])
         await lifecycle(
-            &recorder, name: Instance.stripe, via: via, lockable: CardRef(id: StripeSimulator.Seed.activeCardWithoutPrimaryAccountIdentifierID),
+            &recorder, name: Instance.stripe, via: via,
+            lockable: CardRef(id: StripeSimulator.Seed.activeCardWithoutPrimaryAccountIdentifierID),
             token: (card: card, id: StripeSimulator.Seed.activeApplePayTokenID)
         )
     }
@@ -252,11 +282,15 @@ struct DemoSteps {
         let via = RouteTarget.key(RouteKey(issuer: Issuer.bridge))
         let card = CardRef(id: Seed.activeVisa, customer: Seed.customerID)
         await lookup(&recorder, name: Instance.bridge, via: via, card: card)
-        await offerAndProvision(&recorder, name: Instance.bridge, via: via, card: card, inputs: [
-            .applePay: [.applePay(SampleInputs.applePay)], .googlePay: [.googlePay(SampleInputs.googlePay)],
-        ])
+        await offerAndProvision(
+            &recorder, name: Instance.bridge, via: via, card: card,
+            inputs: [
+                .applePay: [.applePay(SampleInputs.applePay)], .googlePay: [.googlePay(SampleInputs.googlePay)],
+            ])
         // No confirm step: Bridge records nothing when the wallet reports success.
-        await lifecycle(&recorder, name: Instance.bridge, via: via, lockable: CardRef(id: Seed.activeMastercard, customer: Seed.customerID), token: nil)
+        await lifecycle(
+            &recorder, name: Instance.bridge, via: via,
+            lockable: CardRef(id: Seed.activeMastercard, customer: Seed.customerID), token: nil)
     }
 
     // MARK: Marqeta: encrypted payload for all three wallets, card and token transitions
@@ -267,16 +301,21 @@ struct DemoSteps {
         let via = RouteTarget.key(RouteKey(issuer: Issuer.marqeta))
         let card = CardRef(id: Seed.activeCard)
         await lookup(&recorder, name: Instance.marqeta, via: via, card: card)
-        let samsung = SamsungPayProvisioningInput(deviceID: Inputs.samsungDeviceID, walletUserID: Inputs.samsungWalletUserID)
+        let samsung = SamsungPayProvisioningInput(
+            deviceID: Inputs.samsungDeviceID, walletUserID: Inputs.samsungWalletUserID)
         // Each wallet from another kind of device, as the app reports it (Marqeta's device_type).
         await offerAndProvision(
             &recorder, name: Instance.marqeta, via: via, card: card,
-            inputs: [.applePay: [.applePay(SampleInputs.applePay)], .googlePay: [.googlePay(SampleInputs.googlePay)], .samsungPay: [.samsungPay(samsung)]],
+            inputs: [
+                .applePay: [.applePay(SampleInputs.applePay)], .googlePay: [.googlePay(SampleInputs.googlePay)],
+                .samsungPay: [.samsungPay(samsung)],
+            ],
             devices: [.applePay: .watch, .googlePay: .tablet, .samsungPay: .mobilePhone]
         )
         // No confirm step: Marqeta records nothing when the wallet reports success (token transitions follow as webhooks).
         await lifecycle(
-            &recorder, name: Instance.marqeta, via: via, lockable: CardRef(id: Seed.lockableCard), token: (card: CardRef(id: Seed.walletCard), id: Seed.activeToken)
+            &recorder, name: Instance.marqeta, via: via, lockable: CardRef(id: Seed.lockableCard),
+            token: (card: CardRef(id: Seed.walletCard), id: Seed.activeToken)
         )
     }
 
@@ -294,41 +333,65 @@ struct DemoSteps {
         let stored = Carried<StoredCredential>()
 
         await recorder.step("credentials on file: session to store a card", name) {
-            let request = ClientSessionRequest(intent: .store(consent: CardholderConsent(recordedAt: Date(), evidence: "demo: save-card checkbox, terms v1")), amount: amount)
+            let request = ClientSessionRequest(
+                intent: .store(
+                    consent: CardholderConsent(recordedAt: Date(), evidence: "demo: save-card checkbox, terms v1")),
+                amount: amount)
             let minted = try await gateway.clientSession(request, via: via)
             session.value = minted
-            return "session JWT for the mobile SDK" + (minted.expires.map { ", expires \(ISO8601DateFormatter().string(from: $0))" } ?? "")
+            return "session JWT for the mobile SDK"
+                + (minted.expires.map { ", expires \(ISO8601DateFormatter().string(from: $0))" } ?? "")
         }
         await recorder.step("credentials on file: the mobile SDK pays (simulated)", name) {
-            guard let session = session.value else { throw DemoExpectationFailure(message: "no session from the previous step") }
+            guard let session = session.value else {
+                throw DemoExpectationFailure(message: "no session from the previous step")
+            }
             // What the Trust Payments mobile SDK does on the phone with the card the cardholder typed.
-            let jwt = try await simulators.trustPayments.sdkPayment(sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate, securityCode: "123")
+            let jwt = try await simulators.trustPayments.sdkPayment(
+                sessionJWT: session.token.revealedValue, pan: Seed.Card.visa, expiryDate: Seed.expiryDate,
+                securityCode: "123")
             resultJWT.value = Secret(jwt)
             return "the SDK returned a signed response JWT"
         }
         await recorder.step("credentials on file: verify the SDK's result", name) {
-            guard let resultJWT = resultJWT.value else { throw DemoExpectationFailure(message: "no SDK result from the previous step") }
+            guard let resultJWT = resultJWT.value else {
+                throw DemoExpectationFailure(message: "no SDK result from the previous step")
+            }
             let credential = try await gateway.verifyResult(resultJWT, customer: "demo-customer-1", via: via)
             stored.value = credential
-            return "stored reference \(credential.reference): \(credential.brand ?? credential.scheme.rawValue) \(credential.maskedPAN)"
+            return
+                "stored reference \(credential.reference): \(credential.brand ?? credential.scheme.rawValue) \(credential.maskedPAN)"
         }
         await recorder.step("credentials on file: merchant-initiated charge", name) {
-            guard let stored = stored.value else { throw DemoExpectationFailure(message: "no stored credential from the previous step") }
-            let result = try await gateway.charge(ChargeRequest(reference: stored.reference, amount: amount, initiator: .merchant(.unscheduled)), via: via)
-            try expect(result.status == .authorised || result.status == .settled, "the charge is \(result.status.rawValue)")
-            return "\(result.status.rawValue) \(result.amount.minorUnits) \(result.amount.currency), transaction \(result.transactionReference)"
+            guard let stored = stored.value else {
+                throw DemoExpectationFailure(message: "no stored credential from the previous step")
+            }
+            let result = try await gateway.charge(
+                ChargeRequest(reference: stored.reference, amount: amount, initiator: .merchant(.unscheduled)), via: via
+            )
+            try expect(
+                result.status == .authorised || result.status == .settled, "the charge is \(result.status.rawValue)")
+            return
+                "\(result.status.rawValue) \(result.amount.minorUnits) \(result.amount.currency), transaction \(result.transactionReference)"
         }
         await recorder.step("credentials on file: session to pay with the stored card", name) {
-            guard let stored = stored.value else { throw DemoExpectationFailure(message: "no stored credential from an earlier step") }
-            let minted = try await gateway.clientSession(ClientSessionRequest(intent: .reuse(reference: stored.reference), amount: amount), via: via)
-            return "session JWT for a cardholder-initiated payment" + (minted.securityCodeLength.map { " (security code of \($0) digits)" } ?? "")
+            guard let stored = stored.value else {
+                throw DemoExpectationFailure(message: "no stored credential from an earlier step")
+            }
+            let minted = try await gateway.clientSession(
+                ClientSessionRequest(intent: .reuse(reference: stored.reference), amount: amount), via: via)
+            return "session JWT for a cardholder-initiated payment"
+                + (minted.securityCodeLength.map { " (security code of \($0) digits)" } ?? "")
         }
     }
 
     // MARK: Webhooks
 
     func webhooks(_ recorder: inout DemoRecorder) async {
-        for name in [Instance.paysafe, Instance.adyen, Instance.stripe, Instance.bridge, Instance.trustPayments, Instance.marqeta] {
+        for name in [
+            Instance.paysafe, Instance.adyen, Instance.stripe, Instance.bridge, Instance.trustPayments,
+            Instance.marqeta,
+        ] {
             let delivery: WebhookDelivery?
             do {
                 delivery = try simulators.sampleWebhook(instance: name)
@@ -337,7 +400,9 @@ struct DemoSteps {
                 continue
             }
             guard let delivery else {
-                recorder.skip("webhook: verify a signed delivery", name, because: "Trust Payments sends no webhook the gateway verifies")
+                recorder.skip(
+                    "webhook: verify a signed delivery", name,
+                    because: "Trust Payments sends no webhook the gateway verifies")
                 continue
             }
             await recorder.step("webhook: verify a signed delivery", name) {
@@ -358,14 +423,19 @@ struct DemoSteps {
 
     /// A lock/unlock round trip and a wallet token's suspend/resume, for what the instance declares; a step it
     /// cannot do is shown as skipped with the reason.
-    func lifecycle(_ recorder: inout DemoRecorder, name: String, via: RouteTarget, lockable: CardRef?, token: (card: CardRef, id: String)?) async {
+    func lifecycle(
+        _ recorder: inout DemoRecorder, name: String, via: RouteTarget, lockable: CardRef?,
+        token: (card: CardRef, id: String)?
+    ) async {
         let descriptor = gateway.instance(named: name)?.descriptor
         let capabilities = descriptor?.capabilities ?? []
         let kind = descriptor?.kind.name ?? name
         if let lockable, capabilities.contains(.cardLocking) {
             await recorder.step("lifecycle: lock a card", name) {
                 let card = try await gateway.lockCard(lockable, reason: .cardholderRequest, via: via)
-                try expect([.locked, .suspended, .inactive].contains(card.status), "the card is \(card.status.rawValue) after the lock")
+                try expect(
+                    [.locked, .suspended, .inactive].contains(card.status),
+                    "the card is \(card.status.rawValue) after the lock")
                 return "\(card.ref.id) is \(card.status.rawValue) (\(kind): \(card.providerStatus))"
             }
             await recorder.step("lifecycle: unlock it", name) {
@@ -387,16 +457,20 @@ struct DemoSteps {
             return "\(tokens.count) token(s) on \(token.card.id): \(summary.joined(separator: ", "))"
         }
         guard capabilities.contains(.walletTokenControl) else {
-            recorder.skip("lifecycle: suspend and resume a wallet token", name, because: "\(kind) has no wallet-token control in its API")
+            recorder.skip(
+                "lifecycle: suspend and resume a wallet token", name,
+                because: "\(kind) has no wallet-token control in its API")
             return
         }
         await recorder.step("lifecycle: suspend a wallet token", name) {
-            let suspended = try await gateway.changeWalletToken(WalletTokenRequest(card: token.card, token: token.id, intent: .suspend, reason: .lost), via: via)
+            let suspended = try await gateway.changeWalletToken(
+                WalletTokenRequest(card: token.card, token: token.id, intent: .suspend, reason: .lost), via: via)
             try expect(suspended.status == .suspended, "the token is \(suspended.status.rawValue) after the suspension")
             return "\(suspended.id) is suspended (\(kind): \(suspended.providerStatus))"
         }
         await recorder.step("lifecycle: resume it", name) {
-            let resumed = try await gateway.changeWalletToken(WalletTokenRequest(card: token.card, token: token.id, intent: .resume), via: via)
+            let resumed = try await gateway.changeWalletToken(
+                WalletTokenRequest(card: token.card, token: token.id, intent: .resume), via: via)
             try expect(resumed.status == .active, "the token is \(resumed.status.rawValue) after the resumption")
             return "\(resumed.id) is active again (\(kind): \(resumed.providerStatus))"
         }
@@ -411,7 +485,8 @@ struct DemoSteps {
 
     /// An offer, then provisioning with each input in turn (one input per round trip), per wallet.
     func offerAndProvision(
-        _ recorder: inout DemoRecorder, name: String, via: RouteTarget, card: CardRef, inputs: [Wallet: [ProvisioningInput]],
+        _ recorder: inout DemoRecorder, name: String, via: RouteTarget, card: CardRef,
+        inputs: [Wallet: [ProvisioningInput]],
         devices: [Wallet: ProvisioningDeviceType] = [:]
     ) async {
         for wallet in Wallet.allCases {
@@ -419,24 +494,26 @@ struct DemoSteps {
             await recorder.step("\(wallet.title): offer", name) {
                 let offer = try await gateway.provisioningOffer(for: card, wallet: wallet, via: via)
                 try expect(offer.eligible, "not eligible: \(offer.ineligibleReason?.code ?? "no reason given")")
-                return "eligible by \(offer.flow?.rawValue ?? "an unnamed flow"), \(offer.network.rawValue) ending \(offer.lastFour ?? "?")"
+                return
+                    "eligible by \(offer.flow?.rawValue ?? "an unnamed flow"), \(offer.network.rawValue) ending \(offer.lastFour ?? "?")"
             }
             let relayed = rounds.count - 1
             let previous = Carried<ProvisioningResponse>()
             for (index, planned) in rounds.enumerated() {
                 var input = planned
                 // An issuer SDK's output answers the input it was handed in the round before.
-                if case .issuerSDK(output: .some) = planned, case .issuerSDKInput(let sdkInput)? = previous.value {
+                if planned.issuerSDKOutput != nil, let sdkInput = previous.value?.issuerSDKInput {
                     input = .issuerSDK(output: SampleInputs.issuerSDKOutput(wallet: wallet, answering: sdkInput))
                 }
                 let label: String
-                switch (input, index) {
-                case (.issuerSDK(output: .none), _): label = "provision: start the issuer SDK relay"
+                switch (input.kind, input.issuerSDKOutput) {
+                case (.issuerSDK, .none): label = "provision: start the issuer SDK relay"
                 case (.issuerSDK, _): label = "provision: relay the SDK's output (round trip \(index) of \(relayed))"
                 default: label = devices[wallet].map { "provision from a \($0.title)" } ?? "provision"
                 }
                 await recorder.step("\(wallet.title): \(label)", name) {
-                    let request = ProvisioningRequest(card: card, wallet: wallet, input: input, deviceType: devices[wallet])
+                    let request = ProvisioningRequest(
+                        card: card, wallet: wallet, input: input, deviceType: devices[wallet])
                     let response = try await gateway.provision(request, via: via)
                     previous.value = response
                     return describe(response)
@@ -445,40 +522,48 @@ struct DemoSteps {
         }
     }
 
-    func confirm(_ recorder: inout DemoRecorder, name: String, via: RouteTarget, card: CardRef, reference: String) async {
+    func confirm(_ recorder: inout DemoRecorder, name: String, via: RouteTarget, card: CardRef, reference: String) async
+    {
         await recorder.step("Apple Pay: confirm", name) {
-            try await gateway.confirmProvisioning(ProvisioningConfirmation(card: card, wallet: .applePay, deviceAccountReference: reference), via: via)
+            try await gateway.confirmProvisioning(
+                ProvisioningConfirmation(card: card, wallet: .applePay, deviceAccountReference: reference), via: via)
             return "the provider knows the card is in the wallet"
         }
     }
 
     /// Sizes and ids only: never the bytes.
     func describe(_ response: ProvisioningResponse) -> String {
-        switch response {
-        case .applePay(let payload):
-            return "encrypted pass data (\(payload.encryptedPassData.count) bytes), activation data (\(payload.activationData.count) bytes), ephemeral key (\(payload.ephemeralPublicKey.count) bytes)"
-        case .googlePay(let payload):
-            return "opaque payment card (\(payload.opaquePaymentCard.count) bytes)" + (payload.tokenProvider.map { " for \($0)" } ?? "")
-        case .samsungPay(let payload):
-            return "extra provision payload (\(payload.extraProvisionPayload.count) bytes)" + (payload.cardType.map { ", \($0) card" } ?? "")
+        if let payload = response.applePay {
+            return
+                "encrypted pass data (\(payload.encryptedPassData.count) bytes), activation data (\(payload.activationData.count) bytes), ephemeral key (\(payload.ephemeralPublicKey.count) bytes)"
+        } else if let payload = response.googlePay {
+            return "opaque payment card (\(payload.opaquePaymentCard.count) bytes)"
                 + (payload.tokenProvider.map { " for \($0)" } ?? "")
-        case .issuerSDKInput(let input):
+        } else if let payload = response.samsungPay {
+            return "extra provision payload (\(payload.extraProvisionPayload.count) bytes)"
+                + (payload.cardType.map { ", \($0) card" } ?? "")
+                + (payload.tokenProvider.map { " for \($0)" } ?? "")
+        } else if let input = response.issuerSDKInput {
             return "\(input.count) bytes for the issuer SDK"
-        case .ephemeralKey(let key):
+        } else if let key = response.ephemeralKey {
             return "ephemeral key \(key.id), expires \(ISO8601DateFormatter().string(from: key.expires))"
+        } else {
+            return "a \(response.kind) answer"
         }
     }
 
     func describe(_ event: GatewayEvent) -> String {
-        switch event.event {
-        case .cardStatusChanged(let change):
+        if let change = event.event.cardStatusChanged {
             return "card \(change.card.id) \(change.oldStatus?.rawValue ?? "?") → \(change.newStatus.rawValue)"
-        case .walletTokenCreated(let token):
+        } else if let token = event.event.walletTokenCreated {
             return "\((token.token.wallet?.title ?? "wallet")) token created for \(token.card.id)"
-        case .walletTokenUpdated(let token):
-            return "\((token.token.wallet?.title ?? "wallet")) token \(token.token.status.rawValue) for \(token.card.id)"
-        case .credentialStored(let credential):
+        } else if let token = event.event.walletTokenUpdated {
+            return
+                "\((token.token.wallet?.title ?? "wallet")) token \(token.token.status.rawValue) for \(token.card.id)"
+        } else if let credential = event.event.credentialStored {
             return "credential \(credential.reference) stored"
+        } else {
+            return "\(event.event.name) (\(event.providerType))"
         }
     }
 }

@@ -19,20 +19,26 @@ public enum DemoUsers: Sendable {
             user: AppUser(id: "alice", displayName: "Alice"), token: Secret(aliceToken),
             cards: [
                 OwnedCard(
-                    id: "everyday", ref: CardRef(id: PaysafeSimulator.Seed.activeCardID, customer: PaysafeSimulator.Seed.euCustomer),
+                    id: "everyday",
+                    ref: CardRef(id: PaysafeSimulator.Seed.activeCardID, customer: PaysafeSimulator.Seed.euCustomer),
                     route: .key(RouteKey(issuer: Issuer.paysafe)), displayName: "Everyday card (Paysafe)"
                 ),
                 OwnedCard(
-                    id: "frozen", ref: CardRef(id: PaysafeSimulator.Seed.lockedCardID, customer: PaysafeSimulator.Seed.euCustomer),
+                    id: "frozen",
+                    ref: CardRef(id: PaysafeSimulator.Seed.lockedCardID, customer: PaysafeSimulator.Seed.euCustomer),
                     route: .key(RouteKey(issuer: Issuer.paysafe)), displayName: "Locked card (Paysafe)"
                 ),
-                OwnedCard(id: "travel", ref: CardRef(id: AdyenSimulator.Seed.activeVisaID), route: .key(RouteKey(issuer: Issuer.adyen)), displayName: "Travel card (Adyen)"),
                 OwnedCard(
-                    id: "business", ref: CardRef(id: StripeSimulator.Seed.activeCardID), route: .key(RouteKey(issuer: Issuer.stripe)),
+                    id: "travel", ref: CardRef(id: AdyenSimulator.Seed.activeVisaID),
+                    route: .key(RouteKey(issuer: Issuer.adyen)), displayName: "Travel card (Adyen)"),
+                OwnedCard(
+                    id: "business", ref: CardRef(id: StripeSimulator.Seed.activeCardID),
+                    route: .key(RouteKey(issuer: Issuer.stripe)),
                     displayName: "Business card (Stripe)", wallets: [.applePay]
                 ),
                 OwnedCard(
-                    id: "crypto", ref: CardRef(id: BridgeSimulator.Seed.activeVisa, customer: BridgeSimulator.Seed.customerID),
+                    id: "crypto",
+                    ref: CardRef(id: BridgeSimulator.Seed.activeVisa, customer: BridgeSimulator.Seed.customerID),
                     route: .key(RouteKey(issuer: Issuer.bridge)), displayName: "Stablecoin card (Bridge)"
                 ),
             ]
@@ -41,13 +47,20 @@ public enum DemoUsers: Sendable {
             user: AppUser(id: "bob", displayName: "Bob"), token: Secret(bobToken),
             cards: [
                 OwnedCard(
-                    id: "crypto", ref: CardRef(id: BridgeSimulator.Seed.otherCustomerActiveVisa, customer: BridgeSimulator.Seed.otherCustomerID),
+                    id: "crypto",
+                    ref: CardRef(
+                        id: BridgeSimulator.Seed.otherCustomerActiveVisa, customer: BridgeSimulator.Seed.otherCustomerID
+                    ),
                     route: .key(RouteKey(issuer: Issuer.bridge)), displayName: "Stablecoin card (Bridge)"
                 ),
-                OwnedCard(id: "new", ref: CardRef(id: StripeSimulator.Seed.inactiveCardID), route: .key(RouteKey(issuer: Issuer.stripe)), displayName: "New card (Stripe)"),
                 OwnedCard(
-                    id: "rewards", ref: CardRef(id: MarqetaSimulator.Seed.activeCard, customer: MarqetaSimulator.Seed.userToken),
-                    route: .key(RouteKey(issuer: Issuer.marqeta)), displayName: "Rewards card (Marqeta)", wallets: [.applePay, .googlePay, .samsungPay]
+                    id: "new", ref: CardRef(id: StripeSimulator.Seed.inactiveCardID),
+                    route: .key(RouteKey(issuer: Issuer.stripe)), displayName: "New card (Stripe)"),
+                OwnedCard(
+                    id: "rewards",
+                    ref: CardRef(id: MarqetaSimulator.Seed.activeCard, customer: MarqetaSimulator.Seed.userToken),
+                    route: .key(RouteKey(issuer: Issuer.marqeta)), displayName: "Rewards card (Marqeta)",
+                    wallets: [.applePay, .googlePay, .samsungPay]
                 ),
             ]
         )
@@ -60,7 +73,8 @@ public enum DemoUsers: Sendable {
 public enum DemoServer: Sendable {
     public static func make(
         running: RunningSimulators, logger: Logger = OperationContext.noopLogger,
-        configuration: ProvisioningServer.Configuration = ProvisioningServer.Configuration(storedCredentialRoute: .key(RouteKey())),
+        configuration: ProvisioningServer.Configuration = ProvisioningServer.Configuration(
+            storedCredentialRoute: .key(RouteKey())),
         authenticator: (any CardDirectory) throws -> (any Authenticator)? = { _ in nil }
     ) throws -> ProvisioningServer {
         let directory = InMemoryCardDirectory(accounts: DemoUsers.accounts)

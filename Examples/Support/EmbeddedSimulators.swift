@@ -66,7 +66,9 @@ public struct EmbeddedSimulators: Sendable {
     public var all: [any ProviderSimulator] { [paysafe, adyen, stripe, bridge, trustPayments, marqeta] }
 
     /// Runs the six simulators on ephemeral loopback ports for the duration of `body`, then stops them.
-    public func run<R: Sendable>(host: String = "127.0.0.1", logger: Logger? = nil, _ body: (RunningSimulators) async throws -> R) async throws -> R {
+    public func run<R: Sendable>(
+        host: String = "127.0.0.1", logger: Logger? = nil, _ body: (RunningSimulators) async throws -> R
+    ) async throws -> R {
         try await withSimulators(all, host: host, logger: logger) { handles in
             try await body(RunningSimulators(simulators: self, handles: handles))
         }
@@ -94,7 +96,8 @@ public struct EmbeddedSimulators: Sendable {
                 "kind": "paysafe", "environment": "sandbox", "baseURL": try baseURL("paysafe"),
                 "description": "Paysafe card service: EEA programmes",
                 "credentials": [
-                    "clientID": literal(paysafeCredentials.clientID), "clientSecret": literal(paysafeCredentials.clientSecret),
+                    "clientID": literal(paysafeCredentials.clientID),
+                    "clientSecret": literal(paysafeCredentials.clientSecret),
                     "webhookSecret": literal(paysafeCredentials.webhookSecret),
                 ],
                 "options": ["brand": paysafeCredentials.brand, "region": "ROW"],
@@ -102,23 +105,33 @@ public struct EmbeddedSimulators: Sendable {
             Instance.adyen: [
                 "kind": "adyen", "environment": "sandbox", "baseURL": try baseURL("adyen"),
                 "description": "Adyen Issuing on the Balance Platform",
-                "credentials": ["apiKey": literal(AdyenSimulator.Credentials.apiKey), "hmacKey": literal(AdyenSimulator.Credentials.hmacKeyHex)],
+                "credentials": [
+                    "apiKey": literal(AdyenSimulator.Credentials.apiKey),
+                    "hmacKey": literal(AdyenSimulator.Credentials.hmacKeyHex),
+                ],
             ],
             Instance.stripe: [
                 "kind": "stripe", "environment": "sandbox", "baseURL": try baseURL("stripe"),
                 "description": "Stripe Issuing, test mode",
-                "credentials": ["secretKey": literal(stripeCredentials.testSecretKey), "webhookSecret": literal(stripeCredentials.webhookSecret)],
+                "credentials": [
+                    "secretKey": literal(stripeCredentials.testSecretKey),
+                    "webhookSecret": literal(stripeCredentials.webhookSecret),
+                ],
             ],
             Instance.bridge: [
                 "kind": "bridge", "environment": "sandbox", "baseURL": try baseURL("bridge"),
                 "description": "Bridge cards",
-                "credentials": ["apiKey": literal(BridgeSimulator.Seed.apiKey), "webhookPublicKey": literal(bridge.webhookPublicKeyPEM)],
+                "credentials": [
+                    "apiKey": literal(BridgeSimulator.Seed.apiKey),
+                    "webhookPublicKey": literal(bridge.webhookPublicKeyPEM),
+                ],
             ],
             Instance.trustPayments: [
                 "kind": "trustpayments", "environment": "sandbox", "baseURL": try baseURL("trustpayments"),
                 "description": "Trust Payments credentials on file",
                 "credentials": [
-                    "webservicesUsername": literal(TP.webservicesUsername), "webservicesPassword": literal(TP.webservicesPassword),
+                    "webservicesUsername": literal(TP.webservicesUsername),
+                    "webservicesPassword": literal(TP.webservicesPassword),
                     "jwtUsername": literal(TP.jwtUsername), "jwtSecret": literal(TP.jwtSecret),
                 ],
                 "options": ["siteReference": TP.siteReference],
@@ -127,8 +140,10 @@ public struct EmbeddedSimulators: Sendable {
                 "kind": "marqeta", "environment": "sandbox", "baseURL": try baseURL("marqeta"),
                 "description": "Marqeta cards (Core API)",
                 "credentials": [
-                    "applicationToken": literal(MarqetaSimulator.Seed.applicationToken), "accessToken": literal(MarqetaSimulator.Seed.accessToken),
-                    "webhookUsername": literal(MarqetaSimulator.Seed.webhookUsername), "webhookPassword": literal(MarqetaSimulator.Seed.webhookPassword),
+                    "applicationToken": literal(MarqetaSimulator.Seed.applicationToken),
+                    "accessToken": literal(MarqetaSimulator.Seed.accessToken),
+                    "webhookUsername": literal(MarqetaSimulator.Seed.webhookUsername),
+                    "webhookPassword": literal(MarqetaSimulator.Seed.webhookPassword),
                     "webhookSecret": literal(MarqetaSimulator.Seed.webhookSecret),
                 ],
                 "options": ["provisioningAppVersion": "cardgateway-examples 1.0", "deviceType": "MOBILE_PHONE"],
@@ -139,7 +154,11 @@ public struct EmbeddedSimulators: Sendable {
             ["when": ["operation": ["clientSession", "verifyResult", "charge"]], "use": Instance.trustPayments],
             ["when": ["issuer": Issuer.paysafe], "use": Instance.paysafe],
             [
-                "when": ["program": [PaysafeSeed.virtualMCProgram, PaysafeSeed.physicalMCProgram, PaysafeSeed.physicalVisaProgram]],
+                "when": [
+                    "program": [
+                        PaysafeSeed.virtualMCProgram, PaysafeSeed.physicalMCProgram, PaysafeSeed.physicalVisaProgram,
+                    ]
+                ],
                 "use": Instance.paysafe,
             ],
             ["when": ["issuer": Issuer.adyen], "use": Instance.adyen],
@@ -148,7 +167,8 @@ public struct EmbeddedSimulators: Sendable {
             ["when": ["issuer": Issuer.marqeta], "use": Instance.marqeta],
         ]
         return try JSONSerialization.data(
-            withJSONObject: ["providers": providers, "routes": routes], options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            withJSONObject: ["providers": providers, "routes": routes],
+            options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         )
     }
 }
@@ -178,10 +198,12 @@ public struct RunningSimulators: Sendable {
     /// A gateway over the six simulators.
     public func gateway(
         transport: any HTTPTransport = AsyncHTTPClientTransport(), logger: Logger = OperationContext.noopLogger,
-        credentialStore: any CredentialReferenceStore = InMemoryCredentialReferenceStore(), observability: GatewayObservability = .bootstrapped
+        credentialStore: any CredentialReferenceStore = InMemoryCredentialReferenceStore(),
+        observability: GatewayObservability = .bootstrapped
     ) throws -> CardGateway {
         try CardGateway(
-            configuration: try configuration(), registry: ExampleRegistry.all, transport: transport, logger: logger, credentialStore: credentialStore,
+            configuration: try configuration(), registry: ExampleRegistry.all, transport: transport, logger: logger,
+            credentialStore: credentialStore,
             observability: observability
         )
     }

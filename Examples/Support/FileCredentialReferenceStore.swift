@@ -29,7 +29,8 @@ public final class FileCredentialReferenceStore: CredentialReferenceStore {
     }
 
     public func credentials(customer: String) async throws -> [StoredCredential] {
-        try lock.withLock { _ in try read().values.filter { $0.customer == customer }.sorted { $0.created < $1.created } }
+        try lock.withLock { _ in try read().values.filter { $0.customer == customer }.sorted { $0.created < $1.created }
+        }
     }
 
     public func remove(reference: String) async throws {
@@ -50,7 +51,8 @@ public final class FileCredentialReferenceStore: CredentialReferenceStore {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         guard let list = try? decoder.decode([StoredCredential].self, from: data) else {
-            throw CardGatewayError(.invalidConfiguration, "the credential store \(url.path) is not a list of stored credentials")
+            throw CardGatewayError(
+                .invalidConfiguration, "the credential store \(url.path) is not a list of stored credentials")
         }
         return Dictionary(list.map { ($0.reference, $0) }, uniquingKeysWith: { _, last in last })
     }
@@ -67,9 +69,12 @@ public final class FileCredentialReferenceStore: CredentialReferenceStore {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw CardGatewayError(.invalidConfiguration, "the credential store's directory \(directory.path) cannot be created")
+            throw CardGatewayError(
+                .invalidConfiguration, "the credential store's directory \(directory.path) cannot be created")
         }
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]),
+        guard
+            FileManager.default.createFile(
+                atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]),
             rename(temporary.path, url.path) == 0
         else {
             try? FileManager.default.removeItem(at: temporary)

@@ -13,14 +13,18 @@ public enum SampleInputs: Sendable {
     /// nonce and its signature. The certificates are well-formed DER generated for the simulators.
     public static var applePay: ApplePayProvisioningInput {
         ApplePayProvisioningInput(
-            certificates: [BridgeSimulator.TestInputs.leafCertificate, BridgeSimulator.TestInputs.subordinateCertificate],
+            certificates: [
+                BridgeSimulator.TestInputs.leafCertificate, BridgeSimulator.TestInputs.subordinateCertificate,
+            ],
             nonce: BridgeSimulator.TestInputs.nonce, nonceSignature: BridgeSimulator.TestInputs.nonceSignature
         )
     }
 
     /// What Google Pay's push provisioning API hands the app.
     public static var googlePay: GooglePayProvisioningInput {
-        GooglePayProvisioningInput(clientDeviceID: BridgeSimulator.TestInputs.googleDeviceID, clientWalletAccountID: BridgeSimulator.TestInputs.googleWalletAccountID)
+        GooglePayProvisioningInput(
+            clientDeviceID: BridgeSimulator.TestInputs.googleDeviceID,
+            clientWalletAccountID: BridgeSimulator.TestInputs.googleWalletAccountID)
     }
 
     /// The API version Stripe's mobile SDK asks its ephemeral keys for (the Stripe iOS and Android SDKs send it).
@@ -31,7 +35,8 @@ public enum SampleInputs: Sendable {
     /// out, and reads `googlePay` in it as a Google Pay exchange.
     public static func issuerSDKOutput(wallet: Wallet, answering sdkInput: SensitiveData) -> SensitiveData {
         let marker = wallet == .googlePay ? AdyenSimulator.Seed.googlePayMarker : "applePay"
-        return SensitiveData(AdyenSimulator.sdkOutput(answering: sdkInput.revealedBytes, extra: Data(" sdk-output \(marker)".utf8)))
+        return SensitiveData(
+            AdyenSimulator.sdkOutput(answering: sdkInput.revealedBytes, extra: Data(" sdk-output \(marker)".utf8)))
     }
 }
 
@@ -43,21 +48,29 @@ extension EmbeddedSimulators {
         let signed: (headers: [(String, String)], body: Data)
         switch instance {
         case Instance.paysafe:
-            signed = paysafe.signedWebhook(cardID: PaysafeSimulator.Seed.activeVisaCardID, oldStatus: "ACTIVE", newStatus: "LOCKED", eventID: "evt-demo-1")
+            signed = paysafe.signedWebhook(
+                cardID: PaysafeSimulator.Seed.activeVisaCardID, oldStatus: "ACTIVE", newStatus: "LOCKED",
+                eventID: "evt-demo-1")
         case Instance.adyen:
-            signed = adyen.signedWebhook(type: AdyenSimulator.networkTokenUpdated, token: AdyenSimulator.Seed.activeApplePayTokenID)
+            signed = adyen.signedWebhook(
+                type: AdyenSimulator.networkTokenUpdated, token: AdyenSimulator.Seed.activeApplePayTokenID)
         case Instance.stripe:
             guard let card = stripe.cardObject(StripeSimulator.Seed.activeCardID) else {
                 throw CardGatewayError(.invalidConfiguration, "the Stripe simulator lost its seeded card")
             }
-            signed = stripe.signedWebhook(type: "issuing_card.updated", object: card, previousAttributes: ["status": "inactive"], timestamp: now)
+            signed = stripe.signedWebhook(
+                type: "issuing_card.updated", object: card, previousAttributes: ["status": "inactive"], timestamp: now)
         case Instance.bridge:
-            guard let delivery = try bridge.signedCardAccountWebhook(cardAccountID: BridgeSimulator.Seed.activeVisa, previousStatus: "frozen", at: now) else {
+            guard
+                let delivery = try bridge.signedCardAccountWebhook(
+                    cardAccountID: BridgeSimulator.Seed.activeVisa, previousStatus: "frozen", at: now)
+            else {
                 throw CardGatewayError(.invalidConfiguration, "the Bridge simulator lost its seeded card account")
             }
             signed = delivery
         case Instance.marqeta:
-            signed = marqeta.signedCardTransitionWebhook(card: MarqetaSimulator.Seed.lockableCard, state: "SUSPENDED", type: "state.suspended")
+            signed = marqeta.signedCardTransitionWebhook(
+                card: MarqetaSimulator.Seed.lockableCard, state: "SUSPENDED", type: "state.suspended")
         default:
             return nil
         }

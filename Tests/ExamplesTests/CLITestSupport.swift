@@ -44,14 +44,18 @@ func runCLI(_ arguments: [String], stdin: String = "") async -> CLIRun {
         }
     }
     return CLIRun(
-        exitCode: code, stdout: String(decoding: out.withLock { $0 }, as: UTF8.self), stderr: String(decoding: err.withLock { $0 }, as: UTF8.self)
+        exitCode: code, stdout: String(decoding: out.withLock { $0 }, as: UTF8.self),
+        stderr: String(decoding: err.withLock { $0 }, as: UTF8.self)
     )
 }
 
 /// Runs `body` with the embedded simulators listening and their configuration written to a temporary file.
-func withSimulatorConfiguration<R: Sendable>(_ body: (_ configPath: String, _ running: RunningSimulators) async throws -> R) async throws -> R {
+func withSimulatorConfiguration<R: Sendable>(
+    _ body: (_ configPath: String, _ running: RunningSimulators) async throws -> R
+) async throws -> R {
     try await EmbeddedSimulators().run { running in
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cardgateway-cli-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "cardgateway-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("gateway.json")

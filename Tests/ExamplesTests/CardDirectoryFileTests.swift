@@ -6,7 +6,7 @@ import ProvisioningServerApp
 import Testing
 
 /// `provisioning-server --directory FILE`: users, tokens and cards from JSON.
-@Suite("Card directory file")
+@Suite("Card directory file", .timeLimit(.minutes(5)))
 struct CardDirectoryFileTests {
     let resolver = SecretResolver(environment: ["ALICE_TOKEN": "alice-token-from-env-123456"])
 
@@ -53,8 +53,10 @@ struct CardDirectoryFileTests {
         } catch let error as ConfigurationError {
             let paths = error.problems.map(\.path)
             for expected in [
-                "version", "users[0].token", "users[0].cards[0]", "users[0].cards[1]", "users[1].id", "users[1].token", "users[1].extra",
-                "users[2].id", "users[2].token", "users[2].cards[0].route.planet", "users[2].cards[0].wallets[0]", "users[4].token",
+                "version", "users[0].token", "users[0].cards[0]", "users[0].cards[1]", "users[1].id", "users[1].token",
+                "users[1].extra",
+                "users[2].id", "users[2].token", "users[2].cards[0].route.planet", "users[2].cards[0].wallets[0]",
+                "users[4].token",
             ] {
                 #expect(paths.contains(expected), "\(expected) in \(paths)")
             }
@@ -73,18 +75,31 @@ struct CardDirectoryFileTests {
             """#
         let configuration = try GatewayConfiguration.load(from: Data(document.utf8), registry: ExampleRegistry.all)
         let gateway = try CardGateway(configuration: configuration, registry: ExampleRegistry.all)
-        let accounts = [InMemoryCardDirectory.Account(user: AppUser(id: "u"), token: Secret("token-token-token-1"), cards: [
-            OwnedCard(id: "a", ref: CardRef(id: "ic_1"), route: .instance("us"), displayName: "A"),
-            OwnedCard(id: "b", ref: CardRef(id: "ic_2"), route: .instance("typo"), displayName: "B"),
-            OwnedCard(id: "c", ref: CardRef(id: "ic_3"), route: .key(RouteKey(issuer: "stripe-us")), displayName: "C"),
-            OwnedCard(id: "d", ref: CardRef(id: "ic_4"), route: .key(RouteKey(issuer: "nobody")), displayName: "D"),
-        ])]
-        let problems = CardDirectoryFile.routeProblems(accounts, gateway: gateway, storedCredentialRoute: .instance("us"))
-        #expect(Set(problems.map(\.path)) == [
-            "users[0].cards[1]", "users[0].cards[1].wallets.applePay", "users[0].cards[1].wallets.googlePay",
-            "users[0].cards[3]", "users[0].cards[3].wallets.applePay", "users[0].cards[3].wallets.googlePay",
-            "--stored-credentials-provider",
-        ])
-        #expect(CardDirectoryFile.routeProblems(accounts.map { var a = $0; a.cards = [a.cards[0]]; return a }, gateway: gateway, storedCredentialRoute: nil).isEmpty)
+        let accounts = [
+            InMemoryCardDirectory.Account(
+                user: AppUser(id: "u"), token: Secret("token-token-token-1"),
+                cards: [
+                    OwnedCard(id: "a", ref: CardRef(id: "ic_1"), route: .instance("us"), displayName: "A"),
+                    OwnedCard(id: "b", ref: CardRef(id: "ic_2"), route: .instance("typo"), displayName: "B"),
+                    OwnedCard(
+                        id: "c", ref: CardRef(id: "ic_3"), route: .key(RouteKey(issuer: "stripe-us")), displayName: "C"),
+                    OwnedCard(
+                        id: "d", ref: CardRef(id: "ic_4"), route: .key(RouteKey(issuer: "nobody")), displayName: "D"),
+                ])
+        ]
+        let problems = CardDirectoryFile.routeProblems(
+            accounts, gateway: gateway, storedCredentialRoute: .instance("us"))
+        #expect(
+            Set(problems.map(\.path)) == [
+                "users[0].cards[1]", "users[0].cards[1].wallets.applePay", "users[0].cards[1].wallets.googlePay",
+                "users[0].cards[3]", "users[0].cards[3].wallets.applePay", "users[0].cards[3].wallets.googlePay",
+                "--stored-credentials-provider",
+            ])
+        #expect(
+            CardDirectoryFile.routeProblems(
+                accounts.map {
+                    var a = $0; a.cards = [a.cards[0]]; return a
+                }, gateway: gateway, storedCredentialRoute: nil
+            ).isEmpty)
     }
 }

@@ -7,22 +7,28 @@ import Testing
 
 /// Marqeta cards through the example programs like any other provider's: the CLI provisions one to Samsung Pay,
 /// Google Pay and Apple Pay against the embedded simulator, and the lifecycle commands reach its transitions.
-@Suite("Marqeta in the examples")
+@Suite("Marqeta in the examples", .timeLimit(.minutes(5)))
 struct MarqetaExamplesTests {
     typealias Seed = MarqetaSimulator.Seed
     typealias Inputs = MarqetaSimulator.TestInputs
 
-    @Test("cardgateway provision samsung-pay routes issuer marqeta to POST /v3/digitalwalletprovisionrequests/samsungpay")
+    @Test(
+        "cardgateway provision samsung-pay routes issuer marqeta to POST /v3/digitalwalletprovisionrequests/samsungpay")
     func samsungPayThroughTheCLI() async throws {
         try await withSimulatorConfiguration { path, running in
-            let offer = await runCLI(["provision", "offer", "--config", path, "--issuer", "marqeta", "--wallet", "samsung-pay", Seed.activeCard])
+            let offer = await runCLI([
+                "provision", "offer", "--config", path, "--issuer", "marqeta", "--wallet", "samsung-pay",
+                Seed.activeCard,
+            ])
             #expect(offer.exitCode == 0, "\(offer.stderr)")
             #expect(try offer.json()["eligible"] == .bool(true))
             #expect(try offer.json()["flow"]?.stringValue == "encryptedPayload")
 
             let samsung = await runCLI([
-                "provision", "samsung-pay", "--config", path, "--issuer", "marqeta", "--device-id", Inputs.samsungDeviceID,
-                "--wallet-user-id", Inputs.samsungWalletUserID, "--device-type", "watch", "--app-version", "bank-app 3.0", Seed.activeCard,
+                "provision", "samsung-pay", "--config", path, "--issuer", "marqeta", "--device-id",
+                Inputs.samsungDeviceID,
+                "--wallet-user-id", Inputs.samsungWalletUserID, "--device-type", "watch", "--app-version",
+                "bank-app 3.0", Seed.activeCard,
             ])
             #expect(samsung.exitCode == 0, "\(samsung.stderr)")
             // What Samsung's SDK needs, printed: the extra provision payload (Base64 of Marqeta's bytes), network, card type
@@ -46,14 +52,16 @@ struct MarqetaExamplesTests {
             #expect(post.header("authorization") == JournalEntry.maskedValue)
 
             let google = await runCLI([
-                "provision", "google-pay", "--config", path, "--issuer", "marqeta", "--device-id", Inputs.googleDeviceID,
+                "provision", "google-pay", "--config", path, "--issuer", "marqeta", "--device-id",
+                Inputs.googleDeviceID,
                 "--wallet-account-id", Inputs.googleWalletAccountID, Seed.activeCard,
             ])
             #expect(google.exitCode == 0, "\(google.stderr)")
             #expect(journal.entries(method: "POST", pathContains: "androidpay").count == 1)
 
             let refused = await runCLI([
-                "provision", "samsung-pay", "--config", path, "--issuer", "marqeta", "--device-id", Inputs.samsungDeviceID,
+                "provision", "samsung-pay", "--config", path, "--issuer", "marqeta", "--device-id",
+                Inputs.samsungDeviceID,
                 "--wallet-account-id", Inputs.samsungWalletUserID, Seed.suspendedCard,
             ])
             #expect(refused.exitCode == 2)

@@ -8,7 +8,7 @@ import HummingbirdTesting
 import ProvisioningServerApp
 import Testing
 
-@Suite("Provisioning server: error mapping and redaction")
+@Suite("Provisioning server: error mapping and redaction", .timeLimit(.minutes(5)))
 struct ProvisioningServerErrorTests {
     /// The table as the API promises it.
     static let expected: [(code: String, status: Int)] = [
@@ -31,7 +31,8 @@ struct ProvisioningServerErrorTests {
     func mapping(code: String) async throws {
         let fixture = try Fixture()
         let status = try #require(Self.expected.first { $0.code == code }?.status)
-        fixture.backend.fail(cardID: "pc_1001", with: CardGatewayError(CardGatewayError.Code(rawValue: code), "provider said no"))
+        fixture.backend.fail(
+            cardID: "pc_1001", with: CardGatewayError(CardGatewayError.Code(rawValue: code), "provider said no"))
         try await fixture.withClient { client in
             let reply = try await client.send(.get, "/v1/cards/\(Fixture.payloadCard)")
             #expect(reply.status == status)
@@ -46,7 +47,8 @@ struct ProvisioningServerErrorTests {
     @Test("429 carries Retry-After from the provider, rounded up, and a default when the provider gave none")
     func retryAfter() async throws {
         let fixture = try Fixture()
-        fixture.backend.fail(cardID: "pc_1001", with: CardGatewayError(.rateLimited, "slow down", retryAfter: .milliseconds(6500)))
+        fixture.backend.fail(
+            cardID: "pc_1001", with: CardGatewayError(.rateLimited, "slow down", retryAfter: .milliseconds(6500)))
         fixture.backend.fail(cardID: "PI_2002", with: CardGatewayError(.rateLimited, "slow down"))
         try await fixture.withClient { client in
             let given = try await client.send(.get, "/v1/cards/\(Fixture.payloadCard)")
@@ -60,16 +62,24 @@ struct ProvisioningServerErrorTests {
         }
     }
 
-    @Test("a problem states retryable, may-have-reached-provider and the provider's request id as fields; Retry-After only when retryable")
+    @Test(
+        "a problem states retryable, may-have-reached-provider and the provider's request id as fields; Retry-After only when retryable"
+    )
     func actionableFields() async throws {
         let fixture = try Fixture()
         // A write whose outcome is unknown: not retryable, may have reached the provider; the provider's hint to
         // wait must not turn into a Retry-After that invites a blind repeat.
-        fixture.backend.fail(cardID: "pc_1001", with: CardGatewayError(
-            .providerUnavailable, "charge outcome unknown", provider: "tp-1", requestID: "req_provider_42", isRetryable: false,
-            mayHaveReachedProvider: true, retryAfter: .seconds(3)
-        ))
-        fixture.backend.fail(cardID: "PI_2002", with: CardGatewayError(.providerUnavailable, "down", provider: "adyen-1", isRetryable: true, retryAfter: .seconds(2)))
+        fixture.backend.fail(
+            cardID: "pc_1001",
+            with: CardGatewayError(
+                .providerUnavailable, "charge outcome unknown", provider: "tp-1", requestID: "req_provider_42",
+                isRetryable: false,
+                mayHaveReachedProvider: true, retryAfter: .seconds(3)
+            ))
+        fixture.backend.fail(
+            cardID: "PI_2002",
+            with: CardGatewayError(
+                .providerUnavailable, "down", provider: "adyen-1", isRetryable: true, retryAfter: .seconds(2)))
         try await fixture.withClient { client in
             let unknown = try await client.send(.get, "/v1/cards/\(Fixture.payloadCard)")
             #expect(unknown.status == 503)
@@ -97,10 +107,12 @@ struct ProvisioningServerErrorTests {
             verifications: [SCAChallenge.Verification(method: "OTP", channel: "SMS", target: "+44*****789")],
             created: Date(timeIntervalSince1970: 1_700_000_000), expires: Date(timeIntervalSince1970: 1_700_000_300)
         )
-        fixture.backend.fail(cardID: "pc_1001", with: CardGatewayError(.scaRequired, "challenge raised", scaChallenge: challenge))
+        fixture.backend.fail(
+            cardID: "pc_1001", with: CardGatewayError(.scaRequired, "challenge raised", scaChallenge: challenge))
         try await fixture.withClient { client in
             let reply = try await client.send(
-                .post, "/v1/cards/\(Fixture.payloadCard)/provisioning/googlePay", json: #"{"clientDeviceId":"d-1","clientWalletAccountId":"w-1"}"#
+                .post, "/v1/cards/\(Fixture.payloadCard)/provisioning/googlePay",
+                json: #"{"clientDeviceId":"d-1","clientWalletAccountId":"w-1"}"#
             )
             #expect(reply.status == 403)
             let body = try reply.problem()
@@ -113,7 +125,9 @@ struct ProvisioningServerErrorTests {
         }
     }
 
-    @Test("logs and error bodies carry no token, secret, payload or card data; the access log has route, status, duration and user")
+    @Test(
+        "logs and error bodies carry no token, secret, payload or card data; the access log has route, status, duration and user"
+    )
     func redaction() async throws {
         let fixture = try Fixture()
         let nonce = Data("nonce-bytes-0123456789".utf8).base64
@@ -124,19 +138,38 @@ struct ProvisioningServerErrorTests {
         let sdkOutput = Data("opaque-sdk-output-blob".utf8).base64
         fixture.backend.fail(
             cardID: "ic_3003",
-            with: CardGatewayError(.declined, "card 4111111111111111 declined; key sk_live_abcdefghijklmnop", providerCode: "05")
+            with: CardGatewayError(
+                .declined, "card 4111111111111111 declined; key sk_live_abcdefghijklmnop", providerCode: "05")
         )
         try await fixture.withClient { client in
             var bodies: [String] = []
-            let apple = #"{"certificates":["\#(certificate)","\#(subordinate)"],"nonce":"\#(nonce)","nonceSignature":"\#(signature)"}"#
-            bodies.append(try await client.send(.post, "/v1/cards/\(Fixture.payloadCard)/provisioning/applePay", json: apple).text)
-            bodies.append(try await client.send(.post, "/v1/cards/\(Fixture.relayCard)/provisioning/applePay", json: #"{"sdkOutput":"\#(sdkOutput)"}"#).text)
-            bodies.append(try await client.send(.post, "/v1/cards/\(Fixture.keyCard)/provisioning/applePay", json: #"{"apiVersion":"2020-08-27"}"#).text)
-            bodies.append(try await client.send(.post, "/v1/credentials/session", json: ProvisioningServerCredentialsTests.storeBody).text)
-            bodies.append(try await client.send(.post, "/v1/credentials/result", json: #"{"jwt":"\#(Fixture.resultJWT)"}"#).text)
+            let apple =
+                #"{"certificates":["\#(certificate)","\#(subordinate)"],"nonce":"\#(nonce)","nonceSignature":"\#(signature)"}"#
+            bodies.append(
+                try await client.send(.post, "/v1/cards/\(Fixture.payloadCard)/provisioning/applePay", json: apple).text
+            )
+            bodies.append(
+                try await client.send(
+                    .post, "/v1/cards/\(Fixture.relayCard)/provisioning/applePay",
+                    json: #"{"sdkOutput":"\#(sdkOutput)"}"#
+                ).text)
+            bodies.append(
+                try await client.send(
+                    .post, "/v1/cards/\(Fixture.keyCard)/provisioning/applePay", json: #"{"apiVersion":"2020-08-27"}"#
+                ).text)
+            bodies.append(
+                try await client.send(
+                    .post, "/v1/credentials/session", json: ProvisioningServerCredentialsTests.storeBody
+                ).text)
+            bodies.append(
+                try await client.send(.post, "/v1/credentials/result", json: #"{"jwt":"\#(Fixture.resultJWT)"}"#).text)
             bodies.append(try await client.send(.get, "/v1/wallet-extension").text)
             bodies.append(try await client.send(.get, "/v1/cards", token: "wrong-token-abcdef123456").text)
-            bodies.append(try await client.send(.post, "/v1/cards/\(Fixture.payloadCard)/provisioning/applePay", json: #"{"certificates":["\#(certificate)"],"nonce":"\#(nonce)!"}"#).text)
+            bodies.append(
+                try await client.send(
+                    .post, "/v1/cards/\(Fixture.payloadCard)/provisioning/applePay",
+                    json: #"{"certificates":["\#(certificate)"],"nonce":"\#(nonce)!"}"#
+                ).text)
             let failed = try await client.send(.get, "/v1/cards/\(Fixture.keyCard)")
             #expect(failed.status == 402)
             bodies.append(failed.text)
@@ -144,7 +177,10 @@ struct ProvisioningServerErrorTests {
             // Error bodies never echo the request or the provider.
             let errorBodies = [bodies[6], bodies[7], bodies[8]]
             for text in errorBodies {
-                for needle in [nonce, certificate, "4111111111111111", "sk_live_abcdefghijklmnop", "wrong-token-abcdef123456", Fixture.aliceToken] {
+                for needle in [
+                    nonce, certificate, "4111111111111111", "sk_live_abcdefghijklmnop", "wrong-token-abcdef123456",
+                    Fixture.aliceToken,
+                ] {
                     #expect(!text.contains(needle), "an error body contains \(needle)")
                 }
             }
@@ -152,7 +188,8 @@ struct ProvisioningServerErrorTests {
         let needles = [
             Fixture.aliceToken, Fixture.bobToken, "wrong-token-abcdef123456", nonce, certificate, signature, sdkOutput,
             Fixture.storeSessionJWT, Fixture.resultJWT, "ek_test_YWNjdF8xRmFrZVNlY3JldEtleQ", "start-PI_2002".base64,
-            "activation-pc_1001".base64, "4111111111111111", "sk_live_abcdefghijklmnop", "Alice Example", "terms-v3 checkbox",
+            "activation-pc_1001".base64, "4111111111111111", "sk_live_abcdefghijklmnop", "Alice Example",
+            "terms-v3 checkbox",
         ]
         #expect(fixture.logs.leaks(of: needles) == [])
 

@@ -6,9 +6,9 @@ import ProvisioningServerApp
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Clients that do what an app never does, against the server listening on 127.0.0.1: connections that send
@@ -16,15 +16,17 @@ import Darwin
 /// flood from one user beside a well-behaved one, oversized heads and bodies, and strict-input refusals. Deadlines
 /// are small (0.5 s) so that the suite is quick; assertions are on outcomes, with generous upper bounds, never on
 /// how fast something happened.
-@Suite("Provisioning server: hostile clients", .serialized)
+@Suite("Provisioning server: hostile clients", .serialized, .timeLimit(.minutes(5)))
 struct ProvisioningServerHostileClientTests {
     /// Small deadlines, rate limits off unless a test sets them.
     static func configuration(
-        readTimeout: Duration? = .milliseconds(500), idleTimeout: Duration? = .milliseconds(500), maxConnections: Int? = 64,
+        readTimeout: Duration? = .milliseconds(500), idleTimeout: Duration? = .milliseconds(500),
+        maxConnections: Int? = 64,
         maxHeaderBytes: Int = 16 * 1024, rateLimitPerUser: Int = 0, rateLimitPerAddress: Int = 0
     ) -> ProvisioningServer.Configuration {
         ProvisioningServer.Configuration(
-            storedCredentialRoute: .instance("cof"), requestReadTimeout: readTimeout, idleTimeout: idleTimeout, maxConnections: maxConnections,
+            storedCredentialRoute: .instance("cof"), requestReadTimeout: readTimeout, idleTimeout: idleTimeout,
+            maxConnections: maxConnections,
             maxHeaderBytes: maxHeaderBytes, rateLimitPerUser: rateLimitPerUser, rateLimitPerAddress: rateLimitPerAddress
         )
     }
@@ -40,6 +42,68 @@ struct ProvisioningServerHostileClientTests {
             let outcome = await connection.readUntilClosed(within: .seconds(15))
             #expect(outcome.closed, "the server kept an idle connection open")
             #expect(outcome.bytes.isEmpty)
+        }
+    }
+
+    @Test(
+        "a connection that sends nothing is closed at the read deadline counted from its opening, whatever the idle timeout"
+    )
+    func silentConnectionClosedAtReadDeadline() async throws {
+        // Idle timeout 60 s: only the read deadline (0.5 s from the accept) can close the connection within 15 s.
+        let fixture = try Fixture(configuration: Self.configuration(idleTimeout: .seconds(60)))
+        try await fixture.withLiveServer { port in
+            let silent = try RawConnection(port: port)
+            defer { silent.close() }
+            let outcome = await silent.readUntilClosed(within: .seconds(15))
+            #expect(outcome.closed, "a connection that sent nothing outlived the read deadline")
+            #expect(outcome.bytes.isEmpty)
+
+            // A connection that sends its request in time is served as before.
+            let user = try RawConnection(port: port)
+            defer { user.close() }
+            try user.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            #expect(await user.readUntilClosed(within: .seconds(15)).text.hasPrefix("HTTP/1.1 200"))
+        }
+    }
+
+    @Test(
+        "600 silent connections from the user's own address at a 512-connection limit: the user is served, the oldest silent ones are closed"
+    )
+    func silentConnectionsGiveWay() async throws {
+        // Deadlines of 60 s, so that only the connection limit closes anything during the test.
+        let fixture = try Fixture(
+            configuration: Self.configuration(readTimeout: .seconds(60), idleTimeout: .seconds(60), maxConnections: 512)
+        )
+        try await fixture.withLiveServer { port in
+            var silent: [RawConnection] = []
+            defer { for connection in silent { connection.close() } }
+            for _ in 0..<600 { silent.append(try RawConnection(port: port)) }
+
+            let user = try RawConnection(port: port)
+            defer { user.close() }
+            try user.send(
+                "GET /v1/cards HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Fixture.aliceToken)\r\nConnection: close\r\n\r\n"
+            )
+            let answer = await user.readUntilClosed(within: .seconds(30))
+            #expect(
+                answer.text.hasPrefix("HTTP/1.1 200"),
+                "the user was not served: \(answer.text.prefix(40)), closed: \(answer.closed)")
+            #expect(fixture.backend.totalCalls > 0, "the user's request did not reach the provider")
+
+            // 600 silent + the user for 512 places: at least 89 silent connections gave way, the oldest first.
+            let pushedOut = 600 + 1 - 512
+            var closed = Set<Int>()
+            let deadline = ContinuousClock.now + .seconds(15)
+            repeat {
+                for (index, connection) in silent.enumerated() where !closed.contains(index) && connection.peerClosed()
+                { closed.insert(index) }
+                if closed.count >= pushedOut { break }
+                try await Task.sleep(for: .milliseconds(50))
+            } while ContinuousClock.now < deadline
+            #expect(closed.count >= pushedOut, "\(closed.count) silent connections were closed")
+            #expect(closed.count < 600 - 100, "newer silent connections were closed too: \(closed.count)")
+            #expect(closed.contains(0), "the oldest silent connection kept its place")
+            #expect(!closed.contains(599), "the newest silent connection was closed before older ones")
         }
     }
 
@@ -87,7 +151,8 @@ struct ProvisioningServerHostileClientTests {
 
     @Test("past the maximum, a new connection is closed at once; once others close, connections are served again")
     func connectionLimit() async throws {
-        let fixture = try Fixture(configuration: Self.configuration(readTimeout: .seconds(30), idleTimeout: .seconds(30), maxConnections: 2))
+        let fixture = try Fixture(
+            configuration: Self.configuration(readTimeout: .seconds(30), idleTimeout: .seconds(30), maxConnections: 2))
         try await fixture.withLiveServer { port in
             let first = try RawConnection(port: port)
             let second = try RawConnection(port: port)
@@ -165,7 +230,8 @@ struct ProvisioningServerHostileClientTests {
             var statuses: [Int] = []
             var lastHeaders = HTTPFields()
             for _ in 0..<5 {
-                var request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(port)", path: "/v1/cards")
+                var request = HTTPRequest(
+                    method: .get, scheme: "http", authority: "127.0.0.1:\(port)", path: "/v1/cards")
                 request.headerFields[.authorization] = "Bearer not-a-token-guess-0000"
                 let response = try await transport.send(request, body: nil, timeout: .seconds(10))
                 statuses.append(response.response.status.code)
@@ -212,20 +278,27 @@ struct ProvisioningServerHostileClientTests {
         }
     }
 
-    @Test("strict input over the wire: duplicate keys, CR/LF in ids, non-DER certificates are 400 with a field, nothing sent")
+    @Test(
+        "strict input over the wire: duplicate keys, CR/LF in ids, non-DER certificates are 400 with a field, nothing sent"
+    )
     func strictInput() async throws {
         let fixture = try Fixture(configuration: Self.configuration(idleTimeout: .seconds(30)))
         try await fixture.withLiveServer { port in
             let transport = AsyncHTTPClientTransport()
-            func post(_ path: String, _ json: String) async throws -> (status: Int, body: JSONValue, headers: HTTPFields) {
+            func post(
+                _ path: String, _ json: String
+            ) async throws -> (status: Int, body: JSONValue, headers: HTTPFields) {
                 var request = HTTPRequest(method: .post, scheme: "http", authority: "127.0.0.1:\(port)", path: path)
                 request.headerFields[.authorization] = "Bearer \(Fixture.aliceToken)"
                 request.headerFields[.contentType] = "application/json"
                 let response = try await transport.send(request, body: Data(json.utf8), timeout: .seconds(10))
-                return (response.response.status.code, try JSONValue.parse(response.body), response.response.headerFields)
+                return (
+                    response.response.status.code, try JSONValue.parse(response.body), response.response.headerFields
+                )
             }
             let google = "/v1/cards/\(Fixture.payloadCard)/provisioning/googlePay"
-            let duplicate = try await post(google, #"{"clientDeviceId":"a","clientDeviceId":"b","clientWalletAccountId":"c"}"#)
+            let duplicate = try await post(
+                google, #"{"clientDeviceId":"a","clientDeviceId":"b","clientWalletAccountId":"c"}"#)
             #expect(duplicate.status == 400)
             #expect(firstErrorField(duplicate.body) == "clientDeviceId")
             #expect(duplicate.headers[.retryAfter] == nil, "Retry-After on a refusal that is not retryable")
@@ -241,7 +314,8 @@ struct ProvisioningServerHostileClientTests {
                 #"{"certificates":["\#(helloWorld)","\#(helloWorld)"],"nonce":"AAECAw==","nonceSignature":"AAECAw=="}"#
             )
             #expect(nonDER.status == 400)
-            #expect(firstErrorField(nonDER.body)?.contains("certificates[0]") == true, "\(String(describing: nonDER.body))")
+            #expect(
+                firstErrorField(nonDER.body)?.contains("certificates[0]") == true, "\(String(describing: nonDER.body))")
             #expect(fixture.backend.totalCalls == 0, "a refused request reached a provider")
         }
     }
@@ -254,13 +328,17 @@ func firstErrorField(_ problem: JSONValue) -> String? {
 }
 
 #if canImport(Glibc)
-private func closeDescriptor(_ fd: Int32) { _ = Glibc.close(fd) }
-private func sendBytes(_ fd: Int32, _ pointer: UnsafeRawPointer?, _ count: Int) -> Int { Glibc.send(fd, pointer, count, Int32(MSG_NOSIGNAL)) }
-private let streamSocket = Int32(SOCK_STREAM.rawValue)
+    private func closeDescriptor(_ fd: Int32) { _ = Glibc.close(fd) }
+    private func sendBytes(_ fd: Int32, _ pointer: UnsafeRawPointer?, _ count: Int) -> Int {
+        Glibc.send(fd, pointer, count, Int32(MSG_NOSIGNAL))
+    }
+    private let streamSocket = Int32(SOCK_STREAM.rawValue)
 #else
-private func closeDescriptor(_ fd: Int32) { _ = Darwin.close(fd) }
-private func sendBytes(_ fd: Int32, _ pointer: UnsafeRawPointer?, _ count: Int) -> Int { Darwin.send(fd, pointer, count, 0) }
-private let streamSocket = SOCK_STREAM
+    private func closeDescriptor(_ fd: Int32) { _ = Darwin.close(fd) }
+    private func sendBytes(_ fd: Int32, _ pointer: UnsafeRawPointer?, _ count: Int) -> Int {
+        Darwin.send(fd, pointer, count, 0)
+    }
+    private let streamSocket = SOCK_STREAM
 #endif
 
 /// A plain TCP connection to 127.0.0.1, non-blocking, read by polling (never blocking a thread of the cooperative pool
@@ -276,7 +354,9 @@ final class RawConnection: Sendable {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let result = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard result == 0 else {
             closeDescriptor(fd)
@@ -329,6 +409,13 @@ final class RawConnection: Sendable {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether the peer has closed (or reset) the connection, looking once without waiting (bytes that arrived are
+    /// dropped).
+    func peerClosed() -> Bool {
+        var bytes: [UInt8] = []
+        return readAvailable(into: &bytes) == .closed
     }
 
     private enum ReadOutcome { case data, nothing, closed }

@@ -9,7 +9,7 @@ import Testing
 
 /// Bearer JWTs verified against a JWKS (``JWTBearerAuthenticator``), with ES256 keys made in the test and the JWKS
 /// served by an injected fetch that counts its calls.
-@Suite("Provisioning server: bearer JWTs")
+@Suite("Provisioning server: bearer JWTs", .timeLimit(.minutes(5)))
 struct ProvisioningServerJWTTests {
     static let issuer = "https://id.example.test/"
     static let audience = "cardgateway-api"
@@ -44,19 +44,24 @@ struct ProvisioningServerJWTTests {
             }
             let entries = try kids.map { kid -> [String: String] in
                 let parameters = try #require(keys[kid]?.publicKey.parameters)
-                return ["kty": "EC", "crv": "P-256", "x": parameters.x, "y": parameters.y, "kid": kid, "alg": "ES256", "use": "sig"]
+                return [
+                    "kty": "EC", "crv": "P-256", "x": parameters.x, "y": parameters.y, "kid": kid, "alg": "ES256",
+                    "use": "sig",
+                ]
             }
             return try JSONSerialization.data(withJSONObject: ["keys": entries])
         }
 
         func token(
-            kid: String, sub: String = "user-alice", iss: String = ProvisioningServerJWTTests.issuer, aud: String = ProvisioningServerJWTTests.audience,
+            kid: String, sub: String = "user-alice", iss: String = ProvisioningServerJWTTests.issuer,
+            aud: String = ProvisioningServerJWTTests.audience,
             expiresIn: TimeInterval = 300, notBefore: TimeInterval? = nil, uid: String? = nil
         ) async throws -> String {
             let collection = JWTKeyCollection()
             await collection.add(ecdsa: try #require(keys[kid]), kid: JWKIdentifier(string: kid))
             let now = Date().timeIntervalSince1970
-            let claims = Claims(iss: iss, aud: aud, sub: sub, exp: now + expiresIn, nbf: notBefore.map { now + $0 }, uid: uid)
+            let claims = Claims(
+                iss: iss, aud: aud, sub: sub, exp: now + expiresIn, nbf: notBefore.map { now + $0 }, uid: uid)
             return try await collection.sign(claims, kid: JWKIdentifier(string: kid))
         }
     }
@@ -65,20 +70,25 @@ struct ProvisioningServerJWTTests {
         _ provider: IdentityProvider, userClaim: String = "sub", minimumRefreshInterval: Duration = .seconds(60)
     ) throws -> Fixture {
         let configuration = JWTBearerAuthenticator.Configuration(
-            issuer: issuer, audience: audience, jwksURL: URL(string: "https://id.example.test/.well-known/jwks.json")!, userClaim: userClaim,
+            issuer: issuer, audience: audience, jwksURL: URL(string: "https://id.example.test/.well-known/jwks.json")!,
+            userClaim: userClaim,
             minimumRefreshInterval: minimumRefreshInterval
         )
         return try Fixture(
-            configuration: ProvisioningServer.Configuration(storedCredentialRoute: .instance("cof"), rateLimitPerUser: 0, rateLimitPerAddress: 0),
+            configuration: ProvisioningServer.Configuration(
+                storedCredentialRoute: .instance("cof"), rateLimitPerUser: 0, rateLimitPerAddress: 0),
             authenticator: { directory in
-                try JWTBearerAuthenticator(configuration: configuration, directory: directory, fetch: { _ in try provider.jwks() })
+                try JWTBearerAuthenticator(
+                    configuration: configuration, directory: directory, fetch: { _ in try provider.jwks() })
             }
         )
     }
 
     static func base64URL(_ text: String) -> String {
-        Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+            of: "/", with: "_"
+        )
+        .replacingOccurrences(of: "=", with: "")
     }
 
     @Test("a valid ES256 token names the directory's user; the static tokens are no longer accepted")
@@ -90,9 +100,12 @@ struct ProvisioningServerJWTTests {
             let alice = try await client.send(.get, "/v1/cards", token: try await provider.token(kid: "k1"))
             #expect(alice.status == 200)
             #expect(try alice.json()["cards"]?.arrayValue?.count == 3)
-            let bob = try await client.send(.get, "/v1/cards", token: try await provider.token(kid: "k1", sub: "user-bob"))
+            let bob = try await client.send(
+                .get, "/v1/cards", token: try await provider.token(kid: "k1", sub: "user-bob"))
             #expect(try bob.json()["cards"]?.arrayValue?.count == 1)
-            #expect(try await client.send(.get, "/v1/cards", token: try await provider.token(kid: "k1", sub: "user-nobody")).status == 401)
+            #expect(
+                try await client.send(.get, "/v1/cards", token: try await provider.token(kid: "k1", sub: "user-nobody"))
+                    .status == 401)
             #expect(try await client.send(.get, "/v1/cards", token: Fixture.aliceToken).status == 401)
         }
         #expect(provider.fetches == 1, "the JWKS is cached")
@@ -117,7 +130,9 @@ struct ProvisioningServerJWTTests {
                 #expect(!reply.text.contains(token), "\(name): the token is echoed")
             }
             // Within the leeway (60 s) an expiry just past is still accepted.
-            #expect(try await client.send(.get, "/v1/cards", token: try await provider.token(kid: "k1", expiresIn: -5)).status == 200)
+            #expect(
+                try await client.send(.get, "/v1/cards", token: try await provider.token(kid: "k1", expiresIn: -5))
+                    .status == 200)
         }
     }
 
@@ -129,21 +144,25 @@ struct ProvisioningServerJWTTests {
         try await fixture.withClient { client in
             // HS256 signed with a key the attacker knows, naming the published kid.
             let hmac = JWTKeyCollection()
-            await hmac.add(hmac: HMACKey(from: "attacker-known-secret-of-32-bytes-or-more"), digestAlgorithm: .sha256, kid: "k1")
+            await hmac.add(
+                hmac: HMACKey(from: "attacker-known-secret-of-32-bytes-or-more"), digestAlgorithm: .sha256, kid: "k1")
             let now = Date().timeIntervalSince1970
             let claims = Claims(iss: Self.issuer, aud: Self.audience, sub: "user-alice", exp: now + 300)
             let hs256 = try await hmac.sign(claims, kid: "k1")
             #expect(try await client.send(.get, "/v1/cards", token: hs256).status == 401)
 
-            let payload = Self.base64URL(#"{"iss":"\#(Self.issuer)","aud":"\#(Self.audience)","sub":"user-alice","exp":\#(Int(now) + 300)}"#)
+            let payload = Self.base64URL(
+                #"{"iss":"\#(Self.issuer)","aud":"\#(Self.audience)","sub":"user-alice","exp":\#(Int(now) + 300)}"#)
             let none = Self.base64URL(#"{"alg":"none","kid":"k1","typ":"JWT"}"#) + "." + payload + "."
             #expect(try await client.send(.get, "/v1/cards", token: none).status == 401)
 
             // A valid token whose payload is swapped for another user's.
             let valid = try await provider.token(kid: "k1")
             let parts = valid.split(separator: ".")
-            let bobPayload = Self.base64URL(#"{"iss":"\#(Self.issuer)","aud":"\#(Self.audience)","sub":"user-bob","exp":\#(Int(now) + 300)}"#)
-            #expect(try await client.send(.get, "/v1/cards", token: "\(parts[0]).\(bobPayload).\(parts[2])").status == 401)
+            let bobPayload = Self.base64URL(
+                #"{"iss":"\#(Self.issuer)","aud":"\#(Self.audience)","sub":"user-bob","exp":\#(Int(now) + 300)}"#)
+            #expect(
+                try await client.send(.get, "/v1/cards", token: "\(parts[0]).\(bobPayload).\(parts[2])").status == 401)
             #expect(try await client.send(.get, "/v1/cards", token: valid).status == 200)
         }
     }
@@ -185,9 +204,11 @@ struct ProvisioningServerJWTTests {
             issuer: Self.issuer, audience: Self.audience, jwksURL: URL(string: "https://id.example.test/jwks")!
         )
         let fixture = try Fixture(
-            configuration: ProvisioningServer.Configuration(storedCredentialRoute: .instance("cof"), rateLimitPerUser: 0, rateLimitPerAddress: 0),
+            configuration: ProvisioningServer.Configuration(
+                storedCredentialRoute: .instance("cof"), rateLimitPerUser: 0, rateLimitPerAddress: 0),
             authenticator: { directory in
-                try JWTBearerAuthenticator(configuration: configuration, directory: directory, fetch: { _ in throw IdentityProviderDown() })
+                try JWTBearerAuthenticator(
+                    configuration: configuration, directory: directory, fetch: { _ in throw IdentityProviderDown() })
             }
         )
         try await fixture.withClient { client in
@@ -209,22 +230,31 @@ struct ProvisioningServerJWTTests {
         provider.publish(["k1"])
         let router = Router()
         router.get("/jwks.json") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(data: try provider.jwks())))
+            Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: ResponseBody(byteBuffer: ByteBuffer(data: try provider.jwks())))
         }
         router.get("/broken.json") { _, _ in Response(status: .internalServerError) }
-        let app = Application(router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)))
+        let app = Application(
+            router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let port = try #require(client.port)
-            let directory = InMemoryCardDirectory(accounts: [InMemoryCardDirectory.Account(user: AppUser(id: "user-alice"), token: Secret("unused-token-000000"))])
+            let directory = InMemoryCardDirectory(accounts: [
+                InMemoryCardDirectory.Account(user: AppUser(id: "user-alice"), token: Secret("unused-token-000000"))
+            ])
             func authenticator(_ path: String) throws -> JWTBearerAuthenticator {
                 try JWTBearerAuthenticator(
-                    configuration: .init(issuer: Self.issuer, audience: Self.audience, jwksURL: URL(string: "http://127.0.0.1:\(port)\(path)")!),
+                    configuration: .init(
+                        issuer: Self.issuer, audience: Self.audience,
+                        jwksURL: URL(string: "http://127.0.0.1:\(port)\(path)")!),
                     directory: directory, fetch: JWTBearerAuthenticator.httpFetch()
                 )
             }
             let token = try await provider.token(kid: "k1")
             #expect(try await authenticator("/jwks.json").user(forBearerToken: token)?.id == "user-alice")
-            await #expect(throws: (any Error).self) { _ = try await authenticator("/broken.json").user(forBearerToken: token) }
+            await #expect(throws: (any Error).self) {
+                _ = try await authenticator("/broken.json").user(forBearerToken: token)
+            }
         }
     }
 
@@ -234,9 +264,11 @@ struct ProvisioningServerJWTTests {
         provider.publish(["k1"])
         let fixture = try Self.fixture(provider, userClaim: "uid")
         try await fixture.withClient { client in
-            let bob = try await client.send(.get, "/v1/cards", token: try await provider.token(kid: "k1", sub: "ignored", uid: "user-bob"))
+            let bob = try await client.send(
+                .get, "/v1/cards", token: try await provider.token(kid: "k1", sub: "ignored", uid: "user-bob"))
             #expect(bob.status == 200)
-            let noClaim = try await client.send(.get, "/v1/cards", token: try await provider.token(kid: "k1", sub: "user-alice"))
+            let noClaim = try await client.send(
+                .get, "/v1/cards", token: try await provider.token(kid: "k1", sub: "user-alice"))
             #expect(noClaim.status == 401)
         }
     }
@@ -244,7 +276,9 @@ struct ProvisioningServerJWTTests {
     @Test("the configuration refuses a JWKS over plain HTTP off loopback, and symmetric or unknown algorithms")
     func configurationProblems() throws {
         func problems(_ url: String, _ algorithms: Set<String> = ["ES256"]) -> [String] {
-            JWTBearerAuthenticator.Configuration(issuer: "i", audience: "a", jwksURL: URL(string: url)!, algorithms: algorithms).problems
+            JWTBearerAuthenticator.Configuration(
+                issuer: "i", audience: "a", jwksURL: URL(string: url)!, algorithms: algorithms
+            ).problems
         }
         #expect(problems("https://id.example.test/jwks").isEmpty)
         #expect(problems("http://127.0.0.1:8081/jwks").isEmpty)

@@ -5,7 +5,7 @@ import Testing
 @testable import ProvisioningServerApp
 
 /// The token buckets behind the rate limits, on a clock the test moves.
-@Suite("Provisioning server: rate limiter")
+@Suite("Provisioning server: rate limiter", .timeLimit(.minutes(5)))
 struct ProvisioningServerRateLimiterTests {
     final class ManualClock: Sendable {
         private let instant = Mutex(ContinuousClock.now)
@@ -47,11 +47,15 @@ struct ProvisioningServerRateLimiterTests {
     @Test("cheap reads cost a quarter; refresh=true and provider calls cost one")
     func costs() {
         #expect(AuthenticationMiddleware.cost(of: "walletExtension", path: "/v1/wallet-extension") == 0.25)
-        #expect(AuthenticationMiddleware.cost(of: "walletExtension", path: "/v1/wallet-extension?refresh=false") == 0.25)
+        #expect(
+            AuthenticationMiddleware.cost(of: "walletExtension", path: "/v1/wallet-extension?refresh=false") == 0.25)
         #expect(AuthenticationMiddleware.cost(of: "walletExtension", path: "/v1/wallet-extension?refresh=true") == 1)
         #expect(AuthenticationMiddleware.cost(of: "walletExtensionStatus", path: nil) == 0.25)
         #expect(AuthenticationMiddleware.cost(of: "listCredentials", path: nil) == 0.25)
-        for operation in ["listCards", "getCard", "provisioningOffer", "provision", "confirmProvisioning", "credentialSession", "credentialResult"] {
+        for operation in [
+            "listCards", "getCard", "provisioningOffer", "provision", "confirmProvisioning", "credentialSession",
+            "credentialResult",
+        ] {
             #expect(AuthenticationMiddleware.cost(of: operation, path: nil) == 1, "\(operation)")
         }
     }

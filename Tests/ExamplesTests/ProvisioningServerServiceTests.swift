@@ -7,13 +7,15 @@ import ProvisioningServerApp
 import ServiceLifecycle
 import Testing
 
-@Suite("Provisioning server: the service")
+@Suite("Provisioning server: the service", .timeLimit(.minutes(5)))
 struct ProvisioningServerServiceTests {
     @Test("the service binds 127.0.0.1 on a free port, answers /health, and returns after a graceful shutdown")
     func startHealthAndGracefulShutdown() async throws {
         let fixture = try Fixture()
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let service = ProvisioningServerService(server: fixture.server, host: "127.0.0.1", port: 0) { port in continuation.yield(port) }
+        let service = ProvisioningServerService(server: fixture.server, host: "127.0.0.1", port: 0) { port in
+            continuation.yield(port)
+        }
         #expect(service.host == "127.0.0.1")
         let group = ServiceGroup(services: [service], logger: fixture.logs.logger(label: "service-group", level: .info))
         try await withThrowingTaskGroup(of: Void.self) { tasks in

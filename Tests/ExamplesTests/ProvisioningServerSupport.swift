@@ -26,7 +26,8 @@ final class FakeBackend: Sendable {
     private let state = Mutex(State())
 
     static let webhookSecret = Data("fake-webhook-secret-6b1f0e".utf8)
-    static let ephemeralKeyJSON = #"{"id":"ephkey_1Fake","object":"ephemeral_key","associated_objects":[{"type":"issuing.card","id":"ic_3003"}],"secret":"ek_test_YWNjdF8xRmFrZVNlY3JldEtleQ","api_version":"2020-08-27","expires":1700003600}"#
+    static let ephemeralKeyJSON =
+        #"{"id":"ephkey_1Fake","object":"ephemeral_key","associated_objects":[{"type":"issuing.card","id":"ic_3003"}],"secret":"ek_test_YWNjdF8xRmFrZVNlY3JldEtleQ","api_version":"2020-08-27","expires":1700003600}"#
 
     /// Counts a call; throws the failure set for `cardID`, if any.
     func record(_ operation: String, cardID: String? = nil) throws {
@@ -77,14 +78,19 @@ struct FakeAdapter: CardLookup, WalletProvisioning, StoredCredentials, WebhookVe
             ref: ref, status: .active, providerStatus: "ACTIVE", type: .virtual, scheme: .visa, lastFour: "4242",
             expiry: CardExpiry(month: 12, year: 2030), bin: "42424242", program: "FAKE-PROGRAM", currency: "GBP",
             cardholderName: "Alice Example",
-            walletTokens: [WalletToken(id: "tok_1", wallet: .applePay, status: .active, providerStatus: "ACTIVE", deviceAccountReference: "DAR-1", walletID: "W-1", lastFour: "9876", network: .visa)]
+            walletTokens: [
+                WalletToken(
+                    id: "tok_1", wallet: .applePay, status: .active, providerStatus: "ACTIVE",
+                    deviceAccountReference: "DAR-1", walletID: "W-1", lastFour: "9876", network: .visa)
+            ]
         )
     }
 
     func offer(for card: CardRef, wallet: Wallet, context: OperationContext) async throws -> ProvisioningOffer {
         try backend.record("offer", cardID: card.id)
         return ProvisioningOffer(
-            card: card, wallet: wallet, eligible: true, flow: nil, cardholderName: "Alice Example", lastFour: "4242", network: .visa,
+            card: card, wallet: wallet, eligible: true, flow: nil, cardholderName: "Alice Example", lastFour: "4242",
+            network: .visa,
             primaryAccountIdentifier: "PAI-\(card.id)", expiry: CardExpiry(month: 12, year: 2030)
         )
     }
@@ -93,27 +99,37 @@ struct FakeAdapter: CardLookup, WalletProvisioning, StoredCredentials, WebhookVe
         try backend.record("provision", cardID: request.card.id)
         backend.remember(input: request.input)
         backend.remember(context: context)
-        switch request.input {
+        switch request.input.kind {
         case .applePay:
-            return .applePay(ApplePayPayload(
-                activationData: SensitiveData(Data("activation-\(request.card.id)".utf8)),
-                encryptedPassData: SensitiveData(Data("encrypted-pass-\(request.card.id)".utf8)),
-                ephemeralPublicKey: SensitiveData(Data("ephemeral-public-key".utf8)), network: .visa
-            ))
+            return .applePay(
+                ApplePayPayload(
+                    activationData: SensitiveData(Data("activation-\(request.card.id)".utf8)),
+                    encryptedPassData: SensitiveData(Data("encrypted-pass-\(request.card.id)".utf8)),
+                    ephemeralPublicKey: SensitiveData(Data("ephemeral-public-key".utf8)), network: .visa
+                ))
         case .googlePay:
-            return .googlePay(GooglePayPayload(opaquePaymentCard: SensitiveData(Data("opaque-card-\(request.card.id)".utf8)), network: .visa, tokenProvider: "VISA"))
+            return .googlePay(
+                GooglePayPayload(
+                    opaquePaymentCard: SensitiveData(Data("opaque-card-\(request.card.id)".utf8)), network: .visa,
+                    tokenProvider: "VISA"))
         case .samsungPay:
-            return .samsungPay(SamsungPayPayload(
-                extraProvisionPayload: SensitiveData(Data("extra-payload-\(request.card.id)".utf8)), network: .visa, cardType: "DEBIT", tokenProvider: "VISA"
-            ))
-        case .issuerSDK(let output):
-            guard let output else { return .issuerSDKInput(SensitiveData(Data("start-\(request.card.id)".utf8))) }
+            return .samsungPay(
+                SamsungPayPayload(
+                    extraProvisionPayload: SensitiveData(Data("extra-payload-\(request.card.id)".utf8)), network: .visa,
+                    cardType: "DEBIT", tokenProvider: "VISA"
+                ))
+        case .issuerSDK:
+            guard let output = request.input.issuerSDKOutput else {
+                return .issuerSDKInput(SensitiveData(Data("start-\(request.card.id)".utf8)))
+            }
             return .issuerSDKInput(SensitiveData(Data("next-".utf8) + output.revealedBytes))
-        case .issuerSDKKey(let apiVersion):
-            return .ephemeralKey(EphemeralKey(
-                id: "ephkey_1Fake", rawJSON: SensitiveData(Data(FakeBackend.ephemeralKeyJSON.utf8)), created: nil,
-                expires: Date(timeIntervalSince1970: 1_700_003_600), apiVersion: apiVersion
-            ))
+        default:
+            return .ephemeralKey(
+                EphemeralKey(
+                    id: "ephkey_1Fake", rawJSON: SensitiveData(Data(FakeBackend.ephemeralKeyJSON.utf8)), created: nil,
+                    expires: Date(timeIntervalSince1970: 1_700_003_600),
+                    apiVersion: request.input.issuerSDKAPIVersion ?? ""
+                ))
         }
     }
 
@@ -125,36 +141,53 @@ struct FakeAdapter: CardLookup, WalletProvisioning, StoredCredentials, WebhookVe
     func clientSession(_ request: ClientSessionRequest, context: OperationContext) async throws -> ClientSession {
         try backend.record("clientSession")
         backend.remember(session: request)
-        if case .reuse = request.intent {
-            return ClientSession(token: Secret(Fixture.reuseSessionJWT), issuedAt: Date(timeIntervalSince1970: 0), securityCodeLength: 3)
+        if request.intent.kind == .reuse {
+            return ClientSession(
+                token: Secret(Fixture.reuseSessionJWT), issuedAt: Date(timeIntervalSince1970: 0), securityCodeLength: 3)
         }
         return ClientSession(token: Secret(Fixture.storeSessionJWT), issuedAt: Date(timeIntervalSince1970: 0))
     }
 
     func verifyResult(_ token: Secret, context: OperationContext) async throws -> StoredCredential {
         try backend.record("verifyResult")
-        if token.revealedValue == Fixture.declinedResultJWT { throw CardGatewayError(.declined, "the issuer declined the check") }
-        return StoredCredential(reference: "56-9-1001", maskedPAN: "411111######1111", brand: "VISA", scheme: .visa, created: Date(timeIntervalSince1970: 1_700_000_000))
+        if token.revealedValue == Fixture.declinedResultJWT {
+            throw CardGatewayError(.declined, "the issuer declined the check")
+        }
+        return StoredCredential(
+            reference: "56-9-1001", maskedPAN: "411111######1111", brand: "VISA", scheme: .visa,
+            created: Date(timeIntervalSince1970: 1_700_000_000))
     }
 
     func charge(_ request: ChargeRequest, context: OperationContext) async throws -> ChargeResult {
         try backend.record("charge")
-        return ChargeResult(transactionReference: "56-9-1002", parentReference: request.reference, status: .authorised, amount: request.amount, authCode: "OK", providerStatus: "0")
+        return ChargeResult(
+            transactionReference: "56-9-1002", parentReference: request.reference, status: .authorised,
+            amount: request.amount, authCode: "OK", providerStatus: "0")
     }
 
     func verify(_ delivery: WebhookDelivery, now: Date) throws -> [GatewayEvent] {
         try backend.record("webhook")
-        guard let name = HTTPField.Name("X-Fake-Signature"), let given = delivery.headers[name].flatMap(ByteEncoding.decodeHex),
-            MessageAuthentication.verifyHMACSHA256(signature: given, key: FakeBackend.webhookSecret, message: delivery.body)
+        guard let name = HTTPField.Name("X-Fake-Signature"),
+            let given = delivery.headers[name].flatMap(ByteEncoding.decodeHex),
+            MessageAuthentication.verifyHMACSHA256(
+                signature: given, key: FakeBackend.webhookSecret, message: delivery.body)
         else {
             throw CardGatewayError.signatureInvalid("the X-Fake-Signature header does not match the body")
         }
         let json = try JSONValue.parse(delivery.body)
-        guard let id = json["id"]?.stringValue, let cardID = json["card"]?.stringValue, let status = json["status"]?.stringValue else {
+        guard let id = json["id"]?.stringValue, let cardID = json["card"]?.stringValue,
+            let status = json["status"]?.stringValue
+        else {
             throw CardGatewayError.invalidRequest("the event lacks id, card or status")
         }
-        let change = CardStatusChange(card: CardRef(id: cardID), oldStatus: nil, newStatus: CardStatus(rawValue: status) ?? .unknown, providerOldStatus: nil, providerNewStatus: status)
-        return [GatewayEvent(id: id, providerKind: descriptor.kind, occurredAt: nil, providerType: "card.updated", event: .cardStatusChanged(change))]
+        let change = CardStatusChange(
+            card: CardRef(id: cardID), oldStatus: nil, newStatus: CardStatus(rawValue: status) ?? .unknown,
+            providerOldStatus: nil, providerNewStatus: status)
+        return [
+            GatewayEvent(
+                id: id, providerKind: descriptor.kind, occurredAt: nil, providerType: "card.updated",
+                event: .cardStatusChanged(change))
+        ]
     }
 }
 
@@ -200,36 +233,52 @@ struct Fixture: Sendable {
     let server: ProvisioningServer
 
     init(
-        configuration: ProvisioningServer.Configuration = ProvisioningServer.Configuration(storedCredentialRoute: .instance("cof")),
+        configuration: ProvisioningServer.Configuration = ProvisioningServer.Configuration(
+            storedCredentialRoute: .instance("cof")),
         observability: GatewayObservability = .bootstrapped,
         authenticator: (@Sendable (InMemoryCardDirectory) throws -> any Authenticator)? = nil
     ) throws {
         let backend = self.backend
-        func kind(_ name: String, _ capabilities: Set<Capability>, _ flows: [Wallet: ProvisioningFlow]) -> ProviderFactory {
-            let descriptor = ProviderDescriptor(kind: ProviderKind(name), capabilities: capabilities, provisioningFlows: flows)
+        func kind(
+            _ name: String, _ capabilities: Set<Capability>, _ flows: [Wallet: ProvisioningFlow]
+        ) -> ProviderFactory {
+            let descriptor = ProviderDescriptor(
+                kind: ProviderKind(name), capabilities: capabilities, provisioningFlows: flows)
             return ProviderFactory(
-                kind: ProviderKind(name), descriptor: descriptor, environments: ["sandbox": URL(string: "https://\(name).example")!], credentials: []
+                kind: ProviderKind(name), descriptor: descriptor,
+                environments: ["sandbox": URL(string: "https://\(name).example")!], credentials: []
             ) { _ in FakeAdapter(descriptor: descriptor, backend: backend) }
         }
         let registry = ProviderRegistry([
-            kind("fake-payload", [.cardLookup, .walletProvisioning, .webhooks], [.applePay: .encryptedPayload, .googlePay: .encryptedPayload]),
-            kind("fake-relay", [.cardLookup, .walletProvisioning, .webhooks], [.applePay: .issuerSDKRelay, .googlePay: .issuerSDKRelay]),
+            kind(
+                "fake-payload", [.cardLookup, .walletProvisioning, .webhooks],
+                [.applePay: .encryptedPayload, .googlePay: .encryptedPayload]),
+            kind(
+                "fake-relay", [.cardLookup, .walletProvisioning, .webhooks],
+                [.applePay: .issuerSDKRelay, .googlePay: .issuerSDKRelay]),
             kind("fake-key", [.cardLookup, .walletProvisioning], [.applePay: .issuerSDKKey]),
             kind("fake-cof", [.storedCredentials, .webhooks], [:]),
         ])
         func instance(_ name: String, _ kind: String) -> (String, ProviderInstanceConfiguration) {
-            (name, ProviderInstanceConfiguration(name: name, kind: ProviderKind(kind), environment: "sandbox", baseURL: URL(string: "https://\(kind).example")!, credentials: [:]))
+            (
+                name,
+                ProviderInstanceConfiguration(
+                    name: name, kind: ProviderKind(kind), environment: "sandbox",
+                    baseURL: URL(string: "https://\(kind).example")!, credentials: [:])
+            )
         }
         let configurationDocument = GatewayConfiguration(
             providers: Dictionary(uniqueKeysWithValues: [
-                instance("payload", "fake-payload"), instance("relay", "fake-relay"), instance("key", "fake-key"), instance("cof", "fake-cof"),
+                instance("payload", "fake-payload"), instance("relay", "fake-relay"), instance("key", "fake-key"),
+                instance("cof", "fake-cof"),
             ]),
             routes: [Route(when: Route.Conditions(issuers: ["payload-bank"]), use: "payload")]
         )
         let logger = logs.logger(label: "provisioning-server.test")
         // The fakes never send anything; a transport that has no replies makes any stray request visible.
         let gateway = try CardGateway(
-            configuration: configurationDocument, registry: registry, transport: ScriptedTransport([]), logger: logger, observability: observability
+            configuration: configurationDocument, registry: registry, transport: ScriptedTransport([]), logger: logger,
+            observability: observability
         )
 
         let payloadRoute = RouteTarget.key(RouteKey(issuer: "payload-bank"))
@@ -237,20 +286,31 @@ struct Fixture: Sendable {
             InMemoryCardDirectory.Account(
                 user: AppUser(id: "user-alice", displayName: "Alice"), token: Secret(Self.aliceToken),
                 cards: [
-                    OwnedCard(id: Self.payloadCard, ref: CardRef(id: "pc_1001", customer: "cust_alice"), route: payloadRoute, displayName: "Everyday"),
-                    OwnedCard(id: Self.relayCard, ref: CardRef(id: "PI_2002"), route: .instance("relay"), displayName: "Travel"),
-                    OwnedCard(id: Self.keyCard, ref: CardRef(id: "ic_3003"), route: .instance("key"), displayName: "Virtual", wallets: [.applePay]),
+                    OwnedCard(
+                        id: Self.payloadCard, ref: CardRef(id: "pc_1001", customer: "cust_alice"), route: payloadRoute,
+                        displayName: "Everyday"),
+                    OwnedCard(
+                        id: Self.relayCard, ref: CardRef(id: "PI_2002"), route: .instance("relay"),
+                        displayName: "Travel"),
+                    OwnedCard(
+                        id: Self.keyCard, ref: CardRef(id: "ic_3003"), route: .instance("key"), displayName: "Virtual",
+                        wallets: [.applePay]),
                 ]
             ),
             InMemoryCardDirectory.Account(
                 user: AppUser(id: "user-bob"), token: Secret(Self.bobToken),
-                cards: [OwnedCard(id: Self.bobCard, ref: CardRef(id: "pc_9009", customer: "cust_bob"), route: payloadRoute, displayName: "Bob's")]
+                cards: [
+                    OwnedCard(
+                        id: Self.bobCard, ref: CardRef(id: "pc_9009", customer: "cust_bob"), route: payloadRoute,
+                        displayName: "Bob's")
+                ]
             ),
         ])
         let events = self.events
         let clock = self.clock
         server = ProvisioningServer(
-            gateway: gateway, directory: directory, configuration: configuration, authenticator: try authenticator?(directory), logger: logger,
+            gateway: gateway, directory: directory, configuration: configuration,
+            authenticator: try authenticator?(directory), logger: logger,
             now: { clock.now() },
             onEvent: { event in events.append(event) }
         )
@@ -300,16 +360,21 @@ extension TestClientProtocol {
         if let token { fields[.authorization] = "Bearer \(token)" }
         if json != nil { fields[.contentType] = "application/json" }
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { fields[HTTPField.Name(name)!] = value }
-        let response = try await execute(uri: uri, method: method, headers: fields, body: json.map { ByteBuffer(string: $0) })
-        return Reply(status: response.status.code, headers: response.headers, body: Data(response.body.readableBytesView))
+        let response = try await execute(
+            uri: uri, method: method, headers: fields, body: json.map { ByteBuffer(string: $0) })
+        return Reply(
+            status: response.status.code, headers: response.headers, body: Data(response.body.readableBytesView))
     }
 
     /// Sends raw bytes with the given headers and no Authorization.
-    func sendRaw(_ method: HTTPRequest.Method, _ uri: String, body: Data, headers: [String: String]) async throws -> Reply {
+    func sendRaw(
+        _ method: HTTPRequest.Method, _ uri: String, body: Data, headers: [String: String]
+    ) async throws -> Reply {
         var fields = HTTPFields()
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { fields[HTTPField.Name(name)!] = value }
         let response = try await execute(uri: uri, method: method, headers: fields, body: ByteBuffer(bytes: body))
-        return Reply(status: response.status.code, headers: response.headers, body: Data(response.body.readableBytesView))
+        return Reply(
+            status: response.status.code, headers: response.headers, body: Data(response.body.readableBytesView))
     }
 }
 
@@ -323,10 +388,13 @@ extension String {
 
 /// Runs `body` with `server` listening on 127.0.0.1 (a free port), over the network; stops it afterwards.
 func withLiveProvisioningServer(
-    _ server: ProvisioningServer, logger: Logger = OperationContext.noopLogger, _ body: @Sendable (_ port: Int) async throws -> Void
+    _ server: ProvisioningServer, logger: Logger = OperationContext.noopLogger,
+    _ body: @Sendable (_ port: Int) async throws -> Void
 ) async throws {
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-    let service = ProvisioningServerService(server: server, host: "127.0.0.1", port: 0) { port in continuation.yield(port) }
+    let service = ProvisioningServerService(server: server, host: "127.0.0.1", port: 0) { port in
+        continuation.yield(port)
+    }
     let group = ServiceGroup(services: [service], logger: logger)
     try await withThrowingTaskGroup(of: Void.self) { tasks in
         tasks.addTask {

@@ -9,7 +9,7 @@ import Testing
 import X509
 
 /// HTTPS with a certificate made at test time (self-signed, for 127.0.0.1), trusted by the client alone.
-@Suite("Provisioning server: TLS")
+@Suite("Provisioning server: TLS", .timeLimit(.minutes(5)))
 struct ProvisioningServerTLSTests {
     /// A self-signed certificate for 127.0.0.1 and localhost, and its key, written as PEM files in a new folder.
     static func makeCertificate() throws -> (certificate: URL, key: URL, pem: String) {
@@ -18,11 +18,14 @@ struct ProvisioningServerTLSTests {
         let now = Date()
         let certificate = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(3600), issuer: name, subject: name,
+            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(3600), issuer: name,
+            subject: name,
             signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                SubjectAlternativeNames([.ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])), .dnsName("localhost")])
+                SubjectAlternativeNames([
+                    .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])), .dnsName("localhost"),
+                ])
             },
             issuerPrivateKey: Certificate.PrivateKey(key)
         )
@@ -36,13 +39,17 @@ struct ProvisioningServerTLSTests {
         return (certificateURL, keyURL, pem)
     }
 
-    @Test("--tls-certificate and --tls-key serve HTTPS; card data carries Cache-Control: no-store; plain HTTP is not served")
+    @Test(
+        "--tls-certificate and --tls-key serve HTTPS; card data carries Cache-Control: no-store; plain HTTP is not served"
+    )
     func servesHTTPS() async throws {
         let files = try Self.makeCertificate()
         defer { try? FileManager.default.removeItem(at: files.certificate.deletingLastPathComponent()) }
         // A short read deadline: the plain-HTTP attempt below is not a TLS handshake and waits for it.
-        var configuration = ProvisioningServer.Configuration(storedCredentialRoute: .instance("cof"), requestReadTimeout: .seconds(2))
-        configuration.tls = try ProvisioningServer.tlsConfiguration(certificateChainPEM: files.certificate.path, privateKeyPEM: files.key.path)
+        var configuration = ProvisioningServer.Configuration(
+            storedCredentialRoute: .instance("cof"), requestReadTimeout: .seconds(2))
+        configuration.tls = try ProvisioningServer.tlsConfiguration(
+            certificateChainPEM: files.certificate.path, privateKeyPEM: files.key.path)
         let fixture = try Fixture(configuration: configuration)
 
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -53,7 +60,8 @@ struct ProvisioningServerTLSTests {
         let untrusting = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
             try await fixture.withLiveServer { port in
-                let health = try await client.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/health"), timeout: .seconds(10))
+                let health = try await client.execute(
+                    HTTPClientRequest(url: "https://127.0.0.1:\(port)/health"), timeout: .seconds(10))
                 #expect(health.status == .ok)
                 #expect(String(buffer: try await health.body.collect(upTo: 1024)) == #"{"status":"ok"}"#)
 
@@ -66,9 +74,11 @@ struct ProvisioningServerTLSTests {
 
                 // A client that does not trust the certificate does not get through; nor does plain HTTP.
                 await #expect(throws: (any Error).self) {
-                    _ = try await untrusting.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/health"), timeout: .seconds(10))
+                    _ = try await untrusting.execute(
+                        HTTPClientRequest(url: "https://127.0.0.1:\(port)/health"), timeout: .seconds(10))
                 }
-                let plain = try? await untrusting.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/health"), timeout: .seconds(10))
+                let plain = try? await untrusting.execute(
+                    HTTPClientRequest(url: "http://127.0.0.1:\(port)/health"), timeout: .seconds(10))
                 #expect(plain?.status != .ok, "plain HTTP was served on the TLS port")
             }
         } catch {

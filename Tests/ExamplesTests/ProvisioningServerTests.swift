@@ -8,7 +8,7 @@ import HummingbirdTesting
 import ProvisioningServerApp
 import Testing
 
-@Suite("Provisioning server: routes, authentication, ownership, cards and provisioning")
+@Suite("Provisioning server: routes, authentication, ownership, cards and provisioning", .timeLimit(.minutes(5)))
 struct ProvisioningServerTests {
     @Test("GET /health answers ok without authentication")
     func health() async throws {
@@ -33,7 +33,7 @@ struct ProvisioningServerTests {
             #expect(document["openapi"]?.stringValue?.hasPrefix("3.1") == true)
             let paths = try #require(document["paths"]?.objectValue)
             let endpoints = fixture.server.endpoints
-            #expect(endpoints.count == 18)
+            #expect(endpoints.count == 20)
             for endpoint in endpoints {
                 let operation = paths[endpoint.path]?[endpoint.method.lowercased()]
                 #expect(operation != nil, "\(endpoint) is not in the OpenAPI document")
@@ -44,7 +44,9 @@ struct ProvisioningServerTests {
                     #expect(security == .array([]), "\(endpoint) must say it needs no authentication")
                 }
             }
-            let documented = paths.flatMap { path, item in (item.objectValue ?? [:]).keys.map { "\($0.uppercased()) \(path)" } }
+            let documented = paths.flatMap { path, item in
+                (item.objectValue ?? [:]).keys.map { "\($0.uppercased()) \(path)" }
+            }
             #expect(Set(documented) == Set(endpoints.map(\.description)))
             #expect(ProvisioningServer.openAPIDocument == reply.body)
         }
@@ -87,7 +89,10 @@ struct ProvisioningServerTests {
                 let requests: [(HTTPRequest.Method, String, String?)] = [
                     (.get, "/v1/cards/\(card)", nil),
                     (.get, "/v1/cards/\(card)/provisioning/offer?wallet=applePay", nil),
-                    (.post, "/v1/cards/\(card)/provisioning/applePay", #"{"certificates":["AQID"],"nonce":"AQID","nonceSignature":"AQID"}"#),
+                    (
+                        .post, "/v1/cards/\(card)/provisioning/applePay",
+                        #"{"certificates":["AQID"],"nonce":"AQID","nonceSignature":"AQID"}"#
+                    ),
                     (.post, "/v1/cards/\(card)/provisioning/googlePay/confirm", #"{"deviceAccountReference":"DAR-1"}"#),
                 ]
                 for (method, uri, body) in requests {
@@ -115,7 +120,8 @@ struct ProvisioningServerTests {
     @Test("GET /v1/cards lists the user's cards with their provider instances; one failing provider hides nothing else")
     func listCards() async throws {
         let fixture = try Fixture()
-        fixture.backend.fail(cardID: "PI_2002", with: CardGatewayError(.providerUnavailable, "the relay provider is down"))
+        fixture.backend.fail(
+            cardID: "PI_2002", with: CardGatewayError(.providerUnavailable, "the relay provider is down"))
         try await fixture.withClient { client in
             let reply = try await client.send(.get, "/v1/cards")
             #expect(reply.status == 200)
@@ -159,11 +165,13 @@ struct ProvisioningServerTests {
         #expect(fixture.backend.count("card") == 1)
     }
 
-    @Test("the offer names the flow and what the wallet sheet needs; wallets the app does not offer are not asked about")
+    @Test(
+        "the offer names the flow and what the wallet sheet needs; wallets the app does not offer are not asked about")
     func offer() async throws {
         let fixture = try Fixture()
         try await fixture.withClient { client in
-            let apple = try await client.send(.get, "/v1/cards/\(Fixture.payloadCard)/provisioning/offer?wallet=applePay")
+            let apple = try await client.send(
+                .get, "/v1/cards/\(Fixture.payloadCard)/provisioning/offer?wallet=applePay")
             #expect(apple.status == 200)
             let offer = try apple.json()
             #expect(offer["cardId"] == .string(Fixture.payloadCard))
@@ -174,15 +182,18 @@ struct ProvisioningServerTests {
             #expect(offer["primaryAccountIdentifier"] == .string("PAI-pc_1001"))
             #expect(offer["network"] == .string("visa"))
 
-            let relay = try await client.send(.get, "/v1/cards/\(Fixture.relayCard)/provisioning/offer?wallet=googlePay")
+            let relay = try await client.send(
+                .get, "/v1/cards/\(Fixture.relayCard)/provisioning/offer?wallet=googlePay")
             #expect(try relay.json()["flow"] == .string("issuerSDKRelay"))
 
-            let notOffered = try await client.send(.get, "/v1/cards/\(Fixture.keyCard)/provisioning/offer?wallet=googlePay")
+            let notOffered = try await client.send(
+                .get, "/v1/cards/\(Fixture.keyCard)/provisioning/offer?wallet=googlePay")
             #expect(notOffered.status == 200)
             #expect(try notOffered.json()["eligible"] == .bool(false))
             #expect(try notOffered.json()["ineligibleReason"]?["code"] == .string("walletNotOffered"))
 
-            let unknown = try await client.send(.get, "/v1/cards/\(Fixture.payloadCard)/provisioning/offer?wallet=bitcoinPay")
+            let unknown = try await client.send(
+                .get, "/v1/cards/\(Fixture.payloadCard)/provisioning/offer?wallet=bitcoinPay")
             #expect(unknown.status == 400)
             #expect(try unknown.problem()["code"] == .string("invalidRequest"))
             let missing = try await client.send(.get, "/v1/cards/\(Fixture.payloadCard)/provisioning/offer")
@@ -191,7 +202,9 @@ struct ProvisioningServerTests {
         #expect(fixture.backend.count("offer") == 2)
     }
 
-    @Test("Apple Pay by encrypted payload: Base64 certificates, nonce and signature in; activation data, pass data and key out")
+    @Test(
+        "Apple Pay by encrypted payload: Base64 certificates, nonce and signature in; activation data, pass data and key out"
+    )
     func applePayEncryptedPayload() async throws {
         let fixture = try Fixture()
         // The gateway refuses a chain that is not two DER certificates, so these are real ones (the simulators').
@@ -200,8 +213,10 @@ struct ProvisioningServerTests {
         let nonce = Data([0xde, 0xad, 0xbe, 0xef])
         let signature = Data((0..<48).map { UInt8($0 * 3 & 0xff) })
         try await fixture.withClient { client in
-            let body = #"{"certificates":["\#(leaf.base64)","\#(subCA.base64)"],"nonce":"\#(nonce.base64)","nonceSignature":"\#(signature.base64)"}"#
-            let reply = try await client.send(.post, "/v1/cards/\(Fixture.payloadCard)/provisioning/applePay", json: body)
+            let body =
+                #"{"certificates":["\#(leaf.base64)","\#(subCA.base64)"],"nonce":"\#(nonce.base64)","nonceSignature":"\#(signature.base64)"}"#
+            let reply = try await client.send(
+                .post, "/v1/cards/\(Fixture.payloadCard)/provisioning/applePay", json: body)
             #expect(reply.status == 200)
             let payload = try reply.json()
             #expect(payload["activationData"] == .string("activation-pc_1001".base64))
@@ -210,7 +225,10 @@ struct ProvisioningServerTests {
             #expect(reply.header("Cache-Control") == "no-store")
         }
         let input = try #require(fixture.backend.lastInput)
-        #expect(input == .applePay(ApplePayProvisioningInput(certificates: [leaf, subCA], nonce: nonce, nonceSignature: signature)))
+        #expect(
+            input
+                == .applePay(
+                    ApplePayProvisioningInput(certificates: [leaf, subCA], nonce: nonce, nonceSignature: signature)))
     }
 
     @Test("Google Pay by encrypted payload: device ids in, opaque payment card out")
@@ -227,7 +245,10 @@ struct ProvisioningServerTests {
             #expect(payload["network"] == .string("visa"))
             #expect(payload["tokenProvider"] == .string("VISA"))
         }
-        #expect(fixture.backend.lastInput == .googlePay(GooglePayProvisioningInput(clientDeviceID: "device-123", clientWalletAccountID: "wallet-456")))
+        #expect(
+            fixture.backend.lastInput
+                == .googlePay(
+                    GooglePayProvisioningInput(clientDeviceID: "device-123", clientWalletAccountID: "wallet-456")))
     }
 
     @Test("the issuer SDK relay starts without sdkOutput and relays each sdkOutput for the next sdkInput")
@@ -240,7 +261,9 @@ struct ProvisioningServerTests {
             #expect(fixture.backend.lastInput == .issuerSDK(output: nil))
 
             let output = Data("sdk-output-bytes/+=".utf8)
-            let next = try await client.send(.post, "/v1/cards/\(Fixture.relayCard)/provisioning/applePay", json: #"{"sdkOutput":"\#(output.base64)"}"#)
+            let next = try await client.send(
+                .post, "/v1/cards/\(Fixture.relayCard)/provisioning/applePay",
+                json: #"{"sdkOutput":"\#(output.base64)"}"#)
             #expect(next.status == 200)
             #expect(try next.json()["sdkInput"] == .string((Data("next-".utf8) + output).base64))
             #expect(fixture.backend.lastInput == .issuerSDK(output: SensitiveData(output)))
@@ -251,7 +274,8 @@ struct ProvisioningServerTests {
     func issuerSDKKey() async throws {
         let fixture = try Fixture()
         try await fixture.withClient { client in
-            let reply = try await client.send(.post, "/v1/cards/\(Fixture.keyCard)/provisioning/applePay", json: #"{"apiVersion":"2020-08-27"}"#)
+            let reply = try await client.send(
+                .post, "/v1/cards/\(Fixture.keyCard)/provisioning/applePay", json: #"{"apiVersion":"2020-08-27"}"#)
             #expect(reply.status == 200)
             #expect(reply.contentType == "application/json; charset=utf-8")
             #expect(reply.body == Data(FakeBackend.ephemeralKeyJSON.utf8))
@@ -260,7 +284,9 @@ struct ProvisioningServerTests {
         #expect(fixture.backend.lastInput == .issuerSDKKey(apiVersion: "2020-08-27"))
     }
 
-    @Test("bad Base64, bad JSON, unknown wallets and bodies outside the document get 400; another flow's body gets 409; all before any provider call")
+    @Test(
+        "bad Base64, bad JSON, unknown wallets and bodies outside the document get 400; another flow's body gets 409; all before any provider call"
+    )
     func malformedProvisioningBodies() async throws {
         let fixture = try Fixture()
         try await fixture.withClient { client in
@@ -268,7 +294,10 @@ struct ProvisioningServerTests {
             // 400: the body breaks the document (field named where the decoder or the checks can name it).
             let cases: [(uri: String, body: String, field: String?)] = [
                 (applePay, #"{"certificates":["AQID"],"nonce":"not base64!","nonceSignature":"AQID"}"#, "nonce"),
-                (applePay, #"{"certificates":["AQID","%%%"],"nonce":"AQID","nonceSignature":"AQID"}"#, "certificates[1]"),
+                (
+                    applePay, #"{"certificates":["AQID","%%%"],"nonce":"AQID","nonceSignature":"AQID"}"#,
+                    "certificates[1]"
+                ),
                 (applePay, #"{"certificates":["AQID"],"nonce":"AQJ=","nonceSignature":"AQID"}"#, "nonce"),
                 (applePay, #"{"certificates":[],"nonce":"AQID","nonceSignature":"AQID"}"#, "certificates"),
                 (applePay, #"{"certificates":"AQID","nonce":"AQID","nonceSignature":"AQID"}"#, "body"),
@@ -276,10 +305,19 @@ struct ProvisioningServerTests {
                 (applePay, #"{"certificates":["AQID"],"nonce":"AQID"}"#, "body"),
                 (applePay, #"{"certificates":["AQID"],"nonce":"AQID","nonceSignature":"AQID""#, nil),
                 (applePay, #"["AQID"]"#, nil),
-                ("/v1/cards/\(Fixture.payloadCard)/provisioning/googlePay", #"{"clientDeviceId":42,"clientWalletAccountId":"w"}"#, "body"),
-                ("/v1/cards/\(Fixture.payloadCard)/provisioning/googlePay", #"{"clientDeviceId":"","clientWalletAccountId":"w"}"#, "clientDeviceId"),
+                (
+                    "/v1/cards/\(Fixture.payloadCard)/provisioning/googlePay",
+                    #"{"clientDeviceId":42,"clientWalletAccountId":"w"}"#, "body"
+                ),
+                (
+                    "/v1/cards/\(Fixture.payloadCard)/provisioning/googlePay",
+                    #"{"clientDeviceId":"","clientWalletAccountId":"w"}"#, "clientDeviceId"
+                ),
                 ("/v1/cards/\(Fixture.relayCard)/provisioning/applePay", #"{"sdkOutput":"A-B_"}"#, "sdkOutput"),
-                ("/v1/cards/\(Fixture.keyCard)/provisioning/applePay", #"{"apiVersion":"2020-08-27; drop"}"#, "apiVersion"),
+                (
+                    "/v1/cards/\(Fixture.keyCard)/provisioning/applePay", #"{"apiVersion":"2020-08-27; drop"}"#,
+                    "apiVersion"
+                ),
                 ("/v1/cards/\(Fixture.keyCard)/provisioning/applePay", #"{"apiVersion":""}"#, "apiVersion"),
                 ("/v1/cards/\(Fixture.payloadCard)/provisioning/bitcoinPay", #"{}"#, nil),
             ]
@@ -297,7 +335,10 @@ struct ProvisioningServerTests {
             let otherFlow: [(uri: String, body: String, field: String)] = [
                 (applePay, #"{"clientDeviceId":"d","clientWalletAccountId":"w"}"#, "clientDeviceId"),
                 (applePay, #"{"sdkOutput":"AQID"}"#, "sdkOutput"),
-                ("/v1/cards/\(Fixture.relayCard)/provisioning/googlePay", #"{"certificates":["AQID"],"nonce":"AQID","nonceSignature":"AQID"}"#, "certificates"),
+                (
+                    "/v1/cards/\(Fixture.relayCard)/provisioning/googlePay",
+                    #"{"certificates":["AQID"],"nonce":"AQID","nonceSignature":"AQID"}"#, "certificates"
+                ),
                 ("/v1/cards/\(Fixture.keyCard)/provisioning/applePay", #"{}"#, "body"),
             ]
             for (uri, body, field) in otherFlow {
@@ -307,7 +348,8 @@ struct ProvisioningServerTests {
                 #expect(fields.contains(field), "\(body): \(fields)")
             }
             // A wallet the app does not offer for the card is refused before any provider call.
-            let notOffered = try await client.send(.post, "/v1/cards/\(Fixture.keyCard)/provisioning/googlePay", json: "{}")
+            let notOffered = try await client.send(
+                .post, "/v1/cards/\(Fixture.keyCard)/provisioning/googlePay", json: "{}")
             #expect(notOffered.status == 409)
             #expect(try notOffered.problem()["code"] == .string("cardNotEligible"))
         }
@@ -319,18 +361,26 @@ struct ProvisioningServerTests {
         let fixture = try Fixture()
         try await fixture.withClient { client in
             let reply = try await client.send(
-                .post, "/v1/cards/\(Fixture.payloadCard)/provisioning/googlePay/confirm", json: #"{"deviceAccountReference":"DAR-77","walletId":"W-9"}"#
+                .post, "/v1/cards/\(Fixture.payloadCard)/provisioning/googlePay/confirm",
+                json: #"{"deviceAccountReference":"DAR-77","walletId":"W-9"}"#
             )
             #expect(reply.status == 204)
             #expect(reply.body.isEmpty)
-            let missing = try await client.send(.post, "/v1/cards/\(Fixture.payloadCard)/provisioning/googlePay/confirm", json: #"{"walletId":"W-9"}"#)
+            let missing = try await client.send(
+                .post, "/v1/cards/\(Fixture.payloadCard)/provisioning/googlePay/confirm", json: #"{"walletId":"W-9"}"#)
             #expect(missing.status == 400)
         }
         #expect(fixture.backend.count("confirm") == 1)
-        #expect(fixture.backend.lastConfirmation == ProvisioningConfirmation(card: CardRef(id: "pc_1001", customer: "cust_alice"), wallet: .googlePay, deviceAccountReference: "DAR-77", walletID: "W-9"))
+        #expect(
+            fixture.backend.lastConfirmation
+                == ProvisioningConfirmation(
+                    card: CardRef(id: "pc_1001", customer: "cust_alice"), wallet: .googlePay,
+                    deviceAccountReference: "DAR-77", walletID: "W-9"))
     }
 
-    @Test("Idempotency-Key and a solved SCA challenge (one X-SCA-Authorization header) reach the provider's operation context")
+    @Test(
+        "Idempotency-Key and a solved SCA challenge (one X-SCA-Authorization header) reach the provider's operation context"
+    )
     func operationContextHeaders() async throws {
         let fixture = try Fixture()
         try await fixture.withClient { client in
@@ -343,7 +393,9 @@ struct ProvisioningServerTests {
                 #expect(!reply.text.contains(value), "the refused value is echoed")
             }
             // The two headers of earlier versions are refused, naming the one that replaces them.
-            for headers in [["X-SCA-Event-Id": "evt-1"], ["X-SCA-Event-Id": "evt-1", "X-SCA-Wallet-Operation-Id": "wop-1"]] {
+            for headers in [
+                ["X-SCA-Event-Id": "evt-1"], ["X-SCA-Event-Id": "evt-1", "X-SCA-Wallet-Operation-Id": "wop-1"],
+            ] {
                 let reply = try await client.send(.post, path, json: "{}", headers: headers)
                 #expect(reply.status == 400)
                 #expect(firstErrorField(try reply.problem()) == "X-SCA-Authorization")
@@ -353,7 +405,8 @@ struct ProvisioningServerTests {
             #expect(fixture.backend.count("provision") == 0)
 
             let good = try await client.send(
-                .post, path, json: "{}", headers: ["Idempotency-Key": "op-123", "X-SCA-Authorization": "evt-1;wop-1", "X-Request-ID": "req-abc"]
+                .post, path, json: "{}",
+                headers: ["Idempotency-Key": "op-123", "X-SCA-Authorization": "evt-1;wop-1", "X-Request-ID": "req-abc"]
             )
             #expect(good.status == 200)
             #expect(good.header("X-Request-ID") == "req-abc")

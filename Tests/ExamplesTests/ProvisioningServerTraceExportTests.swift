@@ -13,7 +13,7 @@ import Testing
 /// The built `provisioning-server` executable, on its embedded simulators, exporting its traces over OTLP/HTTP (JSON)
 /// to a fake collector on 127.0.0.1: a request that carries a W3C `traceparent` gets a server span and the gateway's
 /// spans in the caller's trace. Without the OpenTelemetry environment variables, nothing is exported.
-@Suite("provisioning-server: OTLP trace export", .serialized)
+@Suite("provisioning-server: OTLP trace export", .serialized, .timeLimit(.minutes(5)))
 struct ProvisioningServerTraceExportTests {
     static let traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
     static let callerSpanID = "00f067aa0ba902b7"
@@ -34,19 +34,26 @@ struct ProvisioningServerTraceExportTests {
             let deadline = ContinuousClock.now + .seconds(30)
             while ContinuousClock.now < deadline {
                 spans = try collector.spans()
-                if spans.contains(where: { $0.name == "cardgateway.card" }), spans.contains(where: { $0.kind == 2 }) { break }
+                if spans.contains(where: { $0.name == "cardgateway.card" }), spans.contains(where: { $0.kind == 2 }) {
+                    break
+                }
                 try await Task.sleep(for: .milliseconds(100))
             }
             let exitStatus = try await server.terminate()
-            #expect(exitStatus == 0, "the server exits cleanly on SIGTERM, after the exporter flushed: \(server.stderr)")
+            #expect(
+                exitStatus == 0, "the server exits cleanly on SIGTERM, after the exporter flushed: \(server.stderr)")
             spans = try collector.spans()
             #expect(server.stderr.contains("exporting traces over OTLP"))
-            #expect(collector.contentTypes().allSatisfy { $0.hasPrefix("application/json") }, "\(collector.contentTypes())")
+            #expect(
+                collector.contentTypes().allSatisfy { $0.hasPrefix("application/json") }, "\(collector.contentTypes())")
 
             let inTrace = spans.filter { $0.traceID == Self.traceID }
-            let serverSpan = try #require(inTrace.first { $0.kind == 2 }, "no server span in the caller's trace: \(spans.map(\.summary))")
+            let serverSpan = try #require(
+                inTrace.first { $0.kind == 2 }, "no server span in the caller's trace: \(spans.map(\.summary))")
             #expect(serverSpan.parentSpanID == Self.callerSpanID, "the server span's parent is the caller's span")
-            let card = try #require(inTrace.first { $0.name == "cardgateway.card" }, "no cardgateway.card span in the caller's trace: \(spans.map(\.summary))")
+            let card = try #require(
+                inTrace.first { $0.name == "cardgateway.card" },
+                "no cardgateway.card span in the caller's trace: \(spans.map(\.summary))")
             #expect(card.attributes["cardgateway.operation"] == "card")
             #expect(card.attributes["cardgateway.outcome"] == "success")
             // The gateway's span descends from the server span (directly, or through spans the server adds).
@@ -61,7 +68,9 @@ struct ProvisioningServerTraceExportTests {
             #expect(!attempts.isEmpty, "no attempt span under cardgateway.card: \(spans.map(\.summary))")
             // The attempts: Paysafe's OAuth token request, then the card's GET, each with the provider's status.
             #expect(attempts.contains { $0.name.hasPrefix("GET ") }, "\(attempts.map(\.summary))")
-            #expect(attempts.allSatisfy { $0.attributes["http.response.status_code"] == "200" }, "\(attempts.map(\.summary))")
+            #expect(
+                attempts.allSatisfy { $0.attributes["http.response.status_code"] == "200" },
+                "\(attempts.map(\.summary))")
             // No span carries a URL: the transport makes no spans of its own (AsyncHTTPClient's would hold the path).
             #expect(!spans.contains { $0.attributes["url.full"] != nil && $0.kind == 3 }, "\(spans.map(\.summary))")
             #expect(collector.resourceServiceNames().contains("provisioning-server"))
@@ -77,10 +86,13 @@ struct ProvisioningServerTraceExportTests {
     func exportsNothingWhenSwitchedOff() async throws {
         let executable = try Self.executable()
         try await FakeCollector.run { collector in
-            let server = try ServerProcess(executable: executable, environment: Self.exporting(to: collector).merging(["OTEL_TRACES_EXPORTER": "none"]) { $1 })
+            let server = try ServerProcess(
+                executable: executable,
+                environment: Self.exporting(to: collector).merging(["OTEL_TRACES_EXPORTER": "none"]) { $1 })
             defer { server.kill() }
             let port = try await server.waitForPort()
-            #expect(try await Self.getCard(port: port, traceparent: "00-\(Self.traceID)-\(Self.callerSpanID)-01") == 200)
+            #expect(
+                try await Self.getCard(port: port, traceparent: "00-\(Self.traceID)-\(Self.callerSpanID)-01") == 200)
             try await Task.sleep(for: .milliseconds(500))
             #expect(try await server.terminate() == 0, "\(server.stderr)")
             #expect(collector.bodies().isEmpty)
@@ -93,26 +105,38 @@ struct ProvisioningServerTraceExportTests {
         var fields = HTTPFields()
         fields[.authorization] = "Bearer \(aliceToken)"
         fields[HTTPField.Name("traceparent")!] = traceparent
-        let request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(port)", path: "/v1/cards/everyday", headerFields: fields)
+        let request = HTTPRequest(
+            method: .get, scheme: "http", authority: "127.0.0.1:\(port)", path: "/v1/cards/everyday",
+            headerFields: fields)
         return try await AsyncHTTPClientTransport().send(request, body: nil, timeout: .seconds(20)).response.status.code
     }
 
     /// The `provisioning-server` that `swift build` put beside this test bundle.
     /// The environment that points the server's OTLP export at `collector`, in JSON, flushing every 100 ms.
     static func exporting(to collector: FakeCollector) -> [String: String] {
-        ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(collector.port)", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json", "OTEL_BSP_SCHEDULE_DELAY": "100"]
+        [
+            "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(collector.port)",
+            "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json", "OTEL_BSP_SCHEDULE_DELAY": "100",
+        ]
     }
 
     static func executable() throws -> URL {
-        var directories = [Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
-        if let executableURL = Bundle.main.executableURL { directories.append(executableURL.deletingLastPathComponent()) }
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        var directories = [
+            Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+        ]
+        if let executableURL = Bundle.main.executableURL {
+            directories.append(executableURL.deletingLastPathComponent())
+        }
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         directories.append(packageRoot.appendingPathComponent(".build/debug"))
         for directory in directories {
             let candidate = directory.appendingPathComponent("provisioning-server")
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         }
-        throw TraceExportTestError("provisioning-server was not built beside the tests (looked in \(directories.map(\.path))): run `swift build --build-tests`")
+        throw TraceExportTestError(
+            "provisioning-server was not built beside the tests (looked in \(directories.map(\.path))): run `swift build --build-tests`"
+        )
     }
 }
 
@@ -162,7 +186,9 @@ final class FakeCollector: Sendable {
             let bytes = try await request.body.collect(upTo: 16 << 20)
             let contentType = request.headers[.contentType] ?? ""
             received.items.withLock { $0.append((contentType, Data(buffer: bytes))) }
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: "{}")))
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: "{}")))
         }
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
@@ -176,7 +202,9 @@ final class FakeCollector: Sendable {
                 try await group.run()
             }
             var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next(), port > 0 else { throw TraceExportTestError("the fake collector did not start") }
+            guard let port = await iterator.next(), port > 0 else {
+                throw TraceExportTestError("the fake collector did not start")
+            }
             let collector = FakeCollector(port: port, received: received)
             do {
                 try await body(collector)
@@ -194,30 +222,36 @@ final class FakeCollector: Sendable {
 
     /// The `service.name` of every exported resource.
     func resourceServiceNames() -> [String] {
-        received.items.withLock { $0 }.compactMap { try? JSONSerialization.jsonObject(with: $0.body) as? [String: Any] }.flatMap { root -> [String] in
-            (root["resourceSpans"] as? [[String: Any]] ?? []).compactMap { resourceSpans in
-                let resource = resourceSpans["resource"] as? [String: Any]
-                return Self.attributes(resource?["attributes"])["service.name"]
+        received.items.withLock { $0 }.compactMap { try? JSONSerialization.jsonObject(with: $0.body) as? [String: Any] }
+            .flatMap { root -> [String] in
+                (root["resourceSpans"] as? [[String: Any]] ?? []).compactMap { resourceSpans in
+                    let resource = resourceSpans["resource"] as? [String: Any]
+                    return Self.attributes(resource?["attributes"])["service.name"]
+                }
             }
-        }
     }
 
     /// Every span of every export so far.
     func spans() throws -> [ExportedSpan] {
         var spans: [ExportedSpan] = []
         for (_, body) in received.items.withLock({ $0 }) {
-            guard let root = try JSONSerialization.jsonObject(with: body) as? [String: Any] else { throw TraceExportTestError("an export is not a JSON object") }
+            guard let root = try JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+                throw TraceExportTestError("an export is not a JSON object")
+            }
             for resourceSpans in root["resourceSpans"] as? [[String: Any]] ?? [] {
                 for scopeSpans in resourceSpans["scopeSpans"] as? [[String: Any]] ?? [] {
                     for span in scopeSpans["spans"] as? [[String: Any]] ?? [] {
-                        let parent = (span["parentSpanId"] as? String).flatMap { $0.isEmpty ? nil : ExportedSpan.hexID($0, length: 8) }
-                        spans.append(ExportedSpan(
-                            traceID: ExportedSpan.hexID(span["traceId"] as? String ?? "", length: 16),
-                            spanID: ExportedSpan.hexID(span["spanId"] as? String ?? "", length: 8),
-                            parentSpanID: parent, name: span["name"] as? String ?? "",
-                            kind: (span["kind"] as? NSNumber)?.intValue ?? Int(span["kind"] as? String ?? "") ?? 0,
-                            attributes: Self.attributes(span["attributes"])
-                        ))
+                        let parent = (span["parentSpanId"] as? String).flatMap {
+                            $0.isEmpty ? nil : ExportedSpan.hexID($0, length: 8)
+                        }
+                        spans.append(
+                            ExportedSpan(
+                                traceID: ExportedSpan.hexID(span["traceId"] as? String ?? "", length: 16),
+                                spanID: ExportedSpan.hexID(span["spanId"] as? String ?? "", length: 8),
+                                parentSpanID: parent, name: span["name"] as? String ?? "",
+                                kind: (span["kind"] as? NSNumber)?.intValue ?? Int(span["kind"] as? String ?? "") ?? 0,
+                                attributes: Self.attributes(span["attributes"])
+                            ))
                     }
                 }
             }
@@ -229,7 +263,9 @@ final class FakeCollector: Sendable {
     static func attributes(_ value: Any?) -> [String: String] {
         var attributes: [String: String] = [:]
         for entry in value as? [[String: Any]] ?? [] {
-            guard let key = entry["key"] as? String, let value = entry["value"] as? [String: Any], let first = value.first else { continue }
+            guard let key = entry["key"] as? String, let value = entry["value"] as? [String: Any],
+                let first = value.first
+            else { continue }
             attributes[key] = "\(first.value)"
         }
         return attributes
@@ -262,7 +298,10 @@ final class ServerProcess: Sendable {
     init(executable: URL, environment: [String: String]) throws {
         var variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("OTEL_") }
         variables.merge(environment) { $1 }
-        let custom = Dictionary(uniqueKeysWithValues: variables.compactMap { key, value in Subprocess.Environment.Key(rawValue: key).map { ($0, value) } })
+        let custom = Dictionary(
+            uniqueKeysWithValues: variables.compactMap { key, value in
+                Subprocess.Environment.Key(rawValue: key).map { ($0, value) }
+            })
         // `env` runs the path as it is (it replaces itself with the server: the signals reach the server).
         let arguments = Arguments([executable.path, "--host", "127.0.0.1", "--port", "0", "--log-level", "notice"])
         let (requests, signals) = AsyncStream.makeStream(of: Subprocess.Signal.self)
@@ -276,11 +315,15 @@ final class ServerProcess: Sendable {
                 ) { execution in
                     try await withThrowingTaskGroup(of: Bool.self) { group in
                         group.addTask {
-                            for try await chunk in execution.standardOutput { chunk.withUnsafeBytes { bytes in out.data.withLock { $0.append(contentsOf: bytes) } } }
+                            for try await chunk in execution.standardOutput {
+                                chunk.withUnsafeBytes { bytes in out.data.withLock { $0.append(contentsOf: bytes) } }
+                            }
                             return true
                         }
                         group.addTask {
-                            for try await chunk in execution.standardError { chunk.withUnsafeBytes { bytes in err.data.withLock { $0.append(contentsOf: bytes) } } }
+                            for try await chunk in execution.standardError {
+                                chunk.withUnsafeBytes { bytes in err.data.withLock { $0.append(contentsOf: bytes) } }
+                            }
                             return true
                         }
                         group.addTask {
@@ -319,7 +362,9 @@ final class ServerProcess: Sendable {
             {
                 return port
             }
-            if let status = exit.status.withLock({ $0 }) { throw TraceExportTestError("provisioning-server exited (\(status)): \(stderr)") }
+            if let status = exit.status.withLock({ $0 }) {
+                throw TraceExportTestError("provisioning-server exited (\(status)): \(stderr)")
+            }
             try await Task.sleep(for: .milliseconds(50))
         }
         throw TraceExportTestError("provisioning-server did not listen within 60 s: \(stderr)")

@@ -7,7 +7,7 @@ import HummingbirdTesting
 import ProvisioningServerApp
 import Testing
 
-@Suite("Provisioning server: Apple's issuer wallet extension")
+@Suite("Provisioning server: Apple's issuer wallet extension", .timeLimit(.minutes(5)))
 struct ProvisioningServerWalletExtensionTests {
     /// One bundle for Alice asks for 5 offers (2 + 2 + 1 wallets) and starts 2 relays.
     static let callsPerBuild = 7
@@ -27,7 +27,9 @@ struct ProvisioningServerWalletExtensionTests {
         #expect(fixture.backend.totalCalls == 0)
     }
 
-    @Test("one call returns every card and wallet with offers and cached relay inputs; status and repeats come from the cache")
+    @Test(
+        "one call returns every card and wallet with offers and cached relay inputs; status and repeats come from the cache"
+    )
     func bundleAndCache() async throws {
         let fixture = try Fixture()
         try await fixture.withClient { client in
@@ -36,9 +38,11 @@ struct ProvisioningServerWalletExtensionTests {
             let bundle = try first.json()
             #expect(bundle["cached"] == .bool(false))
             let entries = try #require(bundle["entries"]?.arrayValue)
-            #expect(entries.map { "\($0["cardId"]?.stringValue ?? "")/\($0["wallet"]?.stringValue ?? "")" } == [
-                "card-payload/applePay", "card-payload/googlePay", "card-relay/applePay", "card-relay/googlePay", "card-key/applePay",
-            ])
+            #expect(
+                entries.map { "\($0["cardId"]?.stringValue ?? "")/\($0["wallet"]?.stringValue ?? "")" } == [
+                    "card-payload/applePay", "card-payload/googlePay", "card-relay/applePay", "card-relay/googlePay",
+                    "card-key/applePay",
+                ])
             for entry in entries {
                 #expect(entry["eligible"] == .bool(true))
                 #expect(entry["lastFour"] == .string("4242"))
@@ -71,7 +75,10 @@ struct ProvisioningServerWalletExtensionTests {
 
             // Bob's bundle is his own.
             let bob = try await client.send(.get, "/v1/wallet-extension", token: Fixture.bobToken)
-            #expect(try bob.json()["entries"]?.arrayValue?.map { $0["cardId"]?.stringValue } == [Fixture.bobCard, Fixture.bobCard])
+            #expect(
+                try bob.json()["entries"]?.arrayValue?.map { $0["cardId"]?.stringValue } == [
+                    Fixture.bobCard, Fixture.bobCard,
+                ])
         }
     }
 
@@ -92,7 +99,9 @@ struct ProvisioningServerWalletExtensionTests {
 
             fixture.clock.advance(seconds: 2)
             // Past the TTL the status still answers from the cache it has, without a provider call.
-            #expect(try await client.send(.get, "/v1/wallet-extension/status").json()["passEntriesAvailable"] == .bool(true))
+            #expect(
+                try await client.send(.get, "/v1/wallet-extension/status").json()["passEntriesAvailable"] == .bool(true)
+            )
             #expect(fixture.backend.totalCalls == 2 * Self.callsPerBuild)
             #expect(try await client.send(.get, "/v1/wallet-extension").json()["cached"] == .bool(false))
             #expect(fixture.backend.totalCalls == 3 * Self.callsPerBuild)
@@ -139,7 +148,8 @@ struct ProvisioningServerWalletExtensionTests {
             _ = try await client.send(.get, "/v1/wallet-extension")
             _ = try await client.send(.get, "/v1/wallet-extension", token: Fixture.bobToken)
             let body = Data(#"{"id":"evt_1","card":"PI_2002","status":"suspended"}"#.utf8)
-            let reply = try await client.sendRaw(.post, "/webhooks/relay", body: body, headers: ["X-Fake-Signature": FakeBackend.signature(body)])
+            let reply = try await client.sendRaw(
+                .post, "/webhooks/relay", body: body, headers: ["X-Fake-Signature": FakeBackend.signature(body)])
             #expect(reply.status == 204)
             let alice = try await client.send(.get, "/v1/wallet-extension/status").json()
             #expect(alice["generatedAt"] == nil)

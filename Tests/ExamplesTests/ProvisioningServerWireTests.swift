@@ -12,7 +12,7 @@ import Testing
 /// Every answer as an app reads it: over a real socket to the server listening on 127.0.0.1, its bytes exactly as
 /// sent. An HTTP client reads `Content-Length` bytes as the body and no more, so the header must count the body that
 /// is actually sent, and what it counts must be the whole JSON document.
-@Suite("Provisioning server: answers on the wire")
+@Suite("Provisioning server: answers on the wire", .timeLimit(.minutes(5)))
 struct ProvisioningServerWireTests {
     @Test("every provisioning answer of every provider in the demo directory is whole JSON of its Content-Length")
     func provisioningAnswers() async throws {
@@ -22,12 +22,15 @@ struct ProvisioningServerWireTests {
                 let alice = DemoUsers.aliceToken
                 let bob = DemoUsers.bobToken
                 let apple = SampleInputs.applePay
-                let applePay = #"{"certificates":[\#(apple.certificates.map { "\"\($0.revealedBytes.base64EncodedString())\"" }.joined(separator: ","))],"#
+                let applePay =
+                    #"{"certificates":[\#(apple.certificates.map { "\"\($0.revealedBytes.base64EncodedString())\"" }.joined(separator: ","))],"#
                     + #""nonce":"\#(apple.nonce.revealedBytes.base64EncodedString())","nonceSignature":"\#(apple.nonceSignature.revealedBytes.base64EncodedString())"}"#
                 let google = #"{"clientDeviceId":"device-1","clientWalletAccountId":"account-1"}"#
 
                 // Stripe: the issuer SDK's ephemeral key, the provider's JSON byte for byte.
-                let key = try await SocketExchange.send(port: port, .post, "/v1/cards/business/provisioning/applePay", token: alice, json: #"{"apiVersion":"2020-08-27"}"#)
+                let key = try await SocketExchange.send(
+                    port: port, .post, "/v1/cards/business/provisioning/applePay", token: alice,
+                    json: #"{"apiVersion":"2020-08-27"}"#)
                 let keyJSON = try key.expectWholeJSON(status: 200)
                 #expect(keyJSON["object"]?.stringValue == "ephemeral_key", "\(key.text)")
                 #expect(keyJSON["secret"]?.stringValue?.isEmpty == false)
@@ -41,10 +44,14 @@ struct ProvisioningServerWireTests {
                     (alice, "/v1/cards/crypto/provisioning/googlePay", google, "opaquePaymentCard"),
                     (bob, "/v1/cards/rewards/provisioning/applePay", applePay, "encryptedPassData"),
                     (bob, "/v1/cards/rewards/provisioning/googlePay", google, "opaquePaymentCard"),
-                    (bob, "/v1/cards/rewards/provisioning/samsungPay", #"{"deviceId":"device-1","walletUserId":"wallet-user-1"}"#, "extraProvisionPayload"),
+                    (
+                        bob, "/v1/cards/rewards/provisioning/samsungPay",
+                        #"{"deviceId":"device-1","walletUserId":"wallet-user-1"}"#, "extraProvisionPayload"
+                    ),
                 ]
                 for payload in payloads {
-                    let answer = try await SocketExchange.send(port: port, .post, payload.path, token: payload.token, json: payload.body)
+                    let answer = try await SocketExchange.send(
+                        port: port, .post, payload.path, token: payload.token, json: payload.body)
                     let json = try answer.expectWholeJSON(status: 200, payload.path)
                     #expect(json[payload.field]?.stringValue?.isEmpty == false, "\(payload.path): \(answer.text)")
                 }
@@ -53,16 +60,23 @@ struct ProvisioningServerWireTests {
                 for wallet in [Wallet.applePay, .googlePay] {
                     let path = "/v1/cards/travel/provisioning/\(wallet.rawValue)"
                     let start = try await SocketExchange.send(port: port, .post, path, token: alice, json: "{}")
-                    let sdkInput = try #require(Data(base64Encoded: try start.expectWholeJSON(status: 200, path)["sdkInput"]?.stringValue ?? ""))
-                    let output = SampleInputs.issuerSDKOutput(wallet: wallet, answering: SensitiveData(sdkInput)).revealedBytes.base64EncodedString()
-                    let next = try await SocketExchange.send(port: port, .post, path, token: alice, json: #"{"sdkOutput":"\#(output)"}"#)
-                    #expect(try next.expectWholeJSON(status: 200, path)["sdkInput"]?.stringValue?.isEmpty == false, "\(path): \(next.text)")
+                    let sdkInput = try #require(
+                        Data(base64Encoded: try start.expectWholeJSON(status: 200, path)["sdkInput"]?.stringValue ?? "")
+                    )
+                    let output = SampleInputs.issuerSDKOutput(wallet: wallet, answering: SensitiveData(sdkInput))
+                        .revealedBytes.base64EncodedString()
+                    let next = try await SocketExchange.send(
+                        port: port, .post, path, token: alice, json: #"{"sdkOutput":"\#(output)"}"#)
+                    #expect(
+                        try next.expectWholeJSON(status: 200, path)["sdkInput"]?.stringValue?.isEmpty == false,
+                        "\(path): \(next.text)")
                 }
 
                 // Trust Payments: the SDK session of a stored credential.
                 let session = try await SocketExchange.send(
                     port: port, .post, "/v1/credentials/session", token: alice,
-                    json: #"{"intent":"store","consent":{"recordedAt":"2026-01-31T12:00:00Z","evidence":"save-card checkbox"},"amount":{"minorUnits":1050,"currency":"GBP"}}"#
+                    json:
+                        #"{"intent":"store","consent":{"recordedAt":"2026-01-31T12:00:00Z","evidence":"save-card checkbox"},"amount":{"minorUnits":1050,"currency":"GBP"}}"#
                 )
                 #expect(try session.expectWholeJSON(status: 200)["token"]?.stringValue?.isEmpty == false)
             }
@@ -89,7 +103,8 @@ struct ProvisioningServerWireTests {
         }
     }
 
-    @Test("the ephemeral key goes out byte for byte, and other routes, problems and /metrics are framed by their length")
+    @Test(
+        "the ephemeral key goes out byte for byte, and other routes, problems and /metrics are framed by their length")
     func otherAnswers() async throws {
         let registry = PrometheusCollectorRegistry()
         let fixture = try Fixture(
@@ -98,7 +113,9 @@ struct ProvisioningServerWireTests {
         )
         try await fixture.withLiveServer { port in
             let token = Fixture.aliceToken
-            let key = try await SocketExchange.send(port: port, .post, "/v1/cards/\(Fixture.keyCard)/provisioning/applePay", token: token, json: #"{"apiVersion":"2020-08-27"}"#)
+            let key = try await SocketExchange.send(
+                port: port, .post, "/v1/cards/\(Fixture.keyCard)/provisioning/applePay", token: token,
+                json: #"{"apiVersion":"2020-08-27"}"#)
             _ = try key.expectWholeJSON(status: 200)
             #expect(key.text == FakeBackend.ephemeralKeyJSON, "the provider's key is not sent byte for byte")
 
@@ -107,7 +124,8 @@ struct ProvisioningServerWireTests {
                 json: #"{"clientDeviceId":"device-1","clientWalletAccountId":"account-1"}"#
             )
             #expect(try apple.expectWholeJSON(status: 200)["opaquePaymentCard"]?.stringValue?.isEmpty == false)
-            let relay = try await SocketExchange.send(port: port, .post, "/v1/cards/\(Fixture.relayCard)/provisioning/applePay", token: token, json: "{}")
+            let relay = try await SocketExchange.send(
+                port: port, .post, "/v1/cards/\(Fixture.relayCard)/provisioning/applePay", token: token, json: "{}")
             #expect(try relay.expectWholeJSON(status: 200)["sdkInput"]?.stringValue?.isEmpty == false)
 
             let reads: [(path: String, token: String?, status: Int)] = [
@@ -127,28 +145,37 @@ struct ProvisioningServerWireTests {
                 _ = try answer.expectWholeJSON(status: read.status, read.path)
             }
             // A problem raised in the handler, after the generated code decoded the body: another flow's shape.
-            let conflict = try await SocketExchange.send(port: port, .post, "/v1/cards/\(Fixture.keyCard)/provisioning/applePay", token: token, json: "{}")
+            let conflict = try await SocketExchange.send(
+                port: port, .post, "/v1/cards/\(Fixture.keyCard)/provisioning/applePay", token: token, json: "{}")
             _ = try conflict.expectWholeJSON(status: 409)
 
-            let yaml = try await SocketExchange.send(port: port, .get, "/openapi.yaml", token: nil, json: nil, accept: "application/yaml")
+            let yaml = try await SocketExchange.send(
+                port: port, .get, "/openapi.yaml", token: nil, json: nil, accept: "application/yaml")
             #expect(yaml.status == 200)
-            #expect(yaml.contentLength == yaml.body.count, "Content-Length \(yaml.contentLength ?? -1), body \(yaml.body.count) bytes")
+            #expect(
+                yaml.contentLength == yaml.body.count,
+                "Content-Length \(yaml.contentLength ?? -1), body \(yaml.body.count) bytes")
             #expect(Data(yaml.body) == ProvisioningServer.openAPIYAML, "the document is not served byte for byte")
             // A client that accepts only JSON is told so, in a problem that is framed like every other answer.
             let refused = try await SocketExchange.send(port: port, .get, "/openapi.yaml", token: nil, json: nil)
             #expect(try refused.expectWholeJSON(status: 406)["code"]?.stringValue == "invalidRequest")
 
             // The metrics' text replaces the content type the document gives; the length still counts the text.
-            let metrics = try await SocketExchange.send(port: port, .get, "/metrics", token: nil, json: nil, accept: "text/plain")
+            let metrics = try await SocketExchange.send(
+                port: port, .get, "/metrics", token: nil, json: nil, accept: "text/plain")
             #expect(metrics.status == 200)
             #expect(metrics.header("Content-Type") == "text/plain; version=0.0.4; charset=utf-8")
-            #expect(metrics.contentLength == metrics.body.count, "Content-Length \(metrics.contentLength ?? -1), body \(metrics.body.count) bytes")
+            #expect(
+                metrics.contentLength == metrics.body.count,
+                "Content-Length \(metrics.contentLength ?? -1), body \(metrics.body.count) bytes")
             #expect(metrics.text.contains("# TYPE cardgateway_operations counter"))
         }
     }
 
     /// Runs `body` with `server` listening on 127.0.0.1 (a free port); stops it afterwards.
-    static func withLiveServer(_ server: ProvisioningServer, _ body: @Sendable (_ port: Int) async throws -> Void) async throws {
+    static func withLiveServer(
+        _ server: ProvisioningServer, _ body: @Sendable (_ port: Int) async throws -> Void
+    ) async throws {
         try await withLiveProvisioningServer(server, body)
     }
 }
@@ -168,12 +195,18 @@ enum SocketExchange {
 
         /// Checks the status, that `Content-Length` counts exactly the bytes sent, and that those bytes (what a
         /// client reads) are one JSON document; returns it.
-        func expectWholeJSON(status expected: Int, _ what: String = "", sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
+        func expectWholeJSON(
+            status expected: Int, _ what: String = "", sourceLocation: SourceLocation = #_sourceLocation
+        ) throws -> JSONValue {
             #expect(status == expected, "\(what): \(text)", sourceLocation: sourceLocation)
             let length = try #require(contentLength, "\(what): no Content-Length", sourceLocation: sourceLocation)
-            #expect(length == body.count, "\(what): Content-Length \(length), but \(body.count) bytes sent", sourceLocation: sourceLocation)
+            #expect(
+                length == body.count, "\(what): Content-Length \(length), but \(body.count) bytes sent",
+                sourceLocation: sourceLocation)
             let type = header("Content-Type") ?? ""
-            #expect(type.hasPrefix("application/json") || type == "application/problem+json", "\(what): \(type)", sourceLocation: sourceLocation)
+            #expect(
+                type.hasPrefix("application/json") || type == "application/problem+json", "\(what): \(type)",
+                sourceLocation: sourceLocation)
             return try JSONValue.parse(Data(body.prefix(length)))
         }
     }
@@ -181,9 +214,11 @@ enum SocketExchange {
     enum Failure: Error { case noHead, badStatusLine }
 
     static func send(
-        port: Int, _ method: HTTPMethodName, _ path: String, token: String?, json: String?, accept: String = "application/json"
+        port: Int, _ method: HTTPMethodName, _ path: String, token: String?, json: String?,
+        accept: String = "application/json"
     ) async throws -> Answer {
-        var head = "\(method.rawValue) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\nAccept: \(accept)\r\n"
+        var head =
+            "\(method.rawValue) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\nAccept: \(accept)\r\n"
         if let token { head += "Authorization: Bearer \(token)\r\n" }
         let body = Array((json ?? "").utf8)
         if json != nil { head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n" }
@@ -191,7 +226,9 @@ enum SocketExchange {
 
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: "127.0.0.1", port: port) { channel in
-                channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
             }
         let received: [UInt8] = try await channel.executeThenClose { inbound, outbound in
             try await outbound.write(ByteBuffer(bytes: request))
@@ -204,7 +241,11 @@ enum SocketExchange {
 
     static func parse(_ bytes: [UInt8]) throws -> Answer {
         let separator = Array("\r\n\r\n".utf8)
-        guard let end = (0...max(0, bytes.count - separator.count)).first(where: { Array(bytes[$0..<min(bytes.count, $0 + 4)]) == separator }) else {
+        guard
+            let end = (0...max(0, bytes.count - separator.count)).first(where: {
+                Array(bytes[$0..<min(bytes.count, $0 + 4)]) == separator
+            })
+        else {
             throw Failure.noHead
         }
         let lines = String(decoding: bytes[..<end], as: UTF8.self).components(separatedBy: "\r\n")

@@ -10,23 +10,27 @@ import Testing
 
 /// The README's library example, run against the Stripe simulator: if the README's code stops compiling or
 /// working, this fails.
-@Suite("README library example")
+@Suite("README library example", .timeLimit(.minutes(5)))
 struct ReadmeExampleTests {
     struct NotEligible: Error { var code: String? }
 
     @Test("register, load the configuration file, offer, provision an ephemeral key with the app's request id")
     func libraryExample() async throws {
         try await withSimulator(StripeSimulator()) { handle in
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cardgateway-readme-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "cardgateway-readme-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
-            try Data("\(StripeSimulator.Credentials.default.testSecretKey)\n".utf8).write(to: directory.appendingPathComponent("stripe-key"))
+            try Data("\(StripeSimulator.Credentials.default.testSecretKey)\n".utf8).write(
+                to: directory.appendingPathComponent("stripe-key"))
             let file = directory.appendingPathComponent("gateway.json")
-            try Data("""
+            try Data(
+                """
                 {"providers": {"us-issuing": {"kind": "stripe", "environment": "sandbox", "baseURL": "\(handle.baseURL.absoluteString)",
                                               "credentials": {"secretKey": "file:stripe-key"}}},
                  "routes": [{"when": {"issuer": "stripe-us"}, "use": "us-issuing"}]}
-                """.utf8).write(to: file)
+                """.utf8
+            ).write(to: file)
             let appRequestID = "app-request-7c1e"
 
             // As in the README:
@@ -34,7 +38,8 @@ struct ReadmeExampleTests {
             registry.register(.stripe)
             registry.register(.trustpayments)
             let configuration = try GatewayConfiguration.load(contentsOf: file, registry: registry)
-            let gateway = try CardGateway(configuration: configuration, registry: registry, logger: Logger(label: "wallets"))
+            let gateway = try CardGateway(
+                configuration: configuration, registry: registry, logger: Logger(label: "wallets"))
 
             let card = CardRef(id: "ic_1SimActiveEligible000000")
             let route = RouteTarget.key(RouteKey(issuer: "stripe-us"))
@@ -45,7 +50,7 @@ struct ReadmeExampleTests {
                 ProvisioningRequest(card: card, wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")),
                 via: route, context: OperationContext(idempotencyKey: appRequestID)
             )
-            guard case .ephemeralKey(let key) = response else {
+            guard let key = response.ephemeralKey else {
                 Issue.record("expected an ephemeral key, got \(response)")
                 return
             }
@@ -58,7 +63,7 @@ struct ReadmeExampleTests {
                 ProvisioningRequest(card: card, wallet: .applePay, input: .issuerSDKKey(apiVersion: "2020-08-27")),
                 via: route, context: OperationContext(idempotencyKey: appRequestID)
             )
-            guard case .ephemeralKey(let replayed) = again else {
+            guard let replayed = again.ephemeralKey else {
                 Issue.record("expected an ephemeral key")
                 return
             }

@@ -9,24 +9,30 @@ import Synchronization
 import Testing
 
 /// `cardgateway simulate`: every registered simulator, one `<kind> <baseURL>` line each, then `ready`; stops when cancelled.
-@Suite("cardgateway simulate")
+@Suite("cardgateway simulate", .timeLimit(.minutes(5)))
 struct SimulateCommandTests {
     @Test("prints each simulator's base URL, then ready; the written configuration works with the other commands")
     func servesAndWritesConfiguration() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cardgateway-simulate-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "cardgateway-simulate-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let configPath = directory.appendingPathComponent("sim.json").path
 
         let output = Mutex("")
         let streams = CLIStreams(
-            stdout: { data in output.withLock { $0 += String(decoding: data, as: UTF8.self) } }, stderr: { _ in }, stdin: { Data() }
+            stdout: { data in output.withLock { $0 += String(decoding: data, as: UTF8.self) } }, stderr: { _ in },
+            stdin: { Data() }
         )
         let server = Task {
             await CLIStreams.$current.withValue(streams) {
                 do {
                     var command = try CardGatewayCommand.parseAsRoot(["simulate", "--write-config", configPath])
-                    if var asyncCommand = command as? any AsyncParsableCommand { try await asyncCommand.run() } else { try command.run() }
+                    if var asyncCommand = command as? any AsyncParsableCommand {
+                        try await asyncCommand.run()
+                    } else {
+                        try command.run()
+                    }
                 } catch {}
             }
         }
@@ -43,7 +49,10 @@ struct SimulateCommandTests {
         let entries = lines.dropLast().map { $0.split(separator: " ").map(String.init) }
         // One line per registered simulator, in the registration's order (EmbeddedSimulators.all).
         #expect(entries.map { $0.first ?? "" } == EmbeddedSimulators().all.map(\.kindName))
-        #expect(Array(entries.map { $0.first ?? "" }.prefix(5)) == ["paysafe", "adyen", "stripe", "bridge", "trustpayments"])
+        #expect(
+            Array(entries.map { $0.first ?? "" }.prefix(5)) == [
+                "paysafe", "adyen", "stripe", "bridge", "trustpayments",
+            ])
         let adyen = try #require(entries.first { $0.first == "adyen" }?.last)
         #expect(adyen.hasPrefix("http://127.0.0.1:") && adyen.hasSuffix("/bcl/v2"))
 
@@ -52,14 +61,17 @@ struct SimulateCommandTests {
             let base = try #require(URL(string: entry[1]))
             var components = try #require(URLComponents(url: base, resolvingAgainstBaseURL: false))
             components.path = "/__simulator/info"
-            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: try #require(components.url).absoluteString), timeout: .seconds(10))
+            let response = try await HTTPClient.shared.execute(
+                HTTPClientRequest(url: try #require(components.url).absoluteString), timeout: .seconds(10))
             let body = try await response.body.collect(upTo: 64 * 1024)
             #expect(try JSONValue.parse(Data(buffer: body))["kind"]?.stringValue == entry[0])
         }
 
         let check = await runCLI(["config", "check", "--config", configPath])
         #expect(check.exitCode == 0, "\(check.stdout)")
-        let card = await runCLI(["card", "get", "--config", configPath, "--issuer", "stripe-us", "ic_1SimActiveEligible000000"])
+        let card = await runCLI([
+            "card", "get", "--config", configPath, "--issuer", "stripe-us", "ic_1SimActiveEligible000000",
+        ])
         #expect(card.exitCode == 0, "\(card.stderr)")
         #expect(try card.json()["lastFour"]?.stringValue == "4242")
 

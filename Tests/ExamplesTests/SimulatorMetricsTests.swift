@@ -11,7 +11,7 @@ import Testing
 
 /// Exact metric values after scripted runs against the Stripe simulator: a success, a retry, a timeout and a
 /// breaker opening, each driven by the simulator's fault injection.
-@Suite("Metrics against a simulator")
+@Suite("Metrics against a simulator", .timeLimit(.minutes(5)))
 struct SimulatorMetricsTests {
     @Test("success, retry, timeout, breaker opening: the counters, the breaker gauge and what reached the simulator")
     func scriptedRun() async throws {
@@ -24,8 +24,10 @@ struct SimulatorMetricsTests {
             func makeGateway(timeout: Duration) throws -> CardGateway {
                 var configuration = try running.configuration()
                 configuration.providers[instance]?.timeout = timeout
-                configuration.providers[instance]?.retry = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(2))
-                configuration.providers[instance]?.circuitBreaker = CircuitBreakerSettings(failureThreshold: 3, coolDown: .seconds(60))
+                configuration.providers[instance]?.retry = RetryPolicy(
+                    maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(2))
+                configuration.providers[instance]?.circuitBreaker = CircuitBreakerSettings(
+                    failureThreshold: 3, coolDown: .seconds(60))
                 return try CardGateway(
                     configuration: configuration, registry: ExampleRegistry.all,
                     observability: GatewayObservability(metrics: metrics, tracer: InMemoryTracer())
@@ -38,7 +40,9 @@ struct SimulatorMetricsTests {
             func count(_ label: String, _ extra: [(String, String)] = []) -> Int64 {
                 (try? metrics.expectCounter(label, base + extra).totalValue) ?? 0
             }
-            func reads() -> Int { stripe.journal.entries().filter { $0.method == "GET" && $0.path.contains(card.id) }.count }
+            func reads() -> Int {
+                stripe.journal.entries().filter { $0.method == "GET" && $0.path.contains(card.id) }.count
+            }
 
             // A success.
             _ = try await gateway.card(card, via: .instance(instance))
@@ -46,7 +50,8 @@ struct SimulatorMetricsTests {
             #expect(count("cardgateway.provider.attempts", [("http.status_class", "2xx")]) == 1)
 
             // A retry: one 503, then the answer.
-            stripe.faults.inject(FaultRule(count: 1, method: "GET", action: .status(503, retryAfterSeconds: nil, message: "busy")))
+            stripe.faults.inject(
+                FaultRule(count: 1, method: "GET", action: .status(503, retryAfterSeconds: nil, message: "busy")))
             _ = try await gateway.card(card, via: .instance(instance))
             #expect(count("cardgateway.operations", [("operation", "card"), ("outcome", "success")]) == 2)
             #expect(count("cardgateway.provider.attempts", [("http.status_class", "5xx")]) == 1)
@@ -70,7 +75,9 @@ struct SimulatorMetricsTests {
             #expect(refused?.code == .providerUnavailable)
             #expect(reads() == before)
             #expect(count("cardgateway.operations", [("operation", "card"), ("outcome", "providerUnavailable")]) == 1)
-            #expect(count("cardgateway.provider.attempts", [("http.status_class", "providerUnavailable")]) == 0, "a refused call is no attempt")
+            #expect(
+                count("cardgateway.provider.attempts", [("http.status_class", "providerUnavailable")]) == 0,
+                "a refused call is no attempt")
         }
     }
 }

@@ -9,7 +9,10 @@ public struct CLIStreams: Sendable {
     /// All of standard input.
     public var stdin: @Sendable () -> Data
 
-    public init(stdout: @escaping @Sendable (Data) -> Void, stderr: @escaping @Sendable (Data) -> Void, stdin: @escaping @Sendable () -> Data) {
+    public init(
+        stdout: @escaping @Sendable (Data) -> Void, stderr: @escaping @Sendable (Data) -> Void,
+        stdin: @escaping @Sendable () -> Data
+    ) {
         self.stdout = stdout
         self.stderr = stderr
         self.stdin = stdin
@@ -26,7 +29,8 @@ public struct CLIStreams: Sendable {
     static func firstInputLine() -> String? {
         let text = String(decoding: current.stdin(), as: UTF8.self)
         guard !text.isEmpty else { return nil }
-        let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        let line =
+            text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
         return line.hasSuffix("\r") ? String(line.dropLast()) : line
     }
 }
@@ -72,7 +76,8 @@ enum CLIOutput {
     /// The error as JSON on stderr: code, message, provider, provider code (never a body or a secret).
     static func error(_ error: CardGatewayError) {
         let body = ErrorBody(
-            code: error.code.rawValue, message: error.message, provider: error.provider, providerCode: error.providerCode,
+            code: error.code.rawValue, message: error.message, provider: error.provider,
+            providerCode: error.providerCode,
             httpStatus: error.httpStatus, requestID: error.requestID, retryable: error.isRetryable,
             mayHaveReachedProvider: error.mayHaveReachedProvider,
             retryAfterSeconds: error.isRetryable ? error.retryAfter.map { Double($0.milliseconds) / 1000 } : nil,
@@ -102,34 +107,29 @@ struct ProvisioningResponseJSON: Encodable {
     var expires: Date?
 
     init(_ response: ProvisioningResponse) {
-        switch response {
-        case .applePay(let payload):
-            type = "applePay"
+        type = response.kind.rawValue
+        if let payload = response.applePay {
             activationData = payload.activationData.revealedBytes.base64EncodedString()
             encryptedPassData = payload.encryptedPassData.revealedBytes.base64EncodedString()
             ephemeralPublicKey = payload.ephemeralPublicKey.revealedBytes.base64EncodedString()
             network = payload.network?.rawValue
             tokenProvider = payload.tokenProvider
-        case .googlePay(let payload):
-            type = "googlePay"
+        } else if let payload = response.googlePay {
             opaquePaymentCard = payload.opaquePaymentCard.revealedBytes.base64EncodedString()
             network = payload.network?.rawValue
             tokenProvider = payload.tokenProvider
             displayName = payload.displayName
             lastFour = payload.lastFour
-        case .samsungPay(let payload):
-            type = "samsungPay"
+        } else if let payload = response.samsungPay {
             extraProvisionPayload = payload.extraProvisionPayload.revealedBytes.base64EncodedString()
             cardType = payload.cardType
             network = payload.network?.rawValue
             tokenProvider = payload.tokenProvider
             displayName = payload.displayName
             lastFour = payload.lastFour
-        case .issuerSDKInput(let input):
-            type = "issuerSDKInput"
+        } else if let input = response.issuerSDKInput {
             sdkInput = input.revealedBytes.base64EncodedString()
-        case .ephemeralKey(let key):
-            type = "ephemeralKey"
+        } else if let key = response.ephemeralKey {
             ephemeralKey = try? JSONValue.parse(key.rawJSON.revealedBytes)
             ephemeralKeyID = key.id
             expires = key.expires
@@ -168,11 +168,9 @@ struct GatewayEventJSON: Encodable {
         kind = event.providerKind.name
         providerType = event.providerType
         occurredAt = event.occurredAt
-        switch event.event {
-        case .cardStatusChanged(let change): type = "cardStatusChanged"; cardStatus = change
-        case .walletTokenCreated(let token): type = "walletTokenCreated"; walletToken = token
-        case .walletTokenUpdated(let token): type = "walletTokenUpdated"; walletToken = token
-        case .credentialStored(let credential): type = "credentialStored"; self.credential = credential
-        }
+        type = event.event.name.rawValue
+        cardStatus = event.event.cardStatusChanged
+        walletToken = event.event.walletToken
+        credential = event.event.credentialStored
     }
 }

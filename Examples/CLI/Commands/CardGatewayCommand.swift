@@ -17,7 +17,8 @@ public struct CardGatewayCommand: AsyncParsableCommand {
             stdout; on failure they print a JSON error on stderr and exit 2 (64 for a usage error).
             """,
         subcommands: [
-            DemoCommand.self, SimulateCommand.self, ConfigCommand.self, RouteCommand.self, CardCommand.self, TokenCommand.self,
+            DemoCommand.self, SimulateCommand.self, ConfigCommand.self, RouteCommand.self, CardCommand.self,
+            TokenCommand.self,
             ProvisionCommand.self, CredentialsCommand.self, WebhookCommand.self,
         ]
     )
@@ -33,7 +34,8 @@ struct TargetOptions: ParsableArguments {
     @Option(help: "Route by country (ISO 3166-1 alpha-2).") var country: String?
     @Option(help: "Route by currency (ISO 4217 alpha-3).") var currency: String?
     @Option(help: "Route by tenant.") var tenant: String?
-    @Option(name: .customLong("provider"), help: "Use this provider instance by name instead of routing.") var providerName: String?
+    @Option(name: .customLong("provider"), help: "Use this provider instance by name instead of routing.")
+    var providerName: String?
 
     var routeKey: RouteKey {
         RouteKey(issuer: issuer, program: program, bin: bin, country: country, currency: currency, tenant: tenant)
@@ -47,7 +49,8 @@ struct TargetOptions: ParsableArguments {
 
 /// `--config FILE`.
 struct ConfigOptions: ParsableArguments {
-    @Option(name: .customLong("config"), help: "The gateway configuration (JSON).", completion: .file(extensions: ["json"]))
+    @Option(
+        name: .customLong("config"), help: "The gateway configuration (JSON).", completion: .file(extensions: ["json"]))
     var path: String
 
     func loadConfiguration() throws -> GatewayConfiguration {
@@ -67,7 +70,9 @@ struct ConfigOptions: ParsableArguments {
         credentialStore: (any CredentialReferenceStore)? = nil, _ body: (CardGateway) async throws -> Result
     ) async throws -> Result {
         let configuration = try loadConfiguration()
-        return try await ConfiguredStores.with(configuration, logger: OperationContext.noopLogger, credentialStore: credentialStore) { stores in
+        return try await ConfiguredStores.with(
+            configuration, logger: OperationContext.noopLogger, credentialStore: credentialStore
+        ) { stores in
             try await body(try stores.gateway(configuration: configuration))
         }
     }
@@ -77,12 +82,15 @@ struct ConfigOptions: ParsableArguments {
 struct CredentialStoreOptions: ParsableArguments {
     @Option(
         name: .customLong("credential-store"),
-        help: "A JSON file that keeps stored-credential references between commands (verify saves, --reuse and charge read). Without it they last one command.",
+        help:
+            "A JSON file that keeps stored-credential references between commands (verify saves, --reuse and charge read). Without it they last one command.",
         completion: .file(extensions: ["json"])
     )
     var path: String?
 
-    var store: (any CredentialReferenceStore)? { path.map { FileCredentialReferenceStore(url: URL(fileURLWithPath: $0)) } }
+    var store: (any CredentialReferenceStore)? {
+        path.map { FileCredentialReferenceStore(url: URL(fileURLWithPath: $0)) }
+    }
 }
 
 /// Runs a command body, printing a JSON error on stderr and exiting non-zero when it fails.

@@ -4,11 +4,13 @@ import ExampleSupport
 import Foundation
 
 struct ConfigCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "config", abstract: "Check a configuration file.", subcommands: [Check.self, Capabilities.self])
+    static let configuration = CommandConfiguration(
+        commandName: "config", abstract: "Check a configuration file.", subcommands: [Check.self, Capabilities.self])
 
     struct Capabilities: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "For each configured instance: its kind, what it can do, the operations it serves and the wallets it provisions."
+            abstract:
+                "For each configured instance: its kind, what it can do, the operations it serves and the wallets it provisions."
         )
         @OptionGroup var config: ConfigOptions
 
@@ -30,34 +32,42 @@ struct ConfigCommand: AsyncParsableCommand {
 
         static func entries(_ configuration: GatewayConfiguration, registry: ProviderRegistry) -> [Manifest] {
             configuration.providers.keys.sorted().compactMap { name in
-                guard let instance = configuration.providers[name], let descriptor = registry.factory(for: instance.kind)?.descriptor else { return nil }
+                guard let instance = configuration.providers[name],
+                    let descriptor = registry.factory(for: instance.kind)?.descriptor
+                else { return nil }
                 return Manifest(
                     instance: name, kind: instance.kind.name,
                     capabilities: Capability.allCases.filter(descriptor.capabilities.contains).map(\.rawValue),
                     operations: GatewayOperation.allCases.filter(descriptor.supports).map(\.rawValue),
-                    wallets: Dictionary(uniqueKeysWithValues: descriptor.provisioningFlows.map { ($0.key.rawValue, $0.value.rawValue) })
+                    wallets: Dictionary(
+                        uniqueKeysWithValues: descriptor.provisioningFlows.map { ($0.key.rawValue, $0.value.rawValue) })
                 )
             }
         }
     }
 
     struct Check: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Report every problem in the file, each with its JSON path; exit 0 only if it is valid.")
+        static let configuration = CommandConfiguration(
+            abstract: "Report every problem in the file, each with its JSON path; exit 0 only if it is valid.")
         @OptionGroup var config: ConfigOptions
 
         func run() async throws {
             let configuration: GatewayConfiguration
             do {
-                configuration = try GatewayConfiguration.load(contentsOf: URL(fileURLWithPath: config.path), registry: ExampleRegistry.all)
+                configuration = try GatewayConfiguration.load(
+                    contentsOf: URL(fileURLWithPath: config.path), registry: ExampleRegistry.all)
             } catch let error as CardGatewayError where error.code == .invalidConfiguration {
-                try CLIOutput.json(CheckResult(valid: false, problems: error.configurationProblems, providers: [], routes: 0))
+                try CLIOutput.json(
+                    CheckResult(valid: false, problems: error.configurationProblems, providers: [], routes: 0))
                 throw ExitCode(1)
             }
             // What only the adapters can tell (a live key in a sandbox instance, an option out of range).
             let problems = CardGateway.problems(in: configuration, registry: ExampleRegistry.all)
-            try CLIOutput.json(CheckResult(
-                valid: problems.isEmpty, problems: problems, providers: configuration.providers.keys.sorted(), routes: configuration.routes.count
-            ))
+            try CLIOutput.json(
+                CheckResult(
+                    valid: problems.isEmpty, problems: problems, providers: configuration.providers.keys.sorted(),
+                    routes: configuration.routes.count
+                ))
             if !problems.isEmpty { throw ExitCode(1) }
         }
 
@@ -71,10 +81,12 @@ struct ConfigCommand: AsyncParsableCommand {
 }
 
 struct RouteCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "route", abstract: "Explain routing decisions.", subcommands: [Explain.self])
+    static let configuration = CommandConfiguration(
+        commandName: "route", abstract: "Explain routing decisions.", subcommands: [Explain.self])
 
     struct Explain: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show the route a key takes, and why every earlier route was skipped.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show the route a key takes, and why every earlier route was skipped.")
         @OptionGroup var config: ConfigOptions
         @OptionGroup var target: TargetOptions
         @Option(help: "Route by wallet (applePay, googlePay, samsungPay).") var wallet: String?
@@ -85,12 +97,18 @@ struct RouteCommand: AsyncParsableCommand {
                 let configuration = try config.loadConfiguration()
                 var key = target.routeKey
                 if let wallet {
-                    guard let parsed = Wallet(parsing: wallet) else { throw CLIUsageError(message: "unknown wallet \"\(wallet)\"; expected applePay, googlePay or samsungPay") }
+                    guard let parsed = Wallet(parsing: wallet) else {
+                        throw CLIUsageError(
+                            message: "unknown wallet \"\(wallet)\"; expected applePay, googlePay or samsungPay")
+                    }
                     key.wallet = parsed
                 }
                 if let operation {
                     guard let parsed = GatewayOperation(rawValue: operation) else {
-                        throw CLIUsageError(message: "unknown operation \"\(operation)\"; expected one of \(GatewayOperation.allCases.map(\.rawValue).joined(separator: ", "))")
+                        throw CLIUsageError(
+                            message:
+                                "unknown operation \"\(operation)\"; expected one of \(GatewayOperation.allCases.map(\.rawValue).joined(separator: ", "))"
+                        )
                     }
                     key.operation = parsed
                 }

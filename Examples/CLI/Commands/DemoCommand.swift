@@ -51,7 +51,10 @@ enum DemoTable {
     static func render(_ report: DemoReport) -> String {
         let header = ["", "STEP", "PROVIDER", "OUTCOME", "TIME"]
         var rows = report.steps.map { step in
-            [mark(step.status), step.name, step.instance, step.outcome, step.status == .skipped ? "-" : String(format: "%.1f ms", step.milliseconds)]
+            [
+                mark(step.status), step.name, step.instance, step.outcome,
+                step.status == .skipped ? "-" : String(format: "%.1f ms", step.milliseconds),
+            ]
         }
         rows.insert(header, at: 0)
         // Every column but the last is padded to its widest cell.
@@ -66,7 +69,9 @@ enum DemoTable {
         let skipped = report.steps.filter { $0.status == .skipped }.count
         let total = report.steps.reduce(0) { $0 + $1.milliseconds }
         lines.append("")
-        lines.append("\(passed) passed, \(failed) failed, \(skipped) not applicable, in \(String(format: "%.0f", total)) ms" + (failed == 0 ? "" : ": see the FAIL rows"))
+        lines.append(
+            "\(passed) passed, \(failed) failed, \(skipped) not applicable, in \(String(format: "%.0f", total)) ms"
+                + (failed == 0 ? "" : ": see the FAIL rows"))
         return lines.joined(separator: "\n")
     }
 }

@@ -21,9 +21,15 @@ struct SimulateCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Address to bind. Anything but loopback exposes the simulators to the network.") var host: String = "127.0.0.1"
-    @Option(help: "First port: the simulators take consecutive ports from PORT, in the order listed. Default: ephemeral ports.") var port: Int?
-    @Option(name: .customLong("write-config"), help: "Write a gateway configuration for the running simulators to this file.", completion: .file())
+    @Option(help: "Address to bind. Anything but loopback exposes the simulators to the network.") var host: String =
+        "127.0.0.1"
+    @Option(
+        help:
+            "First port: the simulators take consecutive ports from PORT, in the order listed. Default: ephemeral ports."
+    ) var port: Int?
+    @Option(
+        name: .customLong("write-config"),
+        help: "Write a gateway configuration for the running simulators to this file.", completion: .file())
     var writeConfig: String?
 
     func validate() throws {
@@ -35,7 +41,9 @@ struct SimulateCommand: AsyncParsableCommand {
 
     func run() async throws {
         if !EndpointPolicy.isLoopback(host) {
-            CLIOutput.progress("warning: binding \(host): the simulators accept their well-known seed credentials from anyone who can reach them")
+            CLIOutput.progress(
+                "warning: binding \(host): the simulators accept their well-known seed credentials from anyone who can reach them"
+            )
         }
         let simulators = EmbeddedSimulators()
         let configPath = writeConfig
@@ -59,7 +67,8 @@ struct SimulateCommand: AsyncParsableCommand {
             CLIOutput.line("ready")
         }
         let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(services: [service], gracefulShutdownSignals: [.sigint, .sigterm], logger: logger)
+            configuration: ServiceGroupConfiguration(
+                services: [service], gracefulShutdownSignals: [.sigint, .sigterm], logger: logger)
         )
         groupBox.withLock { $0 = group }
         try await group.run()

@@ -14,6 +14,28 @@ public protocol Authenticator: Sendable {
     /// The user `token` stands for; nil when the token is not valid (unknown, expired, badly signed).
     /// Throw only when the answer cannot be known now (the identity provider's keys cannot be fetched).
     func user(forBearerToken token: String) async throws -> AppUser?
+    /// The user `token` stands for and, where the token says, when they signed in (for routes that need a recent
+    /// sign-in, CardRevealAPI.swift); nil when the token is not valid. By default ``user(forBearerToken:)`` with no
+    /// sign-in time.
+    func authentication(forBearerToken token: String) async throws -> BearerAuthentication?
+}
+
+/// Who a bearer token stands for, and when they signed in.
+public struct BearerAuthentication: Sendable, Equatable {
+    public var user: AppUser
+    /// When the user signed in (OpenID Connect's `auth_time`); nil when the token does not say.
+    public var authenticatedAt: Date?
+
+    public init(user: AppUser, authenticatedAt: Date? = nil) {
+        self.user = user
+        self.authenticatedAt = authenticatedAt
+    }
+}
+
+extension Authenticator {
+    public func authentication(forBearerToken token: String) async throws -> BearerAuthentication? {
+        try await user(forBearerToken: token).map { BearerAuthentication(user: $0) }
+    }
 }
 
 /// The directory file's static tokens: ``CardDirectory/user(forToken:)``, compared in constant time.
@@ -59,7 +81,9 @@ public final class JWTBearerAuthenticator: Authenticator {
         public var minimumRefreshInterval: Duration
 
         /// The asymmetric algorithms that may be allowed; HMAC and `none` never are.
-        public static let supportedAlgorithms: Set<String> = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
+        public static let supportedAlgorithms: Set<String> = [
+            "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA",
+        ]
 
         /// - Parameters:
         ///   - issuer: the required `iss`.
@@ -70,7 +94,8 @@ public final class JWTBearerAuthenticator: Authenticator {
         ///   - leeway: clock skew tolerated; 60 s by default.
         ///   - minimumRefreshInterval: the shortest time between two JWKS fetches; 30 s by default.
         public init(
-            issuer: String, audience: String, jwksURL: URL, userClaim: String = "sub", algorithms: Set<String> = ["RS256", "ES256"],
+            issuer: String, audience: String, jwksURL: URL, userClaim: String = "sub",
+            algorithms: Set<String> = ["RS256", "ES256"],
             leeway: Duration = .seconds(60), minimumRefreshInterval: Duration = .seconds(30)
         ) {
             self.issuer = issuer
@@ -91,15 +116,21 @@ public final class JWTBearerAuthenticator: Authenticator {
             if algorithms.isEmpty { problems.append("no JWT algorithm is allowed") }
             let unsupported = algorithms.subtracting(Self.supportedAlgorithms).sorted()
             if !unsupported.isEmpty {
-                problems.append("JWT algorithms not allowed: \(unsupported.joined(separator: ", ")) (asymmetric algorithms only: \(Self.supportedAlgorithms.sorted().joined(separator: ", ")))")
+                problems.append(
+                    "JWT algorithms not allowed: \(unsupported.joined(separator: ", ")) (asymmetric algorithms only: \(Self.supportedAlgorithms.sorted().joined(separator: ", ")))"
+                )
             }
-            if !Self.isAcceptableJWKSURL(jwksURL) { problems.append("the JWKS URL must be https (http only on a loopback address)") }
+            if !Self.isAcceptableJWKSURL(jwksURL) {
+                problems.append("the JWKS URL must be https (http only on a loopback address)")
+            }
             return problems
         }
 
         /// https anywhere; http only to 127.0.0.0/8, ::1 or localhost.
         public static func isAcceptableJWKSURL(_ url: URL) -> Bool {
-            guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty else { return false }
+            guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty else {
+                return false
+            }
             if scheme == "https" { return true }
             guard scheme == "http" else { return false }
             let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
@@ -130,14 +161,17 @@ public final class JWTBearerAuthenticator: Authenticator {
     ///   - logger: where refreshes and failures are logged (never a token).
     /// - Throws: ``ConfigurationError`` when the configuration is not usable.
     public init(
-        configuration: Configuration, directory: any CardDirectory, fetch: @escaping Fetch, now: @escaping @Sendable () -> Date = { Date() },
+        configuration: Configuration, directory: any CardDirectory, fetch: @escaping Fetch,
+        now: @escaping @Sendable () -> Date = { Date() },
         logger: Logger = OperationContext.noopLogger
     ) throws {
         let problems = configuration.problems
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
         self.configuration = configuration
         self.directory = directory
-        self.keys = JWKSCache(url: configuration.jwksURL, fetch: fetch, minimumRefreshInterval: configuration.minimumRefreshInterval, logger: logger)
+        self.keys = JWKSCache(
+            url: configuration.jwksURL, fetch: fetch, minimumRefreshInterval: configuration.minimumRefreshInterval,
+            logger: logger)
         self.now = now
         self.logger = logger
     }
@@ -159,7 +193,13 @@ public final class JWTBearerAuthenticator: Authenticator {
     }
 
     public func user(forBearerToken token: String) async throws -> AppUser? {
-        guard let header = Self.header(of: token), configuration.algorithms.contains(header.alg), let kid = header.kid else { return nil }
+        try await authentication(forBearerToken: token)?.user
+    }
+
+    /// The user, with the token's `auth_time` (when the user signed in) where it has one.
+    public func authentication(forBearerToken token: String) async throws -> BearerAuthentication? {
+        guard let header = Self.header(of: token), configuration.algorithms.contains(header.alg), let kid = header.kid
+        else { return nil }
         guard let key = try await keys.key(kid: kid) else { return nil }
         // A key that states its algorithm is used with that one only.
         if let keyAlgorithm = key.algorithm, keyAlgorithm != header.alg { return nil }
@@ -169,15 +209,20 @@ public final class JWTBearerAuthenticator: Authenticator {
         } catch {
             return nil
         }
-        guard claims.isValid(for: configuration, at: now()), let userID = claims.strings[configuration.userClaim], !userID.isEmpty else { return nil }
-        return try await directory.user(id: userID)
+        guard claims.isValid(for: configuration, at: now()), let userID = claims.strings[configuration.userClaim],
+            !userID.isEmpty
+        else { return nil }
+        return try await directory.user(id: userID).map {
+            BearerAuthentication(user: $0, authenticatedAt: claims.authTime)
+        }
     }
 
     /// The token's `alg` and `kid`, read without verifying anything (to pick the key); nil when it is not a JWS.
     static func header(of token: String) -> (alg: String, kid: String?)? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].utf8.count <= 2048, let data = Self.base64URLDecoded(parts[0]),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let alg = object["alg"] as? String
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let alg = object["alg"] as? String
         else { return nil }
         return (alg, object["kid"] as? String)
     }
@@ -195,6 +240,8 @@ struct BearerClaims: JWTPayload {
     var audiences: [String] = []
     var expires: Date?
     var notBefore: Date?
+    /// When the user signed in (OpenID Connect's `auth_time`, seconds since 1970).
+    var authTime: Date?
     /// Every claim whose value is a string (`sub`, `iss`, custom ones).
     var strings: [String: String] = [:]
 
@@ -219,6 +266,8 @@ struct BearerClaims: JWTPayload {
                 expires = (try? container.decode(Double.self, forKey: key)).map { Date(timeIntervalSince1970: $0) }
             case "nbf":
                 notBefore = (try? container.decode(Double.self, forKey: key)).map { Date(timeIntervalSince1970: $0) }
+            case "auth_time":
+                authTime = (try? container.decode(Double.self, forKey: key)).map { Date(timeIntervalSince1970: $0) }
             default:
                 if let value = try? container.decode(String.self, forKey: key) { strings[key.stringValue] = value }
             }
@@ -232,6 +281,7 @@ struct BearerClaims: JWTPayload {
         if !audiences.isEmpty { try container.encode(audiences, forKey: Key(stringValue: "aud")) }
         if let expires { try container.encode(expires.timeIntervalSince1970, forKey: Key(stringValue: "exp")) }
         if let notBefore { try container.encode(notBefore.timeIntervalSince1970, forKey: Key(stringValue: "nbf")) }
+        if let authTime { try container.encode(authTime.timeIntervalSince1970, forKey: Key(stringValue: "auth_time")) }
     }
 
     /// Checked by ``isValid(for:at:)`` with the authenticator's clock, not here.
@@ -304,7 +354,9 @@ actor JWKSCache {
         do {
             data = try await fetch(url)
         } catch {
-            logger.warning("cannot fetch the JWKS", metadata: ["error": .string(SafeText.scrub(String(describing: error), maxLength: 200))])
+            logger.warning(
+                "cannot fetch the JWKS",
+                metadata: ["error": .string(SafeText.scrub(String(describing: error), maxLength: 200))])
             throw APIProblem.authenticationUnavailable
         }
         struct Document: Decodable {
@@ -314,7 +366,8 @@ actor JWKSCache {
             }
             var keys: [Entry]
         }
-        guard let document = try? JSONDecoder().decode(Document.self, from: data), let jwks = try? JSONDecoder().decode(JWKS.self, from: data),
+        guard let document = try? JSONDecoder().decode(Document.self, from: data),
+            let jwks = try? JSONDecoder().decode(JWKS.self, from: data),
             document.keys.count == jwks.keys.count
         else {
             logger.warning("the JWKS is not a JSON Web Key Set")

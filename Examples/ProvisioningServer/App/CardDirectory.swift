@@ -42,7 +42,8 @@ public struct OwnedCard: Sendable, Equatable {
         guard (1...maxLength).contains(bytes.count), bytes[0] != UInt8(ascii: ".") else { return false }
         return bytes.allSatisfy { byte in
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
-                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~") || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+                || byte == UInt8(ascii: "-")
         }
     }
     /// The card at its provider.
@@ -60,7 +61,9 @@ public struct OwnedCard: Sendable, Equatable {
     ///   - route: how the gateway reaches the card's provider instance.
     ///   - displayName: what the app shows.
     ///   - wallets: the wallets the app offers for this card.
-    public init(id: String, ref: CardRef, route: RouteTarget, displayName: String, wallets: [Wallet] = [.applePay, .googlePay]) {
+    public init(
+        id: String, ref: CardRef, route: RouteTarget, displayName: String, wallets: [Wallet] = [.applePay, .googlePay]
+    ) {
         self.id = id
         self.ref = ref
         self.route = route

@@ -27,7 +27,9 @@ public enum CardDirectoryFile: Sendable {
     /// The shortest bearer token accepted.
     public static let minimumTokenLength = 16
 
-    public static func load(contentsOf url: URL, secrets: SecretResolver = SecretResolver()) throws -> InMemoryCardDirectory {
+    public static func load(
+        contentsOf url: URL, secrets: SecretResolver = SecretResolver()
+    ) throws -> InMemoryCardDirectory {
         let data = try read(url)
         var resolver = secrets
         if resolver.baseDirectory == nil { resolver.baseDirectory = url.deletingLastPathComponent() }
@@ -39,7 +41,9 @@ public enum CardDirectoryFile: Sendable {
         do {
             return try Data(contentsOf: url)
         } catch {
-            throw ConfigurationError(problems: [ConfigurationProblem(path: "$", message: "the file \(url.path) cannot be read")])
+            throw ConfigurationError(problems: [
+                ConfigurationProblem(path: "$", message: "the file \(url.path) cannot be read")
+            ])
         }
     }
 
@@ -55,7 +59,8 @@ public enum CardDirectoryFile: Sendable {
             } catch let error as CardGatewayError {
                 problems.append(ConfigurationProblem(path: path, message: "\(operation.rawValue): \(error.message)"))
             } catch {
-                problems.append(ConfigurationProblem(path: path, message: "\(operation.rawValue): the route cannot be resolved"))
+                problems.append(
+                    ConfigurationProblem(path: path, message: "\(operation.rawValue): the route cannot be resolved"))
             }
         }
         for (userIndex, account) in accounts.enumerated() {
@@ -69,23 +74,33 @@ public enum CardDirectoryFile: Sendable {
                         key.wallet = wallet
                         target = .key(key)
                     }
-                    for operation in [GatewayOperation.provisioningOffer, .provision] { check(target, operation, "\(path).wallets.\(wallet.rawValue)") }
+                    for operation in [GatewayOperation.provisioningOffer, .provision] {
+                        check(target, operation, "\(path).wallets.\(wallet.rawValue)")
+                    }
                 }
             }
         }
         if let storedCredentialRoute {
-            for operation in [GatewayOperation.clientSession, .verifyResult] { check(storedCredentialRoute, operation, "--stored-credentials-provider") }
+            for operation in [GatewayOperation.clientSession, .verifyResult] {
+                check(storedCredentialRoute, operation, "--stored-credentials-provider")
+            }
         }
         return problems
     }
 
     /// The accounts a directory document describes.
-    public static func accounts(from data: Data, secrets: SecretResolver = SecretResolver()) throws -> [InMemoryCardDirectory.Account] {
+    public static func accounts(
+        from data: Data, secrets: SecretResolver = SecretResolver()
+    ) throws -> [InMemoryCardDirectory.Account] {
         var problems: [ConfigurationProblem] = []
-        func problem(_ path: String, _ message: String) { problems.append(ConfigurationProblem(path: path, message: message)) }
+        func problem(_ path: String, _ message: String) {
+            problems.append(ConfigurationProblem(path: path, message: message))
+        }
 
         guard let document = try? JSONValue.parse(data), let root = document.objectValue else {
-            throw ConfigurationError(problems: [ConfigurationProblem(path: "$", message: "the document is not a JSON object")])
+            throw ConfigurationError(problems: [
+                ConfigurationProblem(path: "$", message: "the document is not a JSON object")
+            ])
         }
         for key in root.keys.sorted() where key != "users" { problem(key, "unknown key; expected users") }
         guard let users = root["users"]?.arrayValue else {
@@ -135,7 +150,9 @@ public enum CardDirectoryFile: Sendable {
             let displayName = optionalString(user, "displayName", path, &problems)
             let cards = cardList(user["cards"], "\(path).cards", &problems)
             if let id, let token {
-                accounts.append(InMemoryCardDirectory.Account(user: AppUser(id: id, displayName: displayName), token: token, cards: cards))
+                accounts.append(
+                    InMemoryCardDirectory.Account(
+                        user: AppUser(id: id, displayName: displayName), token: token, cards: cards))
             }
         }
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
@@ -144,7 +161,9 @@ public enum CardDirectoryFile: Sendable {
 
     private static let routeDimensions = ["issuer", "program", "bin", "country", "currency", "tenant"]
 
-    private static func cardList(_ value: JSONValue?, _ path: String, _ problems: inout [ConfigurationProblem]) -> [OwnedCard] {
+    private static func cardList(
+        _ value: JSONValue?, _ path: String, _ problems: inout [ConfigurationProblem]
+    ) -> [OwnedCard] {
         guard let value else { return [] }
         guard let entries = value.arrayValue else {
             problems.append(ConfigurationProblem(path: path, message: "must be an array of cards"))
@@ -160,14 +179,20 @@ public enum CardDirectoryFile: Sendable {
             }
             let known = ["id", "displayName", "cardID", "customer", "route", "provider", "wallets"]
             for key in card.keys.sorted() where !known.contains(key) {
-                problems.append(ConfigurationProblem(path: "\(cardPath).\(key)", message: "unknown key; expected \(known.joined(separator: ", "))"))
+                problems.append(
+                    ConfigurationProblem(
+                        path: "\(cardPath).\(key)", message: "unknown key; expected \(known.joined(separator: ", "))"))
             }
             let id = requiredString(card, "id", cardPath, &problems)
             if let id, !OwnedCard.isValidID(id) {
-                problems.append(ConfigurationProblem(path: "\(cardPath).id", message: "must match \(OwnedCard.idPattern) (it is the card's id in URLs)"))
+                problems.append(
+                    ConfigurationProblem(
+                        path: "\(cardPath).id",
+                        message: "must match \(OwnedCard.idPattern) (it is the card's id in URLs)"))
             }
             if let id, !ids.insert(id).inserted {
-                problems.append(ConfigurationProblem(path: "\(cardPath).id", message: "card \(id) is listed twice for this user"))
+                problems.append(
+                    ConfigurationProblem(path: "\(cardPath).id", message: "card \(id) is listed twice for this user"))
             }
             let cardID = requiredString(card, "cardID", cardPath, &problems)
             let customer = optionalString(card, "customer", cardPath, &problems)
@@ -179,43 +204,61 @@ public enum CardDirectoryFile: Sendable {
                     wallets = []
                     for (walletIndex, name) in names.enumerated() {
                         guard let text = name.stringValue, let wallet = Wallet(parsing: text) else {
-                            problems.append(ConfigurationProblem(path: "\(cardPath).wallets[\(walletIndex)]", message: "must be applePay, googlePay or samsungPay"))
+                            problems.append(
+                                ConfigurationProblem(
+                                    path: "\(cardPath).wallets[\(walletIndex)]",
+                                    message: "must be applePay, googlePay or samsungPay"))
                             continue
                         }
                         if !wallets.contains(wallet) { wallets.append(wallet) }
                     }
                 } else {
-                    problems.append(ConfigurationProblem(path: "\(cardPath).wallets", message: "must be a non-empty array of wallet names"))
+                    problems.append(
+                        ConfigurationProblem(
+                            path: "\(cardPath).wallets", message: "must be a non-empty array of wallet names"))
                 }
             }
             if let id, let cardID, let route {
-                cards.append(OwnedCard(id: id, ref: CardRef(id: cardID, customer: customer), route: route, displayName: displayName ?? id, wallets: wallets))
+                cards.append(
+                    OwnedCard(
+                        id: id, ref: CardRef(id: cardID, customer: customer), route: route,
+                        displayName: displayName ?? id, wallets: wallets))
             }
         }
         return cards
     }
 
-    private static func target(_ card: [String: JSONValue], _ path: String, _ problems: inout [ConfigurationProblem]) -> RouteTarget? {
+    private static func target(
+        _ card: [String: JSONValue], _ path: String, _ problems: inout [ConfigurationProblem]
+    ) -> RouteTarget? {
         switch (card["route"], card["provider"]) {
         case (nil, let provider?):
             guard let name = provider.stringValue, !name.isEmpty else {
-                problems.append(ConfigurationProblem(path: "\(path).provider", message: "must be a provider instance name"))
+                problems.append(
+                    ConfigurationProblem(path: "\(path).provider", message: "must be a provider instance name"))
                 return nil
             }
             return .instance(name)
         case (let route?, nil):
             guard let fields = route.objectValue, !fields.isEmpty else {
-                problems.append(ConfigurationProblem(path: "\(path).route", message: "must be an object with at least one of \(routeDimensions.joined(separator: ", "))"))
+                problems.append(
+                    ConfigurationProblem(
+                        path: "\(path).route",
+                        message: "must be an object with at least one of \(routeDimensions.joined(separator: ", "))"))
                 return nil
             }
             var key = RouteKey()
             for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
                 guard routeDimensions.contains(name) else {
-                    problems.append(ConfigurationProblem(path: "\(path).route.\(name)", message: "unknown route dimension; expected \(routeDimensions.joined(separator: ", "))"))
+                    problems.append(
+                        ConfigurationProblem(
+                            path: "\(path).route.\(name)",
+                            message: "unknown route dimension; expected \(routeDimensions.joined(separator: ", "))"))
                     continue
                 }
                 guard let text = value.stringValue, !text.isEmpty else {
-                    problems.append(ConfigurationProblem(path: "\(path).route.\(name)", message: "must be a non-empty string"))
+                    problems.append(
+                        ConfigurationProblem(path: "\(path).route.\(name)", message: "must be a non-empty string"))
                     continue
                 }
                 switch name {
@@ -229,7 +272,8 @@ public enum CardDirectoryFile: Sendable {
             }
             return .key(key)
         case (nil, nil):
-            problems.append(ConfigurationProblem(path: path, message: "needs route or provider: how the gateway reaches the card"))
+            problems.append(
+                ConfigurationProblem(path: path, message: "needs route or provider: how the gateway reaches the card"))
             return nil
         case (_?, _?):
             problems.append(ConfigurationProblem(path: path, message: "give route or provider, not both"))
@@ -237,7 +281,9 @@ public enum CardDirectoryFile: Sendable {
         }
     }
 
-    private static func requiredString(_ object: [String: JSONValue], _ key: String, _ path: String, _ problems: inout [ConfigurationProblem]) -> String? {
+    private static func requiredString(
+        _ object: [String: JSONValue], _ key: String, _ path: String, _ problems: inout [ConfigurationProblem]
+    ) -> String? {
         guard let value = object[key] else {
             problems.append(ConfigurationProblem(path: "\(path).\(key)", message: "required"))
             return nil
@@ -249,7 +295,9 @@ public enum CardDirectoryFile: Sendable {
         return text
     }
 
-    private static func optionalString(_ object: [String: JSONValue], _ key: String, _ path: String, _ problems: inout [ConfigurationProblem]) -> String? {
+    private static func optionalString(
+        _ object: [String: JSONValue], _ key: String, _ path: String, _ problems: inout [ConfigurationProblem]
+    ) -> String? {
         guard object[key] != nil else { return nil }
         return requiredString(object, key, path, &problems)
     }

@@ -14,7 +14,9 @@ enum JSONOutput {
 
     /// Encodes `value`. The values the server encodes are plain structs, so encoding cannot fail; if it ever
     /// did, the answer is a bare 500 rather than a half-written body.
-    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, contentType: String = "application/json") -> Response {
+    static func response(
+        _ value: some Encodable, status: HTTPResponse.Status = .ok, contentType: String = "application/json"
+    ) -> Response {
         guard let data = try? encoder().encode(value) else {
             return Response(status: .internalServerError)
         }
@@ -22,8 +24,12 @@ enum JSONOutput {
     }
 
     /// Bytes as they are, with a content type.
-    static func raw(_ data: Data, status: HTTPResponse.Status = .ok, contentType: String = "application/json") -> Response {
-        Response(status: status, headers: [.contentType: contentType], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    static func raw(
+        _ data: Data, status: HTTPResponse.Status = .ok, contentType: String = "application/json"
+    ) -> Response {
+        Response(
+            status: status, headers: [.contentType: contentType],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     static func noContent() -> Response { Response(status: .noContent) }
@@ -81,7 +87,8 @@ struct FieldChecks {
     /// Throws a 400 problem listing every problem found.
     func finish() throws {
         guard !problems.isEmpty else { return }
-        let detail = problems.count == 1
+        let detail =
+            problems.count == 1
             ? "\(problems[0].field) \(problems[0].message)."
             : "The body has \(problems.count) problems; see errors."
         throw APIProblem.invalidRequest(detail, errors: problems)

@@ -56,7 +56,10 @@ struct RequestScope: Sendable {
         if request.headerFields[.legacySCAEventID] != nil || request.headerFields[.legacySCAWalletOperationID] != nil {
             throw APIProblem.invalidRequest(
                 "Send the solved challenge as one X-SCA-Authorization header: <eventId>;<walletOperationId>.",
-                errors: [FieldProblem(field: "X-SCA-Authorization", message: "replaces X-SCA-Event-Id and X-SCA-Wallet-Operation-Id")]
+                errors: [
+                    FieldProblem(
+                        field: "X-SCA-Authorization", message: "replaces X-SCA-Event-Id and X-SCA-Wallet-Operation-Id")
+                ]
             )
         }
         // An empty value carries no solved challenge: the same as no header.
@@ -64,7 +67,10 @@ struct RequestScope: Sendable {
             guard let sca = Self.scaAuthorization(value) else {
                 throw APIProblem.invalidRequest(
                     "X-SCA-Authorization must be the challenge's eventId and walletOperationId, joined by a semicolon.",
-                    errors: [FieldProblem(field: "X-SCA-Authorization", message: "must match \(Self.scaAuthorizationPattern)")]
+                    errors: [
+                        FieldProblem(
+                            field: "X-SCA-Authorization", message: "must match \(Self.scaAuthorizationPattern)")
+                    ]
                 )
             }
             context.sca = sca
@@ -96,7 +102,8 @@ struct RequestScope: Sendable {
         !text.isEmpty && text.utf8.count <= maxLength
             && text.utf8.allSatisfy { byte in
                 (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
-                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: ":")
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+                    || byte == UInt8(ascii: ":")
             }
     }
 }
@@ -139,8 +146,11 @@ struct RequestScopeMiddleware: ServerMiddleware {
         let requestID = RequestScope.requestID(from: request.headerFields)
         var requestLogger = logger
         requestLogger[metadataKey: "request.id"] = .string(requestID)
-        let operation = spec.operation(id: operationID)
-            ?? OpenAPISpec.Operation(id: operationID, method: request.method.rawValue, path: request.path ?? "", requiresAuthentication: true)
+        let operation =
+            spec.operation(id: operationID)
+            ?? OpenAPISpec.Operation(
+                id: operationID, method: request.method.rawValue, path: request.path ?? "", requiresAuthentication: true
+            )
         let scope = RequestScope(
             request: request, operation: operation, requestID: requestID, logger: requestLogger, user: nil,
             operationTimeout: operationTimeout, verbatimBody: VerbatimBody()
@@ -196,7 +206,8 @@ struct RequestScopeMiddleware: ServerMiddleware {
         default:
             switch serverError.httpStatus {
             case .unsupportedMediaType: return APIProblem.unsupportedMediaType()
-            case .badRequest: return APIProblem.invalidRequest("The request's parameters or body do not match the API description.")
+            case .badRequest:
+                return APIProblem.invalidRequest("The request's parameters or body do not match the API description.")
             case .notAcceptable: return APIProblem.notAcceptable()
             default: return underlying
             }
@@ -263,7 +274,9 @@ struct AuthenticationMiddleware: ServerMiddleware {
         let user = try await authenticate(request.headerFields)
         scope.user = user
         UserSlot.current?.set(user.id)
-        if let userRateLimiter, let wait = userRateLimiter.spend(user.id, cost: Self.cost(of: operationID, path: request.path)) {
+        if let userRateLimiter,
+            let wait = userRateLimiter.spend(user.id, cost: Self.cost(of: operationID, path: request.path))
+        {
             throw APIProblem.rateLimited(retryAfter: wait, scope: "user")
         }
         return try await RequestScope.$current.withValue(scope) { try await next(request, body, metadata) }
@@ -272,9 +285,12 @@ struct AuthenticationMiddleware: ServerMiddleware {
     func authenticate(_ fields: HTTPFields) async throws -> AppUser {
         guard let header = fields[.authorization] else { throw APIProblem.unauthenticated(invalidToken: false) }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw APIProblem.unauthenticated(invalidToken: false) }
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw APIProblem.unauthenticated(invalidToken: false)
+        }
         let token = parts[1].trimmingCharacters(in: .whitespaces)
-        guard !token.isEmpty, token.utf8.count <= 4096, let user = try await authenticator.user(forBearerToken: token) else {
+        guard !token.isEmpty, token.utf8.count <= 4096, let user = try await authenticator.user(forBearerToken: token)
+        else {
             throw APIProblem.unauthenticated(invalidToken: true)
         }
         return user
@@ -285,7 +301,10 @@ struct AuthenticationMiddleware: ServerMiddleware {
     static func cost(of operationID: String, path: String?) -> Double {
         switch operationID {
         case "walletExtension":
-            let refresh = path.flatMap { URLComponents(string: $0)?.queryItems }?.contains { $0.name == "refresh" && $0.value == "true" } ?? false
+            let refresh =
+                path.flatMap { URLComponents(string: $0)?.queryItems }?.contains {
+                    $0.name == "refresh" && $0.value == "true"
+                } ?? false
             return refresh ? 1 : 0.25
         case "walletExtensionStatus", "listCredentials":
             return 0.25
@@ -307,11 +326,14 @@ struct RoutingProblemMiddleware: RouterMiddleware {
     /// Requests a minute to `/v1` per client address; nil: no limit.
     let addressRateLimiter: RateLimiter?
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         var request = request
         do {
             // The client address's allowance first, before the body is read or the token checked.
-            if let addressRateLimiter, request.uri.path.hasPrefix("/v1/"), let address = context.remoteAddress?.ipAddress,
+            if let addressRateLimiter, request.uri.path.hasPrefix("/v1/"),
+                let address = context.remoteAddress?.ipAddress,
                 let wait = addressRateLimiter.spend(address)
             {
                 throw APIProblem.rateLimited(retryAfter: wait, scope: "client address")
@@ -334,11 +356,13 @@ struct RoutingProblemMiddleware: RouterMiddleware {
             let rendering = ProblemRendering(cause, requestID: requestID)
             var response = rendering.response()
             response.headers[.requestID] = requestID
-            logger.info("request", metadata: [
-                "http.method": .string(request.method.rawValue), "http.route": "unmatched",
-                "http.status": .stringConvertible(response.status.code), "request.id": .string(requestID),
-                "error.code": .string(rendering.logCode),
-            ])
+            logger.info(
+                "request",
+                metadata: [
+                    "http.method": .string(request.method.rawValue), "http.route": "unmatched",
+                    "http.status": .stringConvertible(response.status.code), "request.id": .string(requestID),
+                    "error.code": .string(rendering.logCode),
+                ])
             return response
         }
     }
@@ -365,7 +389,9 @@ struct RFC3339DateTranscoder: DateTranscoder {
     static func parse(_ text: String) -> Date? {
         var normalised = text.uppercased()
         // ISO8601DateFormatter reads at most millisecond fractions; finer digits are dropped (not rounded).
-        if let dot = normalised.firstIndex(of: "."), let end = normalised[dot...].dropFirst().firstIndex(where: { !$0.isNumber }) {
+        if let dot = normalised.firstIndex(of: "."),
+            let end = normalised[dot...].dropFirst().firstIndex(where: { !$0.isNumber })
+        {
             let digits = normalised[normalised.index(after: dot)..<end]
             guard !digits.isEmpty else { return nil }
             normalised.replaceSubrange(normalised.index(after: dot)..<end, with: String(digits.prefix(3)))
@@ -398,11 +424,14 @@ struct NullFieldMiddleware: ServerMiddleware {
         // A key given twice would be read as its last value; which one the app meant is not known, so refuse it.
         if let key = DuplicateKeys.first(in: data) {
             throw APIProblem.invalidRequest(
-                "The body gives the key \(key) more than once.", errors: [FieldProblem(field: key, message: "is given more than once")]
+                "The body gives the key \(key) more than once.",
+                errors: [FieldProblem(field: key, message: "is given more than once")]
             )
         }
         if let value = try? JSONValue.parse(data), let path = Self.nullPath(in: value) {
-            throw APIProblem.invalidRequest("\(path) must not be null; leave it out instead.", errors: [FieldProblem(field: path, message: "must not be null")])
+            throw APIProblem.invalidRequest(
+                "\(path) must not be null; leave it out instead.",
+                errors: [FieldProblem(field: path, message: "must not be null")])
         }
         return HTTPBody(data)
     }
@@ -451,15 +480,21 @@ enum DuplicateKeys {
                 guard !stack.isEmpty else { return nil }
                 stack.removeLast()
             case UInt8(ascii: ","):
-                if case .object(let keys, _)? = stack.last { stack[stack.count - 1] = .object(keys: keys, expectingKey: true) }
+                if case .object(let keys, _)? = stack.last {
+                    stack[stack.count - 1] = .object(keys: keys, expectingKey: true)
+                }
             case UInt8(ascii: "\""):
                 // The string's end: the next quote not escaped by a backslash.
                 var end = index + 1
-                while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
+                while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
+                    end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
+                }
                 guard end < bytes.count else { return nil }
                 if case .object(var keys, true)? = stack.last {
                     // Compare keys as decoded, so that "a" and "\u0061" are the same key.
-                    guard let key = try? JSONDecoder().decode(String.self, from: Data(bytes[index...end])) else { return nil }
+                    guard let key = try? JSONDecoder().decode(String.self, from: Data(bytes[index...end])) else {
+                        return nil
+                    }
                     if !keys.insert(key).inserted { return SafeText.scrub(key, maxLength: 64) }
                     stack[stack.count - 1] = .object(keys: keys, expectingKey: false)
                 }

@@ -89,20 +89,26 @@ struct OpenAPISpec: Sendable {
     static let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
 
     static func operations(in root: [String: (any Sendable)?]) throws -> [Operation] {
-        guard let paths = root["paths"] as? [String: (any Sendable)?] else { throw SpecError(message: "the document has no paths") }
+        guard let paths = root["paths"] as? [String: (any Sendable)?] else {
+            throw SpecError(message: "the document has no paths")
+        }
         let defaultSecurity = (root["security"] as? [(any Sendable)?]).map { !$0.isEmpty } ?? false
         var operations: [Operation] = []
         for path in paths.keys.sorted() {
             guard let item = paths[path] as? [String: (any Sendable)?] else { continue }
             for method in methods {
                 guard let operation = item[method] as? [String: (any Sendable)?] else { continue }
-                guard let id = operation["operationId"] as? String else { throw SpecError(message: "\(method) \(path) has no operationId") }
+                guard let id = operation["operationId"] as? String else {
+                    throw SpecError(message: "\(method) \(path) has no operationId")
+                }
                 let security = (operation["security"] as? [(any Sendable)?]).map { !$0.isEmpty } ?? defaultSecurity
-                let content = (operation["requestBody"] as? [String: (any Sendable)?])?["content"] as? [String: (any Sendable)?]
-                operations.append(Operation(
-                    id: id, method: method.uppercased(), path: path, requiresAuthentication: security,
-                    hasJSONBody: content?.keys.contains("application/json") ?? false
-                ))
+                let content =
+                    (operation["requestBody"] as? [String: (any Sendable)?])?["content"] as? [String: (any Sendable)?]
+                operations.append(
+                    Operation(
+                        id: id, method: method.uppercased(), path: path, requiresAuthentication: security,
+                        hasJSONBody: content?.keys.contains("application/json") ?? false
+                    ))
             }
         }
         return operations

@@ -30,26 +30,51 @@ public struct ErrorStatus: Sendable, Equatable {
 public enum ErrorStatusTable: Sendable {
     /// Every row, by code.
     public static let rows: [CardGatewayError.Code: ErrorStatus] = [
-        .invalidRequest: ErrorStatus(status: 400, title: "Invalid request", detail: "The request was refused as invalid."),
-        .authenticationFailed: ErrorStatus(status: 502, title: "Provider authentication failed", detail: "The server could not authenticate with the card provider."),
-        .permissionDenied: ErrorStatus(status: 502, title: "Provider permission denied", detail: "The card provider does not allow the server this operation."),
-        .notFound: ErrorStatus(status: 404, title: "Not found", detail: "The card provider does not know this resource."),
-        .cardNotEligible: ErrorStatus(status: 409, title: "Card not eligible", detail: "The card cannot be used for this operation now."),
-        .invalidCardState: ErrorStatus(status: 409, title: "Invalid card state", detail: "The card's state does not allow this operation."),
-        .scaRequired: ErrorStatus(status: 403, title: "Strong customer authentication required", detail: "Solve the challenge, then repeat the request with X-SCA-Authorization: <eventId>;<walletOperationId>."),
+        .invalidRequest: ErrorStatus(
+            status: 400, title: "Invalid request", detail: "The request was refused as invalid."),
+        .authenticationFailed: ErrorStatus(
+            status: 502, title: "Provider authentication failed",
+            detail: "The server could not authenticate with the card provider."),
+        .permissionDenied: ErrorStatus(
+            status: 502, title: "Provider permission denied",
+            detail: "The card provider does not allow the server this operation."),
+        .notFound: ErrorStatus(
+            status: 404, title: "Not found", detail: "The card provider does not know this resource."),
+        .cardNotEligible: ErrorStatus(
+            status: 409, title: "Card not eligible", detail: "The card cannot be used for this operation now."),
+        .invalidCardState: ErrorStatus(
+            status: 409, title: "Invalid card state", detail: "The card's state does not allow this operation."),
+        .scaRequired: ErrorStatus(
+            status: 403, title: "Strong customer authentication required",
+            detail:
+                "Solve the challenge, then repeat the request with X-SCA-Authorization: <eventId>;<walletOperationId>."),
         .declined: ErrorStatus(status: 402, title: "Declined", detail: "The provider declined the request."),
-        .conflict: ErrorStatus(status: 409, title: "Conflict", detail: "The request conflicts with the current state of the resource."),
-        .rateLimited: ErrorStatus(status: 429, title: "Too many requests", detail: "The card provider is limiting requests; retry after the delay in Retry-After."),
-        .providerUnavailable: ErrorStatus(status: 503, title: "Provider unavailable", detail: "The card provider is unavailable; retry later."),
-        .timeout: ErrorStatus(status: 504, title: "Provider timeout", detail: "The card provider did not answer in time."),
-        .unsupported: ErrorStatus(status: 501, title: "Not supported", detail: "This operation is not available for this card or provider."),
-        .invalidConfiguration: ErrorStatus(status: 500, title: "Server misconfigured", detail: "The server's gateway configuration cannot serve this request."),
-        .invalidResponse: ErrorStatus(status: 502, title: "Invalid provider response", detail: "The card provider answered with something the server could not read."),
-        .signatureInvalid: ErrorStatus(status: 401, title: "Invalid signature", detail: "The webhook's signature is missing, wrong or stale."),
-        .transport: ErrorStatus(status: 502, title: "Provider unreachable", detail: "The server could not exchange the request with the card provider."),
+        .conflict: ErrorStatus(
+            status: 409, title: "Conflict", detail: "The request conflicts with the current state of the resource."),
+        .rateLimited: ErrorStatus(
+            status: 429, title: "Too many requests",
+            detail: "The card provider is limiting requests; retry after the delay in Retry-After."),
+        .providerUnavailable: ErrorStatus(
+            status: 503, title: "Provider unavailable", detail: "The card provider is unavailable; retry later."),
+        .timeout: ErrorStatus(
+            status: 504, title: "Provider timeout", detail: "The card provider did not answer in time."),
+        .unsupported: ErrorStatus(
+            status: 501, title: "Not supported", detail: "This operation is not available for this card or provider."),
+        .invalidConfiguration: ErrorStatus(
+            status: 500, title: "Server misconfigured",
+            detail: "The server's gateway configuration cannot serve this request."),
+        .invalidResponse: ErrorStatus(
+            status: 502, title: "Invalid provider response",
+            detail: "The card provider answered with something the server could not read."),
+        .signatureInvalid: ErrorStatus(
+            status: 401, title: "Invalid signature", detail: "The webhook's signature is missing, wrong or stale."),
+        .transport: ErrorStatus(
+            status: 502, title: "Provider unreachable",
+            detail: "The server could not exchange the request with the card provider."),
     ]
 
-    static let unknown = ErrorStatus(status: 500, title: "Internal error", detail: "The request failed inside the server.")
+    static let unknown = ErrorStatus(
+        status: 500, title: "Internal error", detail: "The request failed inside the server.")
 
     /// The row for `code`; 500 for a code the table does not know.
     public static func row(for code: CardGatewayError.Code) -> ErrorStatus { rows[code] ?? unknown }
@@ -97,7 +122,9 @@ struct APIProblem: Error, Sendable {
     )
 
     static func invalidRequest(_ detail: String, errors: [FieldProblem] = []) -> APIProblem {
-        APIProblem(status: .badRequest, type: "invalidRequest", title: "Invalid request", detail: detail, code: .invalidRequest, errors: errors)
+        APIProblem(
+            status: .badRequest, type: "invalidRequest", title: "Invalid request", detail: detail,
+            code: .invalidRequest, errors: errors)
     }
 
     static func notFound(_ detail: String) -> APIProblem {
@@ -113,7 +140,8 @@ struct APIProblem: Error, Sendable {
         if invalidToken { challenge += ", error=\"invalid_token\"" }
         return APIProblem(
             status: .unauthorized, type: "unauthenticated", title: "Authentication required",
-            detail: invalidToken ? "The bearer token is not valid." : "Send the app user's token as Authorization: Bearer <token>.",
+            detail: invalidToken
+                ? "The bearer token is not valid." : "Send the app user's token as Authorization: Bearer <token>.",
             code: nil, headers: [.wwwAuthenticate: challenge]
         )
     }
@@ -153,7 +181,8 @@ struct APIProblem: Error, Sendable {
         switch error {
         case .typeMismatch(_, let context):
             path = context.codingPath
-            message = context.codingPath.isEmpty ? "holds a parameter or body value of the wrong type" : "has the wrong type"
+            message =
+                context.codingPath.isEmpty ? "holds a parameter or body value of the wrong type" : "has the wrong type"
         case .valueNotFound(_, let context):
             path = context.codingPath
             message = context.codingPath.isEmpty ? "matches none of the shapes this operation accepts" : "is required"
@@ -173,14 +202,18 @@ struct APIProblem: Error, Sendable {
             } else if context.debugDescription == RFC3339DateTranscoder.refusal {
                 message = "holds a date-time that is not RFC 3339 (such as 2025-01-31T12:00:00Z)"
             } else {
-                message = context.codingPath.isEmpty ? "holds a parameter or body value that openapi.yaml does not allow" : "is not valid here"
+                message =
+                    context.codingPath.isEmpty
+                    ? "holds a parameter or body value that openapi.yaml does not allow" : "is not valid here"
             }
         @unknown default:
             path = []
             message = "holds a parameter or body value that openapi.yaml does not allow"
         }
         // Without a path the decoder does not say which parameter or body field it refused.
-        let field = path.isEmpty && !(message == "matches none of the shapes this operation accepts") ? "request" : Self.fieldName(path)
+        let field =
+            path.isEmpty && !(message == "matches none of the shapes this operation accepts")
+            ? "request" : Self.fieldName(path)
         return invalidRequest("\(field) \(message).", errors: [FieldProblem(field: field, message: message)])
     }
 
@@ -208,7 +241,8 @@ struct APIProblem: Error, Sendable {
     }
 
     static func unsupported(_ detail: String) -> APIProblem {
-        APIProblem(status: .notImplemented, type: "unsupported", title: "Not supported", detail: detail, code: .unsupported)
+        APIProblem(
+            status: .notImplemented, type: "unsupported", title: "Not supported", detail: detail, code: .unsupported)
     }
 }
 
@@ -232,7 +266,9 @@ struct ProblemBody: Encodable, Sendable {
             eventId = challenge.eventID
             walletOperationId = challenge.walletOperationID
             mode = challenge.mode
-            verifications = challenge.verifications.map { Verification(method: $0.method, channel: $0.channel, target: $0.target) }
+            verifications = challenge.verifications.map {
+                Verification(method: $0.method, channel: $0.channel, target: $0.target)
+            }
             created = challenge.created
             expires = challenge.expires
         }
@@ -287,9 +323,12 @@ struct ProblemRendering: Sendable {
             // The server's own refusals: nothing reached a provider, and the same request will be refused again, but
             // for a rate limit (retryable after the delay that Retry-After gives).
             body = ProblemBody(
-                type: ProblemBody.typeURI(problem.type), title: problem.title, status: problem.status.code, detail: problem.detail,
-                code: problem.code?.rawValue ?? problem.type, retryable: problem.retryAfterSeconds != nil, mayHaveReachedProvider: false,
-                retryAfterSeconds: problem.retryAfterSeconds, errors: problem.errors.isEmpty ? nil : problem.errors, requestId: requestID
+                type: ProblemBody.typeURI(problem.type), title: problem.title, status: problem.status.code,
+                detail: problem.detail,
+                code: problem.code?.rawValue ?? problem.type, retryable: problem.retryAfterSeconds != nil,
+                mayHaveReachedProvider: false,
+                retryAfterSeconds: problem.retryAfterSeconds, errors: problem.errors.isEmpty ? nil : problem.errors,
+                requestId: requestID
             )
             headers = problem.headers
             logCode = problem.code?.rawValue ?? problem.type
@@ -297,13 +336,17 @@ struct ProblemRendering: Sendable {
             let row = ErrorStatusTable.row(for: gatewayError.code)
             status = HTTPResponse.Status(code: row.status)
             var body = ProblemBody(
-                type: ProblemBody.typeURI(gatewayError.code.rawValue), title: row.title, status: row.status, detail: row.detail,
+                type: ProblemBody.typeURI(gatewayError.code.rawValue), title: row.title, status: row.status,
+                detail: row.detail,
                 code: gatewayError.code.rawValue, provider: gatewayError.provider, retryable: gatewayError.isRetryable,
-                mayHaveReachedProvider: gatewayError.mayHaveReachedProvider, providerRequestId: gatewayError.requestID, requestId: requestID
+                mayHaveReachedProvider: gatewayError.mayHaveReachedProvider, providerRequestId: gatewayError.requestID,
+                requestId: requestID
             )
             if !gatewayError.fieldErrors.isEmpty {
                 // Field names only: the provider's messages stay out of the app's hands.
-                body.errors = gatewayError.fieldErrors.map { FieldProblem(field: SafeText.scrub($0.field, maxLength: 100), message: "refused") }
+                body.errors = gatewayError.fieldErrors.map {
+                    FieldProblem(field: SafeText.scrub($0.field, maxLength: 100), message: "refused")
+                }
             }
             if gatewayError.code == .signatureInvalid {
                 // A webhook's signature is how its sender authenticates; RFC 9110 wants a challenge on every 401.
@@ -313,7 +356,10 @@ struct ProblemRendering: Sendable {
                 body.challenge = ProblemBody.Challenge(challenge)
             }
             // Retry-After only where the body says the request may be repeated, so header and body never disagree.
-            if gatewayError.isRetryable, gatewayError.code == .rateLimited || (gatewayError.code == .providerUnavailable && gatewayError.retryAfter != nil) {
+            if gatewayError.isRetryable,
+                gatewayError.code == .rateLimited
+                    || (gatewayError.code == .providerUnavailable && gatewayError.retryAfter != nil)
+            {
                 let seconds = Self.seconds(gatewayError.retryAfter ?? .seconds(1))
                 headers[.retryAfter] = String(seconds)
                 body.retryAfterSeconds = seconds
@@ -327,15 +373,19 @@ struct ProblemRendering: Sendable {
             body = ProblemBody(
                 type: ProblemBody.typeURI(tooLarge ? "contentTooLarge" : "http\(httpError.status.code)"),
                 title: httpError.status.reasonPhrase, status: httpError.status.code,
-                detail: tooLarge ? "The request body is larger than the server accepts." : "The request cannot be served.",
-                code: httpError.status == .notFound ? CardGatewayError.Code.notFound.rawValue : (httpError.status.code < 500 ? CardGatewayError.Code.invalidRequest.rawValue : "internal"),
+                detail: tooLarge
+                    ? "The request body is larger than the server accepts." : "The request cannot be served.",
+                code: httpError.status == .notFound
+                    ? CardGatewayError.Code.notFound.rawValue
+                    : (httpError.status.code < 500 ? CardGatewayError.Code.invalidRequest.rawValue : "internal"),
                 retryable: false, mayHaveReachedProvider: false, requestId: requestID
             )
             logCode = "http\(httpError.status.code)"
         case is CancellationError:
             status = .serviceUnavailable
             body = ProblemBody(
-                type: ProblemBody.typeURI("cancelled"), title: "Cancelled", status: 503, detail: "The request was cancelled.", code: "cancelled",
+                type: ProblemBody.typeURI("cancelled"), title: "Cancelled", status: 503,
+                detail: "The request was cancelled.", code: "cancelled",
                 retryable: false, mayHaveReachedProvider: true, requestId: requestID
             )
             logCode = "cancelled"
@@ -344,7 +394,8 @@ struct ProblemRendering: Sendable {
             status = HTTPResponse.Status(code: row.status)
             // Whether a provider was reached is unknown: say it may have been, so that the app checks before repeating.
             body = ProblemBody(
-                type: ProblemBody.typeURI("internal"), title: row.title, status: row.status, detail: row.detail, code: "internal",
+                type: ProblemBody.typeURI("internal"), title: row.title, status: row.status, detail: row.detail,
+                code: "internal",
                 retryable: false, mayHaveReachedProvider: true, requestId: requestID
             )
             logCode = "internal(\(type(of: error)))"

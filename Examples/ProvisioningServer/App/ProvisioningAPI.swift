@@ -43,13 +43,16 @@ struct ProvisioningAPI: APIProtocol {
         let context = try scope.operationContext()
         let gateway = self.gateway
         let requestID = scope.requestID
-        let cards = await boundedConcurrentMap(owned, limit: server.configuration.cardListConcurrency) { card -> Components.Schemas.Card in
+        let cards = await boundedConcurrentMap(owned, limit: server.configuration.cardListConcurrency) {
+            card -> Components.Schemas.Card in
             do {
-                return WireModel.card(owned: card, card: try await gateway.card(card.ref, via: card.route, context: context))
+                return WireModel.card(
+                    owned: card, card: try await gateway.card(card.ref, via: card.route, context: context))
             } catch {
                 // One failing provider must not hide the other cards.
                 let provider = (try? gateway.resolve(card.route, operation: .card))?.name
-                return WireModel.card(owned: card, provider: provider, error: ProblemRendering(error, requestID: requestID).itemError)
+                return WireModel.card(
+                    owned: card, provider: provider, error: ProblemRendering(error, requestID: requestID).itemError)
             }
         }
         return .ok(.init(body: .json(.init(cards: cards))))
@@ -62,17 +65,21 @@ struct ProvisioningAPI: APIProtocol {
         return .ok(.init(body: .json(WireModel.card(owned: owned, card: card))))
     }
 
-    func changeCardStatus(_ input: Operations.ChangeCardStatus.Input) async throws -> Operations.ChangeCardStatus.Output {
+    func changeCardStatus(_ input: Operations.ChangeCardStatus.Input) async throws -> Operations.ChangeCardStatus.Output
+    {
         let scope = try RequestScope.required()
         let owned = try await server.ownedCard(input.path.cardId, of: try scope.authenticatedUser())
         guard case .json(let body) = input.body else { throw APIProblem.unsupportedMediaType() }
         guard let intent = CardStatusIntent(rawValue: body.intent.rawValue) else {
-            throw APIProblem.invalidRequest("The intent is not known.", errors: [FieldProblem(field: "intent", message: "must be lock, unlock or cancel")])
+            throw APIProblem.invalidRequest(
+                "The intent is not known.",
+                errors: [FieldProblem(field: "intent", message: "must be lock, unlock or cancel")])
         }
         var checks = FieldChecks()
         let comment = checks.text(body.comment, "comment", maxLength: 255)
         if let comment, !Self.isRecordText(comment) {
-            checks.refuse("comment", "must have a character that is not white space, and no control or line-break characters")
+            checks.refuse(
+                "comment", "must have a character that is not white space, and no control or line-break characters")
         }
         // Adyen takes reason other only with a comment; the document asks for one with it whatever the provider.
         if body.reason == .other, body.comment == nil { checks.refuse("comment", "is required with reason other") }
@@ -86,24 +93,31 @@ struct ProvisioningAPI: APIProtocol {
         return .ok(.init(body: .json(WireModel.card(owned: owned, card: card))))
     }
 
-    func listWalletTokens(_ input: Operations.ListWalletTokens.Input) async throws -> Operations.ListWalletTokens.Output {
+    func listWalletTokens(_ input: Operations.ListWalletTokens.Input) async throws -> Operations.ListWalletTokens.Output
+    {
         let scope = try RequestScope.required()
         let owned = try await server.ownedCard(input.path.cardId, of: try scope.authenticatedUser())
         try requireOffered(.listWalletTokens, for: owned)
-        let tokens = try await gateway.walletTokens(of: owned.ref, via: owned.route, context: try scope.operationContext())
+        let tokens = try await gateway.walletTokens(
+            of: owned.ref, via: owned.route, context: try scope.operationContext())
         return .ok(.init(body: .json(.init(cardId: owned.id, tokens: tokens.map(WireModel.walletToken)))))
     }
 
-    func changeWalletTokenStatus(_ input: Operations.ChangeWalletTokenStatus.Input) async throws -> Operations.ChangeWalletTokenStatus.Output {
+    func changeWalletTokenStatus(
+        _ input: Operations.ChangeWalletTokenStatus.Input
+    ) async throws -> Operations.ChangeWalletTokenStatus.Output {
         let scope = try RequestScope.required()
         let owned = try await server.ownedCard(input.path.cardId, of: try scope.authenticatedUser())
         guard case .json(let body) = input.body else { throw APIProblem.unsupportedMediaType() }
         guard let intent = WalletTokenIntent(rawValue: body.intent.rawValue) else {
-            throw APIProblem.invalidRequest("The intent is not known.", errors: [FieldProblem(field: "intent", message: "must be suspend, resume or delete")])
+            throw APIProblem.invalidRequest(
+                "The intent is not known.",
+                errors: [FieldProblem(field: "intent", message: "must be suspend, resume or delete")])
         }
         guard OwnedCard.isPathSafe(input.path.tokenId, maxLength: 128) else {
             throw APIProblem.invalidRequest(
-                "The token id is not valid.", errors: [FieldProblem(field: "tokenId", message: "must match \(OwnedCard.tokenIDPattern)")]
+                "The token id is not valid.",
+                errors: [FieldProblem(field: "tokenId", message: "must match \(OwnedCard.tokenIDPattern)")]
             )
         }
         try requireOffered(.listWalletTokens, for: owned)
@@ -117,7 +131,8 @@ struct ProvisioningAPI: APIProtocol {
         guard tokens.contains(where: { $0.id == input.path.tokenId }) else { throw APIProblem.tokenNotFound }
         let reason = body.reason.flatMap { CardStatusReason(rawValue: $0.rawValue) }
         let token = try await gateway.changeWalletToken(
-            WalletTokenRequest(card: owned.ref, token: input.path.tokenId, intent: intent, reason: reason), via: owned.route, context: context
+            WalletTokenRequest(card: owned.ref, token: input.path.tokenId, intent: intent, reason: reason),
+            via: owned.route, context: context
         )
         return .ok(.init(body: .json(WireModel.walletToken(token))))
     }
@@ -125,10 +140,13 @@ struct ProvisioningAPI: APIProtocol {
     /// Text for a provider's record, as the document's pattern states it: no C0 control, U+0085, U+2028 or U+2029,
     /// and at least one character that is not white space (JavaScript's `\s`).
     static func isRecordText(_ text: String) -> Bool {
-        let forbidden: (Unicode.Scalar) -> Bool = { $0.value < 0x20 || $0.value == 0x85 || $0.value == 0x2028 || $0.value == 0x2029 }
+        let forbidden: (Unicode.Scalar) -> Bool = {
+            $0.value < 0x20 || $0.value == 0x85 || $0.value == 0x2028 || $0.value == 0x2029
+        }
         let space: (Unicode.Scalar) -> Bool = { scalar in
             switch scalar.value {
-            case 0x09...0x0D, 0x20, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF: return true
+            case 0x09...0x0D, 0x20, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+                return true
             default: return false
             }
         }
@@ -144,7 +162,9 @@ struct ProvisioningAPI: APIProtocol {
         }
     }
 
-    func provisioningOffer(_ input: Operations.ProvisioningOffer.Input) async throws -> Operations.ProvisioningOffer.Output {
+    func provisioningOffer(
+        _ input: Operations.ProvisioningOffer.Input
+    ) async throws -> Operations.ProvisioningOffer.Output {
         let scope = try RequestScope.required()
         let owned = try await server.ownedCard(input.path.cardId, of: try scope.authenticatedUser())
         let wallet = try WireModel.wallet(input.query.wallet)
@@ -153,7 +173,8 @@ struct ProvisioningAPI: APIProtocol {
         guard owned.wallets.contains(wallet) else {
             return .ok(.init(body: .json(WireModel.notOffered(cardID: owned.id, requested: input.query.wallet))))
         }
-        let offer = try await gateway.provisioningOffer(for: owned.ref, wallet: wallet, via: owned.route, context: context)
+        let offer = try await gateway.provisioningOffer(
+            for: owned.ref, wallet: wallet, via: owned.route, context: context)
         return .ok(.init(body: .json(WireModel.offer(cardID: owned.id, requested: input.query.wallet, offer: offer))))
     }
 
@@ -168,17 +189,21 @@ struct ProvisioningAPI: APIProtocol {
         let device = try ProvisioningWire.device(from: body)
         let context = try scope.operationContext()
         let response = try await gateway.provision(
-            ProvisioningRequest(card: owned.ref, wallet: wallet, input: provisioningInput, deviceType: device.type, appVersion: device.appVersion),
+            ProvisioningRequest(
+                card: owned.ref, wallet: wallet, input: provisioningInput, deviceType: device.type,
+                appVersion: device.appVersion),
             via: owned.route, context: context
         )
-        if case .ephemeralKey(let key) = response {
+        if let key = response.ephemeralKey {
             // The app's issuer SDK reads the provider's JSON itself: it goes out byte for byte, not re-encoded.
             scope.verbatimBody.set(key.rawJSON.revealedBytes)
         }
         return .ok(.init(body: .json(try ProvisioningWire.response(response))))
     }
 
-    func confirmProvisioning(_ input: Operations.ConfirmProvisioning.Input) async throws -> Operations.ConfirmProvisioning.Output {
+    func confirmProvisioning(
+        _ input: Operations.ConfirmProvisioning.Input
+    ) async throws -> Operations.ConfirmProvisioning.Output {
         let scope = try RequestScope.required()
         let user = try scope.authenticatedUser()
         let owned = try await server.ownedCard(input.path.cardId, of: user)
@@ -190,7 +215,8 @@ struct ProvisioningAPI: APIProtocol {
         let walletID = checks.text(body.walletId, "walletId", maxLength: 256)
         try checks.finish()
         guard let reference else { throw APIProblem.invalidRequest("deviceAccountReference is required.") }
-        let confirmation = ProvisioningConfirmation(card: owned.ref, wallet: wallet, deviceAccountReference: reference, walletID: walletID)
+        let confirmation = ProvisioningConfirmation(
+            card: owned.ref, wallet: wallet, deviceAccountReference: reference, walletID: walletID)
         try await gateway.confirmProvisioning(confirmation, via: owned.route, context: try scope.operationContext())
         await server.walletExtensionCache.invalidate(userID: user.id)
         return .noContent(.init())
@@ -205,7 +231,9 @@ struct ProvisioningAPI: APIProtocol {
         }
         let instance = try gateway.resolve(target, operation: .provision)
         guard let flow = instance.descriptor.provisioningFlows[wallet] else {
-            throw CardGatewayError(.unsupported, "\(instance.name) does not provision cards to \(wallet)", provider: instance.name, providerKind: instance.kind)
+            throw CardGatewayError(
+                .unsupported, "\(instance.name) does not provision cards to \(wallet)", provider: instance.name,
+                providerKind: instance.kind)
         }
         return flow
     }
@@ -224,35 +252,45 @@ struct ProvisioningAPI: APIProtocol {
     func walletExtension(_ input: Operations.WalletExtension.Input) async throws -> Operations.WalletExtension.Output {
         let scope = try RequestScope.required()
         let user = try scope.authenticatedUser()
-        let bundle = try await server.walletExtensionBundle(for: user, refresh: input.query.refresh ?? false, context: try scope.operationContext())
+        let bundle = try await server.walletExtensionBundle(
+            for: user, refresh: input.query.refresh ?? false, context: try scope.operationContext())
         return .ok(.init(body: .json(bundle)))
     }
 
-    func walletExtensionStatus(_ input: Operations.WalletExtensionStatus.Input) async throws -> Operations.WalletExtensionStatus.Output {
+    func walletExtensionStatus(
+        _ input: Operations.WalletExtensionStatus.Input
+    ) async throws -> Operations.WalletExtensionStatus.Output {
         let scope = try RequestScope.required()
         return .ok(.init(body: .json(await server.walletExtensionStatus(for: try scope.authenticatedUser()))))
     }
 
     // MARK: Stored credentials
 
-    func credentialSession(_ input: Operations.CredentialSession.Input) async throws -> Operations.CredentialSession.Output {
+    func credentialSession(
+        _ input: Operations.CredentialSession.Input
+    ) async throws -> Operations.CredentialSession.Output {
         let scope = try RequestScope.required()
         let user = try scope.authenticatedUser()
         let route = try storedCredentialRoute()
         guard case .json(let body) = input.body else { throw APIProblem.unsupportedMediaType() }
         let request = try CredentialWire.sessionRequest(from: body, customer: user.id)
-        if case .reuse(let reference) = request.intent {
+        if let reference = request.intent.reference {
             guard try await directory.credential(reference: reference, of: user) != nil else {
                 throw APIProblem.notFound("No stored credential with this reference belongs to the authenticated user.")
             }
         }
         let session = try await gateway.clientSession(request, via: route, context: try scope.operationContext())
-        return .ok(.init(body: .json(.init(
-            token: session.token.revealedValue, securityCodeLength: session.securityCodeLength, expiresAt: session.expires
-        ))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        token: session.token.revealedValue, securityCodeLength: session.securityCodeLength,
+                        expiresAt: session.expires
+                    ))))
     }
 
-    func credentialResult(_ input: Operations.CredentialResult.Input) async throws -> Operations.CredentialResult.Output {
+    func credentialResult(_ input: Operations.CredentialResult.Input) async throws -> Operations.CredentialResult.Output
+    {
         let scope = try RequestScope.required()
         let user = try scope.authenticatedUser()
         let route = try storedCredentialRoute()
@@ -263,12 +301,14 @@ struct ProvisioningAPI: APIProtocol {
         guard let jwt else { throw APIProblem.invalidRequest("jwt is required.") }
         let credential: StoredCredential
         do {
-            credential = try await gateway.verifyResult(Secret(jwt), customer: user.id, via: route, context: try scope.operationContext())
+            credential = try await gateway.verifyResult(
+                Secret(jwt), customer: user.id, via: route, context: try scope.operationContext())
         } catch let error as CardGatewayError where error.code == .signatureInvalid {
             // The SDK's result JWT, not a webhook: the problem names it as such.
             throw APIProblem(
                 status: .badRequest, type: "signatureInvalid", title: "Invalid result token",
-                detail: "The result JWT's signature is missing or wrong, or the token is stale or was not issued for this site.",
+                detail:
+                    "The result JWT's signature is missing or wrong, or the token is stale or was not issued for this site.",
                 code: .signatureInvalid, errors: [FieldProblem(field: "jwt", message: "does not verify")]
             )
         }
@@ -297,7 +337,9 @@ struct ProvisioningAPI: APIProtocol {
     /// instance that does not take webhooks.
     func webhook(_ input: Operations.Webhook.Input) async throws -> Operations.Webhook.Output {
         let scope = try RequestScope.required()
-        guard let instance = gateway.instance(named: input.path.instance), instance.descriptor.capabilities.contains(.webhooks) else {
+        guard let instance = gateway.instance(named: input.path.instance),
+            instance.descriptor.capabilities.contains(.webhooks)
+        else {
             throw APIProblem.notFound("No provider instance of this name takes webhooks.")
         }
         let bytes: Data
@@ -318,13 +360,10 @@ struct ProvisioningAPI: APIProtocol {
 extension ProvisioningServer {
     /// Drops the cached wallet-extension bundles an event makes stale.
     func invalidateWalletExtension(for event: GatewayEvent) async {
-        switch event.event {
-        case .cardStatusChanged(let change):
+        if let change = event.event.cardStatusChanged {
             await walletExtensionCache.invalidate(cardID: change.card.id, provider: event.provider)
-        case .walletTokenCreated(let tokenEvent), .walletTokenUpdated(let tokenEvent):
+        } else if let tokenEvent = event.event.walletToken {
             await walletExtensionCache.invalidate(cardID: tokenEvent.card.id, provider: event.provider)
-        case .credentialStored:
-            break
         }
     }
 }

@@ -53,13 +53,18 @@ public struct ProvisioningServer: Sendable {
         public var serverName: String?
         /// Where `GET /metrics` reads from (Prometheus text); nil answers 404 there.
         public var metrics: PrometheusCollectorRegistry?
-        /// The deadline for reading one request, head and body, counted from its first byte; past it the connection
-        /// is closed and no handler runs. nil: no deadline.
+        /// The deadline for reading one request, head and body, counted from its first byte, and for a connection's
+        /// first request counted from the moment the connection is accepted (a connection that sends nothing is
+        /// closed after it, whatever `idleTimeout` says); past it the connection is closed and no handler runs. nil:
+        /// no deadline.
         public var requestReadTimeout: Duration?
         /// How long a connection may stay open with no request in progress; nil: for ever.
         public var idleTimeout: Duration?
-        /// The most connections open at once; past it a new connection is closed as soon as it is accepted.
-        /// nil: no limit (the process's descriptor limit is then the limit).
+        /// The most connections open at once. At the limit a new connection takes the place of the oldest one that
+        /// has not yet sent a complete request head (that one is closed), so that connections that send nothing
+        /// cannot lock real users out; only when every place is held by a connection that has sent one is the new
+        /// connection closed as soon as it is accepted. nil: no limit (the process's descriptor limit is then the
+        /// limit).
         public var maxConnections: Int?
         /// The largest request head accepted (all header fields together, and any one of them).
         public var maxHeaderBytes: Int
@@ -71,6 +76,8 @@ public struct ProvisioningServer: Sendable {
         public var rateLimitPerAddress: Int
         /// Serve HTTPS with this configuration (certificate chain and key); nil serves plain HTTP.
         public var tls: TLSConfiguration?
+        /// The card details and PIN routes' own rate limit and recent sign-in requirement (CardRevealAPI.swift).
+        public var cardReveal = CardRevealPolicy()
 
         /// The defaults: a 5-minute wallet-extension cache (30 s when a card failed), 4 cards fetched at once, a
         /// 15 s bundle deadline, a 25 s deadline per request, 256 KiB request and 1 MiB webhook bodies, no
@@ -81,10 +88,13 @@ public struct ProvisioningServer: Sendable {
             walletExtensionTTL: Duration = .seconds(300), walletExtensionErrorTTL: Duration = .seconds(30),
             walletExtensionConcurrency: Int = 4, walletExtensionDeadline: Duration = .seconds(15),
             walletExtensionRequiresAuthentication: Bool = false, walletExtensionMaxCachedUsers: Int = 10_000,
-            cardListConcurrency: Int = 4, storedCredentialRoute: RouteTarget? = nil, operationTimeout: Duration = .seconds(25),
+            cardListConcurrency: Int = 4, storedCredentialRoute: RouteTarget? = nil,
+            operationTimeout: Duration = .seconds(25),
             maxRequestBodyBytes: Int = 256 * 1024, maxWebhookBodyBytes: Int = 1024 * 1024, serverName: String? = nil,
-            metrics: PrometheusCollectorRegistry? = nil, requestReadTimeout: Duration? = .seconds(10), idleTimeout: Duration? = .seconds(60),
-            maxConnections: Int? = 512, maxHeaderBytes: Int = 16 * 1024, rateLimitPerUser: Int = 30, rateLimitPerAddress: Int = 600,
+            metrics: PrometheusCollectorRegistry? = nil, requestReadTimeout: Duration? = .seconds(10),
+            idleTimeout: Duration? = .seconds(60),
+            maxConnections: Int? = 512, maxHeaderBytes: Int = 16 * 1024, rateLimitPerUser: Int = 30,
+            rateLimitPerAddress: Int = 600,
             tls: TLSConfiguration? = nil
         ) {
             self.walletExtensionTTL = walletExtensionTTL
@@ -147,6 +157,7 @@ public struct ProvisioningServer: Sendable {
     let walletExtensionCache: WalletExtensionCache
     let userRateLimiter: RateLimiter?
     let addressRateLimiter: RateLimiter?
+    let revealRateLimiter: RateLimiter?
 
     /// - Parameters:
     ///   - gateway: the configured gateway.
@@ -160,27 +171,36 @@ public struct ProvisioningServer: Sendable {
     ///     wallet-extension bundles the event concerns.
     public init(
         gateway: CardGateway, directory: any CardDirectory, configuration: Configuration = Configuration(),
-        authenticator: (any Authenticator)? = nil, logger: Logger = OperationContext.noopLogger, now: @escaping @Sendable () -> Date = { Date() },
+        authenticator: (any Authenticator)? = nil, logger: Logger = OperationContext.noopLogger,
+        now: @escaping @Sendable () -> Date = { Date() },
         onEvent: @escaping @Sendable (GatewayEvent) async -> Void = { _ in }
     ) {
         self.gateway = gateway
         self.directory = directory
         self.authenticator = authenticator ?? DirectoryTokenAuthenticator(directory: directory)
         self.configuration = configuration
-        self.userRateLimiter = configuration.rateLimitPerUser > 0 ? RateLimiter(perMinute: configuration.rateLimitPerUser) : nil
-        self.addressRateLimiter = configuration.rateLimitPerAddress > 0 ? RateLimiter(perMinute: configuration.rateLimitPerAddress) : nil
+        self.userRateLimiter =
+            configuration.rateLimitPerUser > 0 ? RateLimiter(perMinute: configuration.rateLimitPerUser) : nil
+        self.addressRateLimiter =
+            configuration.rateLimitPerAddress > 0 ? RateLimiter(perMinute: configuration.rateLimitPerAddress) : nil
+        self.revealRateLimiter =
+            configuration.cardReveal.rateLimitPerUser > 0
+            ? RateLimiter(perMinute: configuration.cardReveal.rateLimitPerUser) : nil
         self.logger = logger
         self.now = now
         self.onEvent = onEvent
         self.walletExtensionCache = WalletExtensionCache(
-            ttl: configuration.walletExtensionTTL, errorTTL: min(configuration.walletExtensionErrorTTL, configuration.walletExtensionTTL),
+            ttl: configuration.walletExtensionTTL,
+            errorTTL: min(configuration.walletExtensionErrorTTL, configuration.walletExtensionTTL),
             maxUsers: max(1, configuration.walletExtensionMaxCachedUsers)
         )
     }
 
     /// Every route the server answers, as `openapi.yaml` lists them (the generated routing registers the same).
     public var endpoints: [Endpoint] {
-        OpenAPISpec.bundled.operations.map { Endpoint(method: $0.method, path: $0.path, requiresAuthentication: $0.requiresAuthentication) }
+        OpenAPISpec.bundled.operations.map {
+            Endpoint(method: $0.method, path: $0.path, requiresAuthentication: $0.requiresAuthentication)
+        }
     }
 
     /// The OpenAPI 3.1 document served at `GET /openapi.json`: `openapi.yaml` converted to JSON.
@@ -200,10 +220,12 @@ public struct ProvisioningServer: Sendable {
         let spec = OpenAPISpec.bundled
         let router = Hummingbird.Router(context: ProvisioningRequestContext.self)
         // Bodies bounded before anything reads them; unknown paths and methods answered as problems.
-        router.add(middleware: RoutingProblemMiddleware(
-            spec: spec, logger: logger, maxRequestBodyBytes: configuration.maxRequestBodyBytes, maxWebhookBodyBytes: configuration.maxWebhookBodyBytes,
-            addressRateLimiter: addressRateLimiter
-        ))
+        router.add(
+            middleware: RoutingProblemMiddleware(
+                spec: spec, logger: logger, maxRequestBodyBytes: configuration.maxRequestBodyBytes,
+                maxWebhookBodyBytes: configuration.maxWebhookBodyBytes,
+                addressRateLimiter: addressRateLimiter
+            ))
         // Hummingbird's request metrics and spans, through what the program bootstrapped (nothing by default):
         // the span joins the caller's trace when the bootstrapped instrument extracts its context (W3C
         // traceparent with an OpenTelemetry tracer), and the gateway's spans are its children.
@@ -214,7 +236,8 @@ public struct ProvisioningServer: Sendable {
             try api.registerHandlers(
                 on: router, serverURL: URL(string: "/")!, configuration: Self.openAPIConfiguration,
                 middlewares: [
-                    RequestScopeMiddleware(spec: spec, logger: logger, operationTimeout: configuration.operationTimeout),
+                    RequestScopeMiddleware(
+                        spec: spec, logger: logger, operationTimeout: configuration.operationTimeout),
                     AuthenticationMiddleware(authenticator: authenticator, userRateLimiter: userRateLimiter),
                     NullFieldMiddleware(),
                 ]
@@ -231,16 +254,20 @@ public struct ProvisioningServer: Sendable {
     ///
     /// - Parameter onServerRunning: called with the bound port once the server accepts connections.
     public func buildApplication(
-        host: String = "127.0.0.1", port: Int = 8080, onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+        host: String = "127.0.0.1", port: Int = 8080,
+        onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) -> Application<RouterResponder<ProvisioningRequestContext>> {
         let logger = self.logger
         return Application(
             router: buildRouter(),
             server: httpServer(),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: configuration.serverName),
+            configuration: ApplicationConfiguration(
+                address: .hostname(host, port: port), serverName: configuration.serverName),
             onServerRunning: { channel in
                 let boundPort = channel.localAddress?.port ?? port
-                logger.info("provisioning server listening", metadata: ["host": .string(host), "port": .stringConvertible(boundPort)])
+                logger.info(
+                    "provisioning server listening",
+                    metadata: ["host": .string(host), "port": .stringConvertible(boundPort)])
                 await onServerRunning(boundPort)
             },
             logger: logger
@@ -249,23 +276,26 @@ public struct ProvisioningServer: Sendable {
 
     /// Hummingbird's HTTP/1.1 server (over TLS when configured) with the configuration's limits: the header
     /// limit in the HTTP decoder, the idle timeout in Hummingbird's connection handler, the read deadline and the
-    /// connection limit in ``GuardedChannel``.
+    /// connection limit (silent connections pushed out for new ones) in ``GuardedChannel``.
     func httpServer() -> HTTPServerBuilder {
         let configuration = self.configuration
         let logger = self.logger
-        let connections = configuration.maxConnections.map { ConnectionCounter(maximum: max(1, $0)) }
+        let connections = configuration.maxConnections.map { ConnectionSlots(maximum: $0, logger: logger) }
         let decoder = HTTP1Channel.Configuration.DecoderConfiguration(
-            maxHeaderFieldSize: configuration.maxHeaderBytes, maxHeaderListSize: configuration.maxHeaderBytes, maxHeaderFieldCount: 100
+            maxHeaderFieldSize: configuration.maxHeaderBytes, maxHeaderListSize: configuration.maxHeaderBytes,
+            maxHeaderFieldCount: 100
         )
         let readDeadline = configuration.requestReadTimeout
         let http1 = HTTP1Channel.Configuration(
-            additionalChannelHandlers: readDeadline == nil ? [] : [RequestEndObserver()],
+            additionalChannelHandlers: readDeadline == nil && connections == nil ? [] : [RequestEndObserver()],
             idleTimeout: configuration.idleTimeout.map { TimeAmount($0) }, httpDecoderConfiguration: decoder
         )
         return HTTPServerBuilder { responder in
             let base = HTTP1Channel(responder: responder, configuration: http1)
             if let tls = configuration.tls {
-                return GuardedChannel(base: try TLSChannel(base, tlsConfiguration: tls), connections: connections, readDeadline: readDeadline, logger: logger)
+                return GuardedChannel(
+                    base: try TLSChannel(base, tlsConfiguration: tls), connections: connections,
+                    readDeadline: readDeadline, logger: logger)
             }
             return GuardedChannel(base: base, connections: connections, readDeadline: readDeadline, logger: logger)
         }
@@ -274,7 +304,9 @@ public struct ProvisioningServer: Sendable {
     /// A TLS configuration for serving HTTPS from PEM files: the certificate chain (leaf first) and its private key.
     /// TLS 1.2 at least.
     public static func tlsConfiguration(certificateChainPEM: String, privateKeyPEM: String) throws -> TLSConfiguration {
-        let chain = try NIOSSLCertificate.fromPEMFile(certificateChainPEM).map { NIOSSLCertificateSource.certificate($0) }
+        let chain = try NIOSSLCertificate.fromPEMFile(certificateChainPEM).map {
+            NIOSSLCertificateSource.certificate($0)
+        }
         let key = try NIOSSLPrivateKey(file: privateKeyPEM, format: .pem)
         var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
         tls.minimumTLSVersion = .tlsv12
@@ -316,7 +348,8 @@ public struct ProvisioningServer: Sendable {
         // not an unknown card: 400, before any lookup.
         guard OwnedCard.isValidID(id) else {
             throw APIProblem.invalidRequest(
-                "The card id is not valid.", errors: [FieldProblem(field: "cardId", message: "must match \(OwnedCard.idPattern)")]
+                "The card id is not valid.",
+                errors: [FieldProblem(field: "cardId", message: "must match \(OwnedCard.idPattern)")]
             )
         }
         guard let card = try await directory.card(id, of: user) else {

@@ -57,7 +57,8 @@ final class RateLimiter: Sendable {
     var count: Int { buckets.withLock { $0.count } }
 
     private static func evict(
-        _ buckets: inout [String: Bucket], maxKeys: Int, now: ContinuousClock.Instant, capacity: Double, perSecond: Double
+        _ buckets: inout [String: Bucket], maxKeys: Int, now: ContinuousClock.Instant, capacity: Double,
+        perSecond: Double
     ) {
         // A bucket that has refilled is the same as no bucket: dropping it changes nothing.
         buckets = buckets.filter { _, bucket in bucket.tokens + seconds(now - bucket.updated) * perSecond < capacity }

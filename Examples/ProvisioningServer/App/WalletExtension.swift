@@ -26,7 +26,8 @@ struct WalletExtensionEntry: Sendable {
         guard let wallet = WireModel.wallet(wallet) else { return nil }
         return .init(
             cardId: cardId, displayName: displayName, wallet: wallet, provider: provider, eligible: eligible,
-            ineligibleReason: WireModel.reason(ineligibleReason), flow: WireModel.flow(flow), cardholderName: cardholderName,
+            ineligibleReason: WireModel.reason(ineligibleReason), flow: WireModel.flow(flow),
+            cardholderName: cardholderName,
             lastFour: lastFour, network: WireModel.network(network), primaryAccountIdentifier: primaryAccountIdentifier,
             sdkInput: sdkInput.map(WireModel.base64), error: WireModel.itemError(error)
         )
@@ -45,7 +46,8 @@ struct WalletExtensionSnapshot: Sendable {
     func status(requiresAuthentication: Bool) -> Components.Schemas.WalletExtensionStatus {
         let available = entries.contains { $0.wallet == .applePay && $0.eligible && $0.error == nil }
         return .init(
-            passEntriesAvailable: available, remotePassEntriesAvailable: available, requiresAuthentication: requiresAuthentication,
+            passEntriesAvailable: available, remotePassEntriesAvailable: available,
+            requiresAuthentication: requiresAuthentication,
             generatedAt: generatedAt
         )
     }
@@ -121,7 +123,9 @@ actor WalletExtensionCache {
     private func evictIfNeeded(now: Date) {
         guard snapshots.count > maxUsers else { return }
         snapshots = snapshots.filter { _, snapshot in now < expiry(of: snapshot) }
-        while snapshots.count > maxUsers, let oldest = snapshots.min(by: { $0.value.generatedAt < $1.value.generatedAt })?.key {
+        while snapshots.count > maxUsers,
+            let oldest = snapshots.min(by: { $0.value.generatedAt < $1.value.generatedAt })?.key
+        {
             snapshots[oldest] = nil
         }
     }
@@ -134,16 +138,21 @@ actor WalletExtensionCache {
 
 extension ProvisioningServer {
     /// `GET /v1/wallet-extension[?refresh=true]`: every card and wallet the app offers, in one call.
-    func walletExtensionBundle(for user: AppUser, refresh: Bool, context: OperationContext) async throws -> Components.Schemas.WalletExtensionBundle {
+    func walletExtensionBundle(
+        for user: AppUser, refresh: Bool, context: OperationContext
+    ) async throws -> Components.Schemas.WalletExtensionBundle {
         var context = context
         context.deadline = .now + configuration.walletExtensionDeadline
         let buildContext = context
-        let (snapshot, cached) = try await walletExtensionCache.snapshot(userID: user.id, refresh: refresh, now: now()) {
+        let (snapshot, cached) = try await walletExtensionCache.snapshot(userID: user.id, refresh: refresh, now: now())
+        {
             try await self.buildWalletExtension(for: user, context: buildContext)
         }
         return .init(
-            entries: snapshot.entries.compactMap(\.wire), status: snapshot.status(requiresAuthentication: configuration.walletExtensionRequiresAuthentication),
-            generatedAt: snapshot.generatedAt, expiresAt: await walletExtensionCache.expiry(of: snapshot), cached: cached
+            entries: snapshot.entries.compactMap(\.wire),
+            status: snapshot.status(requiresAuthentication: configuration.walletExtensionRequiresAuthentication),
+            generatedAt: snapshot.generatedAt, expiresAt: await walletExtensionCache.expiry(of: snapshot),
+            cached: cached
         )
     }
 
@@ -151,7 +160,9 @@ extension ProvisioningServer {
     func walletExtensionStatus(for user: AppUser) async -> Components.Schemas.WalletExtensionStatus {
         let requiresAuthentication = configuration.walletExtensionRequiresAuthentication
         guard let snapshot = await walletExtensionCache.cached(userID: user.id) else {
-            return .init(passEntriesAvailable: false, remotePassEntriesAvailable: false, requiresAuthentication: requiresAuthentication)
+            return .init(
+                passEntriesAvailable: false, remotePassEntriesAvailable: false,
+                requiresAuthentication: requiresAuthentication)
         }
         return snapshot.status(requiresAuthentication: requiresAuthentication)
     }
@@ -161,10 +172,13 @@ extension ProvisioningServer {
         let cards = try await directory.cards(of: user)
         let gateway = self.gateway
         let requestID = context.requestID ?? ""
-        let perCard = await boundedConcurrentMap(cards, limit: configuration.walletExtensionConcurrency) { card -> [WalletExtensionEntry] in
+        let perCard = await boundedConcurrentMap(cards, limit: configuration.walletExtensionConcurrency) {
+            card -> [WalletExtensionEntry] in
             var entries: [WalletExtensionEntry] = []
             for wallet in card.wallets {
-                entries.append(await Self.walletExtensionEntry(card: card, wallet: wallet, gateway: gateway, context: context, requestID: requestID))
+                entries.append(
+                    await Self.walletExtensionEntry(
+                        card: card, wallet: wallet, gateway: gateway, context: context, requestID: requestID))
             }
             return entries
         }
@@ -174,9 +188,11 @@ extension ProvisioningServer {
     static func walletExtensionEntry(
         card: OwnedCard, wallet: Wallet, gateway: CardGateway, context: OperationContext, requestID: String
     ) async -> WalletExtensionEntry {
-        var entry = WalletExtensionEntry(cardId: card.id, displayName: card.displayName, wallet: wallet, eligible: false, cardRef: card.ref)
+        var entry = WalletExtensionEntry(
+            cardId: card.id, displayName: card.displayName, wallet: wallet, eligible: false, cardRef: card.ref)
         do {
-            let offer = try await gateway.provisioningOffer(for: card.ref, wallet: wallet, via: card.route, context: context)
+            let offer = try await gateway.provisioningOffer(
+                for: card.ref, wallet: wallet, via: card.route, context: context)
             entry.provider = offer.provider
             entry.eligible = offer.eligible
             entry.ineligibleReason = offer.ineligibleReason
@@ -187,7 +203,7 @@ extension ProvisioningServer {
             entry.primaryAccountIdentifier = offer.primaryAccountIdentifier
             if offer.eligible, offer.flow == .issuerSDKRelay {
                 let start = ProvisioningRequest(card: card.ref, wallet: wallet, input: .issuerSDK(output: nil))
-                if case .issuerSDKInput(let input) = try await gateway.provision(start, via: card.route, context: context) {
+                if let input = try await gateway.provision(start, via: card.route, context: context).issuerSDKInput {
                     entry.sdkInput = input
                 }
             }
@@ -195,7 +211,9 @@ extension ProvisioningServer {
             entry.eligible = false
             entry.sdkInput = nil
             entry.error = ProblemRendering(error, requestID: requestID).itemError
-            if entry.provider == nil { entry.provider = (try? gateway.resolve(card.route, operation: .provisioningOffer))?.name }
+            if entry.provider == nil {
+                entry.provider = (try? gateway.resolve(card.route, operation: .provisioningOffer))?.name
+            }
         }
         return entry
     }

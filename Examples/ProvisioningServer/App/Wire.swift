@@ -6,18 +6,26 @@ import Foundation
 enum WireModel {
     static func wallet(_ wallet: Components.Schemas.Wallet) throws -> Wallet {
         guard let value = Wallet(parsing: wallet.rawValue) else {
-            throw APIProblem.invalidRequest("Unknown wallet.", errors: [FieldProblem(field: "wallet", message: "is not a wallet this server knows")])
+            throw APIProblem.invalidRequest(
+                "Unknown wallet.", errors: [FieldProblem(field: "wallet", message: "is not a wallet this server knows")]
+            )
         }
         return value
     }
 
-    static func wallet(_ wallet: Wallet) -> Components.Schemas.Wallet? { Components.Schemas.Wallet(rawValue: wallet.rawValue) }
+    static func wallet(_ wallet: Wallet) -> Components.Schemas.Wallet? {
+        Components.Schemas.Wallet(rawValue: wallet.rawValue)
+    }
 
-    static func flow(_ flow: ProvisioningFlow?) -> Components.Schemas.Flow? { flow.flatMap { Components.Schemas.Flow(rawValue: $0.rawValue) } }
+    static func flow(_ flow: ProvisioningFlow?) -> Components.Schemas.Flow? {
+        flow.flatMap { Components.Schemas.Flow(rawValue: $0.rawValue) }
+    }
 
     static func network(_ scheme: CardScheme?) -> Components.Schemas.Network? { scheme?.rawValue }
 
-    static func expiry(_ expiry: CardExpiry?) -> Components.Schemas.Expiry? { expiry.map { .init(month: $0.month, year: $0.year) } }
+    static func expiry(_ expiry: CardExpiry?) -> Components.Schemas.Expiry? {
+        expiry.map { .init(month: $0.month, year: $0.year) }
+    }
 
     static func reason(_ reason: IneligibilityReason?) -> Components.Schemas.IneligibleReason? {
         reason.map { .init(code: $0.code, message: $0.message) }
@@ -29,33 +37,45 @@ enum WireModel {
 
     static func walletToken(_ token: WalletToken) -> Components.Schemas.WalletToken {
         .init(
-            id: token.id, wallet: token.wallet.flatMap(wallet), status: Components.Schemas.WalletTokenStatus(rawValue: token.status.rawValue) ?? .unknown,
-            providerStatus: token.providerStatus, deviceAccountReference: token.deviceAccountReference, walletId: token.walletID,
+            id: token.id, wallet: token.wallet.flatMap(wallet),
+            status: Components.Schemas.WalletTokenStatus(rawValue: token.status.rawValue) ?? .unknown,
+            providerStatus: token.providerStatus, deviceAccountReference: token.deviceAccountReference,
+            walletId: token.walletID,
             lastFour: token.lastFour, network: network(token.network), created: token.created
         )
     }
 
     static func card(owned: OwnedCard, card: Card) -> Components.Schemas.Card {
         .init(
-            id: owned.id, displayName: owned.displayName, provider: card.provider, wallets: owned.wallets.compactMap(wallet),
+            id: owned.id, displayName: owned.displayName, provider: card.provider,
+            wallets: owned.wallets.compactMap(wallet),
             status: Components.Schemas.CardStatus(rawValue: card.status.rawValue), providerStatus: card.providerStatus,
-            statusReason: card.statusReason, _type: Components.Schemas.CardType(rawValue: card.type.rawValue), network: network(card.scheme),
-            lastFour: card.lastFour, expiry: expiry(card.expiry), cardholderName: card.cardholderName, currency: card.currency,
-            program: card.program, walletTokens: card.walletTokens.map(walletToken), availableActions: card.availableActions.map(\.rawValue)
+            statusReason: card.statusReason, _type: Components.Schemas.CardType(rawValue: card.type.rawValue),
+            network: network(card.scheme),
+            lastFour: card.lastFour, expiry: expiry(card.expiry), cardholderName: card.cardholderName,
+            currency: card.currency,
+            program: card.program, walletTokens: card.walletTokens.map(walletToken),
+            availableActions: card.availableActions.map(\.rawValue)
         )
     }
 
     /// A card whose provider failed: its public facts and the error, no details.
     static func card(owned: OwnedCard, provider: String?, error: ItemError) -> Components.Schemas.Card {
-        .init(id: owned.id, displayName: owned.displayName, provider: provider, wallets: owned.wallets.compactMap(wallet), error: itemError(error))
+        .init(
+            id: owned.id, displayName: owned.displayName, provider: provider, wallets: owned.wallets.compactMap(wallet),
+            error: itemError(error))
     }
 
     /// The offer for `requested`, the wallet the app asked about (one the document names).
-    static func offer(cardID: String, requested: Components.Schemas.Wallet, offer: ProvisioningOffer) -> Components.Schemas.Offer {
+    static func offer(
+        cardID: String, requested: Components.Schemas.Wallet, offer: ProvisioningOffer
+    ) -> Components.Schemas.Offer {
         .init(
             cardId: cardID, wallet: requested, provider: offer.provider, eligible: offer.eligible,
-            ineligibleReason: reason(offer.ineligibleReason), flow: flow(offer.flow), cardholderName: offer.cardholderName,
-            lastFour: offer.lastFour, network: network(offer.network), primaryAccountIdentifier: offer.primaryAccountIdentifier,
+            ineligibleReason: reason(offer.ineligibleReason), flow: flow(offer.flow),
+            cardholderName: offer.cardholderName,
+            lastFour: offer.lastFour, network: network(offer.network),
+            primaryAccountIdentifier: offer.primaryAccountIdentifier,
             expiry: expiry(offer.expiry), existingTokens: offer.existingTokens.map(walletToken)
         )
     }
@@ -64,13 +84,16 @@ enum WireModel {
     static func notOffered(cardID: String, requested: Components.Schemas.Wallet) -> Components.Schemas.Offer {
         .init(
             cardId: cardID, wallet: requested, eligible: false,
-            ineligibleReason: .init(code: "walletNotOffered", message: "the app does not offer this card in \(requested.rawValue)"), existingTokens: []
+            ineligibleReason: .init(
+                code: "walletNotOffered", message: "the app does not offer this card in \(requested.rawValue)"),
+            existingTokens: []
         )
     }
 
     static func storedCredential(_ credential: StoredCredential) -> Components.Schemas.StoredCredential {
         .init(
-            reference: credential.reference, provider: credential.provider, maskedPAN: credential.maskedPAN, brand: credential.brand,
+            reference: credential.reference, provider: credential.provider, maskedPAN: credential.maskedPAN,
+            brand: credential.brand,
             scheme: credential.scheme.rawValue, created: credential.created
         )
     }
@@ -83,33 +106,46 @@ enum ProvisioningWire {
     /// The input the card's flow expects. The document's `oneOf` has already told the four shapes apart; a shape
     /// of another flow is a conflict with the card (409, naming the fields), and the limits the generated decoding
     /// does not check are checked here (400).
-    static func input(from body: Components.Schemas.ProvisioningRequest, flow: ProvisioningFlow, wallet: Wallet) throws -> ProvisioningInput {
+    static func input(
+        from body: Components.Schemas.ProvisioningRequest, flow: ProvisioningFlow, wallet: Wallet
+    ) throws -> ProvisioningInput {
         var checks = FieldChecks()
         switch (flow, wallet, body) {
         case (.encryptedPayload, .applePay, .ApplePayRequest(let request)):
-            if request.certificates.isEmpty || request.certificates.count > 10 { checks.refuse("certificates", "must hold 1 to 10 items") }
+            if request.certificates.isEmpty || request.certificates.count > 10 {
+                checks.refuse("certificates", "must hold 1 to 10 items")
+            }
             var certificates: [Data] = []
             for (index, text) in request.certificates.enumerated() {
-                if let bytes = checks.base64(text, "certificates[\(index)]", maxBytes: 16 * 1024) { certificates.append(bytes) }
+                if let bytes = checks.base64(text, "certificates[\(index)]", maxBytes: 16 * 1024) {
+                    certificates.append(bytes)
+                }
             }
             let nonce = checks.base64(request.nonce, "nonce", maxBytes: 1024)
             let signature = checks.base64(request.nonceSignature, "nonceSignature", maxBytes: 4096)
             try checks.finish()
-            guard let nonce, let signature else { throw APIProblem.invalidRequest("The Apple Pay provisioning body is incomplete.") }
-            return .applePay(ApplePayProvisioningInput(certificates: certificates, nonce: nonce, nonceSignature: signature))
+            guard let nonce, let signature else {
+                throw APIProblem.invalidRequest("The Apple Pay provisioning body is incomplete.")
+            }
+            return .applePay(
+                ApplePayProvisioningInput(certificates: certificates, nonce: nonce, nonceSignature: signature))
 
         case (.encryptedPayload, .googlePay, .GooglePayRequest(let request)):
             let deviceID = checks.text(request.clientDeviceId, "clientDeviceId", maxLength: 256)
             let accountID = checks.text(request.clientWalletAccountId, "clientWalletAccountId", maxLength: 256)
             try checks.finish()
-            guard let deviceID, let accountID else { throw APIProblem.invalidRequest("The Google Pay provisioning body is incomplete.") }
+            guard let deviceID, let accountID else {
+                throw APIProblem.invalidRequest("The Google Pay provisioning body is incomplete.")
+            }
             return .googlePay(GooglePayProvisioningInput(clientDeviceID: deviceID, clientWalletAccountID: accountID))
 
         case (.encryptedPayload, .samsungPay, .SamsungPayRequest(let request)):
             let deviceID = checks.text(request.deviceId, "deviceId", maxLength: 256)
             let userID = checks.text(request.walletUserId, "walletUserId", maxLength: 256)
             try checks.finish()
-            guard let deviceID, let userID else { throw APIProblem.invalidRequest("The Samsung Pay provisioning body is incomplete.") }
+            guard let deviceID, let userID else {
+                throw APIProblem.invalidRequest("The Samsung Pay provisioning body is incomplete.")
+            }
             return .samsungPay(SamsungPayProvisioningInput(deviceID: deviceID, walletUserID: userID))
 
         case (.encryptedPayload, .applePay, _), (.encryptedPayload, .googlePay, _), (.encryptedPayload, .samsungPay, _):
@@ -148,7 +184,9 @@ enum ProvisioningWire {
     }
 
     /// The device kind and app version a wallet body carries, for the provisioning request.
-    static func device(from body: Components.Schemas.ProvisioningRequest) throws -> (type: ProvisioningDeviceType?, appVersion: String?) {
+    static func device(
+        from body: Components.Schemas.ProvisioningRequest
+    ) throws -> (type: ProvisioningDeviceType?, appVersion: String?) {
         let type: Components.Schemas.DeviceType?
         let appVersion: String?
         switch body {
@@ -161,7 +199,9 @@ enum ProvisioningWire {
         let version = checks.text(appVersion, "appVersion", maxLength: 50)
         try checks.finish()
         guard let type else { return (nil, version) }
-        guard let kind = ProvisioningDeviceType(rawValue: type.rawValue) else { throw APIProblem.invalidRequest("deviceType \(type.rawValue) is not known.") }
+        guard let kind = ProvisioningDeviceType(rawValue: type.rawValue) else {
+            throw APIProblem.invalidRequest("deviceType \(type.rawValue) is not known.")
+        }
         return (kind, version)
     }
 
@@ -178,41 +218,54 @@ enum ProvisioningWire {
         return APIProblem(
             status: .conflict, type: "wrongProvisioningShape", title: "Body of another provisioning flow",
             detail: "This card's provider provisions by another flow; send \(expected).", code: .invalidRequest,
-            errors: fields.map { FieldProblem(field: $0, message: "is not a field of this card's provisioning flow; send \(expected)") }
+            errors: fields.map {
+                FieldProblem(field: $0, message: "is not a field of this card's provisioning flow; send \(expected)")
+            }
         )
     }
 
     /// The provider's answer: Base64 payloads, or the ephemeral key (whose bytes the handler also keeps, to send
     /// them unchanged).
     static func response(_ response: ProvisioningResponse) throws -> Components.Schemas.ProvisioningResponse {
-        switch response {
-        case .applePay(let payload):
-            return .ApplePayResponse(.init(
-                activationData: WireModel.base64(payload.activationData), encryptedPassData: WireModel.base64(payload.encryptedPassData),
-                ephemeralPublicKey: WireModel.base64(payload.ephemeralPublicKey)
-            ))
-        case .googlePay(let payload):
-            return .GooglePayResponse(.init(
-                opaquePaymentCard: WireModel.base64(payload.opaquePaymentCard), network: WireModel.network(payload.network),
-                tokenProvider: payload.tokenProvider, displayName: payload.displayName, lastFour: payload.lastFour
-            ))
-        case .samsungPay(let payload):
-            return .SamsungPayResponse(.init(
-                extraProvisionPayload: WireModel.base64(payload.extraProvisionPayload), network: WireModel.network(payload.network),
-                cardType: payload.cardType, tokenProvider: payload.tokenProvider, displayName: payload.displayName, lastFour: payload.lastFour
-            ))
-        case .issuerSDKInput(let input):
+        if let payload = response.applePay {
+            return .ApplePayResponse(
+                .init(
+                    activationData: WireModel.base64(payload.activationData),
+                    encryptedPassData: WireModel.base64(payload.encryptedPassData),
+                    ephemeralPublicKey: WireModel.base64(payload.ephemeralPublicKey)
+                ))
+        } else if let payload = response.googlePay {
+            return .GooglePayResponse(
+                .init(
+                    opaquePaymentCard: WireModel.base64(payload.opaquePaymentCard),
+                    network: WireModel.network(payload.network),
+                    tokenProvider: payload.tokenProvider, displayName: payload.displayName, lastFour: payload.lastFour
+                ))
+        } else if let payload = response.samsungPay {
+            return .SamsungPayResponse(
+                .init(
+                    extraProvisionPayload: WireModel.base64(payload.extraProvisionPayload),
+                    network: WireModel.network(payload.network),
+                    cardType: payload.cardType, tokenProvider: payload.tokenProvider, displayName: payload.displayName,
+                    lastFour: payload.lastFour
+                ))
+        } else if let input = response.issuerSDKInput {
             return .RelayResponse(.init(sdkInput: WireModel.base64(input)))
-        case .ephemeralKey(let key):
-            let decoded = try JSONDecoder().decode(Components.Schemas.EphemeralKey.self, from: key.rawJSON.revealedBytes)
+        } else if let key = response.ephemeralKey {
+            let decoded = try JSONDecoder().decode(
+                Components.Schemas.EphemeralKey.self, from: key.rawJSON.revealedBytes)
             return .EphemeralKey(decoded)
+        } else {
+            throw APIProblem.unsupported("The server has no response shape for a \(response.kind) answer.")
         }
     }
 }
 
 /// `POST /v1/credentials/session`: the body's two shapes, told apart by `intent`.
 enum CredentialWire {
-    static func sessionRequest(from body: Components.Schemas.SessionRequest, customer: String) throws -> ClientSessionRequest {
+    static func sessionRequest(
+        from body: Components.Schemas.SessionRequest, customer: String
+    ) throws -> ClientSessionRequest {
         var checks = FieldChecks()
         let intent: ClientSessionRequest.Intent?
         let amount: Components.Schemas.Amount
@@ -221,7 +274,9 @@ enum CredentialWire {
         switch body {
         case .store(let request):
             let evidence = checks.text(request.consent.evidence, "consent.evidence", maxLength: 500)
-            intent = evidence.map { .store(consent: CardholderConsent(recordedAt: request.consent.recordedAt, evidence: $0)) }
+            intent = evidence.map {
+                .store(consent: CardholderConsent(recordedAt: request.consent.recordedAt, evidence: $0))
+            }
             (amount, paymentMethod, orderReference) = (request.amount, request.paymentMethod, request.orderReference)
         case .reuse(let request):
             intent = checks.text(request.reference, "reference", maxLength: 128).map { .reuse(reference: $0) }
@@ -230,13 +285,16 @@ enum CredentialWire {
         if amount.minorUnits < 1 || amount.minorUnits > 8_999_999_999_999_999 {
             checks.refuse("amount.minorUnits", "must be a positive number of minor units")
         }
-        if !Money.isCurrencyCode(amount.currency) { checks.refuse("amount.currency", "must be an ISO 4217 alpha-3 code such as GBP") }
+        if !Money.isCurrencyCode(amount.currency) {
+            checks.refuse("amount.currency", "must be an ISO 4217 alpha-3 code such as GBP")
+        }
         let reference = checks.text(orderReference, "orderReference", maxLength: 64)
         try checks.finish()
         guard let intent else { throw APIProblem.invalidRequest("The session request is incomplete.") }
         let method = paymentMethod.flatMap { PaymentMethodKind(rawValue: $0.rawValue) } ?? .card
         return ClientSessionRequest(
-            intent: intent, amount: Money(minorUnits: amount.minorUnits, currency: amount.currency), paymentMethod: method,
+            intent: intent, amount: Money(minorUnits: amount.minorUnits, currency: amount.currency),
+            paymentMethod: method,
             customer: customer, orderReference: reference
         )
     }

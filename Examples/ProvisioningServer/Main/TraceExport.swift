@@ -54,8 +54,12 @@ enum TraceExport {
     /// The collector the environment names, for the start-up log line: scheme, host and port only (a URL's user
     /// info or query could hold a credential).
     static func endpoint(in environment: [String: String]) -> String {
-        let named = environment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] ?? environment["OTEL_EXPORTER_OTLP_ENDPOINT"] ?? "http://localhost:4318"
-        guard let url = URLComponents(string: named), let scheme = url.scheme, let host = url.host else { return "(unparsed)" }
+        let named =
+            environment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] ?? environment["OTEL_EXPORTER_OTLP_ENDPOINT"]
+            ?? "http://localhost:4318"
+        guard let url = URLComponents(string: named), let scheme = url.scheme, let host = url.host else {
+            return "(unparsed)"
+        }
         return "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "")
     }
 }
