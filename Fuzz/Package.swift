@@ -33,16 +33,18 @@ let package = Package(
     name: "CardGatewayFuzz",
     platforms: [.macOS("15.0")],
     dependencies: [
-        .package(name: "CardGateway", path: ".."),
+        .package(name: "CardGateway", path: "..")
     ],
     targets: [
         .executableTarget(
             name: "cardgateway-fuzz",
             dependencies: [.product(name: "CardGatewayFuzzHarnesses", package: "CardGateway")],
-            swiftSettings: [.unsafeFlags(["-warnings-as-errors", "-enable-upcoming-feature", "ExistentialAny", "-parse-as-library"])],
+            swiftSettings: [
+                .unsafeFlags(["-warnings-as-errors", "-enable-upcoming-feature", "ExistentialAny", "-parse-as-library"])
+            ],
             // libFuzzer (its `main` drives LLVMFuzzerTestOneInput) and the AddressSanitizer runtime, here only.
             linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]
-        ),
+        )
     ],
     swiftLanguageVersions: [.version("6")]
 )

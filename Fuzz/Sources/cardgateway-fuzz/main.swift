@@ -17,7 +17,10 @@ private let selected: FuzzTargets.Target = {
 }()
 
 @_cdecl("LLVMFuzzerInitialize")
-public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+public func initialize(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+) -> CInt {
     _ = selected
     return 0
 }
