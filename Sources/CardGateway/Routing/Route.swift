@@ -51,21 +51,9 @@ public struct BINRange: Sendable, Equatable, Hashable, CustomStringConvertible {
 
     public var length: Int { low.count }
 
-    /// Parses `LOW-HIGH` or a single prefix; nil with a reason on failure.
+    /// Parses `LOW-HIGH` or a single prefix of 6 to 11 ASCII digits (both ends the same length, low ≤ high); the
+    /// failure says what is wrong. Read once, when the configuration loads: plain string code, no fast path.
     public static func parse(_ text: String) -> Result<BINRange, ConfigurationProblemText> {
-        // A well-formed value (what nearly every configuration holds) is recognised from its UTF-8 bytes; anything
-        // else takes the path below, which says what is wrong. Both accept exactly the same values.
-        var utf8 = text
-        switch utf8.withUTF8({ wellFormed($0) }) {
-        case .prefix?: return .success(BINRange(low: text, high: text))
-        case .range(let low, let high)?: return .success(BINRange(low: low, high: high))
-        case nil: return parseExplaining(text)
-        }
-    }
-
-    /// ``parse(_:)`` character by character, with the reason for a refusal: the reference the UTF-8 path is tested
-    /// against (RouteTests), and the path for every value that path does not accept.
-    static func parseExplaining(_ text: String) -> Result<BINRange, ConfigurationProblemText> {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
         // A value that could be a card number typed in by mistake is never repeated in the message.
         let shown = text.count <= 23 && parts.allSatisfy({ $0.count <= 11 }) ? "\"\(text)\"" : "the value"
@@ -95,26 +83,6 @@ public struct BINRange: Sendable, Equatable, Hashable, CustomStringConvertible {
         self.high = high
     }
 
-    private enum WellFormed { case prefix, range(low: String, high: String) }
-
-    /// A single prefix of 6 to 11 ASCII digits, or `LOW-HIGH` (6 to 11 ASCII digits each, the same number,
-    /// low ≤ high) with its ends; nil for anything else.
-    private static func wellFormed(_ bytes: UnsafeBufferPointer<UInt8>) -> WellFormed? {
-        func digits(_ part: UnsafeBufferPointer<UInt8>) -> Bool {
-            (6...11).contains(part.count) && part.allSatisfy { $0 &- UInt8(ascii: "0") <= 9 }
-        }
-        guard let dash = bytes.firstIndex(of: UInt8(ascii: "-")) else {
-            return digits(bytes) ? .prefix : nil
-        }
-        let low = UnsafeBufferPointer(rebasing: bytes[..<dash])
-        let high = UnsafeBufferPointer(rebasing: bytes[(dash + 1)...])
-        // Same-length digit strings compare as their bytes do.
-        guard digits(low), low.count == high.count, digits(high), !high.lexicographicallyPrecedes(low) else {
-            return nil
-        }
-        return .range(low: String(decoding: low, as: UTF8.self), high: String(decoding: high, as: UTF8.self))
-    }
-
     /// True when `bin` has at least this range's length and its prefix of that length lies in the range.
     public func contains(_ bin: String) -> Bool {
         guard bin.count >= length else { return false }
@@ -124,32 +92,17 @@ public struct BINRange: Sendable, Equatable, Hashable, CustomStringConvertible {
 
     /// The range as 11-digit bounds, for comparing ranges of different lengths.
     var padded: (low: UInt64, high: UInt64) {
-        if let valid = paddedIfValid { return valid }
         let pad = 11 - length
         let lowValue = UInt64(low + String(repeating: "0", count: pad)) ?? 0
         let highValue = UInt64(high + String(repeating: "9", count: pad)) ?? 0
         return (lowValue, highValue)
     }
 
-    /// ``padded`` computed without building strings, for a range of 6 to 11 ASCII digits at both ends of the same
-    /// length (what ``parse(_:)`` accepts); nil for anything else.
+    /// ``padded`` for a range ``parse(_:)`` accepts; nil for any other (a range built with ``init(low:high:)`` from
+    /// anything but 6 to 11 ASCII digits of one length, which can match no BIN).
     var paddedIfValid: (low: UInt64, high: UInt64)? {
-        func value(_ text: String, padding digit: UInt64) -> (value: UInt64, digits: Int)? {
-            var value: UInt64 = 0
-            var digits = 0
-            for byte in text.utf8 {
-                guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"), digits < 11 else { return nil }
-                value = value * 10 + UInt64(byte - UInt8(ascii: "0"))
-                digits += 1
-            }
-            guard digits >= 6 else { return nil }
-            for _ in digits..<11 { value = value * 10 + digit }
-            return (value, digits)
-        }
-        guard let lowValue = value(low, padding: 0), let highValue = value(high, padding: 9),
-            lowValue.digits == highValue.digits
-        else { return nil }
-        return (lowValue.value, highValue.value)
+        guard case .success = BINRange.parse(description) else { return nil }
+        return padded
     }
 
     public var description: String { low == high ? low : "\(low)-\(high)" }
