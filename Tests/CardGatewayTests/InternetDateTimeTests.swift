@@ -1,4 +1,4 @@
-@testable import CardGateway
+@_spi(AdapterSupport) @testable import CardGateway
 import Foundation
 import SharedTestSupport
 import Testing

@@ -133,25 +133,11 @@ public struct CardGatewayError: Error, Sendable, CustomStringConvertible, Custom
         }
         var length = 0
         pieces { length += $0.utf8.count }
-        // One allocation of exactly the text's length, where appending piece by piece to a `String` costs a capacity
-        // check and a copy per piece.
-        return String(unsafeUninitializedCapacity: length) { buffer in
-            // Sound: each piece's bytes go to `buffer` at `written`; the precondition keeps every copy within the
-            // buffer (the pieces are the same immutable strings the length was summed from, so it always holds).
-            var written = 0
-            pieces { piece in
-                var piece = piece
-                piece.withUTF8 { bytes in
-                    precondition(
-                        written + bytes.count <= buffer.count, "CardGatewayError: the description outgrew its length")
-                    if let source = bytes.baseAddress, let target = buffer.baseAddress {
-                        (target + written).update(from: source, count: bytes.count)
-                    }
-                    written += bytes.count
-                }
-            }
-            return written
-        }
+        // One allocation of the text's length, then the pieces appended in place.
+        var text = ""
+        text.reserveCapacity(length)
+        pieces { text += $0 }
+        return text
     }
 
     public var debugDescription: String { description }

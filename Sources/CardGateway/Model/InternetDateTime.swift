@@ -9,7 +9,7 @@ import Foundation
 /// fractions, `Z` or a `±HH:MM` offset — and returns nil for anything else, so that the caller's formatter decides
 /// everything it does not read (fractions included, whose rounding stays the formatter's). For the form it reads it
 /// gives the formatters' answers exactly (InternetDateTimeTests).
-public enum InternetDateTime: Sendable {
+@_spi(AdapterSupport) public enum InternetDateTime: Sendable {
     /// The instant `text` names, or nil when it is not `YYYY-MM-DDTHH:MM:SS` followed by `Z` or `±HH:MM`.
     public static func parseWholeSeconds(_ text: String) -> Date? {
         var text = text
