@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 
 /// Turns Adyen's wire types into the normalised model. Pure functions, tested field by field.
