@@ -26,7 +26,7 @@ public struct PostgresStoreConfiguration: Sendable, CustomStringConvertible, Cus
     public var connectTimeout: Duration
     /// The most connections this process opens (postgres-nio's pool).
     public var maxConnections: Int
-    /// How long operation-ledger records are kept: 24 hours by default.
+    /// How long operation-ledger records are kept after their claim's lease ends: 24 hours by default.
     public var ledgerRetention: Duration
     /// How often ``PostgresStores/run()`` deletes expired ledger records.
     public var purgeInterval: Duration

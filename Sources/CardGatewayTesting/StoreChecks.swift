@@ -219,25 +219,48 @@ public enum StoreChecks {
         try require(owners.count == 1, "16 simultaneous claims must give exactly one owner, gave \(owners.count)")
     }
 
-    /// Records expire after the ledger's retention: give a ledger whose retention is `retention`, on a test clock
-    /// that `advance` moves.
+    /// Records expire after the ledger's retention, counted from the end of their claim's lease: give a ledger whose
+    /// retention is `retention`, on a test clock that `advance` moves.
     public static func ledgerExpiry(
         _ ledger: any OperationLedger, retention: Duration, namespace: String = UUID().uuidString,
         advance: @Sendable (Duration) async throws -> Void
     ) async throws {
+        let lease = Duration.seconds(1)
         let key = "\(namespace)-x"
-        let first = try await claimedOwner(ledger.claim(intent(key)), "claim x")
+        let first = try await claimedOwner(ledger.claim(intent(key, lease: lease)), "claim x")
         try await ledger.record(.succeeded(Data("{}".utf8)), key: key, owner: first)
-        try await advance(retention + .milliseconds(300))
+        try await advance(retention)
+        try await require(
+            ledger.record(key: key)?.state == .succeeded, "a record is kept for the retention after its lease ends")
+        try await advance(lease + .milliseconds(300))
         try await require(ledger.record(key: key) == nil, "an expired record must not be returned")
-        let second = try await claimedOwner(ledger.claim(intent(key, fingerprint: "other")), "claim x after expiry")
+        let second = try await claimedOwner(
+            ledger.claim(intent(key, lease: lease, fingerprint: "other")), "claim x after expiry")
         try require(second != first, "an expired key can be claimed again")
         try await ledger.record(.succeeded(Data("{}".utf8)), key: key, owner: second)
         let expiredKey = "\(namespace)-y"
-        _ = try await claimedOwner(ledger.claim(intent(expiredKey)), "claim y")
-        try await advance(retention + .milliseconds(300))
+        _ = try await claimedOwner(ledger.claim(intent(expiredKey, lease: lease)), "claim y")
+        try await advance(retention + lease + .milliseconds(300))
         let purged = try await ledger.purgeExpired()
         try require(purged >= 2, "purgeExpired must delete the expired records, deleted \(purged)")
+
+        // A lease longer than the retention: the claim in flight, and the unknown it turns into, outlive the retention
+        // (were they to expire, a repeat would claim the key and send the operation a second time).
+        let longKey = "\(namespace)-z"
+        let longLease = retention * 2
+        let inFlight = try await claimedOwner(ledger.claim(intent(longKey, lease: longLease)), "claim z")
+        try await advance(retention + .milliseconds(300))
+        _ = try await ledger.purgeExpired()
+        let held = try await existingRecord(ledger.claim(intent(longKey)), "z past the retention, within its lease")
+        try require(held.state == .pending, "a claim in flight past the retention is still pending: \(held)")
+        try await advance(retention)
+        _ = try await ledger.purgeExpired()
+        let lapsed = try await existingRecord(ledger.claim(intent(longKey)), "z past its lease")
+        try require(lapsed.state == .unknown, "past its lease the claim is unknown, not expired: \(lapsed)")
+        try await advance(retention)
+        _ = try await ledger.purgeExpired()
+        let renewed = try await claimedOwner(ledger.claim(intent(longKey)), "z past lease and retention")
+        try require(renewed != inFlight, "past its lease and the retention, the key is free")
     }
 
     // MARK: Provisioning journal

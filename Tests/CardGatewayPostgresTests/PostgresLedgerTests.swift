@@ -121,7 +121,8 @@ struct PostgresLedgerTests {
                     return
                 }
                 try await first.operationLedger.record(.succeeded(Data("{}".utf8)), key: key, owner: old)
-                clock.advance(by: .seconds(61))
+                // Expired: past the lease (60 s) and the retention after it (60 s).
+                clock.advance(by: .seconds(121))
                 let ledgers = [first.operationLedger, second.operationLedger]
                 let claims = try await withThrowingTaskGroup(of: LedgerClaim.self) { group in
                     for index in 0..<24 {

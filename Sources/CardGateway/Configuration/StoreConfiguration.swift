@@ -26,7 +26,7 @@ public struct StoreConfiguration: Sendable, CustomStringConvertible {
     public var kind: Kind
     /// The database URL (`postgres://user:password@host:port/database`), resolved from its secret reference.
     public var url: Secret?
-    /// How long operation-ledger records are kept: 24 hours unless configured.
+    /// How long operation-ledger records are kept after their claim's lease ends: 24 hours unless configured.
     public var ledgerRetention: Duration
     /// The longest a store operation may take before it fails (the provider call it guards is then not sent).
     public var timeout: Duration

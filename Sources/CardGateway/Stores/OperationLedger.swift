@@ -18,6 +18,9 @@ public protocol OperationLedger: Sendable {
     ///
     /// An existing record past its expiry is replaced by a fresh claim. A `pending` record whose lease has run out
     /// is turned into `unknown` (its owner crashed or stalled after it may have sent the request) and returned so.
+    /// A record is kept for the retention **after its lease ends** (it expires at claim + lease + retention), so
+    /// neither a claim in flight nor the `unknown` it may turn into can expire and be claimed again, however short
+    /// the retention is configured next to the lease.
     func claim(_ intent: LedgerIntent) async throws -> LedgerClaim
 
     /// Records the outcome of the attempt `owner` claimed. Applies to a `pending` record, and to one that turned
@@ -198,7 +201,7 @@ public final class InMemoryOperationLedger: OperationLedger {
     private let now: @Sendable () -> Date
 
     /// - Parameters:
-    ///   - retention: how long records are kept; 24 hours by default.
+    ///   - retention: how long records are kept after their claim's lease ends; 24 hours by default.
     ///   - now: the wall clock leases and expiry are measured on (the system's by default).
     public init(retention: Duration = LedgerPolicy.defaultRetention, now: @escaping @Sendable () -> Date = { Date() }) {
         self.retention = retention
@@ -226,7 +229,8 @@ public final class InMemoryOperationLedger: OperationLedger {
             let record = LedgerRecord(
                 key: intent.key, operation: intent.operation.rawValue, instance: intent.instance,
                 fingerprint: intent.fingerprint,
-                state: .pending, created: now, updated: now, expires: now.addingTimeInterval(retention.timeInterval)
+                state: .pending, created: now, updated: now,
+                expires: now.addingTimeInterval((intent.lease + retention).timeInterval)
             )
             entries[intent.key] = Entry(
                 record: record, owner: owner, leaseUntil: now.addingTimeInterval(intent.lease.timeInterval))
