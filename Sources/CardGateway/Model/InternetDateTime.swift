@@ -6,7 +6,7 @@ import Foundation
 /// `ISO8601DateFormatter` and `Date.ISO8601FormatStyle` read them through ICU, at tens of microseconds a call (most
 /// of a Paysafe card lookup). ``parseWholeSeconds(_:)`` reads exactly that form — a four-digit year from 1600 on (ICU
 /// counts earlier dates in the Julian calendar), a valid calendar date, a 24-hour time without leap seconds or
-/// fractions, `Z` or a `±HH:MM` offset — and returns nil for anything else, so that the caller's formatter decides
+/// fractions, `Z` or a `±HH:MM` offset, naming an instant within years 1600…9999 in UTC — and returns nil for anything else, so that the caller's formatter decides
 /// everything it does not read (fractions included, whose rounding stays the formatter's). For the form it reads it
 /// gives the formatters' answers exactly (InternetDateTimeTests).
 @_spi(AdapterSupport) public enum InternetDateTime: Sendable {
@@ -46,9 +46,17 @@ import Foundation
             let seconds =
                 daysSince1970(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60 + second
                 - offset
+            // An offset can carry the instant out of years 1600…9999 in UTC, where the formatters disagree with each
+            // other (`9999-12-31T23:59:59-23:59`: ISO8601DateFormatter reads it, Date.ISO8601FormatStyle does not;
+            // found by the `internet-date-time` fuzz target): leave those to the caller's formatter.
+            guard seconds >= Self.earliest, seconds <= Self.latest else { return nil }
             return Date(timeIntervalSince1970: TimeInterval(seconds))
         }
     }
+
+    /// 1600-01-01T00:00:00Z and 9999-12-31T23:59:59Z, in seconds since 1970.
+    static let earliest = daysSince1970(year: 1600, month: 1, day: 1) * 86_400
+    static let latest = daysSince1970(year: 9999, month: 12, day: 31) * 86_400 + 86_399
 
     static func daysIn(month: Int, year: Int) -> Int {
         switch month {
