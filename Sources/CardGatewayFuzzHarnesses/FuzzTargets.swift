@@ -29,6 +29,10 @@ public enum FuzzTargets {
             Target(
                 name: "configuration", summary: "configuration loading, validation and every adapter's checks",
                 run: ConfigurationHarness.run),
+            Target(
+                name: "internet-date-time",
+                summary: "the RFC 3339 fast reader InternetDateTime, differentially against Foundation's formatters",
+                run: InternetDateTimeHarness.run),
         ]
 
     public static func target(named name: String) -> Target? { all.first { $0.name == name } }
