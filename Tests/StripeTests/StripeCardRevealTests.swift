@@ -388,13 +388,24 @@ struct StripeCardRevealTests {
         let journalText = try journal.map {
             String(decoding: try encoder.encode($0), as: UTF8.self) + " " + $0.path + ($0.query ?? "")
         }.joined(separator: "\n")
-        let inJournal = needles.filter { journalText.contains($0) }
-        #expect(inJournal.count == 0, "leaked into the journal")
+        #expect(Self.leaked(needles, in: journalText).isEmpty, "leaked into the journal")
         #expect(
             journal.contains {
                 $0.bodyText.contains("nonce=" + JournalEntry.maskedValue) || $0.bodyText.contains("nonce=%3Cmasked%3E")
             })
         #expect(!capture.all.isEmpty, "the flow logged something to check")
-        #expect(capture.leaks(of: needles).isEmpty, "leaked into logs: \(capture.leaks(of: needles).count) value(s)")
+        #expect(Self.leaked(needles, in: capture.text).isEmpty, "leaked into logs")
+    }
+
+    /// The needles `text` holds. A CVC is three digits, which a random id or a timestamp holds by chance (the journal
+    /// did in 2 runs of 10 under scripts/soak): a needle shorter than six characters counts only as a whole value (a
+    /// JSON string, a query or `key=value` value).
+    static func leaked(_ needles: [String], in text: String) -> [String] {
+        needles.filter { needle in
+            guard needle.count < 6 else { return text.contains(needle) }
+            return ["\"\(needle)\"", "=\(needle)&", "=\(needle)\n", "=\(needle) ", "=\(needle),"].contains {
+                text.contains($0)
+            } || text.hasSuffix("=\(needle)")
+        }
     }
 }
