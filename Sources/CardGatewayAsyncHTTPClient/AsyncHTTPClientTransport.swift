@@ -16,7 +16,7 @@ import NIOPosix
 /// `http://` refusal. With redirects disallowed, a 3xx comes back to the adapter as a failed response.
 /// A client you pass in is used as it is: configure it with `redirectConfiguration: .disallow`.
 ///
-/// **Sized with the bulkheads.** Each provider instance's bulkhead lets 256 requests be in flight by default
+/// **Sized with the bulkheads.** Each provider instance's bulkhead lets 1,024 requests be in flight by default
 /// (`maxConcurrentRequests`, up to `Bulkhead.maximumLimit`). Over HTTP/1.1 each of them needs a connection of its
 /// own, and AsyncHTTPClient's pool opens at most 8 per host by default, which would cap every instance at 8
 /// requests in flight (about 27 calls a second at 300 ms). The shared client's pool therefore allows

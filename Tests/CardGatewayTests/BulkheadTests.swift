@@ -120,12 +120,12 @@ struct BulkheadTests {
     }
 
     @Test(
-        "defaults: 256 in flight and a line of 1,024 per instance; the shared client's pool per host is at least the bulkhead; both configurable"
+        "defaults: 1,024 in flight and a line of 1,024 per instance; the shared client's pool per host is at least the bulkhead; both configurable"
     )
     func defaults() throws {
         let registry = ProviderRegistry([HTTPProbeProvider.factory])
         let plain = try GatewayConfiguration.load(from: Data(Self.document().utf8), registry: registry)
-        #expect(plain.providers["eu"]?.maxConcurrentRequests == 256)
+        #expect(plain.providers["eu"]?.maxConcurrentRequests == 1024)
         #expect(plain.providers["eu"]?.maxWaitingRequests == 1024)
         let set = try GatewayConfiguration.load(
             from: Data(Self.document(#", "maxConcurrentRequests": 10000, "maxWaitingRequests": 0"#).utf8),

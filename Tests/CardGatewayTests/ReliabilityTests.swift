@@ -348,13 +348,13 @@ struct ReliabilityTests {
     }
 
     @Test(
-        "defaults: breaker on (5 failures, 30 s, 1 probe), 256 requests in flight and 1,024 waiting; false turns the breaker off"
+        "defaults: breaker on (5 failures, 30 s, 1 probe), 1,024 requests in flight and 1,024 waiting; false turns the breaker off"
     )
     func defaults() throws {
         let registry = ProviderRegistry([HTTPProbeProvider.factory])
         let plain = try GatewayConfiguration.load(from: Data(Self.document().utf8), registry: registry)
         #expect(plain.providers["slow"]?.circuitBreaker == .default)
-        #expect(plain.providers["slow"]?.maxConcurrentRequests == 256)
+        #expect(plain.providers["slow"]?.maxConcurrentRequests == 1024)
         #expect(plain.providers["slow"]?.maxWaitingRequests == 1024)
         let off = try GatewayConfiguration.load(
             from: Data(Self.document(#", "circuitBreaker": false"#).utf8), registry: registry)

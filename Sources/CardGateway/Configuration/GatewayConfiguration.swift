@@ -15,7 +15,7 @@ public struct ProviderInstanceConfiguration: Sendable {
     public var middlewares: [MiddlewareReference]
     /// The instance's circuit breaker (on by default).
     public var circuitBreaker: CircuitBreakerSettings
-    /// The most requests the instance may have in flight at once (its bulkhead; 256 by default, see ``Bulkhead``).
+    /// The most requests the instance may have in flight at once (its bulkhead; 1,024 by default, see ``Bulkhead``).
     public var maxConcurrentRequests: Int
     /// The most calls that may wait for one of those slots at once; a call beyond it fails at once with a
     /// retryable `providerUnavailable` (1,024 by default; 0: no waiting).

@@ -7,10 +7,11 @@ import Synchronization
 /// then fails with `providerUnavailable`: retryable, and never sent. When the line is full too, the call fails
 /// the same way at once instead of queueing without bound.
 ///
-/// Configured per instance as `"maxConcurrentRequests": 256` and `"maxWaitingRequests": 1024`. The default
-/// limit, 256, is sized so that the gateway is not the ceiling of a team running several hundred calls a second
-/// per provider: at 300 ms a call it carries about 850 calls a second per instance, more than most providers'
-/// published rate limits, while one provider that hangs still holds at most 256 requests. The default transport's
+/// Configured per instance as `"maxConcurrentRequests": 1024` and `"maxWaitingRequests": 1024`. The default
+/// limit, 1,024, is sized so that the gateway is not the ceiling: at 300 ms a call it carries about 3,400 calls a
+/// second per instance, at 100 ms about 10,000, more than providers' published rate limits and what one instance's
+/// CPU gives (docs/LOAD.md), while one provider that hangs still holds at most 1,024 requests, about 90 KB each
+/// (the live heap per call in flight measured by `load/<kind>/1024`): some 90 MB. The default transport's
 /// connection pool per host is sized to match (``Bulkhead/maximumLimit`` connections per host), so that over
 /// HTTP/1.1 the bulkhead, not the pool, is the limit.
 public final class Bulkhead: Sendable {
@@ -93,7 +94,7 @@ public final class Bulkhead: Sendable {
     }
 
     /// Requests in flight at once per instance by default.
-    public static let defaultLimit = 256
+    public static let defaultLimit = 1024
     /// Calls waiting for a slot per instance by default: four times the limit, a line that drains in about four
     /// provider round trips.
     public static let defaultMaxWaiting = 1024
