@@ -73,7 +73,7 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("max-concurrent-requests"),
         help:
-            "Without --config: calls in flight per provider instance (default: the gateway's, 256); with --config the file says it."
+            "Without --config: calls in flight per provider instance (default: the gateway's, 1024); with --config the file says it."
     )
     var maxConcurrentRequests: Int?
     @Option(
