@@ -15,6 +15,7 @@ struct InternetDateTimeTests {
         let accepted = [
             "2024-01-31T23:59:59Z", "1970-01-01T00:00:00Z", "2000-02-29T12:00:00Z", "2024-06-01T08:30:00+01:00",
             "2024-06-01T08:30:00-05:30", "1600-03-01T00:00:00Z", "9999-12-31T23:59:59Z", "2023-12-31T23:30:00-01:00",
+            "2024-01-01T00:00:00+18:00", "2024-01-01T00:00:00-18:00",
         ]
         for text in accepted {
             let date = InternetDateTime.parseWholeSeconds(text)
@@ -31,6 +32,8 @@ struct InternetDateTimeTests {
             "1500-01-01T00:00:00Z", "２024-01-01T00:00:00Z", "2024-01-01T00:00:00+01:60",
             // Past 9999 or before 1600 in UTC, where the two formatters disagree (the fuzz target's first finding).
             "9999-12-31T23:59:59-23:59", "1600-01-01T00:00:00+00:01",
+            // Offsets beyond ±18:00, which Date.ISO8601FormatStyle refuses and ISO8601DateFormatter reads.
+            "2024-01-01T00:00:00+18:01", "2024-01-01T00:00:00-18:01", "1895-11-17T18:49:52+19:54",
         ]
         for text in refused { #expect(InternetDateTime.parseWholeSeconds(text) == nil, "\(text)") }
     }

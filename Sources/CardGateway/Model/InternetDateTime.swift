@@ -6,7 +6,7 @@ import Foundation
 /// `ISO8601DateFormatter` and `Date.ISO8601FormatStyle` read them through ICU, at tens of microseconds a call (most
 /// of a Paysafe card lookup). ``parseWholeSeconds(_:)`` reads exactly that form — a four-digit year from 1600 on (ICU
 /// counts earlier dates in the Julian calendar), a valid calendar date, a 24-hour time without leap seconds or
-/// fractions, `Z` or a `±HH:MM` offset, naming an instant within years 1600…9999 in UTC — and returns nil for anything else, so that the caller's formatter decides
+/// fractions, `Z` or a `±HH:MM` offset up to ±18:00, naming an instant within years 1600…9999 in UTC — and returns nil for anything else, so that the caller's formatter decides
 /// everything it does not read (fractions included, whose rounding stays the formatter's). For the form it reads it
 /// gives the formatters' answers exactly (InternetDateTimeTests).
 @_spi(AdapterSupport) public enum InternetDateTime: Sendable {
@@ -42,6 +42,9 @@ import Foundation
                     offsetMinutes <= 59
                 else { return nil }
                 offset = (offsetHours * 3_600 + offsetMinutes * 60) * (sign == UInt8(ascii: "+") ? 1 : -1)
+                // Date.ISO8601FormatStyle refuses offsets beyond ±18:00 (Foundation's time zone bound), which
+                // ISO8601DateFormatter reads: leave those to the caller's formatter (found by the fuzz target).
+                guard abs(offset) <= 18 * 3_600 else { return nil }
             }
             let seconds =
                 daysSince1970(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60 + second
