@@ -189,12 +189,20 @@ final class PaysafeSimulatorEngine: Sendable {
     }
 
     func getCard(_ request: SimRequest) -> SimulatedResponse {
-        locked {
+        // The card is read under the lock and its JSON written outside it: written inside, the lock was the
+        // simulator's bottleneck with hundreds of callers (load/paysafe, docs/LOAD.md).
+        let read: Result<(SimCard, (tokenizations: Bool, actions: Bool)), ResponseError> = lock.withLock { _ in
             let resolved = resolve(request, needsCard: true)
-            guard case .success(let (_, found)) = resolved, let card = found else { return resolved.failureResponse }
-            let include = includes(request)
-            guard case .success(let flags) = include else { return include.failureResponse }
+            guard case .success(let (_, found)) = resolved, let card = found else {
+                return .failure(ResponseError(resolved.failureResponse))
+            }
+            return includes(request).map { (card, $0) }
+        }
+        switch read {
+        case .success(let (card, flags)):
             return .json(200, Wire.card(card, includeTokenizations: flags.tokenizations, includeActions: flags.actions))
+        case .failure(let error):
+            return error.response
         }
     }
 

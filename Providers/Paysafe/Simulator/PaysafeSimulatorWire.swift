@@ -33,10 +33,10 @@ enum PaysafeSimulatorWire {
 
     static let notParseable = error(400, "5023", "You submitted a request that is not parseable.")
 
+    /// `2024-01-31T23:59:59Z`. The format style, not a new `ISO8601DateFormatter` a call: making one through ICU was
+    /// a fifth of the simulator's CPU under load (load/paysafe, docs/LOAD.md).
     static func iso(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        date.formatted(Date.ISO8601FormatStyle())
     }
 
     /// Non-empty hexadecimal in either case, an even number of digits.
