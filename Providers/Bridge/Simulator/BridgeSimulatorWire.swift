@@ -39,10 +39,9 @@ enum BridgeJSON {
         return object
     }
 
+    /// `2024-01-31T23:59:59.123Z`, through the format style (no ICU formatter made a call).
     static func formatDate(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     static func parseDate(_ text: String) -> Date? {
