@@ -47,7 +47,7 @@ public struct LoadReport: Sendable {
     public var kind: String
     public var callers: Int
     public var direct: LoadSide
-    /// The gateway with every default (256 requests in flight per instance, a line of 1,024).
+    /// The gateway with every default (1,024 requests in flight per instance, a line of 1,024).
     public var gateway: LoadSide
     /// The gateway with `maxConcurrentRequests` set to the number of callers (only when that is above the default).
     public var sized: LoadSide?
@@ -81,10 +81,12 @@ public struct LoadReport: Sendable {
 /// One provider's simulator with every answer delayed, a gateway over the default transport, and the request that
 /// gateway sends prebuilt for a bare client with a pool of its own.
 public final class LoadFixture: Sendable {
-    public static let delay = 100
+    /// The simulator's delay in milliseconds: 100, or `CARDGATEWAY_LOAD_DELAY_MS` (a run at 1,000 ms asks for a tenth
+    /// of the calls a second from the same callers, so that concurrency is measured on a machine with CPU to spare).
+    public static let delay = ProcessInfo.processInfo.environment["CARDGATEWAY_LOAD_DELAY_MS"].flatMap(Int.init) ?? 100
     public let subject: ProviderSubject
     public let run: SimulatorRun
-    /// Every default: the shared client's pool, 256 requests in flight, a line of 1,024.
+    /// Every default: the shared client's pool, 1,024 requests in flight, a line of 1,024.
     public let gateway: CardGateway
     /// The gateway's request (URL, method, headers, body) for the bare client.
     public let request: HTTPClientRequest
@@ -107,7 +109,7 @@ public final class LoadFixture: Sendable {
         request.method = .init(rawValue: last.request.method.rawValue)
         for field in last.request.headerFields { request.headers.add(name: field.name.rawName, value: field.value) }
         if let body = last.body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        // Every answer from now on after 100 ms, as a provider's latency.
+        // Every answer from now on after the delay (100 ms), as a provider's latency.
         run.handle.faults.inject(FaultRule(count: Int.max, action: .delay(milliseconds: delay)))
         let gateway = try subject.makeGateway(baseURL: run.baseURL, transport: AsyncHTTPClientTransport())
         let bareClient = HTTPClient(
