@@ -207,9 +207,13 @@ struct SimulatorCluster: Sendable {
             applications.append(
                 Application(
                     router: router,
+                    // A backlog of 4,096 (Hummingbird's default is 256): a load run opens 1,024 connections at once,
+                    // and an overflowing listen queue (TcpExtListenOverflows) turned into SYN cookies and clusters of
+                    // failed connections (load/trustpayments/1024, docs/LOAD.md). The kernel caps it at somaxconn.
                     configuration: ApplicationConfiguration(
                         address: .hostname(host, port: requestedPort),
-                        serverName: nil
+                        serverName: nil,
+                        backlog: 4_096
                     ),
                     onServerRunning: { channel in
                         readiness.report(index: index, port: channel.localAddress?.port ?? requestedPort)
