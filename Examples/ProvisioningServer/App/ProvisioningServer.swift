@@ -261,8 +261,11 @@ public struct ProvisioningServer: Sendable {
         return Application(
             router: buildRouter(),
             server: httpServer(),
+            // A listen backlog of 4,096, not Hummingbird's 256: a burst of a thousand app users connecting at once
+            // (a card launch) overflowed the queue, and the kernel fell back to SYN cookies and dropped connections.
+            // The kernel caps it at net.core.somaxconn.
             configuration: ApplicationConfiguration(
-                address: .hostname(host, port: port), serverName: configuration.serverName),
+                address: .hostname(host, port: port), serverName: configuration.serverName, backlog: 4_096),
             onServerRunning: { channel in
                 let boundPort = channel.localAddress?.port ?? port
                 logger.info(
