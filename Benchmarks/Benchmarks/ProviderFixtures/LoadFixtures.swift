@@ -5,6 +5,7 @@ import CardGatewaySimulation
 import Foundation
 import HeapProbe
 import NIOCore
+import Synchronization
 
 // `load/<kind>/<callers>` (LoadBenchmarks): many callers at once against the provider's simulator on 127.0.0.1,
 // every answer delayed by 100 ms (the simulation kit's `delay` fault), once through `CardGateway` with every
@@ -26,6 +27,8 @@ public struct LoadSide: Sendable {
     /// Live heap bytes (glibc's `mallinfo2`) while the callers were busy, above the heap just before they started,
     /// per caller: what one call in flight costs, its share of new connections included. nil where unavailable.
     public var heapBytesPerCall: Double?
+    /// The first failure's description (a gateway error's, which holds no secret), when a call failed.
+    public var firstFailure: String? = nil
 
     public var callsPerSecond: Double { seconds > 0 ? Double(calls) / seconds : 0 }
 
@@ -34,7 +37,7 @@ public struct LoadSide: Sendable {
         return String(
             format: "%@ %5d callers: %8.1f calls/s, p50 %7.1f ms, p99 %7.1f ms, %d failed, heap per call in flight %@",
             label, callers, callsPerSecond, p50.loadMilliseconds, p99.loadMilliseconds, failures, heap
-        )
+        ) + (firstFailure.map { "\n      first failure: \($0)" } ?? "")
     }
 }
 
@@ -193,6 +196,7 @@ public final class LoadFixture: Sendable {
         call: @escaping @Sendable () async throws -> Void
     ) async -> LoadSide {
         let idleHeap = heapInUse()
+        let firstFailure = FirstFailure()
         let start = ContinuousClock.now
         let from = start + warmup
         let end = from + seconds
@@ -216,7 +220,12 @@ public final class LoadFixture: Sendable {
                         let began = ContinuousClock.now
                         if began >= end { break }
                         var failed = false
-                        do { try await call() } catch { failed = true }
+                        do {
+                            try await call()
+                        } catch {
+                            failed = true
+                            firstFailure.keep(error)
+                        }
                         let finished = ContinuousClock.now
                         if finished >= from && finished < end && !failed { ended += 1 }
                         if began >= from {
@@ -249,7 +258,7 @@ public final class LoadFixture: Sendable {
         return LoadSide(
             label: label, callers: callers, calls: ended, failures: failures, seconds: window, p50: percentile(0.50),
             p99: percentile(0.99),
-            heapBytesPerCall: perCall
+            heapBytesPerCall: perCall, firstFailure: firstFailure.description
         )
     }
 
@@ -271,4 +280,12 @@ public actor LoadFixtures {
         fixtures[kind] = fixture
         return fixture
     }
+}
+
+/// The first error the callers of one side saw.
+final class FirstFailure: Sendable {
+    private let first = Mutex<String?>(nil)
+
+    func keep(_ error: any Error) { first.withLock { $0 = $0 ?? String(describing: error) } }
+    var description: String? { first.withLock { $0 } }
 }
