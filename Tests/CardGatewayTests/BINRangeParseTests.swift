@@ -42,6 +42,25 @@ struct BINRangeParseTests {
         #expect(Self.outcome(BINRange.parse("510510")) == "ok 510510-510510")
     }
 
+    @Test("the router's check of a range it is given agrees with the parser on the range's text")
+    func routerCheck() {
+        var generator = SeededGenerator(state: 13)
+        let pieces = ["0", "4", "9", "-", "a", "٣", "44000", "510510", "0\u{301}"]
+        for _ in 0..<5_000 {
+            func part() -> String {
+                (0..<Int.random(in: 0...14, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }
+                    .joined()
+            }
+            let low = part()
+            let range = BINRange(low: low, high: Bool.random(using: &generator) ? low : part())
+            #expect(
+                (range.paddedIfValid != nil) == (Self.oracle(range.description) != "refused"),
+                "\(range.low) \(range.high)")
+        }
+        #expect(BINRange(low: "44000000", high: "44009999").paddedIfValid?.low == 44_000_000_000)
+        #expect(BINRange(low: "44009999", high: "44000000").paddedIfValid == nil)
+    }
+
     @Test("generated values from digits, dashes and a few other characters")
     func generated() {
         var generator = SeededGenerator(state: 11)
