@@ -6,9 +6,10 @@ import Foundation
 /// `ISO8601DateFormatter` and `Date.ISO8601FormatStyle` read them through ICU, at tens of microseconds a call (most
 /// of a Paysafe card lookup). ``parseWholeSeconds(_:)`` reads exactly that form — a four-digit year from 1600 on (ICU
 /// counts earlier dates in the Julian calendar), a valid calendar date, a 24-hour time without leap seconds or
-/// fractions, `Z` or a `±HH:MM` offset up to ±18:00, naming an instant within years 1600…9999 in UTC — and returns nil for anything else, so that the caller's formatter decides
-/// everything it does not read (fractions included, whose rounding stays the formatter's). For the form it reads it
-/// gives the formatters' answers exactly (InternetDateTimeTests).
+/// fractions, `Z` or a `±HH:MM` offset up to ±18:00, naming an instant within years 1600…9999 in UTC — and returns
+/// nil for anything else, so that the caller's formatter decides everything it does not read (fractions included,
+/// whose rounding stays the formatter's). For the form it reads it gives the formatters' answers exactly
+/// (InternetDateTimeTests, and the `internet-date-time` fuzz target).
 @_spi(AdapterSupport) public enum InternetDateTime: Sendable {
     /// The instant `text` names, or nil when it is not `YYYY-MM-DDTHH:MM:SS` followed by `Z` or `±HH:MM`.
     public static func parseWholeSeconds(_ text: String) -> Date? {

@@ -95,8 +95,8 @@ public final class Bulkhead: Sendable {
 
     /// Requests in flight at once per instance by default.
     public static let defaultLimit = 1024
-    /// Calls waiting for a slot per instance by default: four times the limit, a line that drains in about four
-    /// provider round trips.
+    /// Calls waiting for a slot per instance by default: as many as the limit, a line that drains in about one
+    /// provider round trip.
     public static let defaultMaxWaiting = 1024
     /// The largest `maxConcurrentRequests` configuration accepts.
     public static let maximumLimit = 10_000
