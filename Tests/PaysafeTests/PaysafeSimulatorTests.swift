@@ -161,7 +161,7 @@ struct PaysafeSimulatorTests {
         }
     }
 
-    @Test("get: a card under another customer is not found")
+    @Test("get: dates as the published example writes them; a card under another customer is not found")
     func getScoped() async throws {
         try await withSimulator(PaysafeSimulator()) { handle in
             let http = RawHTTP(handle: handle)
@@ -171,6 +171,9 @@ struct PaysafeSimulatorTests {
             #expect(ok.status == 200)
             let wallets = (ok.json["tokenizations"] as? [String: Any])?["mobileWallets"] as? [[String: Any]]
             #expect(wallets?.first?["dpanRef"] as? String == Seed.tokenizedDPANRef)
+            // Dates as the card service's published example writes them: `"createdDate":"2019-08-24T14:15:22Z"`.
+            let created = try #require(ok.json["createdDate"] as? String)
+            #expect(created.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z/) != nil, "\(created)")
             let other = try await http.send(.get, RawHTTP.card(Seed.usCustomer, Seed.activeCardID), headers: auth)
             #expect(other.status == 404)
             #expect(other.errorCode == "5269")
