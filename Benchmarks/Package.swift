@@ -155,7 +155,9 @@ let package = Package(
             ]
         ),
         // The shared ledger under load (issue 39): 1,000 Trust Payments charges through two gateways with their own
-        // pools on one PostgreSQL; a plain executable (scripts/load-ledger), not a package-benchmark target.
+        // pools on one PostgreSQL; a plain executable (scripts/load-ledger), not a package-benchmark target. It lives in
+        // Load/, not Benchmarks/: package-benchmark runs every executable whose folder sits in Benchmarks/ as a
+        // benchmark, and this one needs a database, so `swift package benchmark` ended in "benchmarkCrashed" without one.
         .executableTarget(
             name: "LedgerLoad",
             dependencies: [
@@ -168,7 +170,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Benchmarks/LedgerLoad",
+            path: "Load/LedgerLoad",
             swiftSettings: swiftSettings
         ),
     ]
