@@ -102,7 +102,9 @@ public struct RevealInput: RawRepresentable, Hashable, Sendable, Codable, CaseIt
     public static let encryptedKey = RevealInput("encryptedKey")
     /// The new PIN, encrypted by the app with its session key (``RevealSessionRequest/encryptedPINBlock``).
     public static let encryptedPINBlock = RevealInput("encryptedPINBlock")
-    /// The token the provider gave with the PIN reveal that precedes a change (``RevealSessionRequest/pinToken``).
+    /// The 16-digit token the app used to make the new PIN block (``RevealSessionRequest/pinToken``): Adyen's
+    /// `PinChangeRequest.token`, "The 16-digit token that you used to generate the encryptedPinBlock". The app makes
+    /// it itself; a PIN change needs no PIN reveal first.
     public static let pinToken = RevealInput("pinToken")
 
     public static let allCases: [RevealInput] = [.clientNonce, .encryptedKey, .encryptedPINBlock, .pinToken]
@@ -174,7 +176,9 @@ public struct RevealSessionRequest: Sendable, Equatable, CustomStringConvertible
     public var encryptedKey: Secret?
     /// ``RevealFlow/encryptedSessionKey``, PIN change: the new PIN block encrypted with the session key.
     public var encryptedPINBlock: Secret?
-    /// ``RevealFlow/encryptedSessionKey``, PIN change: the token of the PIN reveal before it.
+    /// ``RevealFlow/encryptedSessionKey``, PIN change: the 16-digit token the app used to make
+    /// ``encryptedPINBlock`` (Adyen's `PinChangeRequest.token`). The app makes it with the block; no PIN reveal comes
+    /// first.
     public var pinToken: Secret?
 
     public init(
@@ -258,7 +262,8 @@ public struct RevealMaterial: Sendable, Equatable, CustomStringConvertible {
     }
     /// Card details encrypted with the app's session key (Adyen's `encryptedData`).
     public static func encryptedData(_ data: Secret) -> RevealMaterial { RevealMaterial(.encryptedData(data)) }
-    /// A PIN block encrypted with the app's session key, and the token a PIN change must send back (Adyen).
+    /// A PIN block encrypted with the app's session key, and the 16-digit token the app needs to extract the PIN from
+    /// it (Adyen's `RevealPinResponse`). A PIN change does not use this token: the app makes its own with the new block.
     public static func encryptedPINBlock(_ block: Secret, token: Secret) -> RevealMaterial {
         RevealMaterial(.encryptedPINBlock(block, token: token))
     }
