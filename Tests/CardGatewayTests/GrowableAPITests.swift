@@ -130,10 +130,21 @@ struct GrowableAPITests {
         let token = WalletTokenEvent(
             card: CardRef(id: "c1"),
             token: WalletToken(id: "t1", wallet: .applePay, status: .active, providerStatus: "ACTIVE"))
+        let tokens = WalletTokensChange(
+            card: CardRef(id: "c1", customer: "u1"), status: .suspended, providerAction: "TOKEN_FROZEN",
+            providerResult: "SUCCESS")
         let events: [GatewayEvent.Kind] = [
             .cardStatusChanged(change), .walletTokenCreated(token), .walletTokenUpdated(token),
+            .walletTokensChanged(tokens),
         ]
-        #expect(events.map(\.name.rawValue) == ["cardStatusChanged", "walletTokenCreated", "walletTokenUpdated"])
+        #expect(
+            events.map(\.name.rawValue) == [
+                "cardStatusChanged", "walletTokenCreated", "walletTokenUpdated", "walletTokensChanged",
+            ])
+        #expect(GatewayEvent.Kind.Name(rawValue: "walletTokensChanged") == .walletTokensChanged)
+        #expect(
+            events[3].walletTokensChanged == tokens && events[3].walletToken == nil
+                && events[0].walletTokensChanged == nil)
         #expect(events[0].cardStatusChanged == change && events[0].walletToken == nil)
         #expect(
             events[1].walletTokenCreated == token && events[1].walletTokenUpdated == nil

@@ -24,6 +24,7 @@ public struct GatewayEvent: Sendable, Equatable {
             case cardStatusChanged(CardStatusChange)
             case walletTokenCreated(WalletTokenEvent)
             case walletTokenUpdated(WalletTokenEvent)
+            case walletTokensChanged(WalletTokensChange)
             case credentialStored(StoredCredential)
         }
 
@@ -42,10 +43,11 @@ public struct GatewayEvent: Sendable, Equatable {
             public static let cardStatusChanged = Name("cardStatusChanged")
             public static let walletTokenCreated = Name("walletTokenCreated")
             public static let walletTokenUpdated = Name("walletTokenUpdated")
+            public static let walletTokensChanged = Name("walletTokensChanged")
             public static let credentialStored = Name("credentialStored")
 
             public static let allCases: [Name] = [
-                .cardStatusChanged, .walletTokenCreated, .walletTokenUpdated, .credentialStored,
+                .cardStatusChanged, .walletTokenCreated, .walletTokenUpdated, .walletTokensChanged, .credentialStored,
             ]
         }
 
@@ -55,6 +57,9 @@ public struct GatewayEvent: Sendable, Equatable {
         public static func cardStatusChanged(_ change: CardStatusChange) -> Kind { Kind(.cardStatusChanged(change)) }
         public static func walletTokenCreated(_ event: WalletTokenEvent) -> Kind { Kind(.walletTokenCreated(event)) }
         public static func walletTokenUpdated(_ event: WalletTokenEvent) -> Kind { Kind(.walletTokenUpdated(event)) }
+        public static func walletTokensChanged(_ change: WalletTokensChange) -> Kind {
+            Kind(.walletTokensChanged(change))
+        }
         public static func credentialStored(_ credential: StoredCredential) -> Kind {
             Kind(.credentialStored(credential))
         }
@@ -64,6 +69,7 @@ public struct GatewayEvent: Sendable, Equatable {
             case .cardStatusChanged: .cardStatusChanged
             case .walletTokenCreated: .walletTokenCreated
             case .walletTokenUpdated: .walletTokenUpdated
+            case .walletTokensChanged: .walletTokensChanged
             case .credentialStored: .credentialStored
             }
         }
@@ -83,6 +89,10 @@ public struct GatewayEvent: Sendable, Equatable {
             case .walletTokenCreated(let event), .walletTokenUpdated(let event): event
             default: nil
             }
+        }
+        /// A change to a card's wallet tokens from a provider whose event names the card but no token.
+        public var walletTokensChanged: WalletTokensChange? {
+            if case .walletTokensChanged(let change) = storage { change } else { nil }
         }
         public var credentialStored: StoredCredential? {
             if case .credentialStored(let credential) = storage { credential } else { nil }
@@ -149,5 +159,26 @@ public struct WalletTokenEvent: Sendable, Equatable, Codable {
         self.card = card
         self.token = token
         self.decision = decision
+    }
+}
+
+/// A provider's event that one or more of a card's wallet tokens changed, when the event names the card but no token
+/// (Paysafe's `CardTokenUpdateEvent`). To learn which token, and its status now, list the card's tokens
+/// (``CardGateway/walletTokens(of:via:context:)``): the list is the authority, the event only says when to read it.
+public struct WalletTokensChange: Sendable, Equatable, Codable {
+    public var card: CardRef
+    /// What the provider says happened to the card's tokens, normalised: `suspended` (frozen), `active` (unfrozen or
+    /// reissued), `deleted` (cancelled); nil for an action this version does not know.
+    public var status: WalletTokenStatus?
+    /// The provider's action, verbatim (Paysafe `TOKEN_FROZEN`, `TOKEN_UNFROZEN`, `TOKEN_CANCELLED`, `TOKEN_REISSUED`).
+    public var providerAction: String
+    /// The provider's result of the action, verbatim, when it sends one.
+    public var providerResult: String?
+
+    public init(card: CardRef, status: WalletTokenStatus?, providerAction: String, providerResult: String? = nil) {
+        self.card = card
+        self.status = status
+        self.providerAction = providerAction
+        self.providerResult = providerResult
     }
 }
