@@ -11,10 +11,11 @@ struct ConfigurationLoader {
         self.secrets = secrets
     }
 
-    static let topLevelKeys: Set<String> = ["providers", "routes", "store", "description"]
+    static let topLevelKeys: Set<String> = ["providers", "routes", "store", "authorizationRules", "description"]
     static let instanceKeys: Set<String> = [
         "kind", "environment", "baseURL", "credentials", "options", "timeoutSeconds", "maxAttempts", "middlewares",
-        "circuitBreaker", "maxConcurrentRequests", "maxWaitingRequests", "propagateTraceContext", "description",
+        "circuitBreaker", "maxConcurrentRequests", "maxWaitingRequests", "propagateTraceContext", "authorizations",
+        "description",
     ]
     static let routeKeys: Set<String> = ["when", "use", "description"]
     static let dimensionKeys: [String] = [
@@ -79,6 +80,9 @@ struct ConfigurationLoader {
         }
         var configuration = GatewayConfiguration(providers: providers, routes: routes)
         if let storeValue = object["store"], let store = loadStore(storeValue) { configuration.store = store }
+        if let rulesValue = object["authorizationRules"], let rules = loadAuthorizationRules(rulesValue) {
+            configuration.authorizationRules = rules
+        }
         return configuration
     }
 
@@ -314,15 +318,25 @@ struct ConfigurationLoader {
             }
         }
 
+        var authorizations = AuthorizationSettings.default
+        if let authorizationsValue = object["authorizations"] {
+            if let loaded = loadAuthorizationSettings(
+                authorizationsValue, factory: factory, path: "\(path).authorizations")
+            {
+                authorizations = loaded
+            } else {
+                failed = true
+            }
+        }
+
         guard !failed, let baseURL else { return (kind, nil) }
-        return (
-            kind,
-            ProviderInstanceConfiguration(
-                name: name, kind: kind, environment: environmentName, baseURL: baseURL, credentials: credentials,
-                options: options, timeout: timeout, retry: retry, middlewares: middlewares, circuitBreaker: breaker,
-                maxConcurrentRequests: maxConcurrent, propagateTraceContext: propagate, maxWaitingRequests: maxWaiting
-            )
+        var instance = ProviderInstanceConfiguration(
+            name: name, kind: kind, environment: environmentName, baseURL: baseURL, credentials: credentials,
+            options: options, timeout: timeout, retry: retry, middlewares: middlewares, circuitBreaker: breaker,
+            maxConcurrentRequests: maxConcurrent, propagateTraceContext: propagate, maxWaitingRequests: maxWaiting
         )
+        instance.authorizations = authorizations
+        return (kind, instance)
     }
 
     /// Decodes the options as the adapter's typed options, reporting what its `init(from:)` refuses.

@@ -23,6 +23,9 @@ public struct ProviderInstanceConfiguration: Sendable {
     /// Whether provider requests carry the trace context (W3C `traceparent` with an OpenTelemetry tracer). Off
     /// by default.
     public var propagateTraceContext: Bool
+    /// How the instance answers real-time authorizations (its `authorizations` object): the stand-in and the
+    /// decider's budget.
+    public var authorizations: AuthorizationSettings = .default
 
     public init(
         name: String, kind: ProviderKind, environment: String?, baseURL: URL, credentials: [String: Secret],
@@ -96,6 +99,8 @@ public struct GatewayConfiguration: Sendable {
     public var routes: [Route]
     /// Where shared state is kept (the `store` section); in memory unless configured.
     public var store: StoreConfiguration = .inMemory
+    /// The local rules for real-time authorizations (`authorizationRules`), in order.
+    public var authorizationRules: [AuthorizationRule] = []
 
     public init(providers: [String: ProviderInstanceConfiguration], routes: [Route]) {
         self.providers = providers

@@ -66,6 +66,14 @@ public struct GatewayObservability: Sendable {
         public static let bulkheadWait = "cardgateway.provider.bulkhead.wait"
         /// Counter: webhook verifications. Dimensions: kind, instance, outcome.
         public static let webhooks = "cardgateway.webhook.verifications"
+        /// Counter: real-time authorizations answered. Dimensions: kind, instance, outcome (`approved`, `declined`,
+        /// `rejected` for a delivery not authentic or unreadable, `failed`), decided by (`decider`, `rules`,
+        /// `standIn`, `acknowledgement`, `none`).
+        public static let authorizations = "cardgateway.authorizations"
+        /// Timer: from reading an authorization request to its answer. Dimensions: kind, instance, decided by.
+        public static let authorizationDuration = "cardgateway.authorization.duration"
+        /// Counter: authorizations the gateway answered with the instance's stand-in. Dimensions: kind, instance.
+        public static let authorizationStandIns = "cardgateway.authorization.stand_ins"
     }
 
     /// Dimension keys.
@@ -76,6 +84,8 @@ public struct GatewayObservability: Sendable {
         public static let outcome = "outcome"
         public static let statusClass = "http.status_class"
         public static let to = "to"
+        /// Who decided a real-time authorization.
+        public static let decidedBy = "decided_by"
     }
 
     /// `success`, or the error's normalised code.

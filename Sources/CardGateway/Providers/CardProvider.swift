@@ -95,3 +95,21 @@ public protocol WebhookVerifying: CardProvider {
     /// Throws ``CardGatewayError`` `signatureInvalid` unless the delivery is authentic and fresh at `now`.
     func verify(_ delivery: WebhookDelivery, now: Date) throws -> [GatewayEvent]
 }
+
+/// Answers the provider's real-time authorization requests (``Capability/authorizations``): reads and authenticates
+/// the provider's message, and writes a decision in the provider's wire. The gateway does the rest (the budget, the
+/// rules, the decider, the stand-in, the ledger): see `CardGateway.respondToAuthorization`. The descriptor's
+/// ``ProviderDescriptor/authorizationDeadline`` is the provider's published deadline for an answer.
+public protocol AuthorizationResponding: CardProvider {
+    /// Authenticates the delivery (a signature, or HTTP Basic credentials) and reads it. Throws
+    /// ``CardGatewayError/Code/signatureInvalid`` unless it is authentic and fresh at `now` (the gateway answers 401
+    /// and asks no decider), ``CardGatewayError/Code/invalidRequest`` for an authentic message it cannot read.
+    func authorization(from delivery: WebhookDelivery, now: Date) throws -> ProviderAuthorization
+
+    /// The provider's answer for `decision`. Never fails for a decision that has no
+    /// ``AuthorizationDecision/problem(answering:)``: the gateway checks that first.
+    func answer(
+        _ decision: AuthorizationDecision, to authorization: ProviderAuthorization
+    ) throws
+        -> AuthorizationAnswer
+}

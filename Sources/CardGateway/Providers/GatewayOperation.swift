@@ -47,12 +47,14 @@ public struct GatewayOperation: RawRepresentable, Hashable, Sendable, Codable, C
     public static let pinReveal = GatewayOperation("pinReveal", .pinReveal)
     /// Both steps of ``RevealPurpose/pinChange``.
     public static let pinChange = GatewayOperation("pinChange", .pinChange)
+    /// A real-time authorization request the provider sent (``AuthorizationResponding``).
+    public static let authorization = GatewayOperation("authorization", .authorizations)
 
     public static let allCases: [GatewayOperation] = [
         .card, .listCards, .createCard, .activateCard, .lockCard, .unlockCard, .cancelCard, .setCardPIN, .programs,
         .listWalletTokens, .suspendWalletToken, .resumeWalletToken, .deleteWalletToken, .provisioningOffer, .provision,
         .confirmProvisioning, .clientSession, .verifyResult, .charge, .webhook, .cardDetailsReveal, .pinReveal,
-        .pinChange,
+        .pinChange, .authorization,
     ]
 
     public var description: String { rawValue }

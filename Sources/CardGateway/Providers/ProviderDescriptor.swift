@@ -64,6 +64,8 @@ public struct Capability: RawRepresentable, Hashable, Sendable, Codable, CaseIte
     /// Lets the cardholder set a PIN without the backend seeing it (``CardReveal``). Unlike ``cardPIN``, whose clear
     /// PIN passes through the backend and puts it in PCI scope.
     public static let pinChange = Capability("pinChange")
+    /// Answers the provider's real-time authorization requests (``AuthorizationResponding``).
+    public static let authorizations = Capability("authorizations")
 
     /// The capabilities of a Paysafe-style card service (``CardService``).
     public static let cardService: Set<Capability> = [
@@ -75,7 +77,7 @@ public struct Capability: RawRepresentable, Hashable, Sendable, Codable, CaseIte
         .cardPrograms,
         .walletTokenListing, .walletTokenControl, .walletProvisioning, .storedCredentials, .webhooks,
         .cardDetailsReveal,
-        .pinReveal, .pinChange,
+        .pinReveal, .pinChange, .authorizations,
     ]
 }
 
@@ -135,15 +137,19 @@ public struct ProviderDescriptor: Sendable, Equatable {
     public var provisioningFlows: [Wallet: ProvisioningFlow]
     /// Per purpose of ``CardReveal``, the flow by which the provider offers it.
     public var revealFlows: [RevealPurpose: RevealFlow]
+    /// With ``Capability/authorizations``: how long the provider waits for an answer to a real-time authorization
+    /// request before it applies its own fallback (Stripe and Adyen 2 s, Marqeta 3 s by default).
+    public var authorizationDeadline: Duration?
 
     public init(
         kind: ProviderKind, capabilities: Set<Capability>, provisioningFlows: [Wallet: ProvisioningFlow] = [:],
-        revealFlows: [RevealPurpose: RevealFlow] = [:]
+        revealFlows: [RevealPurpose: RevealFlow] = [:], authorizationDeadline: Duration? = nil
     ) {
         self.kind = kind
         self.capabilities = capabilities
         self.provisioningFlows = provisioningFlows
         self.revealFlows = revealFlows
+        self.authorizationDeadline = authorizationDeadline
     }
 
     public var wallets: [Wallet] { Wallet.allCases.filter { provisioningFlows[$0] != nil } }
