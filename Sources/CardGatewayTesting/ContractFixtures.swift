@@ -205,6 +205,8 @@ public struct ContractFixtures: Sendable {
     public var webhooks: Webhooks?
     /// Card details and PIN (`ContractSuite+CardReveal.swift`); set after `init`.
     public var reveal: Reveal? = nil
+    /// Real-time authorizations (`ContractSuite+Authorizations.swift`); set after `init`.
+    public var authorizations: Authorizations? = nil
     /// One read-like call the error scenarios inject faults into. Defaults to looking up `lookup.existing`.
     public var probe: (@Sendable (any CardProvider, OperationContext) async throws -> Void)?
     public var extraErrorScenarios: [ErrorScenario]

@@ -139,6 +139,7 @@ struct ContractRun {
                 (.walletProvisioning, provider is any WalletProvisioning),
                 (.storedCredentials, provider is any StoredCredentials),
                 (.webhooks, provider is any WebhookVerifying),
+                (.authorizations, provider is any AuthorizationResponding),
             ]
             for (capability, conforms) in implements {
                 checks.expect(
@@ -165,6 +166,7 @@ struct ContractRun {
         await runStoredCredentials(provider, scenario)
         await runWebhooks(provider, scenario)
         await runCardReveal(provider, scenario)
+        await runAuthorizations(provider, scenario)
         await runErrors(provider, scenario)
         await runFaultMatrix(provider, scenario)
 
