@@ -43,13 +43,13 @@ struct MarqetaCardRevealTests {
         }
     }
 
-    static func run<R: Sendable>(_ body: (Live) async throws -> R) async throws -> R {
+    static func run<R: Sendable>(maxAttempts: Int = 1, _ body: (Live) async throws -> R) async throws -> R {
         let simulator = MarqetaSimulator(clock: SimulationClock(fixed: start))
         return try await withSimulator(simulator) { handle in
             let json = """
                 {"providers":{"marqeta-sim":{"kind":"marqeta","baseURL":"\(handle.baseURL.absoluteString)",
                   "credentials":{"applicationToken":"literal:\(Seed.applicationToken)","accessToken":"literal:\(Seed.accessToken)"},
-                  "maxAttempts":1}},
+                  "maxAttempts":\(maxAttempts)}},
                  "routes":[{"when":{"issuer":"marqeta"},"use":"marqeta-sim"}]}
                 """
             let registry = ProviderRegistry([.marqeta])
@@ -233,13 +233,54 @@ struct MarqetaCardRevealTests {
             }
             #expect(missing?.code == .notFound)
             #expect(live.handle.journal.entries(pathContains: "clientaccesstoken").isEmpty)
+        }
+    }
+
+    @Test("the session checks what the offer checks: a terminated or unknown card gets no client access token")
+    func sessionChecksTheCard() async throws {
+        try await Self.run { live in
+            let terminated = await gatewayError {
+                _ = try await live.gateway.revealSession(
+                    RevealSessionRequest(card: CardRef(id: Seed.terminatedCard), purpose: .cardDetails),
+                    via: Self.target)
+            }
+            #expect(terminated?.code == .invalidCardState)
             let unknown = await gatewayError {
                 _ = try await live.gateway.revealSession(
                     RevealSessionRequest(card: CardRef(id: "card_sim_unknown_9999"), purpose: .cardDetails),
                     via: Self.target)
             }
-            #expect(unknown?.httpStatus == 400)
-            #expect(unknown?.code == .invalidRequest)
+            #expect(unknown?.code == .notFound)
+            #expect(unknown?.httpStatus == 404)
+            // Each session read its card, and neither asked Marqeta for a token.
+            #expect(
+                live.handle.journal.entries().map { "\($0.method) \($0.path)" } == [
+                    "GET /v3/cards/\(Seed.terminatedCard)", "GET /v3/cards/card_sim_unknown_9999",
+                ])
+            #expect(live.simulator.openClientAccessTokens == 0)
+        }
+    }
+
+    @Test("a token request that may have reached Marqeta is not repeated: one call, mayHaveReachedProvider")
+    func droppedTokenRequestIsNotRetried() async throws {
+        // Three attempts allowed: a `.safe` request would be sent again after the dropped connection.
+        try await Self.run(maxAttempts: 3) { live in
+            live.handle.faults.inject(
+                FaultRule(
+                    count: 1, pathPrefix: "/v3/users/auth/clientaccesstoken", method: "POST", action: .dropConnection))
+            let error = await gatewayError {
+                _ = try await live.gateway.revealSession(
+                    RevealSessionRequest(card: CardRef(id: Seed.activeCard), purpose: .cardDetails),
+                    via: Self.target)
+            }
+            #expect(error != nil)
+            #expect(error?.mayHaveReachedProvider == true)
+            #expect(error?.isRetryable == false)
+            // The simulator read the request (journaled with no answer, status 0) and got it once.
+            let posts = live.handle.journal.entries(method: "POST", pathContains: "/users/auth/clientaccesstoken")
+            #expect(posts.count == 1)
+            #expect(posts.first?.responseStatus == 0)
+            #expect(live.transport.requests.filter { $0.method == "POST" }.count == 1)
         }
     }
 

@@ -113,8 +113,7 @@ struct MarqetaSimulatorTests {
             #expect(suspended.json?["type"]?.stringValue == "state.suspended")
             // digital_wallet_token_transition_response: `digital_wallet_token` is a digital_wallet_token_hash.
             #expect(
-                suspended.json?["digital_wallet_token"]
-                    == .object(["token": .string(Seed.activeToken), "card_token": .string(Seed.walletCard)]))
+                suspended.json?["digital_wallet_token"] == .object(["token": .string(Seed.activeToken)]))
             #expect(suspended.json?["reason_code"] == nil)
         }
     }

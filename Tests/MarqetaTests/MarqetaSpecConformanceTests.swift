@@ -13,7 +13,8 @@ import Testing
 /// `jsonschema` package: every operation the adapter uses (`Providers/Marqeta/Adapter/MarqetaAPI.swift`), its
 /// success and error answers (the document declares no error bodies: those are checked against Marqeta's documented
 /// `{error_code, error_message}`). Objects are closed (no member the document does not define). The document defines
-/// no webhook payloads, so the webhooks are not checked here.
+/// no schema for a webhook's outer object, so each object in the arrays the simulator's webhooks carry is checked
+/// against the schema of its category's resource: `card_transition_response`, `digital_wallet_token_transition_response`.
 @Suite("Marqeta adapter and simulator against Marqeta's Swagger document", .timeLimit(.minutes(5)))
 struct MarqetaSpecConformanceTests {
     static func run(_ exchanges: [SpecExchange] = []) -> SpecConformanceRun {
@@ -172,6 +173,67 @@ struct MarqetaSpecConformanceTests {
         let report = try await SpecConformance.check(Self.run(exchanges))
         SpecConformance.expectConformance(report, covering: Self.operations)
         #expect((report.requestBodies ?? 0) >= 8, "request bodies validated: \(report.requestBodies ?? 0)")
+    }
+
+    /// Each object of each array in a webhook body, checked against `schema`.
+    static func webhookObjects(_ name: String, _ body: Data, key: String, schema: String) throws -> [SpecExchange] {
+        let object = try #require(try JSONValue.parse(body).objectValue)
+        #expect(Array(object.keys) == [key], "\(name): the body's categories")
+        let events = try #require(object[key]?.arrayValue)
+        #expect(!events.isEmpty)
+        return try events.enumerated().map { index, event in
+            SpecExchange(
+                "\(name) \(key)[\(index)]", document: "swagger", schema: schema, body: try JSONEncoder().encode(event))
+        }
+    }
+
+    @Test("every webhook the simulator sends: each object of its arrays follows the document's resource schema")
+    func webhooksFollowTheDocument() async throws {
+        try await SpecConformance.requireValidator()
+        let simulator = MarqetaSimulator()
+        var exchanges: [SpecExchange] = []
+        for (card, state, type) in [
+            (Seed.lockableCard, "SUSPENDED", "state.suspended"), (Seed.suspendedCard, "ACTIVE", "state.reinstated"),
+            (Seed.cancellableCard, "TERMINATED", "state.terminated"),
+            (Seed.unactivatedCard, "ACTIVE", "state.activated"),
+        ] {
+            let signed = simulator.signedCardTransitionWebhook(card: card, state: state, type: type)
+            exchanges += try Self.webhookObjects(
+                "card \(card) \(state)", signed.body, key: "cards", schema: "card_transition_response")
+        }
+        for (token, state, type) in [
+            (Seed.activeToken, "SUSPENDED", "state.suspended"), (Seed.suspendedToken, "ACTIVE", "state.reinstated"),
+            (Seed.deletableToken, "TERMINATED", "state.terminated"), (Seed.activeToken, "REQUESTED", "state.requested"),
+        ] {
+            let signed = simulator.signedTokenTransitionWebhook(token: token, state: state, type: type)
+            exchanges += try Self.webhookObjects(
+                "token \(token) \(state)", signed.body, key: "digitalwallettokentransitions",
+                schema: "digital_wallet_token_transition_response")
+        }
+        let report = try await SpecConformance.check(Self.run(exchanges))
+        #expect(report.findings == [], "\(report.findings.joined(separator: "\n"))")
+        #expect(report.covered.contains("SCHEMA card_transition_response"), "\(report.covered)")
+        #expect(report.covered.contains("SCHEMA digital_wallet_token_transition_response"), "\(report.covered)")
+    }
+
+    @Test("the webhook check catches the old shapes: a card transition without its card members, a whole token")
+    func webhookCheckCatchesOldShapes() async throws {
+        try await SpecConformance.requireValidator()
+        let report = try await SpecConformance.check(
+            Self.run([
+                SpecExchange(
+                    "card", document: "swagger", schema: "card_transition_response",
+                    body: Data(
+                        #"{"token":"ct","card_token":"c","user_token":"u","state":"SUSPENDED","type":"state.suspended","channel":"API","created_time":"2025-01-01T00:00:00Z"}"#
+                            .utf8)),
+                SpecExchange(
+                    "token", document: "swagger", schema: "digital_wallet_token_transition_response",
+                    body: Data(
+                        #"{"token":"t","state":"ACTIVE","type":"state.activated","channel":"API","fulfillment_status":"PROVISIONED","digital_wallet_token":{"token":"d","card_token":"c","state":"ACTIVE"}}"#
+                            .utf8)),
+            ]))
+        #expect(report.findings.contains { $0.hasPrefix("[card]") && $0.contains("barcode") }, "\(report.findings)")
+        #expect(report.findings.contains { $0.hasPrefix("[token]") && $0.contains("state") }, "\(report.findings)")
     }
 
     @Test func validatorCatchesProblems() async throws {

@@ -3,6 +3,7 @@ import CardGatewayTesting
 import Crypto
 import Foundation
 import HTTPTypes
+import Logging
 import MarqetaSimulator
 import SharedTestSupport
 import Testing
@@ -28,10 +29,14 @@ struct MarqetaWebhookTests {
         )
     }
 
-    @Test("a card transition with Basic credentials and X-Marqeta-Signature becomes cardStatusChanged")
+    @Test("a card transition under `cards`, with Basic credentials and X-Marqeta-Signature, becomes cardStatusChanged")
     func cardTransition() throws {
-        let delivery = MarqetaFixture.delivery(
-            simulator.signedCardTransitionWebhook(card: Seed.lockableCard, state: "SUSPENDED", type: "state.suspended"))
+        let signed = simulator.signedCardTransitionWebhook(
+            card: Seed.lockableCard, state: "SUSPENDED", type: "state.suspended")
+        // The simulator sends it under the key Marqeta publishes.
+        let body = try JSONValue.parse(signed.body)
+        #expect(body.objectValue.map { Array($0.keys) } == ["cards"])
+        let delivery = MarqetaFixture.delivery(signed)
         let events = try provider().verify(delivery, now: Date())
         #expect(events.count == 1)
         guard let change = events.first?.event.cardStatusChanged else {
@@ -41,7 +46,7 @@ struct MarqetaWebhookTests {
         #expect(change.card.id == Seed.lockableCard)
         #expect(change.newStatus == .suspended)
         #expect(change.providerNewStatus == "SUSPENDED")
-        #expect(events.first?.providerType == "cardtransitions.state.suspended")
+        #expect(events.first?.providerType == "cardtransition.state.suspended")
         #expect(events.first?.providerKind == .marqeta)
     }
 
@@ -57,8 +62,11 @@ struct MarqetaWebhookTests {
         }
         #expect(event.token.id == Seed.activeToken)
         #expect(event.token.status == .suspended)
-        #expect(event.token.wallet == .applePay)
+        #expect(event.token.providerStatus == "SUSPENDED")
+        // `digital_wallet_token` is a `digital_wallet_token_hash` ({token, card_token}): no wallet is named.
+        #expect(event.token.wallet == nil)
         #expect(event.card.id == Seed.walletCard)
+        #expect(updated.first?.providerType == "digitalwallettokentransition.state.suspended")
         let created = try provider().verify(
             MarqetaFixture.delivery(
                 simulator.signedTokenTransitionWebhook(
@@ -125,10 +133,84 @@ struct MarqetaWebhookTests {
         #expect(half?.code == .invalidConfiguration)
     }
 
-    @Test("a ping or another category gives no events")
+    /// Signs `body` as the simulator's webhook would and verifies it.
+    func verify(_ body: String, logger: Logger = OperationContext.noopLogger) throws -> [GatewayEvent] {
+        let verifier = MarqetaWebhookVerifier(
+            username: Secret(Seed.webhookUsername), password: Secret(Seed.webhookPassword),
+            secret: Secret(Seed.webhookSecret), instance: "mq-hooks", logger: logger)
+        return try verifier.verify(MarqetaFixture.delivery(simulator.signed(body: Data(body.utf8))))
+    }
+
+    @Test("Marqeta's published card transition webhook (its `cards` array) becomes cardStatusChanged")
+    func publishedCardTransition() throws {
+        // developer-guides/mq-eu-synchronizing-dwts-card-state, "Transitioning cards": the sample as published, up
+        // to where the stored copy is cut (Fixtures/README.md).
+        let published = try PublishedShape.fixture("webhook-cards-transition-published-partial.json")
+        let body = String(decoding: try JSONEncoder().encode(published), as: UTF8.self)
+        let events = try verify(body)
+        #expect(events.count == 1)
+        let change = try #require(events.first?.event.cardStatusChanged)
+        #expect(change.card.id == "39bb022d-8e48-446f-9d81-1c6ea4e37a4d")
+        #expect(change.card.customer == "12237f64-2a08-4906-9ec1-55f8a97a2084")
+        #expect(change.newStatus == .suspended)
+        #expect(change.providerNewStatus == "SUSPENDED")
+        #expect(events.first?.id == "6f362bd6-0f63-4c7a-9630-004fd7a55308")
+        // The sample shows no `type`: the event type is made from the state.
+        #expect(events.first?.providerType == "cardtransition.state.suspended")
+    }
+
+    @Test("`cardtransitions` (unconfirmed) is read as well, beside `cards` in one delivery")
+    func bothCardKeys() throws {
+        let events = try verify(
+            #"{"cards":[{"token":"ct1","card_token":"c1","state":"ACTIVE","type":"state.activated"}],"cardtransitions":[{"token":"ct2","card_token":"c2","state":"TERMINATED","type":"state.terminated"}]}"#
+        )
+        #expect(events.compactMap { $0.event.cardStatusChanged?.card.id } == ["c1", "c2"])
+        #expect(events.compactMap { $0.event.cardStatusChanged?.newStatus } == [.active, .cancelled])
+        #expect(events.map(\.providerType) == ["cardtransition.state.activated", "cardtransition.state.terminated"])
+    }
+
+    @Test("a body that is not a JSON object of arrays is invalidResponse, and names no value")
+    func malformedBodies() throws {
+        for body in [
+            "[]", #""cards""#, "not json", #"{"cards":{"token":"ct1"}}"#, #"{"pings":"healthcheck"}"#,
+            #"{"cards":[{"card_token":7}]}"#,
+        ] {
+            let error = gatewayError { _ = try verify(body) }
+            #expect(error?.code == .invalidResponse, "\(body): \(String(describing: error))")
+            #expect(!(error?.message.contains("healthcheck") ?? true))
+        }
+    }
+
+    @Test("an object without card_token or state is skipped with a warning; the others still give events")
+    func incompleteObjects() throws {
+        let capture = LogCapture()
+        let events = try verify(
+            #"{"cards":[{"token":"ct_incomplete","state":"ACTIVE"},{"token":"ct2","card_token":"c2","state":"SUSPENDED"}],"digitalwallettokentransitions":[{"token":"dwtt_nocard","state":"ACTIVE","digital_wallet_token":{"token":"dwt1"}}]}"#,
+            logger: capture.logger(label: "mq.hooks"))
+        #expect(events.compactMap { $0.event.cardStatusChanged?.card.id } == ["c2"])
+        let warning = capture.all.first { $0.level == .warning }
+        #expect(warning != nil, "skipped objects are logged")
+        let skipped = warning.map { "\($0.metadata)" } ?? ""
+        #expect(skipped.contains("ct_incomplete") && skipped.contains("dwtt_nocard"))
+    }
+
+    @Test("a ping or another category gives no events, and the categories are logged (names only)")
     func otherCategories() throws {
-        let ping = MarqetaFixture.delivery(
-            simulator.signed(body: Data(#"{"pings":[{"token":"marqeta","payload":"healthcheck"}]}"#.utf8)))
-        #expect(try provider().verify(ping, now: Date()).isEmpty)
+        // Marqeta's ping body (developer-guides/signature-verification: `pings[0]`, token `marqeta`, payload
+        // `healthcheck`; swagger `webhook_ping_model`).
+        let capture = LogCapture()
+        #expect(
+            try verify(
+                #"{"pings":[{"token":"marqeta","payload":"healthcheck"}]}"#, logger: capture.logger(label: "mq.hooks")
+            ).isEmpty)
+        #expect(try verify(#"{"transactions":[{"token":"t1","type":"authorization"}]}"#).isEmpty)
+        let line = capture.all.first { $0.message.contains("does not read") }
+        #expect(line?.level == .info)
+        #expect(line.map { "\($0.metadata)" }?.contains("pings") == true)
+        #expect(capture.leaks(of: ["healthcheck"]).isEmpty)
+        // A known key with an empty array is not an unknown category: nothing is logged at info.
+        let quiet = LogCapture()
+        #expect(try verify(#"{"cards":[]}"#, logger: quiet.logger(label: "mq.hooks")).isEmpty)
+        #expect(!quiet.all.contains { $0.message.contains("does not read") })
     }
 }

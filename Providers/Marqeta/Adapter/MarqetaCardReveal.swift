@@ -19,32 +19,34 @@ extension MarqetaProvider: CardReveal {
     ) async throws -> RevealOffer {
         try checkRevealPurpose(purpose)
         try validate(token: card.id, field: "card.id", what: "a Marqeta card token")
-        let wire = try await fetchCard(card.id, context: context)
-        if wire.state == MarqetaAPI.CardState.terminated {
-            throw CardGatewayError(
-                .invalidCardState, "a TERMINATED Marqeta card has no details to show", provider: http.instance,
-                providerKind: .marqeta
-            )
-        }
+        try await checkRevealable(card, context: context)
         return RevealOffer(
             card: card, purpose: purpose, flow: .clientAccessToken,
             sessionLifetime: MarqetaAPI.clientAccessTokenLifetime)
     }
 
-    /// `POST /users/auth/clientaccesstoken {"card_token"}` → 201 `client_access_token_response` (`token`, `card_token`,
-    /// `created`, `expires`). The token comes back as a ``Secret`` in ``RevealMaterial/clientAccessToken(_:)``; an
-    /// answer bound to another card, or without a token, is refused as `invalidResponse` (the token never appears in
-    /// the error). Never stored or replayed: each call asks Marqeta for a new token.
+    /// The offer's check first (`GET /cards/{token}`: an unknown card is `notFound`, a `TERMINATED` one
+    /// `invalidCardState`, before any token is asked for: a client can skip the offer), then `POST
+    /// /users/auth/clientaccesstoken {"card_token"}` → 201 `client_access_token_response` (Marqeta's example answer
+    /// has `created`, `expires`, `token`; `card_token` is optional in the document). The token comes back as a
+    /// ``Secret`` in ``RevealMaterial/clientAccessToken(_:)``; an answer bound to another card, or without a token, is
+    /// refused as `invalidResponse` (the token never appears in the error). Never stored or replayed: each call asks
+    /// Marqeta for a new token.
+    ///
+    /// The POST is sent once (`.never`): a repeated call mints another token, so a call that may have reached Marqeta
+    /// (a dropped connection, a timeout after the request was sent) fails with `mayHaveReachedProvider` and is not
+    /// retried; the front end asks for a new session instead.
     public func revealSession(_ request: RevealSessionRequest, context: OperationContext) async throws -> RevealSession
     {
         try checkRevealPurpose(request.purpose)
         try request.problems(in: .clientAccessToken).throwIfAny()
         try validate(token: request.card.id, field: "card.id", what: "a Marqeta card token")
+        try await checkRevealable(request.card, context: context)
         let body = try encode(MarqetaWireClientAccessTokenRequest(cardToken: request.card.id))
-        // Asking again makes another token and changes nothing at the card; an unredeemed token expires by itself.
+        // Asking again would mint another live token: sent once, never repeated by the client.
         let response = try await send(
             ProviderRequest(
-                .post, MarqetaAPI.clientAccessToken, headers: headers(json: true), body: body, repeatability: .safe,
+                .post, MarqetaAPI.clientAccessToken, headers: headers(json: true), body: body, repeatability: .never,
                 operation: "create a client access token"
             ),
             context: context
@@ -62,6 +64,19 @@ extension MarqetaProvider: CardReveal {
             material: .clientAccessToken(Secret(token)),
             expires: MarqetaMapping.date(answer.expires)
         )
+    }
+
+    /// What the offer and the session both check: the card exists (`GET /cards/{token}`; Marqeta's 404 is
+    /// `notFound`) and is not `TERMINATED` (`invalidCardState`, the adapter's choice: a terminated card has no details
+    /// to show).
+    private func checkRevealable(_ card: CardRef, context: OperationContext) async throws {
+        let wire = try await fetchCard(card.id, context: context)
+        if wire.state == MarqetaAPI.CardState.terminated {
+            throw CardGatewayError(
+                .invalidCardState, "a TERMINATED Marqeta card has no details to show", provider: http.instance,
+                providerKind: .marqeta
+            )
+        }
     }
 
     private func checkRevealPurpose(_ purpose: RevealPurpose) throws {

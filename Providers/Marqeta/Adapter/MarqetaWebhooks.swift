@@ -59,22 +59,33 @@ struct MarqetaWebhookVerifier: Sendable {
         return try events(delivery.body)
     }
 
-    /// `cardtransitions` → ``GatewayEvent/Kind/cardStatusChanged(_:)``; `digitalwallettokentransitions` →
-    /// ``GatewayEvent/Kind/walletTokenCreated(_:)`` for a token in `REQUESTED`, ``GatewayEvent/Kind/walletTokenUpdated(_:)``
-    /// otherwise. Other categories (transactions, users, pings) give no events and are logged at debug level.
+    /// The body must be a JSON object whose every member is an array (Marqeta groups events by category: one array
+    /// per category, "multiple notifications can be included in a single notification message"); anything else is
+    /// `invalidResponse`. Card transitions (`cards`, or `cardtransitions`) → ``GatewayEvent/Kind/cardStatusChanged(_:)``;
+    /// digital wallet token transitions (`digitalwallettokentransitions`) → ``GatewayEvent/Kind/walletTokenCreated(_:)``
+    /// for a token in `REQUESTED`, ``GatewayEvent/Kind/walletTokenUpdated(_:)`` otherwise. `providerType` is
+    /// Marqeta's event type: the category's event name and the object's `type` (`cardtransition.state.suspended`).
+    ///
+    /// Marqeta sends other categories too (`transactions`, `users`, `pings`, …): a body with none of the keys above
+    /// verifies to `[]`, and the categories it had are logged (at info level, names only), so a delivery the adapter
+    /// does not read is never silently dropped. An object of a known category without the members an event needs
+    /// (`card_token` and `state`; a token's `token`, `card_token` and state) is skipped with a warning naming its
+    /// event token.
     func events(_ body: Data) throws -> [GatewayEvent] {
+        let categories = try categoryNames(body)
         let webhook: MarqetaWireWebhook
         do {
             webhook = try JSONDecoder().decode(MarqetaWireWebhook.self, from: body)
         } catch {
-            throw CardGatewayError(
-                .invalidResponse, "Marqeta's webhook body could not be read: \(DecodingProblem.describe(error))",
-                provider: instance, providerKind: .marqeta
-            )
+            throw unreadable("\(DecodingProblem.describe(error))")
         }
         var events: [GatewayEvent] = []
-        for event in webhook.cardtransitions ?? [] {
-            guard let card = event.cardToken, let state = event.state else { continue }
+        var skipped: [String] = []
+        for event in (webhook.cards ?? []) + (webhook.cardtransitions ?? []) {
+            guard let card = event.cardToken, !card.isEmpty, let state = event.state, !state.isEmpty else {
+                skipped.append("card transition \(Self.printable(event.token))")
+                continue
+            }
             let change = CardStatusChange(
                 card: CardRef(id: card, customer: event.userToken), oldStatus: nil,
                 newStatus: MarqetaMapping.cardStatus(state), providerOldStatus: nil,
@@ -83,29 +94,74 @@ struct MarqetaWebhookVerifier: Sendable {
             events.append(
                 GatewayEvent(
                     id: event.token ?? "", providerKind: .marqeta, occurredAt: MarqetaMapping.date(event.createdTime),
-                    providerType: "cardtransitions." + (event.type ?? state.lowercased()),
+                    providerType: "cardtransition." + (event.type ?? "state." + state.lowercased()),
                     event: .cardStatusChanged(change)
                 ))
         }
         for event in webhook.digitalwallettokentransitions ?? [] {
-            guard var wire = event.digitalWalletToken, let card = wire.cardToken else { continue }
-            if wire.state == nil { wire.state = event.state }
-            guard let token = MarqetaMapping.walletToken(wire) else { continue }
+            // The transition's `state` is the token's new state; a fuller token object's own state is the fallback.
+            guard var wire = event.digitalWalletToken, let card = wire.cardToken, !card.isEmpty else {
+                skipped.append("digital wallet token transition \(Self.printable(event.token)) (no card_token)")
+                continue
+            }
+            if let state = event.state, !state.isEmpty { wire.state = state }
+            guard let token = MarqetaMapping.walletToken(wire) else {
+                skipped.append("digital wallet token transition \(Self.printable(event.token))")
+                continue
+            }
             let tokenEvent = WalletTokenEvent(card: CardRef(id: card), token: token)
             events.append(
                 GatewayEvent(
                     id: event.token ?? "", providerKind: .marqeta, occurredAt: MarqetaMapping.date(event.createdTime),
-                    providerType: "digitalwallettokentransitions." + (event.type ?? token.providerStatus.lowercased()),
+                    providerType: "digitalwallettokentransition."
+                        + (event.type ?? "state." + token.providerStatus.lowercased()),
                     event: token.status == .requested
                         ? .walletTokenCreated(tokenEvent) : .walletTokenUpdated(tokenEvent)
                 ))
         }
-        if events.isEmpty {
-            logger.debug(
-                "marqeta webhook without card or digital wallet token transitions",
-                metadata: ["provider": .string(instance)])
+        if !skipped.isEmpty {
+            logger.warning(
+                "marqeta webhook objects skipped: they lack the members an event needs",
+                metadata: ["provider": .string(instance), "skipped": .string(skipped.joined(separator: ", "))])
+        }
+        if categories.isDisjoint(with: MarqetaWireWebhook.knownCategories) {
+            logger.info(
+                "marqeta webhook of categories the adapter does not read: no events",
+                metadata: [
+                    "provider": .string(instance),
+                    "categories": .string(categories.sorted().map { Self.printable($0) }.joined(separator: ",")),
+                ])
         }
         return events
+    }
+
+    /// The body's top-level keys, after checking that it is a JSON object of arrays.
+    private func categoryNames(_ body: Data) throws -> Set<String> {
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+            throw unreadable("it is not a JSON object")
+        }
+        for (key, value) in object where !(value is [Any]) {
+            throw unreadable("its member \(Self.printable(key)) is not an array of events")
+        }
+        return Set(object.keys)
+    }
+
+    private func unreadable(_ reason: String) -> CardGatewayError {
+        CardGatewayError(
+            .invalidResponse, "Marqeta's webhook body could not be read: \(reason)", provider: instance,
+            providerKind: .marqeta
+        )
+    }
+
+    /// An identifier or a key for a log line or an error: letters, digits, `_`, `-` and `.`, at most 64 characters.
+    static func printable(_ text: String?) -> String {
+        guard let text, !text.isEmpty else { return "(none)" }
+        let kept = text.unicodeScalars.filter {
+            ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
+                || "_-.".unicodeScalars.contains($0)
+        }
+        let cleaned = String(String.UnicodeScalarView(kept.prefix(64)))
+        return cleaned.isEmpty ? "(unprintable)" : cleaned
     }
 
     private func refused(_ message: String) -> CardGatewayError {

@@ -310,10 +310,21 @@ struct MarqetaWireError: Decodable, Sendable {
     }
 }
 
-/// A webhook delivery: one array per event category (`cardtransitions`, `digitalwallettokentransitions`, …).
+/// A webhook delivery: a JSON object with one array per event category. The categories the adapter reads, each under
+/// the key Marqeta publishes for it (Providers/Marqeta/README.md, "Webhooks", has the sources):
+/// - `cards`: card transitions (developer-guides/mq-eu-synchronizing-dwts-card-state, "Transitioning cards");
+///   `cardtransitions` is read too (unconfirmed: the adapter's earlier reading, the plural of the `cardtransition`
+///   event type, as `threedstransitions` is published for `threedstransition`);
+/// - `digitalwallettokentransitions`: digital wallet token transitions (unconfirmed: no Marqeta page publishes a whole
+///   body; the plural of the `digitalwallettokentransition` event type).
+/// Each object is a `card_transition_response` / `digital_wallet_token_transition_response` (the document's names).
 struct MarqetaWireWebhook: Decodable, Sendable {
+    var cards: [CardTransitionEvent]?
     var cardtransitions: [CardTransitionEvent]?
     var digitalwallettokentransitions: [WalletTokenTransitionEvent]?
+
+    /// The top-level keys the adapter reads.
+    static let knownCategories: Set<String> = ["cards", "cardtransitions", "digitalwallettokentransitions"]
 
     struct CardTransitionEvent: Decodable, Sendable {
         var token: String?
@@ -331,6 +342,8 @@ struct MarqetaWireWebhook: Decodable, Sendable {
         }
     }
 
+    /// `digital_wallet_token_transition_response`: `digital_wallet_token` is a `digital_wallet_token_hash` (`token`
+    /// required, `card_token` optional); a fuller token object is read as well.
     struct WalletTokenTransitionEvent: Decodable, Sendable {
         var token: String?
         var type: String?

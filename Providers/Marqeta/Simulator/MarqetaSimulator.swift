@@ -214,7 +214,7 @@ public struct MarqetaSimulator: ProviderSimulator {
                 "type": type, "channel": channel,
                 "fulfillment_status": updated.fulfillmentStatus, "card_product_token": card.cardProductToken,
                 "last_four": card.lastFour, "pan": updated.maskedPAN,
-                "barcode": updated.barcode, "pin_is_set": false, "expiration": card.expiration,
+                "barcode": updated.barcode, "pin_is_set": false, "expedite": false, "expiration": card.expiration,
                 "expiration_time": Self.expirationTime(card.expiration),
                 "created_time": Self.timestamp(now),
             ]
@@ -282,8 +282,9 @@ public struct MarqetaSimulator: ProviderSimulator {
                     "token_service_provider": "TOKEN_PROVIDER_VISA",
                     "opaque_payment_card": opaque.base64EncodedString(),
                     "user_address": [
-                        "name": "Sim Cardholder", "address1": "180 Grand Ave", "city": "Oakland", "state": "CA",
-                        "postal_code": "94612", "country": "US",
+                        "name": "Sim Cardholder", "address1": "180 Grand Ave", "address2": "Suite 500",
+                        "city": "Oakland", "state": "CA", "postal_code": "94612", "country": "US",
+                        "phone": "5105550100",
                     ],
                 ] as [String: Any],
             ])
@@ -371,8 +372,8 @@ public struct MarqetaSimulator: ProviderSimulator {
     /// `POST /digitalwallettokentransitions`: `digital_wallet_token.token` (and `card_token`, if given, must be the
     /// token's card), `state` `ACTIVE`, `SUSPENDED` or `TERMINATED`. A transition the token's state does not allow
     /// answers 422 (`TERMINATED` and `REQUEST_DECLINED` are final: 422003; the state it is already in: 422004).
-    /// Idempotent by `token`. The answer's `digital_wallet_token` is `{token, card_token}` only
-    /// (`digital_wallet_token_transition_response`).
+    /// Idempotent by `token`. The answer's `digital_wallet_token` is `{token}` only, as in Marqeta's example answer
+    /// (../shared/specs/marqeta-examples/post-digitalwallettokentransitions.response-201.json).
     private func tokenTransition(_ body: Data) throws -> SimulatedResponse {
         let object = try jsonObject(body)
         guard let reference = object["digital_wallet_token"] as? [String: Any] else {
@@ -427,7 +428,8 @@ public struct MarqetaSimulator: ProviderSimulator {
                 "token": given ?? state.ids.uuid(), "state": target, "type": type,
                 "channel": object["channel"] as? String ?? "API", "created_time": Self.timestamp(now),
                 "fulfillment_status": "PROVISIONED",
-                "digital_wallet_token": ["token": stored.token, "card_token": stored.cardToken],
+                // Marqeta's example answer: `digital_wallet_token` is `{token}` only.
+                "digital_wallet_token": ["token": stored.token],
             ]
             if let reasonCode = object["reason_code"] as? String { answer["reason_code"] = reasonCode }
             if let reason = object["reason"] as? String { answer["reason"] = reason }

@@ -15,7 +15,8 @@ struct SimulatedClientAccessToken: Sendable {
 /// Card details for Marqeta.js: `POST /v3/users/auth/clientaccesstoken` (Marqeta's Core API) and a front-end read.
 ///
 /// - `POST /v3/users/auth/clientaccesstoken {card_token, application_token?}` (HTTP Basic like every Core API call):
-///   201 with `client_access_token_response` (`token`, `card_token`, `created`, `expires`), the token bound to the card
+///   201 with `client_access_token_response` in the shape of Marqeta's example answer (`created`, `expires`, `token`;
+///   ../shared/specs/marqeta-examples/post-users-auth-clientaccesstoken.response-201.json), the token bound to the card
 ///   and expiring ``clientAccessTokenLifetime`` after `created` on the simulator's clock ("unredeemed client access
 ///   tokens expire after five minutes", Create client access token). An unknown card is 400 `400620` (the document
 ///   declares 400, 401 and 500 here).
@@ -69,10 +70,7 @@ extension MarqetaSimulator {
         state.clientAccessTokens.put(token, issued)
         return .json(
             201,
-            [
-                "token": token, "card_token": cardToken, "created": Self.timestamp(issued.created),
-                "expires": Self.timestamp(issued.expires),
-            ])
+            ["token": token, "created": Self.timestamp(issued.created), "expires": Self.timestamp(issued.expires)])
     }
 
     private func readCardForFrames(_ request: Request, card cardToken: String) -> SimulatedResponse {

@@ -61,20 +61,45 @@ struct SimulatedWalletToken: Sendable {
     /// `token_service_provider.pan_reference_id` (required by the swagger's `token_service_provider`; 50 char max).
     var panReferenceID: String { "V-" + MarqetaSimulator.digits(of: "pan_reference_id|" + cardToken, count: 20) }
 
-    /// The `digital_wallet_token` resource of the listings.
+    /// The `digital_wallet_token` resource of the listings, with every member Marqeta's example token shows
+    /// (../shared/specs/marqeta-examples/get-digitalwallettokens-card-card_token.response-200.json); the values are
+    /// the simulator's own (the IP address is from the documentation range 203.0.113.0/24).
     func json() -> [String: Any] {
-        [
+        let decision = state == "REQUESTED" ? "DECISION_YELLOW" : "DECISION_GREEN"
+        return [
             "token": token, "card_token": cardToken, "state": state, "state_reason": "",
             "fulfillment_status": state == "REQUESTED" ? "DECISION_YELLOW" : "PROVISIONED",
+            "issuer_eligibility_decision": "0000",
             "created_time": MarqetaSimulator.timestamp(created),
             "last_modified_time": MarqetaSimulator.timestamp(lastModified),
             "token_service_provider": [
                 "token_requestor_name": requestor, "token_reference_id": "DNITHE" + String(token.suffix(12)),
-                "pan_reference_id": panReferenceID,
-                "token_type": "DEVICE_SECURE_ELEMENT",
+                "pan_reference_id": panReferenceID, "token_requestor_id": requestorID,
+                "token_type": "DEVICE_SECURE_ELEMENT", "token_eligibility_decision": decision, "token_score": "01",
             ],
-            "device": ["type": deviceType, "name": "Simulated device"],
+            "device": [
+                "type": deviceType, "name": "Simulated device", "device_id": "sim_device_" + String(token.suffix(4)),
+                "ip_address": "203.0.113.10", "language_code": "eng", "location": "+37.81/-122.26",
+                "phone_number": "15105550100",
+            ],
+            "address_verification": [
+                "name": "Sim Cardholder", "street_address": "180 Grand Ave", "postal_code": "94612",
+            ],
+            "wallet_provider_profile": [
+                "account": ["score": "01"], "device_score": "01", "pan_source": "ON_FILE",
+                "risk_assessment": ["score": decision, "version": "0001.00"],
+            ],
         ]
+    }
+
+    /// `token_service_provider.token_requestor_id`: the 11-digit ids card networks give the three wallets
+    /// (the simulator's values).
+    var requestorID: String {
+        switch requestor {
+        case "APPLE_PAY": "40010030273"
+        case "ANDROID_PAY": "40010075001"
+        default: "40010043095"
+        }
     }
 }
 

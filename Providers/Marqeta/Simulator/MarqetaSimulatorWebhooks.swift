@@ -3,44 +3,59 @@ import Crypto
 import Foundation
 
 extension MarqetaSimulator {
-    /// A webhook as Marqeta would deliver it for a card transition: `{"cardtransitions": [ … ]}`, with the webhook's
-    /// Basic credentials and `X-Marqeta-Signature` (hex HMAC-SHA256 of the body with the secret).
+    /// A card transition webhook as Marqeta publishes one (developer-guides/mq-eu-synchronizing-dwts-card-state,
+    /// "Transitioning cards"): `{"cards": [ … ]}`, each object a `card_transition_response` (every member the
+    /// document requires: the card's `pan` masked, `barcode`, `expiration`, …, and `validations.user` as Marqeta's
+    /// example shows it), with the webhook's Basic credentials and `X-Marqeta-Signature`.
     public func signedCardTransitionWebhook(
-        card: String, state cardState: String, type: String, secret: String = Seed.webhookSecret,
-        username: String = Seed.webhookUsername,
+        card: String, state cardState: String, type: String, reasonCode: String = "14",
+        secret: String = Seed.webhookSecret, username: String = Seed.webhookUsername,
         password: String = Seed.webhookPassword
     ) -> (headers: [(String, String)], body: Data) {
-        let stored = state.cards.get(card)
+        let stored = state.cards.get(card) ?? Seed.cards[0]
         let event: [String: Any] = [
             "token": "ct_" + String(Self.hex(SHA256.hash(data: Data("\(card)|\(cardState)|\(type)".utf8))).prefix(24)),
-            "card_token": card,
-            "user_token": stored?.userToken ?? Seed.userToken, "state": cardState, "type": type, "channel": "API",
+            "card_token": card, "user_token": stored.userToken, "state": cardState, "type": type,
+            "reason": "Card \(cardState.lowercased())", "reason_code": reasonCode, "channel": "API",
+            "fulfillment_status": stored.fulfillmentStatus, "card_product_token": stored.cardProductToken,
+            "last_four": stored.lastFour, "pan": stored.maskedPAN, "barcode": stored.barcode, "pin_is_set": false,
+            "expiration": stored.expiration, "expiration_time": Self.expirationTime(stored.expiration),
+            "validations": [
+                "user": ["birth_date": false, "phone": false, "random_name_line1_postfix": false, "ssn": false]
+            ],
             "created_time": Self.timestamp(simulationClock.now()),
         ]
-        let body =
-            (try? JSONSerialization.data(
-                withJSONObject: ["cardtransitions": [event]], options: [.sortedKeys, .withoutEscapingSlashes]))
-            ?? Data()
-        return signed(body: body, secret: secret, username: username, password: password)
+        return signed(
+            body: Self.webhookBody(category: Self.cardTransitionCategory, event), secret: secret, username: username,
+            password: password)
     }
 
-    /// A webhook for a digital wallet token transition: `{"digitalwallettokentransitions": [ … ]}`.
+    /// A digital wallet token transition webhook: `{"digitalwallettokentransitions": [ … ]}`, each object a
+    /// `digital_wallet_token_transition_response` whose `digital_wallet_token` is the document's
+    /// `digital_wallet_token_hash` (`token`, `card_token`). The category key is **unconfirmed** (no Marqeta page
+    /// publishes a whole body; it is the plural of the `digitalwallettokentransition` event type).
     public func signedTokenTransitionWebhook(
         token: String, state tokenState: String, type: String
     ) -> (headers: [(String, String)], body: Data) {
-        var dwt = state.tokens.get(token)?.json() ?? ["token": token, "card_token": Seed.walletCard]
-        dwt["state"] = tokenState
+        let card = state.tokens.get(token)?.cardToken ?? Seed.walletCard
         let event: [String: Any] = [
             "token": "dwtt_" + String(Self.hex(SHA256.hash(data: Data("\(token)|\(tokenState)".utf8))).prefix(24)),
-            "state": tokenState, "type": type,
-            "channel": "TOKEN_SERVICE_PROVIDER", "created_time": Self.timestamp(simulationClock.now()),
-            "digital_wallet_token": dwt,
+            "state": tokenState, "type": type, "channel": "TOKEN_SERVICE_PROVIDER",
+            "fulfillment_status": tokenState == "REQUESTED" ? "DECISION_YELLOW" : "PROVISIONED",
+            "created_time": Self.timestamp(simulationClock.now()),
+            "digital_wallet_token": ["token": token, "card_token": card],
         ]
-        let body =
-            (try? JSONSerialization.data(
-                withJSONObject: ["digitalwallettokentransitions": [event]],
-                options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return signed(body: body)
+        return signed(body: Self.webhookBody(category: Self.tokenTransitionCategory, event))
+    }
+
+    /// The key of card transition webhooks: `cards` (Marqeta's published example).
+    public static let cardTransitionCategory = "cards"
+    /// The key of digital wallet token transition webhooks (unconfirmed, see above).
+    public static let tokenTransitionCategory = "digitalwallettokentransitions"
+
+    static func webhookBody(category: String, _ event: [String: Any]) -> Data {
+        (try? JSONSerialization.data(
+            withJSONObject: [category: [event]], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
     }
 
     /// Signs any body as the simulator's webhook would: Basic credentials and `X-Marqeta-Signature`.
