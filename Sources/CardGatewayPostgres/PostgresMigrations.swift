@@ -76,6 +76,21 @@ public enum PostgresMigrations {
                 "CREATE INDEX cardgateway_provisioning_journal_card ON cardgateway_provisioning_journal (card, id)",
                 "CREATE INDEX cardgateway_provisioning_journal_at ON cardgateway_provisioning_journal (at)",
             ]),
+        PostgresMigration(
+            version: 4, name: "rate limits",
+            statements: [
+                """
+                CREATE TABLE cardgateway_rate_limits (
+                    scope text NOT NULL,
+                    key text NOT NULL,
+                    tokens double precision NOT NULL,
+                    granted boolean NOT NULL,
+                    updated_at timestamptz NOT NULL,
+                    PRIMARY KEY (scope, key)
+                )
+                """,
+                "CREATE INDEX cardgateway_rate_limits_updated ON cardgateway_rate_limits (updated_at)",
+            ]),
     ]
 
     /// Applies the migrations the database lacks; returns their versions. `lockWait` bounds the wait for another

@@ -1,4 +1,5 @@
 import CardGateway
+import Foundation
 import Logging
 import NIOSSL
 import PostgresNIO
@@ -23,6 +24,8 @@ public final class PostgresStores: Service, Sendable {
     public let credentialReferences: PostgresCredentialReferenceStore
     public let operationLedger: PostgresOperationLedger
     public let provisioningJournal: PostgresProvisioningJournal
+    /// Rate limits every instance counts in together (the provisioning server's card details and PIN limit).
+    public let rateLimits: PostgresRateLimits
     let database: PostgresDatabase
 
     public init(
@@ -59,6 +62,7 @@ public final class PostgresStores: Service, Sendable {
         self.operationLedger = PostgresOperationLedger(
             database: database, retention: configuration.ledgerRetention, clock: configuration.ledgerClock)
         self.provisioningJournal = PostgresProvisioningJournal(database: database)
+        self.rateLimits = PostgresRateLimits(database: database)
     }
 
     /// What the pool has done for these stores so far: leases, waits for a connection, peaks.
@@ -98,8 +102,8 @@ public final class PostgresStores: Service, Sendable {
         }
     }
 
-    /// Runs the connection pool, and deletes expired ledger records every ``PostgresStoreConfiguration/purgeInterval``,
-    /// until cancelled or shut down gracefully.
+    /// Runs the connection pool, and deletes expired ledger records and idle rate limit buckets every
+    /// ``PostgresStoreConfiguration/purgeInterval``, until cancelled or shut down gracefully.
     public func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.client.run() }
@@ -109,6 +113,8 @@ public final class PostgresStores: Service, Sendable {
                         try? await Task.sleep(for: self.configuration.purgeInterval)
                         if Task.isCancelled { break }
                         _ = try? await self.operationLedger.purgeExpired()
+                        _ = try? await self.rateLimits.purgeIdle(
+                            before: Date().addingTimeInterval(-PostgresRateLimits.idleRetention.seconds))
                     }
                 }
             }
