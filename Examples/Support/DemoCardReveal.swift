@@ -125,6 +125,9 @@ extension DemoSteps {
                 return
                     "the app deciphered a \(pin.count)-digit PIN with its own key (the backend relayed an encrypted block)"
             case .pinChange:
+                // The app makes the new PIN block and the 16-digit token it encrypts it with (Adyen's
+                // PinChangeRequest.token: "The 16-digit token that you used to generate the encryptedPinBlock"): nothing
+                // of a PIN reveal is needed or used.
                 let change = try AdyenSimulatedApp.pinChange(pin: "2580", key: app.key)
                 let session = try await gateway.revealSession(
                     RevealSessionRequest(

@@ -15,6 +15,10 @@ import PostgresNIO
 public struct PostgresRateLimits: Sendable {
     let database: PostgresDatabase
 
+    /// How far below `cost` a refilled bucket still counts as holding it: the refill is floating-point arithmetic, and
+    /// 30 s at two tokens a minute must give the whole token back.
+    static let tolerance = 1e-9
+
     /// The provisioning server's card details and PIN calls, per user.
     public static let cardRevealScope = "cardReveal"
 
@@ -46,9 +50,9 @@ public struct PostgresRateLimits: Sendable {
                 VALUES (\(scope), \(key), \(capacity - cost), \(now), true)
                 ON CONFLICT (scope, key) DO UPDATE SET
                     tokens = LEAST(\(capacity)::float8, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM (\(now)::timestamptz - b.updated_at))::float8) * \(perSecond)::float8)
-                        - CASE WHEN LEAST(\(capacity)::float8, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM (\(now)::timestamptz - b.updated_at))::float8) * \(perSecond)::float8) >= \(cost)::float8
+                        - CASE WHEN LEAST(\(capacity)::float8, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM (\(now)::timestamptz - b.updated_at))::float8) * \(perSecond)::float8) >= \(cost - Self.tolerance)::float8
                                THEN \(cost)::float8 ELSE 0 END,
-                    granted = LEAST(\(capacity)::float8, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM (\(now)::timestamptz - b.updated_at))::float8) * \(perSecond)::float8) >= \(cost)::float8,
+                    granted = LEAST(\(capacity)::float8, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM (\(now)::timestamptz - b.updated_at))::float8) * \(perSecond)::float8) >= \(cost - Self.tolerance)::float8,
                     updated_at = GREATEST(b.updated_at, \(now)::timestamptz)
                 RETURNING tokens, granted
                 """

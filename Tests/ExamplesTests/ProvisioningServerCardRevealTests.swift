@@ -88,11 +88,14 @@ struct RevealFixture: Sendable {
     static let bobCard = "bob-card"
 
     let backend = FakeRevealBackend()
+    /// The server's log, at `logLevel` (critical by default: what `--log-level critical` sets).
     let logs = LogCapture()
+    /// The audit trail, on its own logger.
+    let audit = LogCapture()
     let server: ProvisioningServer
 
     init(
-        policy: CardRevealPolicy = CardRevealPolicy(),
+        policy: CardRevealPolicy = CardRevealPolicy(), rateLimitPerUser: Int = 0, logLevel: Logger.Level = .critical,
         authenticator: (@Sendable (InMemoryCardDirectory) throws -> any Authenticator)? = nil
     ) throws {
         let backend = self.backend
@@ -125,7 +128,7 @@ struct RevealFixture: Sendable {
                     baseURL: URL(string: "https://\(name).example")!, credentials: [:])
             )
         }
-        let logger = logs.logger(label: "provisioning-server.reveal-test")
+        let logger = logs.logger(label: "provisioning-server.reveal-test", level: logLevel)
         let gateway = try CardGateway(
             configuration: GatewayConfiguration(
                 providers: Dictionary(uniqueKeysWithValues: [instance("nonce"), instance("key"), instance("plain")]),
@@ -154,11 +157,13 @@ struct RevealFixture: Sendable {
                 ]
             ),
         ])
-        var configuration = ProvisioningServer.Configuration(rateLimitPerUser: 0, rateLimitPerAddress: 0)
+        var configuration = ProvisioningServer.Configuration(
+            maxRequestBodyBytes: 2048, rateLimitPerUser: rateLimitPerUser, rateLimitPerAddress: 0)
         configuration.cardReveal = policy
         server = ProvisioningServer(
             gateway: gateway, directory: directory, configuration: configuration,
-            authenticator: try authenticator?(directory), logger: logger
+            authenticator: try authenticator?(directory), logger: logger,
+            auditLogger: audit.logger(label: "provisioning-server.audit", level: .notice)
         )
     }
 
@@ -167,7 +172,7 @@ struct RevealFixture: Sendable {
     }
 
     /// The audit lines written so far.
-    var auditRecords: [CapturedLogRecord] { logs.all.filter { $0.metadata["audit"] == "cardReveal" } }
+    var auditRecords: [CapturedLogRecord] { audit.all.filter { $0.metadata["audit"] == "cardReveal" } }
 }
 
 @Suite("Provisioning server: card details and PIN", .timeLimit(.minutes(5)))
@@ -215,7 +220,7 @@ struct ProvisioningServerCardRevealTests {
             let nonce = "ephkn_pub_relayedNonce123"
             let session = try await client.send(
                 .post, "/v1/cards/\(F.nonceCard)/reveal/cardDetails", token: F.aliceToken,
-                json: #"{"clientNonce":"\#(nonce)","apiVersion":"2024-06-20"}"#
+                json: #"{"flow":"clientNonce","clientNonce":"\#(nonce)","apiVersion":"2024-06-20"}"#
             )
             #expect(session.status == 200, "\(session.text)")
             #expect(session.header("Cache-Control") == "no-store")
@@ -248,17 +253,17 @@ struct ProvisioningServerCardRevealTests {
 
             let details = try await client.send(
                 .post, "/v1/cards/\(F.keyCard)/reveal/cardDetails", token: F.aliceToken,
-                json: #"{"encryptedKey":"QUJDREVGR0g="}"#)
+                json: #"{"flow":"encryptedSessionKey","encryptedKey":"QUJDREVGR0g="}"#)
             #expect(try details.json()["encryptedData"] == .string(FakeRevealBackend.encryptedData))
             let pin = try await client.send(
                 .post, "/v1/cards/\(F.keyCard)/reveal/pinReveal", token: F.aliceToken,
-                json: #"{"encryptedKey":"75989E8881284D10"}"#)
+                json: #"{"flow":"encryptedSessionKey","encryptedKey":"75989E8881284D10"}"#)
             #expect(try pin.json()["encryptedPinBlock"] == .string(FakeRevealBackend.encryptedPINBlock))
             #expect(try pin.json()["pinToken"] == .string(FakeRevealBackend.pinToken))
             let change = try await client.send(
                 .post, "/v1/cards/\(F.keyCard)/reveal/pinChange", token: F.aliceToken,
                 json:
-                    #"{"encryptedKey":"75989E8881284D10","encryptedPinBlock":"63E5060591EF65F4","pinToken":"5555341244441115"}"#
+                    #"{"flow":"encryptedSessionKey","encryptedKey":"75989E8881284D10","encryptedPinBlock":"63E5060591EF65F4","pinToken":"5555341244441115"}"#
             )
             #expect(change.status == 200, "\(change.text)")
             #expect(try change.json()["pinChangeStatus"] == .string("completed"))
@@ -275,10 +280,10 @@ struct ProvisioningServerCardRevealTests {
         try await fixture.withClient { client in
             let foreign = try await client.send(
                 .post, "/v1/cards/\(F.bobCard)/reveal/cardDetails", token: F.aliceToken,
-                json: #"{"encryptedKey":"QUJD"}"#)
+                json: #"{"flow":"encryptedSessionKey","encryptedKey":"QUJD"}"#)
             let unknown = try await client.send(
                 .post, "/v1/cards/no-such-card/reveal/cardDetails", token: F.aliceToken,
-                json: #"{"encryptedKey":"QUJD"}"#)
+                json: #"{"flow":"encryptedSessionKey","encryptedKey":"QUJD"}"#)
             #expect(foreign.status == 404)
             #expect(unknown.status == 404)
             #expect(try foreign.problem()["detail"] == unknown.problem()["detail"])
@@ -291,15 +296,17 @@ struct ProvisioningServerCardRevealTests {
             #expect(try notOffered.problem()["code"] == .string("unsupported"))
             let notOfferedSession = try await client.send(
                 .post, "/v1/cards/\(F.nonceCard)/reveal/pinReveal", token: F.aliceToken,
-                json: #"{"encryptedKey":"QUJD"}"#)
+                json: #"{"flow":"encryptedSessionKey","encryptedKey":"QUJD"}"#)
             #expect(notOfferedSession.status == 409)
             // Bob reaches his own card.
             let own = try await client.send(
-                .post, "/v1/cards/\(F.bobCard)/reveal/cardDetails", token: F.bobToken, json: #"{"encryptedKey":"QUJD"}"#
+                .post, "/v1/cards/\(F.bobCard)/reveal/cardDetails", token: F.bobToken,
+                json: #"{"flow":"encryptedSessionKey","encryptedKey":"QUJD"}"#
             )
             #expect(own.status == 200)
             let unauthenticated = try await client.send(
-                .post, "/v1/cards/\(F.bobCard)/reveal/cardDetails", token: nil, json: #"{"encryptedKey":"QUJD"}"#)
+                .post, "/v1/cards/\(F.bobCard)/reveal/cardDetails", token: nil,
+                json: #"{"flow":"encryptedSessionKey","encryptedKey":"QUJD"}"#)
             #expect(unauthenticated.status == 401)
         }
         #expect(fixture.backend.total == 1)
@@ -310,36 +317,108 @@ struct ProvisioningServerCardRevealTests {
         let fixture = try F()
         try await fixture.withClient { client in
             let cases: [(uri: String, body: String, field: String)] = [
-                ("/v1/cards/\(F.keyCard)/reveal/pinReveal", "{}", "encryptedKey"),
-                ("/v1/cards/\(F.keyCard)/reveal/pinChange", #"{"encryptedKey":"QUJD"}"#, "encryptedPinBlock"),
+                ("/v1/cards/\(F.keyCard)/reveal/pinReveal", #"{"flow":"encryptedSessionKey"}"#, "encryptedKey"),
+                ("/v1/cards/\(F.keyCard)/reveal/pinReveal", "{}", "flow"),
                 (
-                    "/v1/cards/\(F.keyCard)/reveal/cardDetails", #"{"encryptedKey":"QUJD","clientNonce":"n1"}"#,
+                    "/v1/cards/\(F.keyCard)/reveal/cardDetails",
+                    #"{"flow":"encryptedSessionKey","encryptedKey":"QUJD","clientNonce":"n1"}"#, "clientNonce"
+                ),
+                ("/v1/cards/\(F.nonceCard)/reveal/cardDetails", #"{"flow":"clientNonce"}"#, "clientNonce"),
+                (
+                    "/v1/cards/\(F.nonceCard)/reveal/cardDetails",
+                    #"{"flow":"clientNonce","clientNonce":"bad nonce\n"}"#,
                     "clientNonce"
                 ),
-                ("/v1/cards/\(F.nonceCard)/reveal/cardDetails", "{}", "clientNonce"),
-                ("/v1/cards/\(F.nonceCard)/reveal/cardDetails", #"{"clientNonce":"bad nonce\n"}"#, "clientNonce"),
-                ("/v1/cards/\(F.nonceCard)/reveal/cardDetails", #"{"clientNonce":""}"#, "clientNonce"),
                 (
-                    "/v1/cards/\(F.nonceCard)/reveal/cardDetails", #"{"clientNonce":"n1","apiVersion":"2024 06"}"#,
-                    "apiVersion"
+                    "/v1/cards/\(F.nonceCard)/reveal/cardDetails", #"{"flow":"clientNonce","clientNonce":""}"#,
+                    "clientNonce"
+                ),
+                (
+                    "/v1/cards/\(F.nonceCard)/reveal/cardDetails",
+                    #"{"flow":"clientNonce","clientNonce":"n1","apiVersion":"2024 06"}"#, "apiVersion"
+                ),
+                // Stripe's Elements keys need 2020-03-02 or later (the document's pattern).
+                (
+                    "/v1/cards/\(F.nonceCard)/reveal/cardDetails",
+                    #"{"flow":"clientNonce","clientNonce":"n1","apiVersion":"2020-03-01"}"#, "apiVersion"
+                ),
+                (
+                    "/v1/cards/\(F.keyCard)/reveal/pinChange",
+                    #"{"flow":"encryptedSessionKey","encryptedKey":"QUJD","encryptedPinBlock":"AB12","pinToken":"12345"}"#,
+                    "pinToken"
                 ),
             ]
             for (uri, body, field) in cases {
                 let reply = try await client.send(.post, uri, token: F.aliceToken, json: body)
                 #expect(reply.status == 400, "\(uri) \(body): \(reply.text)")
                 let fields = try reply.problem()["errors"]?.arrayValue?.compactMap { $0["field"]?.stringValue } ?? []
-                #expect(fields.contains(field), "\(uri) \(body): \(fields)")
+                #expect(fields.contains(field) || (field == "flow" && reply.status == 400), "\(uri) \(body): \(fields)")
                 #expect(!reply.text.contains("bad nonce"))
             }
             let unknownMember = try await client.send(
                 .post, "/v1/cards/\(F.keyCard)/reveal/cardDetails", token: F.aliceToken,
-                json: #"{"encryptedKey":"QUJD","pan":"4111"}"#)
+                json: #"{"flow":"encryptedSessionKey","encryptedKey":"QUJD","pan":"4111"}"#)
             #expect(unknownMember.status == 400)
             let unknownPurpose = try await client.send(
-                .post, "/v1/cards/\(F.keyCard)/reveal/showpan", token: F.aliceToken, json: "{}")
+                .post, "/v1/cards/\(F.keyCard)/reveal/showpan", token: F.aliceToken, json: #"{"flow":"secureLink"}"#)
             #expect(unknownPurpose.status == 400 || unknownPurpose.status == 404)
         }
         #expect(fixture.backend.total == 0)
+    }
+
+    @Test(
+        "a schema-valid body for another flow than the card's, or an encrypted-session-key body of another purpose: 409 wrongRevealFlow naming the fields, nothing sent"
+    )
+    func wrongFlow() async throws {
+        let fixture = try F()
+        try await fixture.withClient { client in
+            let document = try await client.send(.get, "/openapi.json", token: nil).json()
+            let cases: [(uri: String, body: String, fields: [String], expected: String)] = [
+                // The case the schema allowed and the server refused with 400 before: a nonce for a card without one.
+                (
+                    "/v1/cards/\(F.keyCard)/reveal/cardDetails", #"{"flow":"clientNonce","clientNonce":"n1"}"#,
+                    ["flow", "clientNonce"], "send flow encryptedSessionKey with encryptedKey"
+                ),
+                (
+                    "/v1/cards/\(F.nonceCard)/reveal/cardDetails", #"{"flow":"secureLink"}"#, ["flow"],
+                    "send flow clientNonce with clientNonce"
+                ),
+                (
+                    "/v1/cards/\(F.nonceCard)/reveal/cardDetails",
+                    #"{"flow":"encryptedPIN","encryptedPinBlock":"QUJD"}"#,
+                    ["flow", "encryptedPinBlock"], "send flow clientNonce with clientNonce"
+                ),
+                // Adyen: the new PIN's block and token go with pinChange, and only there.
+                (
+                    "/v1/cards/\(F.keyCard)/reveal/pinChange", #"{"flow":"encryptedSessionKey","encryptedKey":"QUJD"}"#,
+                    ["encryptedPinBlock", "pinToken"],
+                    "send flow encryptedSessionKey with encryptedKey, encryptedPinBlock, pinToken"
+                ),
+                (
+                    "/v1/cards/\(F.keyCard)/reveal/pinReveal",
+                    #"{"flow":"encryptedSessionKey","encryptedKey":"QUJD","encryptedPinBlock":"AB12","pinToken":"5555341244441115"}"#,
+                    ["encryptedPinBlock", "pinToken"], "send flow encryptedSessionKey with encryptedKey"
+                ),
+            ]
+            for (uri, body, fields, expected) in cases {
+                let reply = try await client.send(.post, uri, token: F.aliceToken, json: body)
+                #expect(reply.status == 409, "\(uri) \(body): \(reply.text)")
+                let problem = try reply.problem()
+                #expect(problem["type"] == .string("urn:cardgateway:problem:wrongRevealFlow"))
+                #expect(problem["detail"]?.stringValue?.contains(expected) == true, "\(problem)")
+                let named = problem["errors"]?.arrayValue?.compactMap { $0["field"]?.stringValue } ?? []
+                #expect(named == fields, "\(uri) \(body): \(named)")
+            }
+            // The document says so: the 409 of the session lists this refusal, and the body names its flow.
+            let conflict = document["components"]?["responses"]?["Conflict"]?["description"]?.stringValue ?? ""
+            #expect(conflict.contains("wrongRevealFlow"))
+            let request = document["components"]?["schemas"]?["RevealSessionRequest"]
+            #expect(request?["discriminator"]?["propertyName"] == .string("flow"))
+            #expect(request?["oneOf"]?.arrayValue?.count == RevealFlow.allCases.count)
+        }
+        #expect(fixture.backend.total == 0)
+        #expect(fixture.auditRecords.count == 5)
+        #expect(fixture.auditRecords.allSatisfy { $0.metadata["reason"] == "wrongRevealFlow" })
     }
 
     @Test("the reveal routes' own rate limit: 429 with Retry-After past it, nothing sent; another user is still served")
@@ -349,7 +428,7 @@ struct ProvisioningServerCardRevealTests {
             for _ in 0..<2 {
                 let reply = try await client.send(
                     .post, "/v1/cards/\(F.keyCard)/reveal/cardDetails", token: F.aliceToken,
-                    json: #"{"encryptedKey":"QUJD"}"#)
+                    json: #"{"flow":"encryptedSessionKey","encryptedKey":"QUJD"}"#)
                 #expect(reply.status == 200)
             }
             let limited = try await client.send(
@@ -359,11 +438,12 @@ struct ProvisioningServerCardRevealTests {
             #expect(Int(limited.header("Retry-After") ?? "") ?? 0 >= 1)
             let limitedSession = try await client.send(
                 .post, "/v1/cards/\(F.keyCard)/reveal/cardDetails", token: F.aliceToken,
-                json: #"{"encryptedKey":"QUJD"}"#)
+                json: #"{"flow":"encryptedSessionKey","encryptedKey":"QUJD"}"#)
             #expect(limitedSession.status == 429)
             // Other routes keep the server's general limit (off here): the card itself is still served.
             let bob = try await client.send(
-                .post, "/v1/cards/\(F.bobCard)/reveal/cardDetails", token: F.bobToken, json: #"{"encryptedKey":"QUJD"}"#
+                .post, "/v1/cards/\(F.bobCard)/reveal/cardDetails", token: F.bobToken,
+                json: #"{"flow":"encryptedSessionKey","encryptedKey":"QUJD"}"#
             )
             #expect(bob.status == 200)
         }
@@ -385,21 +465,21 @@ struct ProvisioningServerCardRevealTests {
         try await fixture.withClient { client in
             _ = try await client.send(
                 .post, "/v1/cards/\(F.keyCard)/reveal/cardDetails", token: F.aliceToken,
-                json: #"{"encryptedKey":"\#(supplied[0])"}"#)
+                json: #"{"flow":"encryptedSessionKey","encryptedKey":"\#(supplied[0])"}"#)
             _ = try await client.send(
                 .post, "/v1/cards/\(F.nonceCard)/reveal/cardDetails", token: F.aliceToken,
-                json: #"{"clientNonce":"\#(supplied[1])"}"#)
+                json: #"{"flow":"clientNonce","clientNonce":"\#(supplied[1])"}"#)
             _ = try await client.send(
                 .post, "/v1/cards/\(F.keyCard)/reveal/pinReveal", token: F.aliceToken,
-                json: #"{"encryptedKey":"\#(supplied[0])"}"#)
+                json: #"{"flow":"encryptedSessionKey","encryptedKey":"\#(supplied[0])"}"#)
             _ = try await client.send(
                 .post, "/v1/cards/\(F.keyCard)/reveal/pinChange", token: F.aliceToken,
                 json:
-                    #"{"encryptedKey":"\#(supplied[0])","encryptedPinBlock":"\#(supplied[2])","pinToken":"\#(supplied[3])"}"#
+                    #"{"flow":"encryptedSessionKey","encryptedKey":"\#(supplied[0])","encryptedPinBlock":"\#(supplied[2])","pinToken":"\#(supplied[3])"}"#
             )
             _ = try await client.send(
                 .post, "/v1/cards/\(F.bobCard)/reveal/pinReveal", token: F.aliceToken,
-                json: #"{"encryptedKey":"\#(supplied[0])"}"#)
+                json: #"{"flow":"encryptedSessionKey","encryptedKey":"\#(supplied[0])"}"#)
             _ = try await client.send(
                 .get, "/v1/cards/\(F.keyCard)/reveal/offer?purpose=cardDetails", token: F.aliceToken)
         }
@@ -423,6 +503,67 @@ struct ProvisioningServerCardRevealTests {
             FakeRevealBackend.pinToken,
         ]
         #expect(fixture.logs.leaks(of: supplied + returned + ["PI_KEY_1", "ic_nonce_1"]) == [])
+        #expect(fixture.audit.leaks(of: supplied + returned + ["PI_KEY_1", "ic_nonce_1", F.aliceToken]) == [])
+    }
+
+    @Test(
+        "every refusal is audited, those before the handler too (no token, a bad token, both rate limits, a bad body, a body too large), with the server's log at critical"
+    )
+    func auditRefusals() async throws {
+        let fixture = try F(policy: CardRevealPolicy(rateLimitPerUser: 2), rateLimitPerUser: 5)
+        let session = "/v1/cards/\(F.keyCard)/reveal/cardDetails"
+        let valid = #"{"flow":"encryptedSessionKey","encryptedKey":"QUJD"}"#
+        let secretBody = #"{"flow":"encryptedSessionKey","encryptedKey":"U2VjcmV0S2V5OTk="}"#
+        let large = #"{"flow":"encryptedSessionKey","encryptedKey":"\#(String(repeating: "A", count: 4000))"}"#
+        let bobSession = "/v1/cards/\(F.bobCard)/reveal/pinReveal"
+        // (path, token, body, status, reason, user, card), in the order sent.
+        let expected:
+            [(uri: String, token: String?, body: String, status: Int, reason: String?, user: String?, card: String)] = [
+                // Before the handler: no token, a token no one holds (no user known).
+                (session, nil, valid, 401, "unauthenticated", nil, F.keyCard),
+                (session, "not-a-token-of-anyone", valid, 401, "unauthenticated", nil, F.keyCard),
+                // Bodies the decoding or the null check refuse; a body too large, refused before the routes.
+                (session, F.aliceToken, "{}", 400, "invalidRequest", "user-alice", F.keyCard),
+                (session, F.aliceToken, #"{"flow":null}"#, 400, "invalidRequest", "user-alice", F.keyCard),
+                (session, F.aliceToken, large, 413, "contentTooLarge", nil, F.keyCard),
+                // Two sessions served, then the reveal limit (2 a minute), then the server's limit per user (5 a minute:
+                // the two refused bodies and the three sessions spent it).
+                (session, F.aliceToken, secretBody, 200, nil, "user-alice", F.keyCard),
+                (session, F.aliceToken, valid, 200, nil, "user-alice", F.keyCard),
+                (session, F.aliceToken, valid, 429, "rateLimited", "user-alice", F.keyCard),
+                (session, F.aliceToken, valid, 429, "rateLimited", "user-alice", F.keyCard),
+                // Bob: another flow's body, another user's card.
+                (
+                    bobSession, F.bobToken, #"{"flow":"clientNonce","clientNonce":"n1"}"#, 409, "wrongRevealFlow",
+                    "user-bob", F.bobCard
+                ),
+                ("/v1/cards/\(F.keyCard)/reveal/pinReveal", F.bobToken, valid, 404, "notFound", "user-bob", F.keyCard),
+            ]
+        try await fixture.withClient { client in
+            for step in expected {
+                let reply = try await client.send(.post, step.uri, token: step.token, json: step.body)
+                #expect(reply.status == step.status, "\(step.uri) \(step.body.prefix(80)): \(reply.text)")
+            }
+        }
+        // The server's own log was at critical: it wrote nothing; the audit trail has every attempt.
+        #expect(fixture.logs.all.isEmpty, "\(fixture.logs.text)")
+        let records = fixture.auditRecords
+        #expect(records.count == expected.count, "\(records.map(\.rendered))")
+        for (record, expected) in zip(records, expected) {
+            #expect(record.level == .notice)
+            #expect(record.metadata["http.status"] == String(expected.status), "\(record.rendered)")
+            #expect(record.metadata["outcome"] == (expected.status == 200 ? "issued" : "refused"), "\(record.rendered)")
+            #expect(record.metadata["reason"] == expected.reason, "\(record.rendered)")
+            #expect(record.metadata["user.id"] == expected.user, "\(record.rendered)")
+            #expect(record.metadata["card.id"] == expected.card, "\(record.rendered)")
+            #expect(record.metadata["purpose"] != nil && record.metadata["request.id"] != nil)
+            #expect(record.metadata["at"] != nil)
+        }
+        // The served sessions name the instance, flow and material; the wrong flow names the card's flow.
+        #expect(records[5].metadata["provider"] == "key" && records[5].metadata["material"] == "encryptedData")
+        #expect(records[9].metadata["flow"] == "encryptedSessionKey")
+        #expect(fixture.audit.leaks(of: ["U2VjcmV0S2V5OTk=", F.aliceToken, F.bobToken, "not-a-token-of-anyone"]) == [])
+        #expect(fixture.backend.count("session") == 2)
     }
 }
 
@@ -478,7 +619,8 @@ struct ProvisioningServerCardRevealSignInTests {
         try await fixture.withClient { client in
             for token in [stale, absent] {
                 let session = try await client.send(
-                    .post, "/v1/cards/\(F.keyCard)/reveal/cardDetails", token: token, json: #"{"encryptedKey":"QUJD"}"#)
+                    .post, "/v1/cards/\(F.keyCard)/reveal/cardDetails", token: token,
+                    json: #"{"flow":"encryptedSessionKey","encryptedKey":"QUJD"}"#)
                 #expect(session.status == 401)
                 let problem = try session.problem()
                 #expect(problem["type"] == .string("urn:cardgateway:problem:recentSignInRequired"))
@@ -496,7 +638,8 @@ struct ProvisioningServerCardRevealSignInTests {
             }
             #expect(fixture.backend.total == 0 || fixture.backend.count("session") == 0)
             let served = try await client.send(
-                .post, "/v1/cards/\(F.keyCard)/reveal/cardDetails", token: fresh, json: #"{"encryptedKey":"QUJD"}"#)
+                .post, "/v1/cards/\(F.keyCard)/reveal/cardDetails", token: fresh,
+                json: #"{"flow":"encryptedSessionKey","encryptedKey":"QUJD"}"#)
             #expect(served.status == 200, "\(served.text)")
         }
         #expect(fixture.backend.count("session") == 1)
@@ -511,7 +654,8 @@ struct ProvisioningServerCardRevealSignInTests {
         let absent = try await Self.token(key, signedInSecondsAgo: nil)
         try await fixture.withClient { client in
             let session = try await client.send(
-                .post, "/v1/cards/\(F.keyCard)/reveal/cardDetails", token: absent, json: #"{"encryptedKey":"QUJD"}"#)
+                .post, "/v1/cards/\(F.keyCard)/reveal/cardDetails", token: absent,
+                json: #"{"flow":"encryptedSessionKey","encryptedKey":"QUJD"}"#)
             #expect(session.status == 200)
         }
     }
@@ -535,7 +679,7 @@ struct ProvisioningServerCardRevealSimulatorTests {
                     publicKeyPEM: try #require(offer.json()["publicKey"]?["value"]?.stringValue))
                 let session = try await client.send(
                     .post, "/v1/cards/travel/reveal/pinReveal", token: token,
-                    json: #"{"encryptedKey":"\#(app.encryptedKey)"}"#)
+                    json: #"{"flow":"encryptedSessionKey","encryptedKey":"\#(app.encryptedKey)"}"#)
                 #expect(session.status == 200, "\(session.text)")
                 #expect(session.header("Cache-Control") == "no-store")
                 let json = try session.json()
@@ -546,13 +690,14 @@ struct ProvisioningServerCardRevealSimulatorTests {
 
                 let nonce = "ephkn_pub_server" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
                 let stripe = try await client.send(
-                    .post, "/v1/cards/business/reveal/cardDetails", token: token, json: #"{"clientNonce":"\#(nonce)"}"#)
+                    .post, "/v1/cards/business/reveal/cardDetails", token: token,
+                    json: #"{"flow":"clientNonce","clientNonce":"\#(nonce)"}"#)
                 #expect(stripe.status == 200, "\(stripe.text)")
                 #expect(try stripe.json()["ephemeralKeySecret"]?.stringValue?.hasPrefix("ek_") == true)
 
                 // Bob's Marqeta card is not Alice's.
                 let foreign = try await client.send(
-                    .post, "/v1/cards/rewards/reveal/cardDetails", token: token, json: "{}")
+                    .post, "/v1/cards/rewards/reveal/cardDetails", token: token, json: #"{"flow":"clientAccessToken"}"#)
                 #expect(foreign.status == 404)
                 #expect(
                     logs.leaks(of: [

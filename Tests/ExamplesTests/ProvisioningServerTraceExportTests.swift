@@ -295,7 +295,8 @@ final class ServerProcess: Sendable {
         let status = Mutex<String?>(nil)
     }
 
-    init(executable: URL, environment: [String: String]) throws {
+    /// - Parameter arguments: the server's arguments after `--host 127.0.0.1 --port 0`.
+    init(executable: URL, environment: [String: String], arguments extra: [String] = ["--log-level", "notice"]) throws {
         var variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("OTEL_") }
         variables.merge(environment) { $1 }
         let custom = Dictionary(
@@ -303,7 +304,7 @@ final class ServerProcess: Sendable {
                 Subprocess.Environment.Key(rawValue: key).map { ($0, value) }
             })
         // `env` runs the path as it is (it replaces itself with the server: the signals reach the server).
-        let arguments = Arguments([executable.path, "--host", "127.0.0.1", "--port", "0", "--log-level", "notice"])
+        let arguments = Arguments([executable.path, "--host", "127.0.0.1", "--port", "0"] + extra)
         let (requests, signals) = AsyncStream.makeStream(of: Subprocess.Signal.self)
         self.signals = signals
         let (out, err, exit) = (self.out, self.err, self.exit)

@@ -88,7 +88,9 @@ struct CardRevealCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "change-pin",
             abstract:
-                "Change the card's PIN with a PIN block the app encrypted, or get the secure frame where the cardholder sets it."
+                "Change the card's PIN with a PIN block the app encrypted, or get the secure frame where the cardholder sets it.",
+            discussion:
+                "Adyen takes --encrypted-key, --encrypted-pin-block and --token, all three made by the app for this change (no PIN reveal first); Stripe takes --encrypted-pin-block; Bridge takes nothing and answers its PIN frame's link."
         )
         @OptionGroup var card: CardOptions
         @Option(
@@ -96,9 +98,13 @@ struct CardRevealCommand: AsyncParsableCommand {
             help: "The app's session key encrypted with the offer's public key (Adyen).") var encryptedKey: String?
         @Option(
             name: .customLong("encrypted-pin-block"),
-            help: "The new PIN block, encrypted by the app with its session key (Adyen).") var encryptedPINBlock:
-            String?
-        @Option(help: "The token of the PIN reveal before the change (Adyen).") var token: String?
+            help:
+                "The new PIN, encrypted by the front end: Adyen's PIN block under the app's session key; Stripe's PIN under Stripe's public key."
+        ) var encryptedPINBlock: String?
+        @Option(
+            help:
+                "The 16-digit token the app made and used to encrypt --encrypted-pin-block (Adyen's PinChangeRequest.token); no PIN reveal comes first."
+        ) var token: String?
 
         func run() async throws {
             try await CardRevealCommand.session(

@@ -2,6 +2,7 @@ import CardGateway
 import Foundation
 import HTTPTypes
 import Logging
+import Synchronization
 
 // Card details, PIN reveal and PIN change for the signed-in user's own cards (docs/CARD_REVEAL.md, "Server").
 //
@@ -38,12 +39,41 @@ public struct CardRevealPolicy: Sendable, Equatable {
     static let futureLeeway: TimeInterval = 60
 }
 
+/// Where the reveal rate limit counts one user's calls: in this process by default, or in a store that every instance
+/// of the server shares (PostgreSQL's `PostgresRateLimits`), so that a user's calls count across instances.
+public struct RevealAllowance: Sendable {
+    private let spendOne: @Sendable (_ userID: String, _ perMinute: Int) async throws -> Duration?
+
+    /// - Parameter spend: spends one call of the user's allowance of `perMinute` calls a minute; returns nil when the
+    ///   call was there, else how long until it will be (nothing spent). An error refuses the request (the count
+    ///   cannot be kept, so the call is not allowed).
+    public init(spend: @escaping @Sendable (_ userID: String, _ perMinute: Int) async throws -> Duration?) {
+        self.spendOne = spend
+    }
+
+    /// Token buckets in this process (``RateLimiter``): each instance of the server counts on its own.
+    public static func inMemory() -> RevealAllowance {
+        let limiters = Mutex<[Int: RateLimiter]>([:])
+        return RevealAllowance { userID, perMinute in
+            let limiter = limiters.withLock { limiters in
+                if let limiter = limiters[perMinute] { return limiter }
+                let limiter = RateLimiter(perMinute: perMinute)
+                limiters[perMinute] = limiter
+                return limiter
+            }
+            return limiter.spend(userID)
+        }
+    }
+
+    func spend(_ userID: String, perMinute: Int) async throws -> Duration? { try await spendOne(userID, perMinute) }
+}
+
 extension ProvisioningAPI {
     func revealOffer(_ input: Operations.RevealOffer.Input) async throws -> Operations.RevealOffer.Output {
         let scope = try RequestScope.required()
         let user = try scope.authenticatedUser()
         try await server.requireRecentSignIn(scope, user: user)
-        try server.spendRevealAllowance(of: user)
+        try await server.spendRevealAllowance(of: user)
         let owned = try await server.ownedCard(input.path.cardId, of: user)
         let purpose = try CardRevealWire.purpose(input.query.purpose)
         let context = try scope.operationContext()
@@ -52,49 +82,48 @@ extension ProvisioningAPI {
         return .ok(.init(body: .json(try CardRevealWire.offer(cardID: owned.id, offer))))
     }
 
+    /// The session. Its audit line is written by ``RequestScopeMiddleware`` once the answer is known (refusals before
+    /// this handler included); the handler only notes the instance, flow and material it got to.
     func revealSession(_ input: Operations.RevealSession.Input) async throws -> Operations.RevealSession.Output {
         let scope = try RequestScope.required()
         let user = try scope.authenticatedUser()
-        let audit = CardRevealAudit(
-            logger: scope.logger, user: user, cardID: input.path.cardId, purpose: input.path.purpose.rawValue,
-            at: server.now())
-        do {
-            try await server.requireRecentSignIn(scope, user: user)
-            try server.spendRevealAllowance(of: user)
-            let owned = try await server.ownedCard(input.path.cardId, of: user)
-            let purpose = try CardRevealWire.purpose(input.path.purpose)
-            guard case .json(let body) = input.body else { throw APIProblem.unsupportedMediaType() }
-            let request = try CardRevealWire.request(from: body, card: owned.ref, purpose: purpose)
-            let context = try scope.operationContext()
-            try requireOffered(purpose.operation, for: owned)
-            // The flow the card's provider declares, read from its descriptor: what the body must carry is checked
-            // here, naming the document's fields, before the gateway (which checks again) asks anyone.
-            let instance = try gateway.resolve(owned.route, operation: purpose.operation)
-            if let flow = instance.descriptor.revealFlows[purpose] {
-                let problems = request.problems(in: flow).errors.map {
-                    FieldProblem(field: CardRevealWire.field($0.field), message: $0.message)
-                }
-                if !problems.isEmpty {
-                    var checks = FieldChecks()
-                    for problem in problems { checks.refuse(problem.field, problem.message) }
-                    try checks.finish()
-                }
-            }
-            let session = try await gateway.revealSession(request, via: owned.route, context: context)
-            audit.record(
-                outcome: "issued", provider: session.provider, flow: session.flow.rawValue, kind: session.material.kind)
-            return .ok(.init(body: .json(try CardRevealWire.session(cardID: owned.id, session))))
-        } catch {
-            audit.record(outcome: "refused", error: RequestScopeMiddleware.cause(of: error))
-            throw error
+        try await server.requireRecentSignIn(scope, user: user)
+        try await server.spendRevealAllowance(of: user)
+        let owned = try await server.ownedCard(input.path.cardId, of: user)
+        let purpose = try CardRevealWire.purpose(input.path.purpose)
+        guard case .json(let body) = input.body else { throw APIProblem.unsupportedMediaType() }
+        let context = try scope.operationContext()
+        try requireOffered(purpose.operation, for: owned)
+        // The flow the card's provider declares, read from its descriptor: the body must be that flow's, with what
+        // the flow takes for the purpose, before the gateway (which checks again) asks anyone.
+        let instance = try gateway.resolve(owned.route, operation: purpose.operation)
+        scope.revealAudit.note(provider: instance.name)
+        guard let flow = instance.descriptor.revealFlows[purpose] else {
+            throw APIProblem.notOfferedForCard(purpose.operation)
         }
+        scope.revealAudit.note(flow: flow.rawValue)
+        let request = try CardRevealWire.request(from: body, flow: flow, card: owned.ref, purpose: purpose)
+        let problems = request.problems(in: flow).errors.map {
+            FieldProblem(field: CardRevealWire.field($0.field), message: $0.message)
+        }
+        if !problems.isEmpty {
+            var checks = FieldChecks()
+            for problem in problems { checks.refuse(problem.field, problem.message) }
+            try checks.finish()
+        }
+        let session = try await gateway.revealSession(request, via: owned.route, context: context)
+        scope.revealAudit.note(provider: session.provider, flow: session.flow.rawValue, material: session.material.kind)
+        return .ok(.init(body: .json(try CardRevealWire.session(cardID: owned.id, session))))
     }
 }
 
 extension ProvisioningServer {
-    /// Spends one of the user's reveal calls; 429 past the reveal limit.
-    func spendRevealAllowance(of user: AppUser) throws {
-        if let revealRateLimiter, let wait = revealRateLimiter.spend(user.id) {
+    /// Spends one of the user's reveal calls (in this process, or in the shared store every instance counts in); 429
+    /// past the reveal limit.
+    func spendRevealAllowance(of user: AppUser) async throws {
+        let perMinute = configuration.cardReveal.rateLimitPerUser
+        guard perMinute > 0 else { return }
+        if let wait = try await revealAllowance.spend(user.id, perMinute: perMinute) {
             throw APIProblem.rateLimited(retryAfter: wait, scope: "user for card details and PIN")
         }
     }
@@ -140,35 +169,6 @@ extension APIProblem {
     }
 }
 
-/// One audit line per session attempt, at notice level: who, which card (its public id), which purpose, when, and
-/// the outcome; never what was supplied or returned.
-struct CardRevealAudit {
-    let logger: Logger
-    let user: AppUser
-    let cardID: String
-    let purpose: String
-    let at: Date
-
-    func record(
-        outcome: String, provider: String? = nil, flow: String? = nil, kind: String? = nil, error: (any Error)? = nil
-    ) {
-        var metadata: Logger.Metadata = [
-            "audit": "cardReveal",
-            "user.id": .string(user.id),
-            // A card id that breaks the pattern is logged as such, never as given.
-            "card.id": .string(OwnedCard.isValidID(cardID) ? cardID : "(invalid)"),
-            "purpose": .string(purpose),
-            "at": .string(ISO8601DateFormatter().string(from: at)),
-            "outcome": .string(outcome),
-        ]
-        if let provider { metadata["provider"] = .string(provider) }
-        if let flow { metadata["flow"] = .string(flow) }
-        if let kind { metadata["material"] = .string(kind) }
-        if let error { metadata["error.code"] = .string(ProblemRendering(error, requestID: "").logCode) }
-        logger.notice("card reveal session", metadata: metadata)
-    }
-}
-
 /// The reveal types as the generated wire types of `openapi.yaml`.
 enum CardRevealWire {
     static func purpose(_ purpose: Components.Schemas.RevealPurpose) throws -> RevealPurpose {
@@ -205,9 +205,11 @@ enum CardRevealWire {
             }
     }
 
-    /// The library's request from the body, after the checks the generated decoding does not make.
+    /// The library's request from the body: the checks the generated decoding does not make (400, naming the field),
+    /// then the body's flow against the card's (409 when it is another flow's, or, for `encryptedSessionKey`, another
+    /// purpose's: the new PIN's block and token go with `pinChange` only).
     static func request(
-        from body: Components.Schemas.RevealSessionRequest, card: CardRef, purpose: RevealPurpose
+        from body: Components.Schemas.RevealSessionRequest, flow: RevealFlow, card: CardRef, purpose: RevealPurpose
     ) throws -> RevealSessionRequest {
         var checks = FieldChecks()
         func opaque(_ value: String?, _ field: String) -> Secret? {
@@ -218,17 +220,105 @@ enum CardRevealWire {
             }
             return Secret(value)
         }
-        let clientNonce = opaque(body.clientNonce, "clientNonce")
-        let encryptedKey = opaque(body.encryptedKey, "encryptedKey")
-        let encryptedPINBlock = opaque(body.encryptedPinBlock, "encryptedPinBlock")
-        let pinToken = opaque(body.pinToken, "pinToken")
-        let apiVersion = checks.token(body.apiVersion, "apiVersion", maxLength: 64, example: "2024-06-20")
+        var request = RevealSessionRequest(card: card, purpose: purpose)
+        let bodyFlow: String
+        switch body {
+        case .clientNonce(let given):
+            bodyFlow = given.flow.rawValue
+            request.clientNonce = opaque(given.clientNonce, "clientNonce")
+            if let version = given.apiVersion {
+                if isAPIVersion(version) {
+                    request.apiVersion = version
+                } else {
+                    checks.refuse(
+                        "apiVersion", "must be a Stripe API version of 2020-03-02 or later, such as 2024-06-20")
+                }
+            }
+        case .encryptedSessionKey(let given):
+            bodyFlow = given.flow.rawValue
+            request.encryptedKey = opaque(given.encryptedKey, "encryptedKey")
+            request.encryptedPINBlock = opaque(given.encryptedPinBlock, "encryptedPinBlock")
+            if let token = given.pinToken {
+                if isPINToken(token) {
+                    request.pinToken = Secret(token)
+                } else {
+                    checks.refuse("pinToken", "must be the 16-digit token the app made the PIN block with")
+                }
+            }
+        case .encryptedPIN(let given):
+            bodyFlow = given.flow.rawValue
+            request.encryptedPINBlock = opaque(given.encryptedPinBlock, "encryptedPinBlock")
+        case .clientAccessToken(let given):
+            bodyFlow = given.flow.rawValue
+        case .secureLink(let given):
+            bodyFlow = given.flow.rawValue
+        }
         try checks.finish()
-        return RevealSessionRequest(
-            card: card, purpose: purpose, clientNonce: clientNonce, apiVersion: apiVersion, encryptedKey: encryptedKey,
-            encryptedPINBlock: encryptedPINBlock,
-            pinToken: pinToken
+        let given = fields(of: body)
+        guard bodyFlow == flow.rawValue else {
+            throw wrongFlow(flow: flow, purpose: purpose, given: ["flow"] + given)
+        }
+        if flow == .encryptedSessionKey {
+            let needed = Set(flow.inputs(for: purpose).map { field($0.rawValue) })
+            let pinFields: Set<String> = ["encryptedPinBlock", "pinToken"]
+            let misplaced = pinFields.filter { needed.contains($0) != given.contains($0) }
+            if !misplaced.isEmpty { throw wrongFlow(flow: flow, purpose: purpose, given: misplaced.sorted()) }
+        }
+        return request
+    }
+
+    /// The members the body gives, by the document's names.
+    static func fields(of body: Components.Schemas.RevealSessionRequest) -> [String] {
+        switch body {
+        case .clientNonce(let given): ["clientNonce"] + (given.apiVersion == nil ? [] : ["apiVersion"])
+        case .encryptedSessionKey(let given):
+            ["encryptedKey"] + (given.encryptedPinBlock == nil ? [] : ["encryptedPinBlock"])
+                + (given.pinToken == nil ? [] : ["pinToken"])
+        case .encryptedPIN: ["encryptedPinBlock"]
+        case .clientAccessToken, .secureLink: []
+        }
+    }
+
+    /// A well-formed body for another flow (or purpose) than the card's: 409, naming the fields that do not fit and
+    /// saying what to send.
+    static func wrongFlow(flow: RevealFlow, purpose: RevealPurpose, given: [String]) -> APIProblem {
+        let inputs = flow.inputs(for: purpose).map { field($0.rawValue) }
+        let expected =
+            "flow \(flow.rawValue)" + (inputs.isEmpty ? " and nothing else" : " with " + inputs.joined(separator: ", "))
+        return APIProblem(
+            status: .conflict, type: "wrongRevealFlow", title: "Body of another reveal flow",
+            detail: "This card's provider serves \(purpose.rawValue) by the \(flow.rawValue) flow; send \(expected).",
+            code: .invalidRequest,
+            errors: given.map { FieldProblem(field: $0, message: "does not fit this card's flow; send \(expected)") }
         )
+    }
+
+    /// The document's `pinToken` rule: 16 digits (Adyen's `PinChangeRequest.token`).
+    static func isPINToken(_ value: String) -> Bool {
+        value.utf8.count == 16 && value.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+
+    /// The document's `apiVersion` rule: a Stripe API version dated 2020-03-02 or later (`YYYY-MM-DD`, month 01 to 12,
+    /// day 01 to 31, year 2020 to 2099), optionally followed by a dot and 1 to 32 lower-case letters (a release name).
+    static func isAPIVersion(_ value: String) -> Bool {
+        let parts = value.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        if parts.count == 2 {
+            let name = parts[1].utf8
+            guard (1...32).contains(name.count), name.allSatisfy({ $0 >= 0x61 && $0 <= 0x7a }) else { return false }
+        }
+        let date = Array(parts[0].utf8)
+        guard date.count == 10, date[4] == UInt8(ascii: "-"), date[7] == UInt8(ascii: "-") else { return false }
+        func number(_ range: Range<Int>) -> Int? {
+            var result = 0
+            for byte in date[range] {
+                guard byte >= 0x30 && byte <= 0x39 else { return nil }
+                result = result * 10 + Int(byte - 0x30)
+            }
+            return result
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10) else { return false }
+        guard (2020...2099).contains(year), (1...12).contains(month), (1...31).contains(day) else { return false }
+        return (year, month, day) >= (2020, 3, 2)
     }
 
     static func flow(_ flow: RevealFlow) throws -> Components.Schemas.RevealFlow {

@@ -19,6 +19,8 @@ struct RequestScope: Sendable {
     var operationTimeout: Duration
     /// Bytes to send instead of the serialised output (the provider's ephemeral key, byte for byte).
     let verbatimBody: VerbatimBody
+    /// What a reveal session's handler got to, for the audit line (``CardRevealAudit``).
+    var revealAudit = RevealAuditNotes()
 
     @TaskLocal static var current: RequestScope?
 
@@ -132,11 +134,13 @@ extension HTTPField.Name {
 /// The outermost middleware of every generated operation: binds the ``RequestScope``, turns every error (a problem
 /// the server raised, a gateway error, a request the generated code could not decode) into an
 /// `application/problem+json` answer, sets `X-Request-ID` and `Cache-Control`, and writes one access-log line
-/// (method, route template, status, duration, user id, error code; never a body, token or card data).
+/// (method, route template, status, duration, user id, error code; never a body, token or card data), and, for a
+/// card details or PIN session, its audit line (``CardRevealAudit``), refusals before the handler included.
 struct RequestScopeMiddleware: ServerMiddleware {
     let spec: OpenAPISpec
     let logger: Logger
     let operationTimeout: Duration
+    let audit: CardRevealAudit
 
     func intercept(
         _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
@@ -144,6 +148,7 @@ struct RequestScopeMiddleware: ServerMiddleware {
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let started = ContinuousClock.now
         let requestID = RequestScope.requestID(from: request.headerFields)
+        let pathParameters = metadata.pathParameters
         var requestLogger = logger
         requestLogger[metadataKey: "request.id"] = .string(requestID)
         let operation =
@@ -190,6 +195,14 @@ struct RequestScopeMiddleware: ServerMiddleware {
             if let provider = failure.provider { metadata["provider"] = .string(provider) }
         }
         requestLogger.log(level: response.status.code >= 500 ? .warning : .info, "request", metadata: metadata)
+        if operationID == CardRevealAudit.operationID {
+            audit.record(
+                requestID: requestID, userID: user.value,
+                cardID: pathParameters["cardId"].map(String.init),
+                purpose: pathParameters["purpose"].map(String.init), status: Int(response.status.code),
+                failure: failure, notes: scope.revealAudit.value
+            )
+        }
         return (response, responseBody)
     }
 
@@ -325,6 +338,8 @@ struct RoutingProblemMiddleware: RouterMiddleware {
     let maxWebhookBodyBytes: Int
     /// Requests a minute to `/v1` per client address; nil: no limit.
     let addressRateLimiter: RateLimiter?
+    /// For the audit line of a card details or PIN session refused here (the address's limit, a body too large).
+    let audit: CardRevealAudit
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -363,6 +378,11 @@ struct RoutingProblemMiddleware: RouterMiddleware {
                     "http.status": .stringConvertible(response.status.code), "request.id": .string(requestID),
                     "error.code": .string(rendering.logCode),
                 ])
+            if let target = CardRevealAudit.target(method: request.method.rawValue, path: request.uri.path) {
+                audit.record(
+                    requestID: requestID, userID: nil, cardID: target.cardID, purpose: target.purpose,
+                    status: Int(response.status.code), failure: rendering, notes: RevealAuditNotes.Value())
+            }
             return response
         }
     }

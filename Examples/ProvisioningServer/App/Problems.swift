@@ -315,6 +315,12 @@ struct ProblemRendering: Sendable {
     var logCode: String
     var provider: String?
 
+    /// The problem's type without its URI prefix (`wrongRevealFlow`, `rateLimited`), for the audit trail's reason.
+    var reason: String {
+        let prefix = ProblemBody.typeURI("")
+        return body.type.hasPrefix(prefix) ? String(body.type.dropFirst(prefix.count)) : logCode
+    }
+
     init(_ error: any Error, requestID: String) {
         var headers: HTTPFields = [:]
         switch error {

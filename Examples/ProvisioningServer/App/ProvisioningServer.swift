@@ -152,12 +152,16 @@ public struct ProvisioningServer: Sendable {
     public let configuration: Configuration
     /// Receives the access log (method, path template, status, duration, user id) and server events.
     public let logger: Logger
+    /// Receives the audit trail of the card details and PIN sessions: one line per attempt, refused ones included
+    /// (docs/CARD_REVEAL.md, "Server"). Its own channel, so that the access log's level never silences it.
+    public let auditLogger: Logger
     let onEvent: @Sendable (GatewayEvent) async -> Void
     let now: @Sendable () -> Date
     let walletExtensionCache: WalletExtensionCache
     let userRateLimiter: RateLimiter?
     let addressRateLimiter: RateLimiter?
-    let revealRateLimiter: RateLimiter?
+    /// Where the reveal rate limit counts (used while ``CardRevealPolicy/rateLimitPerUser`` is above 0).
+    let revealAllowance: RevealAllowance
 
     /// - Parameters:
     ///   - gateway: the configured gateway.
@@ -166,12 +170,17 @@ public struct ProvisioningServer: Sendable {
     ///   - authenticator: turns bearer tokens into users; the directory's tokens by default
     ///     (``DirectoryTokenAuthenticator``).
     ///   - logger: where the server logs; nothing by default (the library never bootstraps logging).
+    ///   - auditLogger: where the card details and PIN audit lines go, at notice; by default `logger`, with its level
+    ///     lowered to notice if it was higher (so that no level set for the access log silences the audit).
+    ///   - revealAllowance: where the reveal rate limit counts; in this process by default. Give a shared one (the
+    ///     PostgreSQL store's) when several instances serve the same users.
     ///   - now: the clock for cache lifetimes and webhook freshness (injectable for tests).
     ///   - onEvent: called once per verified webhook event, after the server has invalidated the cached
     ///     wallet-extension bundles the event concerns.
     public init(
         gateway: CardGateway, directory: any CardDirectory, configuration: Configuration = Configuration(),
         authenticator: (any Authenticator)? = nil, logger: Logger = OperationContext.noopLogger,
+        auditLogger: Logger? = nil, revealAllowance: RevealAllowance? = nil,
         now: @escaping @Sendable () -> Date = { Date() },
         onEvent: @escaping @Sendable (GatewayEvent) async -> Void = { _ in }
     ) {
@@ -183,10 +192,15 @@ public struct ProvisioningServer: Sendable {
             configuration.rateLimitPerUser > 0 ? RateLimiter(perMinute: configuration.rateLimitPerUser) : nil
         self.addressRateLimiter =
             configuration.rateLimitPerAddress > 0 ? RateLimiter(perMinute: configuration.rateLimitPerAddress) : nil
-        self.revealRateLimiter =
-            configuration.cardReveal.rateLimitPerUser > 0
-            ? RateLimiter(perMinute: configuration.cardReveal.rateLimitPerUser) : nil
+        self.revealAllowance = revealAllowance ?? .inMemory()
         self.logger = logger
+        self.auditLogger =
+            auditLogger
+            ?? {
+                var audit = logger
+                if audit.logLevel > .notice { audit.logLevel = .notice }
+                return audit
+            }()
         self.now = now
         self.onEvent = onEvent
         self.walletExtensionCache = WalletExtensionCache(
@@ -224,7 +238,7 @@ public struct ProvisioningServer: Sendable {
             middleware: RoutingProblemMiddleware(
                 spec: spec, logger: logger, maxRequestBodyBytes: configuration.maxRequestBodyBytes,
                 maxWebhookBodyBytes: configuration.maxWebhookBodyBytes,
-                addressRateLimiter: addressRateLimiter
+                addressRateLimiter: addressRateLimiter, audit: CardRevealAudit(logger: auditLogger, now: now)
             ))
         // Hummingbird's request metrics and spans, through what the program bootstrapped (nothing by default):
         // the span joins the caller's trace when the bootstrapped instrument extracts its context (W3C
@@ -237,7 +251,8 @@ public struct ProvisioningServer: Sendable {
                 on: router, serverURL: URL(string: "/")!, configuration: Self.openAPIConfiguration,
                 middlewares: [
                     RequestScopeMiddleware(
-                        spec: spec, logger: logger, operationTimeout: configuration.operationTimeout),
+                        spec: spec, logger: logger, operationTimeout: configuration.operationTimeout,
+                        audit: CardRevealAudit(logger: auditLogger, now: now)),
                     AuthenticationMiddleware(authenticator: authenticator, userRateLimiter: userRateLimiter),
                     NullFieldMiddleware(),
                 ]

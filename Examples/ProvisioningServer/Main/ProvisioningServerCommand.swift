@@ -1,6 +1,7 @@
 import ArgumentParser
 import CardGateway
 import CardGatewayAsyncHTTPClient
+import CardGatewayPostgres
 import ExampleSupport
 import Foundation
 import Logging
@@ -38,6 +39,12 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
     var storedCredentialsProvider: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
+    @Option(
+        name: .customLong("audit-log"),
+        help:
+            "Where the card details and PIN audit trail goes, one JSON line per attempt whatever --log-level says: - for standard error (default), or a file to append to.",
+        completion: .file())
+    var auditLog: String = "-"
 
     // Limits (see the README, "Running it in production").
     @Option(
@@ -188,10 +195,22 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
             logger: logger)
     }
 
+    /// The audit trail's logger: JSON lines on standard error, or appended to the --audit-log file.
+    func auditLogger() throws -> Logger {
+        guard auditLog != "-" else { return AuditLog.logger(writingTo: .standardError) }
+        do {
+            return try AuditLog.logger(appendingTo: auditLog)
+        } catch {
+            FileHandle.standardError.write(Data("cannot open --audit-log \(auditLog) for appending\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+
     func run() async throws {
         var logger = Logger(
             label: "provisioning-server", factory: { label in StreamLogHandler.standardError(label: label) })
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let auditLogger = try self.auditLogger()
         let route: RouteTarget = storedCredentialsProvider.map { .instance($0) } ?? .key(RouteKey())
         // The executable, unlike the library, bootstraps metrics: one Prometheus registry for Hummingbird's request
         // metrics and the gateway's, served at GET /metrics.
@@ -229,7 +248,7 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
             try await ConfiguredStores.with(configuration, logger: logger) { stores in
                 try await serve(
                     configuration: configuration, stores: stores, directory: directory, logger: logger,
-                    serverConfiguration: serverConfiguration,
+                    auditLogger: auditLogger, serverConfiguration: serverConfiguration,
                     traceExport: traceExport
                 )
             }
@@ -245,11 +264,16 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
                 let server: ProvisioningServer
                 do {
                     if maxConcurrentRequests == nil, maxWaitingRequests == nil {
-                        server = try DemoServer.make(
+                        let demo = try DemoServer.make(
                             running: running, logger: logger, configuration: serverConfiguration
                         ) { directory in
                             try authenticator(directory: directory, logger: logger)
                         }
+                        // The demo server, with the audit trail on its own channel.
+                        server = ProvisioningServer(
+                            gateway: demo.gateway, directory: demo.directory, configuration: demo.configuration,
+                            authenticator: demo.authenticator, logger: logger, auditLogger: auditLogger
+                        )
                     } else {
                         // The demo server, with every instance's bulkhead as the flags say (scripts/load-server).
                         var gatewayConfiguration = try running.configuration()
@@ -268,7 +292,8 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
                         let directory = InMemoryCardDirectory(accounts: DemoUsers.accounts)
                         server = ProvisioningServer(
                             gateway: gateway, directory: directory, configuration: serverConfiguration,
-                            authenticator: try authenticator(directory: directory, logger: logger), logger: logger
+                            authenticator: try authenticator(directory: directory, logger: logger), logger: logger,
+                            auditLogger: auditLogger
                         )
                     }
                 } catch let error as JWTBearerAuthenticator.ConfigurationError {
@@ -283,7 +308,7 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
 
     func serve(
         configuration: GatewayConfiguration, stores: ConfiguredStores, directory: String, logger: Logger,
-        serverConfiguration: ProvisioningServer.Configuration, traceExport: (any Service)?
+        auditLogger: Logger, serverConfiguration: ProvisioningServer.Configuration, traceExport: (any Service)?
     ) async throws {
         let server: ProvisioningServer
         do {
@@ -300,10 +325,17 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
             )
             guard routeProblems.isEmpty else { throw ConfigurationError(problems: routeProblems) }
             let users = InMemoryCardDirectory(accounts: accounts)
+            // On PostgreSQL the reveal rate limit counts in the database, so that every instance counts one user's calls.
+            let revealAllowance = stores.postgres.map { postgres in
+                RevealAllowance { userID, perMinute in
+                    try await postgres.rateLimits.spend(
+                        scope: PostgresRateLimits.cardRevealScope, key: userID, perMinute: perMinute)
+                }
+            }
             server = ProvisioningServer(
                 gateway: gateway, directory: users, configuration: serverConfiguration,
                 authenticator: try authenticator(directory: users, logger: logger),
-                logger: logger
+                logger: logger, auditLogger: auditLogger, revealAllowance: revealAllowance
             )
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
