@@ -72,8 +72,14 @@ public struct RevealFlow: RawRepresentable, Hashable, Sendable, Codable, CaseIte
     /// The provider answers a short-lived link to a secure view or frame the app opens (Paysafe's secure details,
     /// Bridge's PIN frame).
     public static let secureLink = RevealFlow("secureLink")
+    /// The front end encrypts the new PIN under the provider's public key; the backend relays the ciphertext
+    /// (``RevealSessionRequest/encryptedPINBlock``), which only the provider can read (Stripe's
+    /// `pin[encrypted_number]`).
+    public static let encryptedPIN = RevealFlow("encryptedPIN")
 
-    public static let allCases: [RevealFlow] = [.clientNonce, .encryptedSessionKey, .clientAccessToken, .secureLink]
+    public static let allCases: [RevealFlow] = [
+        .clientNonce, .encryptedSessionKey, .clientAccessToken, .secureLink, .encryptedPIN,
+    ]
 
     /// What the front end must supply in the session request, for `purpose`, in this flow.
     public func inputs(for purpose: RevealPurpose) -> [RevealInput] {
@@ -81,6 +87,7 @@ public struct RevealFlow: RawRepresentable, Hashable, Sendable, Codable, CaseIte
         case .clientNonce: [.clientNonce]
         case .encryptedSessionKey:
             purpose == .pinChange ? [.encryptedKey, .encryptedPINBlock, .pinToken] : [.encryptedKey]
+        case .encryptedPIN: [.encryptedPINBlock]
         default: []
         }
     }
