@@ -66,9 +66,16 @@ struct StripeContractTests {
             )
         }
         // Card details and PIN (Issuing Elements): the front end's nonce, as Stripe.js makes one, and the offered version.
+        // PIN change: the new PIN as the front end encrypted it under Stripe's public key (opaque here).
         let reveal = ContractFixtures.Reveal(
             card: CardRef(id: Seed.activeCardID), missing: CardRef(id: "ic_doesnotexist")
         ) { offer, _ in
+            if offer.flow == .encryptedPIN {
+                let ciphertext =
+                    "eyJhbGciOiJSU0EtT0FFUC0yNTYifQ." + UUID().uuidString.replacingOccurrences(of: "-", with: "")
+                return RevealSessionRequest(
+                    card: offer.card, purpose: offer.purpose, encryptedPINBlock: Secret(ciphertext))
+            }
             let nonce = "ephkn_priv_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
             return RevealSessionRequest(
                 card: offer.card, purpose: offer.purpose, clientNonce: Secret(nonce), apiVersion: offer.apiVersion)
@@ -132,8 +139,8 @@ struct StripeContractTests {
         ] {
             #expect(report.outcome(of: name) == .passed, "\(name): \(report)")
         }
-        // Card details and PIN by Issuing Elements: both declared purposes held to the reveal contract.
-        for purpose in ["cardDetailsReveal", "pinReveal"] {
+        // Card details and PIN by Issuing Elements, PIN change by an encrypted PIN: each held to the reveal contract.
+        for purpose in ["cardDetailsReveal", "pinReveal", "pinChange"] {
             for scenario in [
                 "the offer through the gateway names the flow and its inputs",
                 "a repeat makes a new session (two sessions, two provider requests)",

@@ -71,11 +71,14 @@ struct StripeRevealWorld: Sendable {
 
 @Suite("Stripe card details and PIN by Issuing Elements", .timeLimit(.minutes(5)))
 struct StripeCardRevealTests {
-    @Test("the descriptor declares card details and PIN reveal by client nonce, and no PIN change")
+    @Test("the descriptor declares card details and PIN reveal by client nonce, PIN change by an encrypted PIN")
     func descriptor() {
-        #expect(StripeProvider.descriptor.revealFlows == [.cardDetails: .clientNonce, .pinReveal: .clientNonce])
-        #expect(StripeProvider.descriptor.capabilities.isSuperset(of: [.cardDetailsReveal, .pinReveal]))
-        #expect(!StripeProvider.descriptor.capabilities.contains(.pinChange))
+        #expect(
+            StripeProvider.descriptor.revealFlows == [
+                .cardDetails: .clientNonce, .pinReveal: .clientNonce, .pinChange: .encryptedPIN,
+            ])
+        #expect(StripeProvider.descriptor.capabilities.isSuperset(of: [.cardDetailsReveal, .pinReveal, .pinChange]))
+        #expect(RevealFlow.encryptedPIN.inputs(for: .pinChange) == [.encryptedPINBlock])
     }
 
     @Test("the front end reads the seeded card's number and CVC with the session's key and its own nonce")
@@ -215,7 +218,7 @@ struct StripeCardRevealTests {
         }
     }
 
-    @Test("the offer refuses a canceled card, and card details of a physical card; no PIN change is offered")
+    @Test("the offer refuses a canceled card, and card details of a physical card")
     func offerRefusals() async throws {
         try await StripeRevealWorld.run { world in
             let canceled = await gatewayError {
@@ -229,13 +232,11 @@ struct StripeCardRevealTests {
                     via: world.target)
             }
             #expect(physical?.code == .invalidCardState)
-            let before = world.handle.journal.count
             let change = await gatewayError {
                 _ = try await world.gateway.revealOffer(
-                    for: CardRef(id: Seed.activeCardID), purpose: .pinChange, via: world.target)
+                    for: CardRef(id: Seed.canceledCardID), purpose: .pinChange, via: world.target)
             }
-            #expect(change?.code == .unsupported)
-            #expect(world.handle.journal.count == before)
+            #expect(change?.code == .invalidCardState)
             let unknown = await gatewayError {
                 _ = try await world.gateway.revealOffer(
                     for: CardRef(id: "ic_1SimNoSuchCard0000000000"), purpose: .cardDetails, via: world.target)
@@ -256,6 +257,15 @@ struct StripeCardRevealTests {
                     Seed.activeCardID, nonce: StripeRevealWorld.nonce(), apiVersion: "yesterday")
             }
             #expect(version?.code == .invalidRequest)
+            // Stripe: "specify an API version of 2020-03-02 or later" (docs.stripe.com/issuing/elements).
+            for older in ["2020-02-28", "2019-12-03", "2017-08-15.preview"] {
+                let old = await gatewayError {
+                    _ = try await world.session(Seed.activeCardID, nonce: StripeRevealWorld.nonce(), apiVersion: older)
+                }
+                #expect(old?.code == .invalidRequest, "\(older)")
+                #expect(old?.fieldErrors.map(\.field) == ["apiVersion"], "\(older)")
+                #expect(old?.message.contains("2020-03-02") == true, "\(older)")
+            }
             let long = await gatewayError {
                 _ = try await world.session(Seed.activeCardID, nonce: Secret(String(repeating: "n", count: 5001)))
             }
@@ -301,13 +311,18 @@ struct StripeCardRevealTests {
         let card = "ic_1GWQp6EESaYspYZ9uSEZOcq9"
         let request = RevealSessionRequest(
             card: CardRef(id: card), purpose: .cardDetails, clientNonce: Secret("ephkn_priv_scripted1"))
-        let transport = ScriptedTransport([.stripe(200, Fixture.ephemeralKey(card: card))])
+        let transport = ScriptedTransport([
+            .stripe(200, Fixture.card(id: card)), .stripe(200, Fixture.ephemeralKey(card: card)),
+        ])
         let session = try await Fixture.provider(transport).revealSession(
             request, context: OperationContext(idempotencyKey: "op-1"))
         #expect(session.material.ephemeralKeySecret?.revealedValue == Fixture.ephemeralSecret)
         #expect(session.material.ephemeralKeyID == "ephkey_1G4V6eEEs6YsaMZ2P1diLWdj")
         #expect(session.expires == Date(timeIntervalSince1970: 1_586_560_428))
-        let sent = try #require(transport.requests.first)
+        #expect(transport.requests.count == 2)
+        #expect(transport.requests.first?.request.method == .get)
+        #expect(transport.requests.first?.pathWithoutQuery == "/v1/issuing/cards/\(card)")
+        let sent = try #require(transport.requests.last)
         #expect(sent.request.method == .post && sent.pathWithoutQuery == "/v1/ephemeral_keys")
         #expect(sent.bodyText == "issuing_card=\(card)&nonce=ephkn_priv_scripted1")
         #expect(sent.header("Stripe-Version") == "2020-03-02")
@@ -321,8 +336,8 @@ struct StripeCardRevealTests {
             .stripe(200, Fixture.ephemeralKey(card: card, secret: nil)),
         ] {
             let error = await gatewayError {
-                _ = try await Fixture.provider(ScriptedTransport([reply])).revealSession(
-                    request, context: OperationContext())
+                _ = try await Fixture.provider(ScriptedTransport([.stripe(200, Fixture.card(id: card)), reply]))
+                    .revealSession(request, context: OperationContext())
             }
             #expect(error?.code == .invalidResponse)
             #expect(

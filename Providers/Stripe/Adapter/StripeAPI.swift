@@ -40,6 +40,10 @@ enum StripeAPI {
     static let issuingElementsAPIVersion = "2020-03-02"
     /// `nonce` of `POST /v1/ephemeral_keys`: "Max length: 5000" (Stripe's OpenAPI, as the generated clients publish it).
     static let nonceMaxLength = 5000
+    /// `pin[encrypted_number]` of `POST /v1/issuing/cards/{card}`: "The card's desired new PIN, encrypted under Stripe's
+    /// public key", `maxLength` 5000 (Stripe's OpenAPI, `encrypted_pin_param`, in
+    /// ../shared/specs/stripe-spec3-issuing-subset-2022-04-12.json; the PIN management guide, "Encrypting PINs").
+    static let encryptedPINMaxLength = 5000
 
     // MARK: Limits
 
@@ -107,5 +111,11 @@ enum StripeAPIVersion {
             else { return false }
         }
         return true
+    }
+
+    /// Whether `version` is `minimum` or a later version, compared by the date that starts it (`YYYY-MM-DD`, the same
+    /// width in every valid version, so the text order is the date order). Assumes both are valid.
+    static func isAtLeast(_ version: String, _ minimum: String) -> Bool {
+        version.prefix(10) >= minimum.prefix(10)
     }
 }

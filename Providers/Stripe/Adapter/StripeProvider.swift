@@ -18,17 +18,17 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
     WalletProvisioning, WebhookVerifying
 {
     /// Card lookup, listing, issuance, locking and cancellation; wallet-token listing and control; Apple Pay and
-    /// Google Pay by issuer SDK key; card details and PIN shown by Issuing Elements (client nonce, see
-    /// StripeCardReveal.swift); webhooks.
+    /// Google Pay by issuer SDK key; card details and PIN shown by Issuing Elements (client nonce), PIN change by a PIN
+    /// the front end encrypted under Stripe's public key (see StripeCardReveal.swift); webhooks.
     public static let descriptor = ProviderDescriptor(
         kind: .stripe,
         capabilities: [
             .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing,
             .walletTokenControl,
-            .walletProvisioning, .cardDetailsReveal, .pinReveal, .webhooks,
+            .walletProvisioning, .cardDetailsReveal, .pinReveal, .pinChange, .webhooks,
         ],
         provisioningFlows: [.applePay: .issuerSDKKey, .googlePay: .issuerSDKKey],
-        revealFlows: [.cardDetails: .clientNonce, .pinReveal: .clientNonce]
+        revealFlows: [.cardDetails: .clientNonce, .pinReveal: .clientNonce, .pinChange: .encryptedPIN]
     )
 
     public var descriptor: ProviderDescriptor { Self.descriptor }
@@ -228,23 +228,27 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
     /// `Stripe-Version: apiVersion`: the one code path that mints ephemeral keys, for wallet provisioning and for card
     /// reveal. Checks that the answer is an `ephemeral_key` with a secret, scoped to the card.
     ///
-    /// - Parameter idempotencyScope: the scope of the `Idempotency-Key` derived from the operation's key; nil sends a
-    ///   fresh random key, so that no later call is ever answered with Stripe's replay of this key.
+    /// - Parameter idempotencyScope: the scope of the `Idempotency-Key` derived from the operation's key, and the key
+    ///   reused by the transport's retries; nil sends the request once, never repeated once it may have reached Stripe,
+    ///   under a fresh random key, so that no later call is ever answered with Stripe's replay of this key (a reveal
+    ///   key: its nonce is single-use).
     func createEphemeralKey(
         card: String, apiVersion: String, nonce: Secret?, idempotencyScope: String?, context: OperationContext
     ) async throws -> (StripeEphemeralKeyWire, ProviderResponse) {
         var form = StripeForm()
         form.add("issuing_card", card)
         if let nonce { form.add("nonce", nonce.revealedValue) }
-        // Without a scope, the operation's key is dropped: the transport then makes a random key per call, reused only
-        // by that call's retries.
-        var requestContext = context
-        if idempotencyScope == nil { requestContext.idempotencyKey = nil }
+        var headers = HTTPFields()
+        let repeatability: ProviderRequest.Repeatability
+        if let idempotencyScope {
+            repeatability = .idempotent(header: StripeAPI.idempotencyKeyHeader, scope: idempotencyScope)
+        } else {
+            headers[StripeAPI.idempotencyKeyHeader] = UUID().uuidString.lowercased()
+            repeatability = .never
+        }
         let response = try await send(
-            .post, StripeAPI.ephemeralKeys, form: form, stripeVersion: apiVersion,
-            repeatability: .idempotent(
-                header: StripeAPI.idempotencyKeyHeader, scope: idempotencyScope ?? "ephemeral_key"),
-            operation: "create ephemeral key", context: requestContext
+            .post, StripeAPI.ephemeralKeys, form: form, headers: headers, stripeVersion: apiVersion,
+            repeatability: repeatability, operation: "create ephemeral key", context: context
         )
         let wire = try decode(
             StripeEphemeralKeyWire.self, response, object: "ephemeral_key", \.object, what: "ephemeral key")
@@ -495,11 +499,11 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
 
     func send(
         _ method: HTTPRequest.Method, _ path: String, query: [(name: String, value: String)] = [],
-        form: StripeForm? = nil,
+        form: StripeForm? = nil, headers extra: HTTPFields = [:],
         stripeVersion: String? = nil, repeatability: ProviderRequest.Repeatability? = nil, operation: String,
         context: OperationContext
     ) async throws -> ProviderResponse {
-        var headers = HTTPFields()
+        var headers = extra
         // A request's own version (an ephemeral key's, the SDK's) wins; the authentication middleware adds the
         // configured one to every other request.
         if let stripeVersion { headers[StripeAPI.stripeVersionHeader] = stripeVersion }

@@ -17,8 +17,9 @@ import Foundation
 // expansion (400). A nonce creates one key only (400 on reuse). The number is a Luhn-valid test number ending in the
 // card's `last4`; the CVC is derived from the card id.
 extension StripeSimulator {
-    /// Request fields the journal masks: the Issuing Elements nonce (in the key request's form and the read's query).
-    public var sensitiveBodyFields: Set<String> { ["nonce"] }
+    /// Request fields the journal masks: the Issuing Elements nonce (in the key request's form and the read's query) and
+    /// a PIN change's `pin[encrypted_number]`.
+    public var sensitiveBodyFields: Set<String> { ["nonce", "encryptednumber"] }
 
     /// The PIN every seeded card has in test mode (Stripe: "In test mode, all PINs are set to 0000 by default").
     public static let testModePIN = "0000"

@@ -342,10 +342,14 @@ extension StripeSimulator {
 
     private func updateCard(_ call: StripeSimCall, caller: SimCaller) throws(StripeSimError) -> StripeSimJSON {
         let params = call.params
-        try params.requireKnown(["status", "cancellation_reason", "metadata", "expand"])
+        try params.requireKnown(["status", "cancellation_reason", "metadata", "pin", "expand"])
         try requireExpansions(params.list("expand"), allowed: ["replaced_by", "replacement_for"])
         let id = call.id ?? ""
         guard let card = cards.get(id) else { throw .noSuch("issuing card", id) }
+        let encryptedPIN = try Self.encryptedPIN(params)
+        if encryptedPIN != nil, card.status == "canceled" {
+            throw .invalid("This card is canceled; its PIN cannot be changed.", param: "pin", code: "card_canceled")
+        }
         let status = params.string("status")
         if let status, !["active", "inactive", "canceled"].contains(status) {
             throw .invalidValue("status", status, allowed: ["active", "inactive", "canceled"])
@@ -370,6 +374,7 @@ extension StripeSimulator {
         let metadata = params.object("metadata")
         let updated =
             cards.update(id) { card in
+                if let encryptedPIN { card.encryptedPINs.append(encryptedPIN) }
                 if let status {
                     card.status = status
                     if status == "canceled" { card.cancellationReason = reason }
@@ -380,6 +385,22 @@ extension StripeSimulator {
                 }
             } ?? card
         return render(card: updated, livemode: caller.livemode)
+    }
+
+    /// `pin[encrypted_number]` (Stripe's `encrypted_pin_param`: one member, a string of at most 5000 characters), or nil
+    /// when no `pin` is sent. The simulator cannot decrypt it (Stripe's private key is Stripe's): it keeps the text.
+    static func encryptedPIN(_ params: StripeParams) throws(StripeSimError) -> String? {
+        guard params.contains("pin") else { return nil }
+        let members = params.object("pin")
+        for (name, _) in members where name != "encrypted_number" { throw .unknownParameter("pin[\(name)]") }
+        guard members.count == 1, let value = members.first?.1 else {
+            throw .invalid("pin must be a hash with encrypted_number.", param: "pin")
+        }
+        guard !value.isEmpty, value.count <= 5000 else {
+            throw .invalid(
+                "pin[encrypted_number] must be 1 to 5000 characters long.", param: "pin[encrypted_number]")
+        }
+        return value
     }
 
     // MARK: Cardholders

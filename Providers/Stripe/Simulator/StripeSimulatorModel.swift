@@ -41,6 +41,8 @@ struct SimCard: Sendable {
     var failsInternally: Bool = false
     /// `personalization_design`: the id of the card's personalization design (unexpanded), or nil.
     var personalizationDesign: String? = nil
+    /// Every `pin[encrypted_number]` the card was updated with, oldest first (never rendered).
+    var encryptedPINs: [String] = []
 }
 
 /// An issuing token as the simulator keeps it.
