@@ -323,11 +323,15 @@ struct BridgeCardRevealTests {
             try BridgeSpec.load()["components"]?["schemas"]?["CardPinUpdateResponse"]?["properties"]?["url"]?[
                 "example"]?.stringValue
         )
-        let transport = ScriptedTransport([.json(200, #"{"url":"\#(example)"}"#)])
+        // The session step reads the card account first (as the offer does), then asks for the frame.
+        let account = ScriptedReply.json(200, BridgeFixtures.cardAccountJSON())
+        let transport = ScriptedTransport([account, .json(200, #"{"url":"\#(example)"}"#)])
         let pin = RevealSessionRequest(card: BridgeFixtures.ref, purpose: .pinChange)
         let session = try await BridgeFixtures.provider(transport).revealSession(pin, context: OperationContext())
         #expect(session.material.secureLink?.revealedValue == example)
-        let sent = try #require(transport.requests.first)
+        #expect(transport.requests.count == 2)
+        #expect(transport.requests.first?.request.method == .get)
+        let sent = try #require(transport.requests.last)
         #expect(sent.request.method == .post)
         #expect(
             sent.pathWithoutQuery
@@ -340,21 +344,21 @@ struct BridgeCardRevealTests {
             #"{"url":"http://secure.example.com/update-pin?token=1"}"#, #"{"url":"javascript:alert(1)"}"#, #"{}"#,
         ] {
             let error = await gatewayError {
-                _ = try await BridgeFixtures.provider(ScriptedTransport([.json(200, body)])).revealSession(
+                _ = try await BridgeFixtures.provider(ScriptedTransport([account, .json(200, body)])).revealSession(
                     pin, context: OperationContext())
             }
             #expect(error?.code == .invalidResponse)
         }
         let nonce = Secret("scripted-nonce-0123456789")
         let details = RevealSessionRequest(card: BridgeFixtures.ref, purpose: .cardDetails, clientNonce: nonce)
-        let keyTransport = ScriptedTransport([.json(200, #"{"ephemeral_key":"scripted-ephemeral-key"}"#)])
+        let keyTransport = ScriptedTransport([account, .json(200, #"{"ephemeral_key":"scripted-ephemeral-key"}"#)])
         let keySession = try await BridgeFixtures.provider(keyTransport).revealSession(
             details, context: OperationContext())
         #expect(keySession.material.ephemeralKeySecret?.revealedValue == "scripted-ephemeral-key")
-        #expect(keyTransport.requests.first?.jsonBody == .object(["client_nonce": .string(nonce.revealedValue)]))
-        #expect(keyTransport.requests.first?.header("Content-Type") == "application/json")
+        #expect(keyTransport.requests.last?.jsonBody == .object(["client_nonce": .string(nonce.revealedValue)]))
+        #expect(keyTransport.requests.last?.header("Content-Type") == "application/json")
         let empty = await gatewayError {
-            _ = try await BridgeFixtures.provider(ScriptedTransport([.json(200, #"{"ephemeral_key":""}"#)]))
+            _ = try await BridgeFixtures.provider(ScriptedTransport([account, .json(200, #"{"ephemeral_key":""}"#)]))
                 .revealSession(details, context: OperationContext())
         }
         #expect(empty?.code == .invalidResponse)

@@ -48,25 +48,23 @@ extension BridgeProvider: CardReveal {
             throw CardGatewayError(
                 .unsupported, "Bridge offers no \(purpose)", provider: http.instance, providerKind: .bridge)
         }
-        let account = try await self.card(card, context: context)
-        guard ["active", "frozen"].contains(account.providerStatus) else {
-            let why = account.statusReason.flatMap { $0.isEmpty ? nil : " (\($0))" } ?? ""
-            throw CardGatewayError(
-                .invalidCardState,
-                "the card account is \(account.providerStatus)\(why): Bridge shows or changes nothing of it",
-                provider: http.instance, providerKind: .bridge
-            )
-        }
+        let account = try await revealableAccount(card, context: context)
         return RevealOffer(
             card: account.ref, purpose: purpose, flow: flow,
             sessionLifetime: purpose == .cardDetails ? .seconds(Int64(BridgeAPI.ephemeralKeyLifetime)) : nil
         )
     }
 
-    /// Card details: `POST …/ephemeral_keys {"client_nonce": …}` → the key as ``RevealMaterial/ephemeralKey(id:secret:)``
-    /// (Bridge gives it no id), expiring five minutes after this call. PIN change: `POST …/pin` → the frame's URL as
-    /// ``RevealMaterial/secureLink(_:)``. Each call sends a fresh `Idempotency-Key` (the operation's key is not used),
-    /// so a repeat makes a new key or URL, never Bridge's replay of an earlier one.
+    /// Checks the card account as the offer does (a client may skip the offer), then: card details, `POST
+    /// …/ephemeral_keys {"client_nonce": …}` → the key as ``RevealMaterial/ephemeralKey(id:secret:)`` (Bridge gives it
+    /// no id), expiring five minutes after this call; PIN change, `POST …/pin` → the frame's URL as
+    /// ``RevealMaterial/secureLink(_:)``.
+    ///
+    /// Each call sends a fresh `Idempotency-Key` (the operation's key is not used), so a new call makes a new key or
+    /// URL, never Bridge's replay of an earlier one. The transport repeats a call that may have reached Bridge with the
+    /// same key: Bridge answers a repeated key with the original response and no second operation (its idempotence
+    /// page), so the repeat gets the key or URL the lost answer held, which nobody has used. The client nonce never
+    /// appears in an error or a log line, even where Bridge's message echoes it.
     public func revealSession(_ request: RevealSessionRequest, context: OperationContext) async throws -> RevealSession
     {
         guard let flow = descriptor.revealFlows[request.purpose] else {
@@ -78,6 +76,42 @@ extension BridgeProvider: CardReveal {
         try problems.throwIfAny()
         guard let customer, let id else { throw CardGatewayError.invalidRequest("is required", field: "card.customer") }
         let ref = CardRef(id: id, customer: customer)
+        let nonce = request.clientNonce?.revealedValue ?? ""
+        do {
+            return try await session(request, ref: ref, flow: flow, context: context)
+        } catch var error as CardGatewayError where !nonce.isEmpty {
+            error.message = error.message.replacingOccurrences(of: nonce, with: "<redacted>")
+            error.fieldErrors = error.fieldErrors.map {
+                CardGatewayError.FieldError(
+                    field: $0.field, message: $0.message.replacingOccurrences(of: nonce, with: "<redacted>"))
+            }
+            throw error
+        }
+    }
+
+    /// The card account, refused with ``CardGatewayError/Code/invalidCardState`` when it is `pending` (not issued yet)
+    /// or `inactive` (deactivated): what the offer and the session step both check.
+    private func revealableAccount(_ card: CardRef, context: OperationContext) async throws -> Card {
+        let account = try await self.card(card, context: context)
+        guard ["active", "frozen"].contains(account.providerStatus) else {
+            let why = account.statusReason.flatMap { $0.isEmpty ? nil : " (\($0))" } ?? ""
+            throw CardGatewayError(
+                .invalidCardState,
+                "the card account is \(account.providerStatus)\(why): Bridge shows or changes nothing of it",
+                provider: http.instance, providerKind: .bridge
+            )
+        }
+        return account
+    }
+
+    private func session(
+        _ request: RevealSessionRequest, ref: CardRef, flow: RevealFlow, context: OperationContext
+    ) async throws -> RevealSession {
+        guard let customer = ref.customer else {
+            throw CardGatewayError.invalidRequest("is required", field: "card.customer")
+        }
+        let id = ref.id
+        _ = try await revealableAccount(ref, context: context)
         // A fresh key per call: the transport makes a random one when the operation has none.
         var requestContext = context
         requestContext.idempotencyKey = nil
