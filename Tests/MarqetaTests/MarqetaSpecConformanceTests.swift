@@ -133,14 +133,21 @@ struct MarqetaSpecConformanceTests {
                 context: context
             )
 
-            // Card details by Marqeta.js: the offer (a card read), a client access token, and one for a card Marqeta
-            // does not know.
+            // Card details by Marqeta.js: the offer (a card read), a client access token, one for a card Marqeta does
+            // not know (refused at the card read, before the token request), and Marqeta refusing the token request
+            // (a 400 in its error shape: the session reads the card first, so the simulator is made to refuse).
             _ = try await marqeta.revealOffer(for: card, purpose: .cardDetails, context: context)
             _ = try await marqeta.revealSession(
                 RevealSessionRequest(card: card, purpose: .cardDetails), context: context)
             _ = try? await marqeta.revealSession(
                 RevealSessionRequest(card: CardRef(id: "card_sim_unknown_9999"), purpose: .cardDetails),
                 context: context)
+            handle.faults.inject(
+                FaultRule(
+                    count: 1, pathPrefix: "/v3/users/auth/clientaccesstoken", method: "POST",
+                    action: .status(400, retryAfterSeconds: nil, message: "Card not found")))
+            _ = try? await marqeta.revealSession(
+                RevealSessionRequest(card: card, purpose: .cardDetails), context: context)
 
             // Errors the adapter meets: an unknown card, an unknown card product, a card that cannot be provisioned,
             // wrong credentials, a fault.
@@ -210,7 +217,9 @@ struct MarqetaSpecConformanceTests {
                 "token \(token) \(state)", signed.body, key: "digitalwallettokentransitions",
                 schema: "digital_wallet_token_transition_response")
         }
-        let report = try await SpecConformance.check(Self.run(exchanges))
+        var run = Self.run(exchanges)
+        run.partial = true
+        let report = try await SpecConformance.check(run)
         #expect(report.findings == [], "\(report.findings.joined(separator: "\n"))")
         #expect(report.covered.contains("SCHEMA card_transition_response"), "\(report.covered)")
         #expect(report.covered.contains("SCHEMA digital_wallet_token_transition_response"), "\(report.covered)")
