@@ -94,11 +94,13 @@ struct AdyenCardRevealTests {
         var context: OperationContext { OperationContext(logger: capture.logger(level: .trace)) }
     }
 
-    static func setup(_ handle: SimulatorHandle, apiKey: String = AdyenSimulator.Credentials.apiKey) throws -> Setup {
+    static func setup(
+        _ handle: SimulatorHandle, apiKey: String = AdyenSimulator.Credentials.apiKey, maxAttempts: Int = 1
+    ) throws -> Setup {
         var registry = ProviderRegistry()
         registry.register(.adyen)
         let json = """
-            {"providers": {"adyen-sim": {"kind": "adyen", "baseURL": "\(handle.baseURL.absoluteString)", "maxAttempts": 1,
+            {"providers": {"adyen-sim": {"kind": "adyen", "baseURL": "\(handle.baseURL.absoluteString)", "maxAttempts": \(maxAttempts),
                "credentials": {"apiKey": "env:ADYEN_KEY"}}},
              "routes": [{"when": {"issuer": "adyen"}, "use": "adyen-sim"}]}
             """
@@ -155,16 +157,20 @@ struct AdyenCardRevealTests {
                 try App.cardDetails(session.material, key: SymmetricKey(size: .bits256))
             }
 
-            // On the wire: the public key for panReveal in pem, then the reveal with exactly the app's values.
+            // On the wire: the card read (offer and session alike), the public key for panReveal in pem, the card read
+            // again, then the reveal with exactly the app's values.
             let requests = setup.wire.requests
-            #expect(requests.map(\.pathWithoutQuery) == ["/bcl/v2/publicKey", "/bcl/v2/paymentInstruments/reveal"])
-            #expect(requests[0].method == "GET")
-            #expect(requests[0].queryItems.map { "\($0.name)=\($0.value)" } == ["purpose=panReveal", "format=pem"])
-            #expect(requests[1].method == "POST")
-            #expect(requests[1].header("Content-Type") == "application/json")
-            #expect(requests[1].header("X-API-Key") == AdyenSimulator.Credentials.apiKey)
+            let instrument = "/bcl/v2/paymentInstruments/\(Seed.activeVisaID)"
             #expect(
-                requests[1].jsonBody
+                requests.map(\.pathWithoutQuery) == [
+                    instrument, "/bcl/v2/publicKey", instrument, "/bcl/v2/paymentInstruments/reveal",
+                ])
+            #expect(requests.map(\.method) == ["GET", "GET", "GET", "POST"])
+            #expect(requests[1].queryItems.map { "\($0.name)=\($0.value)" } == ["purpose=panReveal", "format=pem"])
+            #expect(requests[3].header("Content-Type") == "application/json")
+            #expect(requests[3].header("X-API-Key") == AdyenSimulator.Credentials.apiKey)
+            #expect(
+                requests[3].jsonBody
                     == .object([
                         "paymentInstrumentId": .string(Seed.activeVisaID), "encryptedKey": .string(app.encryptedKey),
                     ]))
@@ -430,6 +436,7 @@ struct AdyenCardRevealTests {
                 )
             }
             #expect(unknown?.code == .notFound)
+            let pinPostsBefore = handle.journal.entries(method: "POST", pathContains: "/pins/reveal").count
             let closed = await gatewayError {
                 _ = try await setup.gateway.revealSession(
                     RevealSessionRequest(
@@ -438,9 +445,23 @@ struct AdyenCardRevealTests {
                     via: setup.route, context: setup.context
                 )
             }
-            #expect(closed?.code == .invalidRequest)
+            // The session reads the card as the offer does: a closed card is refused before anything is sent to reveal.
+            #expect(closed?.code == .invalidCardState)
+            #expect(handle.journal.entries(method: "POST", pathContains: "/pins/reveal").count == pinPostsBefore)
+            for (id, code) in [
+                (Seed.closedMastercardID, CardGatewayError.Code.invalidCardState),
+                (Seed.bankAccountID, .invalidRequest),
+            ] {
+                let keysBefore = handle.journal.entries(method: "GET", pathContains: "/publicKey").count
+                let refused = await gatewayError {
+                    _ = try await setup.gateway.revealOffer(
+                        for: CardRef(id: id), purpose: .pinChange, via: setup.route, context: setup.context)
+                }
+                #expect(refused?.code == code, "offer for \(id)")
+                #expect(handle.journal.entries(method: "GET", pathContains: "/publicKey").count == keysBefore)
+            }
 
-            // A credential without the reveal roles: 403, naming the role.
+            // A credential without the reveal roles: 403, naming the role of the purpose (PIN purposes: the PIN roles).
             let limited = try Self.setup(handle, apiKey: AdyenSimulator.Credentials.apiKeyWithoutActivationRole)
             let denied = await gatewayError {
                 _ = try await limited.gateway.revealOffer(
@@ -448,6 +469,59 @@ struct AdyenCardRevealTests {
             }
             #expect(denied?.code == .permissionDenied)
             #expect(denied?.message.contains(AdyenAPI.panRevealRole) == true)
+            for (purpose, role) in [
+                (RevealPurpose.pinReveal, AdyenAPI.pinRevealRole), (.pinChange, AdyenAPI.pinChangeRole),
+            ] {
+                let pinDenied = await gatewayError {
+                    _ = try await limited.gateway.revealOffer(
+                        for: card, purpose: purpose, via: limited.route, context: limited.context)
+                }
+                #expect(pinDenied?.code == .permissionDenied)
+                #expect(pinDenied?.message.contains(role) == true, "\(purpose): \(pinDenied?.message ?? "")")
+                #expect(pinDenied?.message.contains(AdyenAPI.panRevealRole) == false)
+            }
+        }
+    }
+
+    @Test(
+        "a reveal session whose connection dropped after Adyen read it is not repeated: one call, mayHaveReachedProvider"
+    )
+    func sessionNotRepeated() async throws {
+        try await withSimulator(Self.simulator()) { handle in
+            let setup = try Self.setup(handle, maxAttempts: 3)
+            let card = CardRef(id: Seed.activeVisaID)
+            // A read is repeated after a dropped connection (so the gateway does retry here)…
+            handle.faults.inject(
+                FaultRule(count: 1, pathPrefix: "/bcl/v2/publicKey", method: "GET", action: .dropConnection))
+            let detailsOffer = try await setup.gateway.revealOffer(
+                for: card, purpose: .cardDetails, via: setup.route, context: setup.context)
+            #expect(handle.journal.entries(method: "GET", pathContains: "/publicKey").count == 2)
+            let pinOffer = try await setup.gateway.revealOffer(
+                for: card, purpose: .pinReveal, via: setup.route, context: setup.context)
+
+            // …a session is not: Adyen's encrypted session key serves one request.
+            for (path, request) in [
+                (
+                    "/bcl/v2/paymentInstruments/reveal",
+                    RevealSessionRequest(
+                        card: card, purpose: .cardDetails,
+                        encryptedKey: Secret(try App.session(detailsOffer).encryptedKey))
+                ),
+                (
+                    "/bcl/v2/pins/reveal",
+                    RevealSessionRequest(
+                        card: card, purpose: .pinReveal, encryptedKey: Secret(try App.session(pinOffer).encryptedKey))
+                ),
+            ] {
+                handle.faults.inject(FaultRule(count: 1, pathPrefix: path, method: "POST", action: .dropConnection))
+                let dropped = await gatewayError {
+                    _ = try await setup.gateway.revealSession(request, via: setup.route, context: setup.context)
+                }
+                #expect(dropped != nil, "\(path): the session succeeded")
+                #expect(dropped?.mayHaveReachedProvider == true, "\(path)")
+                #expect(dropped?.isRetryable == false, "\(path)")
+                #expect(handle.journal.entries(method: "POST", pathContains: path).count == 1, "\(path)")
+            }
         }
     }
 
@@ -548,8 +622,11 @@ struct AdyenCardRevealTests {
         func text(_ name: String) throws -> String {
             String(decoding: try Data(contentsOf: PublishedShape.fixtureURL(name)), as: UTF8.self)
         }
+        // Each step reads the card first (the published instrument example, an active card).
+        let instrument = try text("payment-instrument.json")
         let transport = ScriptedTransport([
-            .json(200, try text("public-key-200.json")), .json(200, try text("pins-reveal-200.json")),
+            .json(200, instrument), .json(200, try text("public-key-200.json")), .json(200, instrument),
+            .json(200, try text("pins-reveal-200.json")), .json(200, instrument),
             .json(200, try text("pins-change-200.json")),
         ])
         let provider = try Fixture.provider(transport)
@@ -563,7 +640,7 @@ struct AdyenCardRevealTests {
             context: OperationContext())
         #expect(session.material.encryptedPINBlock?.revealedValue == "63E5060591EF65F48DD1D4FECD0FECD5")
         #expect(session.material.pinToken?.revealedValue == "5555341244441115")
-        let sent = try #require(transport.requests[1].jsonBody)
+        let sent = try #require(transport.requests[3].jsonBody)
         #expect(PublishedShape.differences(sent, from: try PublishedShape.fixture("pins-reveal-request.json")) == [])
 
         let change = try await provider.revealSession(
@@ -574,12 +651,13 @@ struct AdyenCardRevealTests {
             context: OperationContext()
         )
         #expect(change.material.pinChangeStatus == .completed)
-        let changeBody = try #require(transport.requests[2].jsonBody)
+        let changeBody = try #require(transport.requests[5].jsonBody)
         #expect(
             PublishedShape.differences(changeBody, from: try PublishedShape.fixture("pins-change-request.json")) == [])
         #expect(changeBody["encryptedPinBlock"] == .string("63E5060591EF65F48DD1D4FECD0FECD5"))
         #expect(changeBody["token"] == .string("5555341244441115"))
         // The key already expired (2023): it was not cached, so the next offer asks again.
+        transport.enqueue(.json(200, instrument))
         transport.enqueue(.json(200, try text("public-key-200.json")))
         _ = try await provider.revealOffer(for: card, purpose: .pinReveal, context: OperationContext())
         #expect(transport.requests.filter { $0.pathWithoutQuery.hasSuffix("/publicKey") }.count == 2)
@@ -587,7 +665,9 @@ struct AdyenCardRevealTests {
 
     @Test("a Base64 encrypted key and PIN block are sent as hexadecimal")
     func base64Input() async throws {
-        let transport = ScriptedTransport([.json(200, #"{"status":"completed"}"#)])
+        let transport = ScriptedTransport([
+            .json(200, Fixture.instrument(id: "PI6789678967896789")), .json(200, #"{"status":"completed"}"#),
+        ])
         let provider = try Fixture.provider(transport)
         let key = Data((0..<256).map { UInt8($0) })
         let block = Data((0..<16).map { UInt8(200 + $0) })
@@ -599,7 +679,7 @@ struct AdyenCardRevealTests {
             ),
             context: OperationContext()
         )
-        let body = try #require(transport.requests.first?.jsonBody)
+        let body = try #require(transport.requests.last?.jsonBody)
         #expect(body["encryptedKey"] == .string(key.map { String(format: "%02X", $0) }.joined()))
         #expect(body["encryptedPinBlock"] == .string(block.map { String(format: "%02X", $0) }.joined()))
     }

@@ -16,12 +16,30 @@ struct AdyenOfficialClientTests {
     func adyenPythonWorksAgainstTheSimulator() async throws {
         try await OfficialClient.requireAvailable(module: "Adyen")
         let simulator = AdyenSimulator()
-        let signed = simulator.signedWebhook(
-            type: AdyenSimulator.networkTokenUpdated, token: AdyenSimulator.Seed.activeApplePayTokenID)
-        let signature = try #require(signed.headers.first { $0.0.lowercased() == "hmacsignature" }?.1)
+        // Every kind of webhook the simulator signs: network tokens, card status (created, updated: what it sends on
+        // a lock, unlock or cancel), and Adyen's own published "Card updated" example signed by the simulator.
+        var signed = [
+            simulator.signedWebhook(
+                type: AdyenSimulator.networkTokenCreated, token: AdyenSimulator.Seed.activeApplePayTokenID),
+            simulator.signedWebhook(
+                type: AdyenSimulator.networkTokenUpdated, token: AdyenSimulator.Seed.activeApplePayTokenID),
+            try #require(
+                simulator.signedPaymentInstrumentWebhook(
+                    type: AdyenSimulator.paymentInstrumentCreated, instrument: AdyenSimulator.Seed.activeVisaID)),
+            try #require(
+                simulator.signedPaymentInstrumentWebhook(
+                    type: AdyenSimulator.paymentInstrumentUpdated, instrument: AdyenSimulator.Seed.suspendedVisaID)),
+        ]
+        signed.append(
+            simulator.signedWebhook(
+                body: try AdyenWebhookTests.publishedExample(
+                    "post-balancePlatform.paymentInstrument.updated-balancePlatform-paymentInstrument-updated")))
+        let webhooks = try signed.map { delivery -> [String: String] in
+            let signature = try #require(delivery.headers.first { $0.0.lowercased() == "hmacsignature" }?.1)
+            return ["body": String(decoding: delivery.body, as: UTF8.self), "signature": signature]
+        }
         let webhook = try JSONSerialization.data(withJSONObject: [
-            "body": String(decoding: signed.body, as: UTF8.self), "signature": signature,
-            "hmacKey": AdyenSimulator.Credentials.hmacKeyHex,
+            "hmacKey": AdyenSimulator.Credentials.hmacKeyHex, "webhooks": webhooks,
         ])
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(
             "adyen-webhook-\(UUID().uuidString).json")

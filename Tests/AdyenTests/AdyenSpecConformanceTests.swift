@@ -53,6 +53,7 @@ struct AdyenSpecConformanceTests {
         "PATCH /networkTokens/{networkTokenId} 422",
         "GET /paymentInstruments/{id} 500",
         "SCHEMA NetworkTokenNotificationRequest",
+        "SCHEMA PaymentNotificationRequest",
         // Card details and PIN (issue 40): the public keys (pem and jwk), the three sessions and their refusals.
         "GET /publicKey 200",
         "POST /paymentInstruments/reveal 200",
@@ -65,8 +66,11 @@ struct AdyenSpecConformanceTests {
 
     /// Drives every operation through the adapter (its requests are checked too), then the error answers the adapter
     /// cannot provoke through raw requests (only their answers are checked).
+    /// The webhooks the simulator sent while the adapter drove it (a card created twice, locked, unlocked and
+    /// cancelled) are checked against `PaymentNotificationRequest`.
     static func exchanges() async throws -> [SpecExchange] {
-        try await withSimulator(AdyenSimulator()) { handle in
+        let simulator = AdyenSimulator()
+        return try await withSimulator(simulator) { handle in
             let wire = WireRecorder(AsyncHTTPClientTransport())
             let provider = try SimulatorFixture.provider(handle, transport: wire, retry: .none)
             let context = OperationContext()
@@ -228,14 +232,40 @@ struct AdyenSpecConformanceTests {
                     responseBody: reply.body)
                 exchanges.append(SpecExchange("raw \(name)", document: "service", exchange, adapter: false))
             }
+            let sent = simulator.sentWebhooks()
+            #expect(sent.filter { $0.type == AdyenSimulator.paymentInstrumentCreated }.count == 2)
+            #expect(sent.filter { $0.type == AdyenSimulator.paymentInstrumentUpdated }.count == 3)
+            for (index, webhook) in sent.enumerated() {
+                exchanges.append(
+                    SpecExchange(
+                        "sent webhook #\(index + 1) \(webhook.type)", document: "notifications",
+                        schema: "PaymentNotificationRequest", body: webhook.body))
+            }
             return exchanges
         }
     }
 
-    /// The signed configuration webhooks the simulator delivers, against `NetworkTokenNotificationRequest`.
+    /// The signed configuration webhooks the simulator delivers, against `NetworkTokenNotificationRequest` and (for
+    /// every seeded instrument, card or business account, created and updated) `PaymentNotificationRequest`.
     static func webhooks() -> [SpecExchange] {
         let simulator = AdyenSimulator()
         var result: [SpecExchange] = []
+        for type in [AdyenSimulator.paymentInstrumentCreated, AdyenSimulator.paymentInstrumentUpdated] {
+            for id in [
+                Seed.activeVisaID, Seed.activeMastercardID, Seed.inactiveMastercardID, Seed.suspendedVisaID,
+                Seed.closedMastercardID, Seed.bankAccountID, Seed.lockableVisaID, Seed.cancellableMastercardID,
+                Seed.walletVisaID,
+            ] {
+                guard let body = simulator.signedPaymentInstrumentWebhook(type: type, instrument: id)?.body else {
+                    Issue.record("no webhook for the seeded instrument \(id)")
+                    continue
+                }
+                result.append(
+                    SpecExchange(
+                        "webhook \(type) \(id)", document: "notifications", schema: "PaymentNotificationRequest",
+                        body: body))
+            }
+        }
         for type in [AdyenSimulator.networkTokenCreated, AdyenSimulator.networkTokenUpdated] {
             for token in [
                 Seed.activeApplePayTokenID, Seed.inactiveGooglePayTokenID, Seed.closedCardTokenID, "NWTK_UNKNOWN",
@@ -294,6 +324,11 @@ struct AdyenSpecConformanceTests {
                 SpecExchange(
                     "webhook", document: "notifications", schema: "NetworkTokenNotificationRequest",
                     body: Data(#"{"type":"balancePlatform.networkToken.created","data":{}}"#.utf8)),
+                SpecExchange(
+                    "instrument webhook", document: "notifications", schema: "PaymentNotificationRequest",
+                    body: Data(
+                        #"{"type":"balancePlatform.paymentInstrument.updated","environment":"test","data":{"paymentInstrument":{"id":"PI1","status":"locked"}}}"#
+                            .utf8)),
             ]))
         let expected = [
             "[extra member] response 200 $: member(s) `extra` not defined by the document",
@@ -303,6 +338,7 @@ struct AdyenSpecConformanceTests {
             "[request member] request $: member(s) `reason` not defined by the document",
             "[undeclared success] response 201: GET /networkTokens/{networkTokenId} declares no such status",
             "[webhook] body (NetworkTokenNotificationRequest) $: required member `environment` is missing",
+            "[instrument webhook] body (PaymentNotificationRequest) $.data.paymentInstrument",
         ]
         for line in expected {
             #expect(

@@ -1,6 +1,9 @@
+import AdyenSimulator
 import CardGateway
+import CardGatewaySimulation
 import CardGatewayTesting
 import Foundation
+import SharedTestSupport
 import Testing
 
 @testable import CardGatewayAdyen
@@ -108,15 +111,129 @@ struct AdyenWebhookTests {
         }
     }
 
-    @Test("unknown notification types verify and produce no events")
+    @Test("other notification types, and an instrument update without a status, verify and produce no events")
     func unknownType() throws {
         let provider = try Fixture.provider(ScriptedTransport([]))
-        let body = Data(
-            "{\"type\": \"balancePlatform.paymentInstrument.updated\", \"environment\": \"test\", \"data\": {\"paymentInstrument\": {\"id\": \"PI1\"}}}"
-                .utf8)
+        for text in [
+            "{\"type\": \"balancePlatform.balanceAccount.updated\", \"environment\": \"test\", \"data\": {\"balanceAccount\": {\"id\": \"BA1\"}}}",
+            "{\"type\": \"balancePlatform.paymentInstrument.updated\", \"environment\": \"test\", \"data\": {\"paymentInstrument\": {\"id\": \"PI1\", \"type\": \"card\"}}}",
+        ] {
+            let body = Data(text.utf8)
+            #expect(
+                try provider.verify(Fixture.delivery(body, headers: [("HmacSignature", Fixture.sign(body))]), now: now)
+                    .isEmpty)
+        }
+    }
+
+    /// The `value` of a published example in Adyen's `BalancePlatformConfigurationNotification-v2.json` (the copy in
+    /// `Fixtures`), as a body.
+    static func publishedExample(_ name: String) throws -> Data {
+        let document = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(
+                    contentsOf: PublishedShape.fixtureURL("adyen-BalancePlatformConfigurationNotification-v2.json")))
+                as? [String: Any])
+        let examples = try #require((document["components"] as? [String: Any])?["examples"] as? [String: Any])
+        let value = try #require((examples[name] as? [String: Any])?["value"])
+        return try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
+    }
+
+    @Test("Adyen's published 'Card updated' example (status suspended) is a card status change")
+    func publishedCardUpdated() throws {
+        let provider = try Fixture.provider(ScriptedTransport([]))
+        let body = try Self.publishedExample(
+            "post-balancePlatform.paymentInstrument.updated-balancePlatform-paymentInstrument-updated")
+        let events = try provider.verify(
+            Fixture.delivery(body, headers: [("HmacSignature", Fixture.sign(body))]), now: now)
+        #expect(events.count == 1)
+        let event = try #require(events.first)
+        #expect(event.providerType == "balancePlatform.paymentInstrument.updated")
         #expect(
-            try provider.verify(Fixture.delivery(body, headers: [("HmacSignature", Fixture.sign(body))]), now: now)
-                .isEmpty)
+            event.id == "PI00000000000000000001|balancePlatform.paymentInstrument.updated|2024-12-15T15:42:03+01:00")
+        #expect(event.occurredAt == Date(timeIntervalSince1970: 1_734_273_723))  // 2024-12-15T14:42:03Z
+        let change = try #require(event.event.cardStatusChanged)
+        #expect(change.card == CardRef(id: "PI00000000000000000001", customer: "BA00000000000000000001"))
+        #expect(change.newStatus == .suspended)
+        #expect(change.providerNewStatus == "suspended")
+        // Adyen's body holds the instrument as it is now and no earlier status.
+        #expect(change.oldStatus == nil && change.providerOldStatus == nil)
+    }
+
+    @Test(
+        "Adyen's published 'Card created' example is a change from no status to active; a business account gives none")
+    func publishedCreated() throws {
+        let provider = try Fixture.provider(ScriptedTransport([]))
+        let card = try Self.publishedExample(
+            "post-balancePlatform.paymentInstrument.created-01.balancePlatform-paymentInstrument-card-created")
+        let events = try provider.verify(
+            Fixture.delivery(card, headers: [("HmacSignature", Fixture.sign(card))]), now: now)
+        let change = try #require(events.first?.event.cardStatusChanged)
+        #expect(events.count == 1)
+        #expect(events.first?.providerType == "balancePlatform.paymentInstrument.created")
+        #expect(change.card.id == "PI00000000000000000001")
+        #expect(change.oldStatus == nil)
+        #expect(change.newStatus == .active && change.providerNewStatus == "active")
+
+        let account = try Self.publishedExample(
+            "post-balancePlatform.paymentInstrument.created-02.balancePlatform-paymentInstrument-business-account-created"
+        )
+        #expect(
+            try provider.verify(
+                Fixture.delivery(account, headers: [("HmacSignature", Fixture.sign(account))]), now: now
+            ).isEmpty)
+        // The same published body with a wrong signature is refused.
+        #expect(throws: CardGatewayError.self) {
+            try provider.verify(Fixture.delivery(card, headers: [("HmacSignature", Fixture.sign(account))]), now: now)
+        }
+    }
+
+    @Test(
+        "Adyen's Python library's own HMAC test vector: the adapter verifies it and the simulator signs it identically")
+    func libraryTestVector() throws {
+        // adyen-python-api-library, test/UtilTest.py `test_is_valid_hmac_payload`: the payload (with its
+        // whitespace, kept byte for byte in Fixtures/hmac-payload-vector.txt), the key and the expected signature.
+        let payload = try Data(contentsOf: PublishedShape.fixtureURL("hmac-payload-vector.txt"))
+        let key = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
+        let expected = "fX74xUdztFmaXAn3IusMFFUBUSkLmDQUK0tm8xL6ZTU="
+        let simulator = AdyenSimulator(
+            credentials: AdyenSimulator.Credentials(
+                apiKeys: [:], webServiceUser: "ws", webServicePassword: "pw", hmacKeyHex: key))
+        #expect(simulator.hmacSignature(for: payload) == expected)
+        let provider = try Fixture.provider(ScriptedTransport([]), hmacKey: key)
+        #expect(
+            try provider.verify(Fixture.delivery(payload, headers: [("HmacSignature", expected)]), now: now).isEmpty)
+        var changed = payload
+        changed.append(0x20)
+        #expect(throws: CardGatewayError.self) {
+            try provider.verify(Fixture.delivery(changed, headers: [("HmacSignature", expected)]), now: now)
+        }
+    }
+
+    @Test("lock, unlock and cancel on the simulator send paymentInstrument.updated, which the adapter reads as changes")
+    func simulatorSendsStatusChanges() async throws {
+        let simulator = AdyenSimulator()
+        try await withSimulator(simulator) { handle in
+            let provider = try SimulatorFixture.provider(handle)
+            let card = CardRef(id: AdyenSimulator.Seed.lockableVisaID)
+            let context = OperationContext()
+            #expect(simulator.sentWebhooks().isEmpty)
+            _ = try await provider.changeStatus(
+                CardStatusRequest(card: card, intent: .lock, reason: .lost), context: context)
+            _ = try await provider.changeStatus(CardStatusRequest(card: card, intent: .unlock), context: context)
+            _ = try await provider.changeStatus(
+                CardStatusRequest(card: card, intent: .cancel, reason: .stolen), context: context)
+            let sent = simulator.sentWebhooks()
+            #expect(sent.map(\.type) == Array(repeating: AdyenSimulator.paymentInstrumentUpdated, count: 3))
+            var statuses: [CardStatus] = []
+            for webhook in sent {
+                let events = try provider.verify(Fixture.delivery(webhook.body, headers: webhook.headers), now: Date())
+                let change = try #require(events.first?.event.cardStatusChanged)
+                #expect(change.card.id == card.id)
+                #expect(change.card.customer == AdyenSimulator.Seed.balanceAccountID)
+                statuses.append(change.newStatus)
+            }
+            #expect(statuses == [.suspended, .active, .cancelled])
+        }
     }
 
     @Test("a signed body that is not a notification, or lacks data.id, is invalidResponse")

@@ -110,7 +110,8 @@ enum AdyenAPI {
     /// A cached public key is handed out only while it has at least this long left (seconds), so an app never
     /// encrypts with a key that expires on the way.
     static let publicKeyRefreshMargin: TimeInterval = 300
-    /// `token` of `RevealPinResponse` and `PinChangeRequest`: "The 16-digit token".
+    /// `token` of `RevealPinResponse` (the one Adyen made the revealed block with) and of `PinChangeRequest` ("The
+    /// 16-digit token that you used to generate the encryptedPinBlock": the app's own, docs.adyen.com …/change-pin).
     static let pinTokenLength = 16
     /// An ISO 9564 format 4 PIN block is one AES block.
     static let pinBlockLength = 16
@@ -150,6 +151,10 @@ enum AdyenAPI {
 
     static let networkTokenCreated = "balancePlatform.networkToken.created"
     static let networkTokenUpdated = "balancePlatform.networkToken.updated"
+    /// `PaymentNotificationRequest` types (the "Card created" and "Card updated" examples of
+    /// `BalancePlatformConfigurationNotification-v2.json`).
+    static let paymentInstrumentCreated = "balancePlatform.paymentInstrument.created"
+    static let paymentInstrumentUpdated = "balancePlatform.paymentInstrument.updated"
 }
 
 /// Which family of Adyen endpoints a request went to: decides which role a 403 names.

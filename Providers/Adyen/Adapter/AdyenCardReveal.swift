@@ -9,19 +9,26 @@ import Synchronization
 ///
 /// 1. offer: `GET /publicKey?purpose=panReveal|pinReveal|pinChange&format=pem` gives an RSA public key and its
 ///    expiry date, cached per purpose and format until shortly before that date;
-/// 2. the app makes an AES-256 key and encrypts it with that public key (and, to change the PIN, encrypts the new
-///    PIN as an ISO 9564 format 4 block with the AES key and a 16-digit token);
+/// 2. the app makes an AES-256 key and encrypts it with that public key (and, to change the PIN, makes a 16-digit
+///    token of its own and encrypts the new PIN as an ISO 9564 format 4 block with the AES key and that token: the
+///    `token` of `PinChangeRequest` is "the 16-digit token that you used to generate the encryptedPinBlock", not a
+///    PIN reveal's token, so no PIN is revealed to change one);
 /// 3. session: the backend relays the encrypted key to `POST /paymentInstruments/reveal` (→ `encryptedData`),
 ///    `POST /pins/reveal` (→ `encryptedPinBlock`, `token`) or `POST /pins/change` (→ `status`) and hands back what
 ///    Adyen answers, which only the app's AES key opens.
+///
+/// Both steps first read the card (`GET /paymentInstruments/{id}`): a closed card is `invalidCardState` and a business
+/// account `invalidRequest`, nothing more sent, so a client that skips the offer meets the same checks. A session is
+/// sent once (`repeatability: .never`): Adyen's encrypted session key serves one request, so a session that may have
+/// reached Adyen fails with `mayHaveReachedProvider` instead of being repeated.
 ///
 /// Adyen's `GET /paymentInstruments/{id}/reveal`, which answers the clear number and CVC, is never called.
 /// Encrypted values travel as Adyen shows them (hexadecimal); an app that gives Base64 has it converted to
 /// hexadecimal before sending. Nothing here is ledgered, journaled or cached except the public keys.
 extension AdyenProvider: CardReveal {
     /// The public key for `purpose` (asked of Adyen unless a cached one has more than
-    /// ``AdyenAPI/publicKeyRefreshMargin`` left) and what the session request must carry. The card is not looked
-    /// up: Adyen refuses a card it cannot reveal at the session step.
+    /// ``AdyenAPI/publicKeyRefreshMargin`` left) and what the session request must carry, once the card is read
+    /// and can be revealed (``revealableCard(_:context:)``).
     public func revealOffer(
         for card: CardRef, purpose: RevealPurpose, context: OperationContext
     ) async throws -> RevealOffer {
@@ -30,6 +37,7 @@ extension AdyenProvider: CardReveal {
             throw CardGatewayError(
                 .unsupported, "Adyen offers no \(purpose)", provider: http.instance, providerKind: .adyen)
         }
+        try await revealableCard(card, context: context)
         let key = try await revealPublicKey(for: purpose, format: "pem", context: context)
         return RevealOffer(card: card, purpose: purpose, flow: flow, publicKey: key)
     }
@@ -37,7 +45,9 @@ extension AdyenProvider: CardReveal {
     /// Relays what the app supplied to Adyen's endpoint for the purpose and returns Adyen's encrypted answer.
     /// Refused before anything is sent: a card id that is not an Adyen id, a missing input or one the purpose does
     /// not take, an encrypted key or PIN block that is neither hexadecimal nor Base64 or has the wrong length, a token
-    /// that is not 16 digits.
+    /// that is not 16 digits; then the card is read and checked as the offer checks it (``revealableCard(_:context:)``).
+    /// The session request itself is sent once: should it fail on the way, the error has `mayHaveReachedProvider`
+    /// and the app makes a new session key.
     public func revealSession(_ request: RevealSessionRequest, context: OperationContext) async throws -> RevealSession
     {
         guard let flow = descriptor.revealFlows[request.purpose] else {
@@ -70,10 +80,12 @@ extension AdyenProvider: CardReveal {
             problems.require(
                 token.revealedValue.count == AdyenAPI.pinTokenLength
                     && token.revealedValue.unicodeScalars.allSatisfy { ("0"..."9").contains($0) },
-                "pinToken", "must be Adyen's \(AdyenAPI.pinTokenLength)-digit token"
+                "pinToken",
+                "must be the \(AdyenAPI.pinTokenLength)-digit token the app used to make the encryptedPINBlock"
             )
         }
         try problems.throwIfAny()
+        try await revealableCard(request.card, context: context)
         // Checked above: the flow's inputs are present.
         let key = encryptedKey ?? ""
         let secrets =
@@ -86,7 +98,7 @@ extension AdyenProvider: CardReveal {
             let body = try encode(AdyenWireRevealRequest(paymentInstrumentId: request.card.id, encryptedKey: key))
             let response = try await sendReveal(
                 ProviderRequest(
-                    .post, AdyenAPI.pinsReveal, headers: headers(json: true), body: body, repeatability: .safe,
+                    .post, AdyenAPI.pinsReveal, headers: headers(json: true), body: body, repeatability: .never,
                     operation: "reveal pin"),
                 family: .pinReveal, secrets: secrets, context: context
             )
@@ -103,7 +115,8 @@ extension AdyenProvider: CardReveal {
                     paymentInstrumentId: request.card.id, encryptedKey: key, encryptedPinBlock: pinBlock ?? "",
                     token: request.pinToken?.revealedValue ?? ""
                 ))
-            // A change is a write whose token the app made for this one block: never repeated by the client.
+            // A change is a write whose token the app made for this one block: never repeated by the client (nor is a
+            // reveal: the encrypted session key is single-use).
             let response = try await sendReveal(
                 ProviderRequest(
                     .post, AdyenAPI.pinsChange, headers: headers(json: true), body: body, repeatability: .never,
@@ -122,7 +135,7 @@ extension AdyenProvider: CardReveal {
             let response = try await sendReveal(
                 ProviderRequest(
                     .post, AdyenAPI.paymentInstrumentsReveal, headers: headers(json: true), body: body,
-                    repeatability: .safe, operation: "reveal card details"
+                    repeatability: .never, operation: "reveal card details"
                 ),
                 family: .panReveal, secrets: secrets, context: context
             )
@@ -154,7 +167,7 @@ extension AdyenProvider: CardReveal {
                 .get, AdyenAPI.publicKey, query: [("purpose", wirePurpose), ("format", format)], headers: headers(),
                 operation: "get public key"
             ),
-            family: .panReveal, context: context
+            family: Self.revealFamily(purpose), context: context
         )
         let answer = try decode(AdyenWirePublicKeyResponse.self, from: response, what: "public key")
         guard let value = answer.publicKey, !value.isEmpty else {
@@ -166,6 +179,30 @@ extension AdyenProvider: CardReveal {
             revealKeys.store(key, as: cacheKey, until: expires.addingTimeInterval(-AdyenAPI.publicKeyRefreshMargin))
         }
         return key
+    }
+
+    /// The card of a reveal, read and checked: a closed card (`cancelled`) is `invalidCardState`, a payment
+    /// instrument that is not a card `invalidRequest`. Other statuses are left to Adyen, which documents none that
+    /// it refuses.
+    func revealableCard(_ card: CardRef, context: OperationContext) async throws {
+        let found = try await self.card(card, context: context)
+        guard found.status != .cancelled else {
+            throw CardGatewayError(
+                .invalidCardState,
+                "the Adyen card is \(SafeText.scrub(found.providerStatus, maxLength: 40)): nothing of it can be revealed or changed",
+                provider: http.instance, providerKind: .adyen
+            )
+        }
+    }
+
+    /// Which role a 403 names: `GET /publicKey` needs the role of the purpose it asks for (`panReveal`,
+    /// `pinReveal`, `pinChange`).
+    static func revealFamily(_ purpose: RevealPurpose) -> AdyenEndpointFamily {
+        switch purpose {
+        case .pinReveal: .pinReveal
+        case .pinChange: .pinChange
+        default: .panReveal
+        }
     }
 
     /// Sends a reveal request and maps a refusal, redacting the app's values should Adyen ever echo one.
@@ -195,14 +232,8 @@ extension AdyenProvider: CardReveal {
     /// spec's example shows), read as the start of that day in UTC (the earliest it can mean).
     static func expiryDate(_ text: String) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let full = ISO8601DateFormatter()
-        if let date = full.date(from: trimmed) { return date }
-        full.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = full.date(from: trimmed) { return date }
-        let day = ISO8601DateFormatter()
-        day.formatOptions = [.withFullDate]
-        day.timeZone = TimeZone(identifier: "UTC")
-        return trimmed.count == 10 ? day.date(from: trimmed) : nil
+        if trimmed.count == 10 { return InternetDateTime.parseWholeSeconds(trimmed + "T00:00:00Z") }
+        return AdyenMapping.date(trimmed)
     }
 }
 

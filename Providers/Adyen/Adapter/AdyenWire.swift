@@ -127,6 +127,22 @@ struct AdyenWireWallet: Decodable, Sendable {
     var provisioningMethod: String?
 }
 
+/// `PaymentNotificationRequest` (required: `environment`, `type`, `data`), the body of
+/// `balancePlatform.paymentInstrument.created` and `.updated`; decoded only after the signature is checked.
+struct AdyenWirePaymentNotification: Decodable, Sendable {
+    var type: String?
+    var environment: String?
+    var timestamp: String?
+    var data: AdyenWirePaymentInstrumentNotificationData?
+}
+
+/// `PaymentInstrumentNotificationData`: `balancePlatform` and the whole `paymentInstrument` as it is now (the
+/// document gives no earlier status).
+struct AdyenWirePaymentInstrumentNotificationData: Decodable, Sendable {
+    var balancePlatform: String?
+    var paymentInstrument: AdyenWirePaymentInstrument?
+}
+
 /// Just the envelope type, read first so that unknown notification types are skipped without decoding `data`.
 struct AdyenWireNotificationType: Decodable, Sendable {
     var type: String?

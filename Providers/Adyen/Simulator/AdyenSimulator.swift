@@ -289,6 +289,8 @@ public struct AdyenSimulator: ProviderSimulator {
             if let reason = reason as? String { stored.statusReason = reason }
             if let comment = comment as? String { stored.statusComment = comment }
         }
+        // Adyen sends `balancePlatform.paymentInstrument.updated` "when you successfully update a payment instrument".
+        send(paymentInstrumentWebhook(type: Self.paymentInstrumentUpdated, instrument: updated ?? instrument))
         return .json(200, (updated ?? instrument).json)
     }
 
@@ -370,6 +372,8 @@ public struct AdyenSimulator: ProviderSimulator {
             iban: nil, balanceAccountID: account, issuingCountryCode: country
         )
         state.instruments.put(id, instrument)
+        // Adyen sends `balancePlatform.paymentInstrument.created` "when you successfully create a payment instrument".
+        send(paymentInstrumentWebhook(type: Self.paymentInstrumentCreated, instrument: instrument))
         return .json(200, instrument.json)
     }
 
@@ -670,6 +674,8 @@ final class AdyenSimulatorState: Sendable {
     let ids = DeterministicIDs(seed: 0xAD1E)
     let clock: SimulationClock
     private let ledgerBox: Mutex<IdempotencyLedger>
+    /// The webhooks sent, oldest first (``AdyenSimulator/sentWebhooks()``).
+    let outbox = Mutex<[AdyenSimulator.SentWebhook]>([])
 
     init(clock: SimulationClock) {
         self.clock = clock
@@ -685,6 +691,7 @@ final class AdyenSimulatorState: Sendable {
         exchanges.reset(to: [])
         ids.reset()
         ledgerBox.withLock { $0 = IdempotencyLedger(clock: clock) }
+        outbox.withLock { $0 = [] }
     }
 
     /// A GET of the activation data: starts a new session (replacing any unfinished one) and returns its first

@@ -3,8 +3,10 @@
 
 Usage: official-client-check.py http://127.0.0.1:PORT WEBHOOK.json
 
-WEBHOOK.json holds one delivery the simulator signed: {"body": "<the JSON body as text>", "signature": "<HmacSignature>",
-"hmacKey": "<hex key>"}. Exits 0 when every call behaved as it does against Adyen's test Balance Platform, 1 on the first
+WEBHOOK.json holds deliveries the simulator signed: {"hmacKey": "<hex key>", "webhooks": [{"body": "<the JSON body as
+text>", "signature": "<its HmacSignature header>"}, ...]}. Each signature must be exactly what the library's
+`generate_payload_sig` computes for the body (the scheme of Adyen's banking and management webhooks, `HmacSignature`
+header), and `is_valid_hmac_payload` must accept it and refuse the body changed by one byte. Exits 0 when every call behaved as it does against Adyen's test Balance Platform, 1 on the first
 failure, 2 on bad usage. The simulator must be in its documented seed state (a fresh AdyenSimulator).
 """
 import base64
@@ -100,10 +102,15 @@ def main(base, webhook_path):
 
     # Webhooks: the library's HMAC check accepts the simulator's signature and refuses a tampered body
     with open(webhook_path) as handle:
-        webhook = json.load(handle)
-    body = webhook["body"].encode("utf-8")
-    check(util.is_valid_hmac_payload(webhook["signature"], webhook["hmacKey"], body), "webhook HMAC verifies")
-    check(not util.is_valid_hmac_payload(webhook["signature"], webhook["hmacKey"], body.replace(b"approved", b"declined")), "tampered webhook does not verify")
+        deliveries = json.load(handle)
+    key = deliveries["hmacKey"]
+    check(len(deliveries["webhooks"]) > 0, "webhooks to check")
+    for index, webhook in enumerate(deliveries["webhooks"]):
+        body = webhook["body"].encode("utf-8")
+        name = "webhook %d (%s)" % (index + 1, json.loads(body).get("type", "?"))
+        check(util.generate_payload_sig(body, key).decode("ascii") == webhook["signature"], name + ": the library signs it identically")
+        check(util.is_valid_hmac_payload(webhook["signature"], key, body), name + ": HMAC verifies")
+        check(not util.is_valid_hmac_payload(webhook["signature"], key, body + b" "), name + ": a changed body does not verify")
 
     print("%d checks passed" % checks)
 
