@@ -71,6 +71,20 @@ struct ControlPlane: Sendable {
                     pendingFaults: self.faults.pending.count
                 )
             )
+        case SimulatorControlPath.authorizations:
+            guard method == .post else { return Self.methodNotAllowed("POST") }
+            let order: AuthorizationOrder
+            do { order = try JSONDecoder().decode(AuthorizationOrder.self, from: body) } catch {
+                return Self.error(400, "invalid authorization order: \(Self.describe(error))")
+            }
+            let problems = order.problems
+            guard problems.isEmpty else {
+                return Self.error(400, "invalid authorization order: " + problems.joined(separator: "; "))
+            }
+            guard let answer = await self.simulator.authorize(order) else {
+                return Self.error(404, "simulator \"\(self.simulator.kindName)\" does not play real-time authorization")
+            }
+            return answer.hummingbirdResponse
         default:
             return Self.error(404, "unknown control path \(path)")
         }

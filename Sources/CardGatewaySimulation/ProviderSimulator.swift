@@ -49,6 +49,13 @@ public protocol ProviderSimulator: Sendable {
 
     /// Returns all simulator state to the documented seed. Called by `POST /__simulator/reset`. Default: does nothing.
     func reset() async
+
+    /// Plays the card network for one real-time authorization (`POST /__simulator/authorizations`): builds the
+    /// provider's message for `order`, signs or authenticates it as the provider does, sends it with
+    /// ``SimulatedNetwork/send(_:headers:to:deadline:client:)`` under the provider's deadline, records the outcome as
+    /// the provider records it, and answers that record in the provider's shape. Default: nil, for a provider with no
+    /// real-time authorization (the control path answers 404).
+    func authorize(_ order: AuthorizationOrder) async -> SimulatedResponse?
 }
 
 extension ProviderSimulator {
@@ -63,4 +70,7 @@ extension ProviderSimulator {
 
     /// Stateless simulators have nothing to reset.
     public func reset() async {}
+
+    /// No real-time authorization.
+    public func authorize(_ order: AuthorizationOrder) async -> SimulatedResponse? { nil }
 }

@@ -13,6 +13,7 @@
 /// | `POST /__simulator/clock` | `{"advanceSeconds": 3600}` or `{"now": "2030-01-01T00:00:00Z"}` | 204 (404 if the simulator has no clock) |
 /// | `GET /__simulator/clock` | – | 200, `{"now":"2030-01-01T00:00:00.000Z","epochSeconds":1893456000}` |
 /// | `GET /__simulator/info` | – | 200, `{"basePath":"/v0","hasClock":true,"journalCount":3,"kind":"bridge","pendingFaults":0}` |
+/// | `POST /__simulator/authorizations` | an ``AuthorizationOrder`` | what the provider records of the authorization it sent to the order's URL (``ProviderSimulator/authorize(_:)``); 404 for a simulator without real-time authorization |
 ///
 /// Fault rule JSON: `{"count":1,"pathPrefix":"/v1/x","method":"POST","action":{"type":"status","status":503,"retryAfterSeconds":2}}`
 /// (see ``FaultRule`` and ``FaultAction`` for every field). Journal entry JSON: see ``JournalEntry``.
@@ -29,6 +30,8 @@ public enum SimulatorControlPath: Sendable {
     public static let clock = prefix + "/clock"
     /// `/__simulator/info`
     public static let info = prefix + "/info"
+    /// `/__simulator/authorizations`
+    public static let authorizations = prefix + "/authorizations"
 
     /// Whether `path` (without query) belongs to the control path.
     /// - Parameter path: A request path.

@@ -70,7 +70,7 @@ private final class TestDecider: AuthorizationDecider {
         case answer(AuthorizationDecision)
         case fail
         case sleep(Duration, on: ManualClock)
-        case waitForGate(Gate, then: AuthorizationDecision)
+        case waitForGate(DecisionGate, then: AuthorizationDecision)
     }
 
     private let state = Mutex<(calls: Int, requests: [AuthorizationRequest])>((0, []))
@@ -111,7 +111,7 @@ private struct FailingLedger: OperationLedger {
 }
 
 /// Opens once; every waiter resumes then.
-private final class Gate: Sendable {
+private final class DecisionGate: Sendable {
     private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     func wait() async {
@@ -287,7 +287,7 @@ struct AuthorizationTests {
     func concurrentRepeat() async throws {
         let clock = ManualClock()
         let gateway = try Self.gateway(clock: clock)
-        let gate = Gate()
+        let gate = DecisionGate()
         let decider = TestDecider(.waitForGate(gate, then: .approve()))
         let first = Task {
             try await gateway.respondToAuthorization(Self.delivery(), instance: "gamma-1", decider: decider)
