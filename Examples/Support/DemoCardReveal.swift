@@ -153,6 +153,18 @@ extension DemoSteps {
             }
         case .clientNonce:
             return try await clientNonce(offer, via: via, kind: kind, frontEnd: frontEnd)
+        case .encryptedPIN:
+            // Stripe: the front end encrypts the new PIN under Stripe's public key (Stripe's PIN management guide,
+            // "Encrypting PINs") and the backend relays the ciphertext as pin[encrypted_number]; only Stripe can read
+            // it. The simulator keeps the ciphertext without reading it, so the demo's front end sends random bytes in
+            // its place, and says so.
+            let ciphertext = Data((0..<256).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+            let session = try await gateway.revealSession(
+                RevealSessionRequest(card: card, purpose: purpose, encryptedPINBlock: Secret(ciphertext)), via: via)
+            let status = session.material.pinChangeStatus?.rawValue ?? "?"
+            try expect(session.material.pinChangeStatus == .completed, "the PIN change is \(status)")
+            return
+                "the front end's encrypted PIN (random bytes here: the simulator does not decrypt) was relayed: \(status)"
         case .clientAccessToken:
             // Marqeta.js: the token opens the card in Marqeta's frames (the simulator's stand-in read).
             let session = try await gateway.revealSession(RevealSessionRequest(card: card, purpose: purpose), via: via)
