@@ -194,6 +194,37 @@ struct MarqetaWebhookTests {
         #expect(skipped.contains("ct_incomplete") && skipped.contains("dwtt_nocard"))
     }
 
+    /// The guide's computation, outside our code: `OpenSSL::HMAC.hexdigest(digest, secret, http_raw_request_body)`
+    /// (developer-guides/signature-verification), done by Python's `hmac` over the raw body's bytes.
+    static func guideSignature(_ body: Data, secret: String, digest: String) async throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("mq-webhook-\(UUID().uuidString)")
+        try body.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let script =
+            "import hmac, hashlib, sys; print(hmac.new(sys.argv[1].encode(), open(sys.argv[2], 'rb').read(), getattr(hashlib, sys.argv[3])).hexdigest())"
+        let result = try await OfficialClient.run(
+            [OfficialClient.python, "-c", script, secret, file.path, digest], timeout: .seconds(30))
+        #expect(result.status == 0, "\(result.output)")
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test(
+        "X-Marqeta-Signature as Marqeta's guide computes it: the simulator's matches, and the adapter takes the guide's"
+    )
+    func signatureAsTheGuideComputesIt() async throws {
+        let signed = simulator.signedCardTransitionWebhook(
+            card: Seed.lockableCard, state: "SUSPENDED", type: "state.suspended")
+        let header = signed.headers.first { $0.0 == "X-Marqeta-Signature" }?.1
+        let sha256 = try await Self.guideSignature(signed.body, secret: Seed.webhookSecret, digest: "sha256")
+        #expect(sha256.count == 64)
+        #expect(header == sha256)
+        // A webhook configured with HMAC-SHA1: the guide's SHA-1 signature verifies too.
+        let sha1 = try await Self.guideSignature(signed.body, secret: Seed.webhookSecret, digest: "sha1")
+        var delivery = MarqetaFixture.delivery(signed)
+        delivery.headers[MarqetaAPI.signatureHeader] = sha1
+        #expect(try provider().verify(delivery, now: Date()).count == 1)
+    }
+
     @Test("a ping or another category gives no events, and the categories are logged (names only)")
     func otherCategories() throws {
         // Marqeta's ping body (developer-guides/signature-verification: `pings[0]`, token `marqeta`, payload
