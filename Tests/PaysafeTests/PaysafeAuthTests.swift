@@ -64,6 +64,23 @@ struct PaysafeAuthTests {
         #expect(harness.businessRequests.map { $0.header("Authorization") } == ["Bearer tok-1", "Bearer tok-2"])
     }
 
+    @Test(
+        "5275 (expired credentials) renews the token once, then is authenticationFailed: two token calls, two card calls"
+    )
+    func expiredCredentials() async throws {
+        let harness = try Harness.make { _ in
+            .json(401, #"{"error":{"code":"5275","message":"The authentication credentials have expired."}}"#)
+        }
+        let error = await gatewayError { _ = try await harness.provider.card(Fixture.ref, context: OperationContext()) }
+        #expect(error?.code == .authenticationFailed)
+        #expect(error?.providerCode == "5275")
+        #expect(error?.httpStatus == 401)
+        #expect(harness.tokenRequestCount == 2)
+        #expect(harness.businessRequests.map(\.method) == ["GET", "GET"])
+        #expect(harness.businessRequests.map { $0.header("Authorization") } == ["Bearer tok-1", "Bearer tok-2"])
+        #expect(harness.transport.requests.map { $0.path.hasSuffix("/token") } == [true, false, true, false])
+    }
+
     @Test("the token request runs within the caller's deadline")
     func tokenHonoursDeadline() async throws {
         let harness = try Harness.make { _ in .json(200, Fixture.cardJSON()) }
@@ -135,7 +152,8 @@ struct PaysafeAuthTests {
         let harness = try Harness.make { _ in .json(401, "", headers: ["WWW-Authenticate": Fixture.scaHeader()]) }
         let error = await gatewayError {
             _ = try await harness.provider.updateCard(
-                UpdateCardRequest(card: Fixture.ref, change: .pin(Secret("1234"))), context: OperationContext())
+                UpdateCardRequest(card: Fixture.ref, change: .status(.locked, reason: nil)), context: OperationContext()
+            )
         }
         #expect(error?.code == .scaRequired)
         #expect(error?.httpStatus == 401)
@@ -195,7 +213,8 @@ struct PaysafeAuthTests {
         let harness = try Harness.scripted([.json(202, Fixture.sampleSCAJSON)])
         let error = await gatewayError {
             _ = try await harness.provider.updateCard(
-                UpdateCardRequest(card: Fixture.ref, change: .pin(Secret("1234"))), context: OperationContext())
+                UpdateCardRequest(card: Fixture.ref, change: .status(.locked, reason: nil)), context: OperationContext()
+            )
         }
         #expect(error?.code == .scaRequired)
         #expect(error?.scaChallenge?.eventID == "06bdc2c0-cce-4b36-97ec-281c8f5d743c")
@@ -204,7 +223,8 @@ struct PaysafeAuthTests {
         let bodyOnly = try Harness.make { _ in .json(401, Fixture.sampleSCAJSON) }
         let error401 = await gatewayError {
             _ = try await bodyOnly.provider.updateCard(
-                UpdateCardRequest(card: Fixture.ref, change: .pin(Secret("1234"))), context: OperationContext())
+                UpdateCardRequest(card: Fixture.ref, change: .status(.locked, reason: nil)), context: OperationContext()
+            )
         }
         #expect(error401?.code == .scaRequired)
         #expect(error401?.scaChallenge?.walletOperationID == "a5865fd6-18c2-45a8-9953-1c00eac36c36")

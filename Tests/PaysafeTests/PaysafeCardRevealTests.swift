@@ -45,7 +45,7 @@ struct PaysafeCardRevealTests {
         }
     }
 
-    static func run<R: Sendable>(_ body: (Live) async throws -> R) async throws -> R {
+    static func run<R: Sendable>(maxAttempts: Int = 1, _ body: (Live) async throws -> R) async throws -> R {
         let clock = SimulationClock(fixed: start)
         let simulator = PaysafeSimulator(clock: clock)
         let credentials = PaysafeSimulator.Credentials.default
@@ -53,7 +53,7 @@ struct PaysafeCardRevealTests {
             let json = """
                 {"providers":{"paysafe-sim":{"kind":"paysafe","baseURL":"\(handle.baseURL.absoluteString)",
                   "credentials":{"clientID":"literal:\(credentials.clientID)","clientSecret":"literal:\(credentials.clientSecret)"},
-                  "options":{"brand":"\(credentials.brand)","region":"ROW"},"maxAttempts":1}},
+                  "options":{"brand":"\(credentials.brand)","region":"ROW"},"maxAttempts":\(maxAttempts)}},
                  "routes":[{"when":{"issuer":"paysafe"},"use":"paysafe-sim"}]}
                 """
             let registry = ProviderRegistry([.paysafe])
@@ -281,6 +281,45 @@ struct PaysafeCardRevealTests {
         }
     }
 
+    @Test("the session checks the card's status as the offer does (a client may skip the offer): no link is asked for")
+    func sessionChecksStatus() async throws {
+        try await Self.run { live in
+            for id in [Seed.cancelledCardID, Seed.expiredCardID, Seed.rejectedCardID, Seed.pendingCardID] {
+                let error = await gatewayError {
+                    _ = try await live.gateway.revealSession(
+                        RevealSessionRequest(card: Self.ref(id), purpose: .cardDetails), via: Self.target,
+                        context: live.context)
+                }
+                #expect(error?.code == .invalidCardState, "\(id)")
+                let wrapped = await gatewayError {
+                    _ = try await live.provider.secureDetailsAccess(for: Self.ref(id), context: OperationContext())
+                }
+                #expect(wrapped?.code == .invalidCardState, "\(id)")
+            }
+            #expect(live.handle.journal.entries(pathContains: "/secure-details").isEmpty)
+            #expect(live.transport.requests.allSatisfy { $0.method == "GET" || $0.path.hasSuffix("/token") })
+        }
+    }
+
+    @Test("a session request dropped after Paysafe read it is not sent again: mayHaveReachedProvider, one request")
+    func droppedSessionIsNotRetried() async throws {
+        try await Self.run(maxAttempts: 3) { live in
+            let card = Self.ref(Seed.activeCardID)
+            live.handle.faults.inject(
+                FaultRule(count: 1, pathPrefix: Self.path(card), method: "POST", action: .dropConnection))
+            let error = await gatewayError {
+                _ = try await live.gateway.revealSession(
+                    RevealSessionRequest(card: card, purpose: .cardDetails), via: Self.target, context: live.context)
+            }
+            #expect(error?.code == .transport, "\(String(describing: error?.code))")
+            #expect(error?.mayHaveReachedProvider == true)
+            #expect(error?.isRetryable == false)
+            let posts = live.transport.requests.filter { $0.method == "POST" && $0.pathWithoutQuery == Self.path(card) }
+            #expect(posts.count == 1, "a repeat would mint another link")
+            #expect(live.handle.faults.pending.isEmpty, "the fault was consumed by the one request")
+        }
+    }
+
     @Test("the secureDetailsAccess wrapper gives the same link as the session step")
     func wrapper() async throws {
         try await Self.run { live in
@@ -343,5 +382,33 @@ struct PaysafeCardRevealTests {
                 #expect(!texts.contains { $0.contains(secret) }, "a secret reached a description or an error")
             }
         }
+    }
+
+    @Test(
+        "the secure link must be https (plain http only on loopback); another is invalidResponse, never quoted",
+        arguments: [
+            ("https://secure.paysafe.example/view?t=abc", true), ("http://127.0.0.1:8080/view?t=abc", true),
+            ("http://secure.paysafe.example/view?t=abc", false), ("ftp://secure.paysafe.example/view", false),
+            ("sd_token_without_a_scheme", false), ("https:///no-host", false),
+        ])
+    func secureLinkScheme(link: String, accepted: Bool) async throws {
+        let harness = try Harness.make { request in
+            request.method == "GET"
+                ? .json(200, Fixture.cardJSON(status: "ACTIVE"))
+                : .json(200, #"{"url":"\#(link)","expirationTime":"2030-01-01T00:00:00Z"}"#)
+        }
+        let request = RevealSessionRequest(card: Fixture.ref, purpose: .cardDetails)
+        if accepted {
+            let session = try await harness.provider.revealSession(request, context: OperationContext())
+            #expect(session.material.secureLink?.revealedValue == link)
+        } else {
+            let error = await gatewayError {
+                _ = try await harness.provider.revealSession(request, context: OperationContext())
+            }
+            #expect(error?.code == .invalidResponse)
+            #expect(error?.message.contains("https") == true)
+            #expect(error?.description.contains(link) == false)
+        }
+        #expect(harness.businessRequests.map(\.method) == ["GET", "POST"])
     }
 }

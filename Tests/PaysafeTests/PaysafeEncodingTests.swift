@@ -204,7 +204,10 @@ struct PaysafeEncodingTests {
         #expect(harness.businessRequests.map(\.method) == ["GET", "PATCH"])
         let patch = harness.businessRequests[1]
         #expect(patch.path == Fixture.cardPath)
-        #expect(patch.bodyText == #"{"status":"LOCKED","statusReason":"Lost in the office"}"#)
+        // userAgent is required in the update body (CardUpdateRequest, ≤ 1,000): the instance's option.
+        #expect(
+            patch.bodyText == #"{"status":"LOCKED","statusReason":"Lost in the office","userAgent":"TestAgent/1.0"}"#)
+        #expect(patch.header("Signature") == nil, "no request signature unless the instance's signRequests names it")
     }
 
     @Test(
@@ -221,25 +224,48 @@ struct PaysafeEncodingTests {
         }
         _ = try await harness.provider.updateCard(
             UpdateCardRequest(card: Fixture.ref, change: .status(to, reason: nil)), context: OperationContext())
-        #expect(harness.businessRequests.last?.bodyText == #"{"status":"\#(word)"}"#)
+        #expect(harness.businessRequests.last?.bodyText == #"{"status":"\#(word)","userAgent":"TestAgent/1.0"}"#)
     }
 
-    @Test("update PIN: no read, PATCH with the PIN")
-    func updatePIN() async throws {
+    @Test("a PIN change is unsupported on the business API, refused before any request (even a token's)")
+    func updatePINRefused() async throws {
         let harness = try Harness.scripted([.json(200, Fixture.cardJSON())])
-        _ = try await harness.provider.updateCard(
-            UpdateCardRequest(card: Fixture.ref, change: .pin(Secret("1243"))), context: OperationContext())
-        #expect(harness.businessRequests.map(\.method) == ["PATCH"])
-        #expect(harness.businessRequests[0].bodyText == #"{"pin":"1243"}"#)
+        let error = await gatewayError {
+            _ = try await harness.provider.updateCard(
+                UpdateCardRequest(card: Fixture.ref, change: .pin(Secret("1243"))), context: OperationContext())
+        }
+        #expect(error?.code == .unsupported)
+        #expect(error?.message.contains("Pin change is an unavailable action for Business APIs") == true)
+        #expect(error?.description.contains("1243") == false)
+        #expect(harness.transport.requests.isEmpty)
+        #expect(!PaysafeProvider.providerDescriptor.capabilities.contains(.cardPIN))
+        #expect(((harness.provider as Any) as? any CardPINManagement) == nil)
+    }
+
+    @Test("a statusReason over 200 characters is refused before any request")
+    func updateReasonTooLong() async throws {
+        let harness = try Harness.scripted([.json(200, Fixture.cardJSON())])
+        let error = await gatewayError {
+            _ = try await harness.provider.updateCard(
+                UpdateCardRequest(
+                    card: Fixture.ref, change: .status(.locked, reason: String(repeating: "r", count: 201))),
+                context: OperationContext())
+        }
+        #expect(error?.code == .invalidRequest)
+        #expect(error?.fieldErrors.map(\.field) == ["statusReason"])
+        #expect(harness.transport.requests.isEmpty)
     }
 
     @Test("an update answered without a body reads the card again")
     func updateEmptyBody() async throws {
-        let harness = try Harness.scripted([.response(status: 204), .json(200, Fixture.cardJSON())])
+        let harness = try Harness.scripted([
+            .json(200, Fixture.cardJSON(status: "ACTIVE")), .response(status: 204),
+            .json(200, Fixture.cardJSON(status: "LOCKED")),
+        ])
         let card = try await harness.provider.updateCard(
-            UpdateCardRequest(card: Fixture.ref, change: .pin(Secret("1243"))), context: OperationContext())
-        #expect(card.status == .active)
-        #expect(harness.businessRequests.map(\.method) == ["PATCH", "GET"])
+            UpdateCardRequest(card: Fixture.ref, change: .status(.locked, reason: nil)), context: OperationContext())
+        #expect(card.status == .locked)
+        #expect(harness.businessRequests.map(\.method) == ["GET", "PATCH", "GET"])
     }
 
     @Test("programs: path")
@@ -318,11 +344,14 @@ struct PaysafeEncodingTests {
         #expect(sent.bodyText == expected)
     }
 
-    @Test("secure details: POST to the secure-details path")
+    @Test("secure details: the card read, then POST to the secure-details path")
     func secureDetails() async throws {
-        let harness = try Harness.scripted([.json(200, #"{"url":"https://x.example/v"}"#)])
+        let harness = try Harness.scripted([
+            .json(200, Fixture.cardJSON()), .json(200, #"{"url":"https://x.example/v"}"#),
+        ])
         _ = try await harness.provider.secureDetailsAccess(for: Fixture.ref, context: OperationContext())
-        let sent = try #require(harness.businessRequests.first)
+        #expect(harness.businessRequests.map(\.method) == ["GET", "POST"])
+        let sent = try #require(harness.businessRequests.last)
         #expect(sent.method == "POST")
         #expect(sent.path == Fixture.cardPath + "/secure-details")
         #expect(sent.bodyText == "{}")
@@ -392,5 +421,77 @@ struct PaysafeEncodingTests {
         #expect(result.knownStatus == nil)
         #expect(!result.isVerified)
         #expect(result.statusReason == "MANUAL_CHECK")
+    }
+
+    // MARK: Request signature (developer.paysafe.com/en/api-docs/embedded-wallets/request-signing/)
+
+    static func signingHarness(
+        _ operations: Set<PaysafeSignedOperation>, reply: @escaping @Sendable (RecordedRequest) -> ScriptedReply?
+    ) throws -> Harness {
+        try Harness.make(
+            configure: {
+                $0.signedRequests = operations
+                $0.requestSigningSecret = Secret(PaysafePage.secretLines.joined(separator: "\n"))
+            }, reply: reply)
+    }
+
+    @Test(
+        "signRequests all: the update carries Base64 HMAC-SHA256 of its exact body under the page's key; reads do not")
+    func signedUpdate() async throws {
+        let harness = try Self.signingHarness(Set(PaysafeSignedOperation.allCases)) { request in
+            request.method == "GET"
+                ? .json(200, Fixture.cardJSON(status: "ACTIVE")) : .json(200, Fixture.cardJSON(status: "LOCKED"))
+        }
+        _ = try await harness.provider.updateCard(
+            UpdateCardRequest(card: Fixture.ref, change: .status(.locked, reason: nil)), context: OperationContext())
+        let (read, write) = (harness.businessRequests[0], harness.businessRequests[1])
+        #expect(read.header("Signature") == nil)
+        #expect(write.method == "PATCH")
+        let body = try #require(write.body)
+        // Paysafe's scheme computed in the test (PaysafePage.signature reproduces the page's two vectors).
+        #expect(write.header("Signature") == PaysafePage.signature(body))
+        #expect(
+            harness.transport.requests.filter { $0.path.hasSuffix("/token") }.allSatisfy {
+                $0.header("Signature") == nil
+            })
+    }
+
+    @Test("signRequests names single writes: createCard signed, the update not")
+    func signedSelection() async throws {
+        let harness = try Self.signingHarness([.createCard]) { request in
+            request.method == "POST" ? .json(201, Fixture.cardJSON()) : .json(200, Fixture.cardJSON(status: "ACTIVE"))
+        }
+        _ = try await harness.provider.createCard(
+            CreateCardRequest(
+                customer: Fixture.customer, type: .virtual, program: "SKRILL-VIRTUAL-MC-EEA", currency: "EUR"),
+            context: OperationContext())
+        let create = try #require(harness.businessRequests.first { $0.method == "POST" })
+        #expect(create.header("Signature") == PaysafePage.signature(try #require(create.body)))
+        _ = try? await harness.provider.updateCard(
+            UpdateCardRequest(card: Fixture.ref, change: .status(.locked, reason: nil)), context: OperationContext())
+        let patch = try #require(harness.businessRequests.first { $0.method == "PATCH" })
+        #expect(patch.header("Signature") == nil)
+    }
+
+    @Test("the tests' own signer reproduces the page's two vectors (so it may judge the adapter's signatures)")
+    func pageSigner() {
+        #expect(PaysafePage.signature(PaysafePage.compactBody) == PaysafePage.compactSignature)
+        #expect(PaysafePage.signature(PaysafePage.prettyBody) == PaysafePage.prettySignature)
+    }
+
+    @Test("signing without requestSigningSecret, or with one that is not Base64, is invalidConfiguration")
+    func signingNeedsKey() throws {
+        for secret in [nil, "not base64!"] as [String?] {
+            let error = try #require(throws: CardGatewayError.self) {
+                _ = try Harness.make(
+                    configure: {
+                        $0.signedRequests = [.updateCard]
+                        $0.requestSigningSecret = secret.map(Secret.init)
+                    }, reply: { _ in nil })
+            }
+            #expect(error.code == .invalidConfiguration)
+            #expect(error.message.contains("requestSigningSecret"))
+            if let secret { #expect(!error.description.contains(secret)) }
+        }
     }
 }

@@ -21,12 +21,22 @@ struct PaysafeErrorTests {
         (400, "5068", .invalidRequest),
         (400, "5023", .invalidRequest),
         (400, "5279", .authenticationFailed),
+        (400, "5275", .authenticationFailed),
         (400, "5270", .permissionDenied),
         (400, "1200", .rateLimited),
-        (400, "DW-CARD-INVALID-STATUS", .invalidCardState),
-        (422, "DW-CARD-STATUS-TRANSITION-NOT-ALLOWED", .invalidCardState),
-        (400, "DW-CARD-ALREADY-ACTIVATED", .invalidCardState),
     ]
+
+    /// The simulator's own `DW-CARD-*` codes appear in no Paysafe source: no row keys on them, so they map by status.
+    @Test(
+        "the simulator's own DW-CARD codes map by their status",
+        arguments: [
+            (400, "DW-CARD-INVALID-STATUS", CardGatewayError.Code.invalidRequest),
+            (409, "DW-CARD-LIMIT-REACHED", .conflict),
+        ])
+    func simulatorCodes(_ status: Int, _ code: String, _ expected: CardGatewayError.Code) {
+        #expect(PaysafeErrorMapping.code(status: status, providerCode: code) == expected)
+        #expect(!PaysafeErrorMapping.codeRules.contains { $0.providerCode.hasPrefix("DW-") })
+    }
 
     @Test("code rows", arguments: codeRows)
     func codeRow(_ status: Int, _ code: String, _ expected: CardGatewayError.Code) async throws {

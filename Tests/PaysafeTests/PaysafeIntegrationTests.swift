@@ -25,12 +25,13 @@ struct SimulatorHarness {
     static func run<R: Sendable>(
         region: PaysafeRegion = .row, logger: Logger? = nil,
         retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5)),
+        requireRequestSignature: Bool = false, signedRequests: Set<PaysafeSignedOperation> = [],
         _ body: (SimulatorHarness) async throws -> R
     ) async throws -> R {
         let start = Date(timeIntervalSince1970: 1_750_000_000)
         let simulatorClock = SimulationClock(fixed: start)
         let adapterClock = TestClock(start)
-        let simulator = PaysafeSimulator(clock: simulatorClock)
+        let simulator = PaysafeSimulator(clock: simulatorClock, requireRequestSignature: requireRequestSignature)
         return try await withSimulator(simulator) { handle in
             let http = try ProviderHTTPClient(
                 instance: "paysafe-sim", kind: .paysafe, baseURL: handle.baseURL, transport: AsyncHTTPClientTransport(),
@@ -38,11 +39,14 @@ struct SimulatorHarness {
                 retry: retry, logger: logger ?? OperationContext.noopLogger
             )
             let credentials = PaysafeSimulator.Credentials.default
-            let configuration = PaysafeConfiguration(
+            var configuration = PaysafeConfiguration(
                 clientID: Secret(credentials.clientID), clientSecret: Secret(credentials.clientSecret),
                 webhookSecret: Secret(credentials.webhookSecret),
                 brand: credentials.brand, region: region
             )
+            configuration.signedRequests = signedRequests
+            // Paysafe's page describes one HMAC secret per partner: the simulator checks requests with it too.
+            configuration.requestSigningSecret = signedRequests.isEmpty ? nil : Secret(credentials.webhookSecret)
             let provider = try PaysafeProvider(configuration: configuration, http: http, now: { adapterClock.now() })
             return try await body(
                 SimulatorHarness(
@@ -143,9 +147,6 @@ struct PaysafeIntegrationTests {
                 UpdateCardRequest(card: Self.ref(physical.id), change: .status(.active, reason: nil)),
                 context: OperationContext())
             #expect(unlocked.status == .active)
-            _ = try await sim.provider.updateCard(
-                UpdateCardRequest(card: Self.ref(physical.id), change: .pin(Secret("9876"))),
-                context: OperationContext())
 
             // The journal masks the CVV and the PIN as the library's logs do; the other wire fields stay as sent.
             let activation = try #require(sim.journal.entries(method: "POST", pathContains: "/activate").last)
@@ -155,8 +156,9 @@ struct PaysafeIntegrationTests {
             #expect(activationBody["lastFourDigits"] == physical.lastFour)
             #expect(activationBody["userAgent"] != nil)
             #expect(!activation.bodyText.contains(Seed.createdCardCVV))
-            let pinChange = try #require(sim.businessEntries.last)
-            #expect(pinChange.bodyText == #"{"pin":"<masked>"}"#)
+            let unlock = try #require(sim.businessEntries.last)
+            #expect(unlock.method == "PATCH")
+            #expect(unlock.bodyText == #"{"status":"ACTIVE","userAgent":"CardGateway"}"#)
         }
     }
 
@@ -515,9 +517,6 @@ struct PaysafeIntegrationTests {
                     cvv: Secret(Seed.usIssuedCardCVV)), context: OperationContext()
             )
             #expect(activated.status == .active)
-            _ = try await sim.provider.updateCard(
-                UpdateCardRequest(card: Self.ref(Seed.usIssuedCardID, Seed.usCustomer), change: .pin(Secret("5555"))),
-                context: OperationContext())
         }
     }
 
@@ -543,6 +542,40 @@ struct PaysafeIntegrationTests {
             #expect(throws: CardGatewayError.self) {
                 try sim.provider.verify(WebhookDelivery(headers: headers, body: tampered), now: Date())
             }
+        }
+    }
+
+    @Test("a simulator requiring request signatures refuses unsigned writes and takes Paysafe-signed ones")
+    func requestSignatures() async throws {
+        try await SimulatorHarness.run(requireRequestSignature: true) { sim in
+            let refused = await gatewayError {
+                _ = try await sim.provider.changeStatus(
+                    CardStatusRequest(card: Self.ref(Seed.activeVisaCardID), intent: .lock), context: OperationContext()
+                )
+            }
+            #expect(refused?.providerCode == "SIM-SIGNATURE-INVALID")
+            #expect(refused?.httpStatus == 400)
+            #expect(sim.businessEntries.last?.header("signature") == nil)
+            let card = try await sim.provider.card(Self.ref(Seed.activeVisaCardID), context: OperationContext())
+            #expect(card.status == .active, "the unsigned write changed nothing")
+        }
+        try await SimulatorHarness.run(
+            requireRequestSignature: true, signedRequests: Set(PaysafeSignedOperation.allCases)
+        ) {
+            sim in
+            let locked = try await sim.provider.changeStatus(
+                CardStatusRequest(card: Self.ref(Seed.activeVisaCardID), intent: .lock), context: OperationContext())
+            #expect(locked.status == .locked)
+            _ = try await sim.provider.createCard(
+                CreateCardRequest(customer: Self.eu, type: .virtual, program: Seed.virtualMCProgram, currency: "EUR"),
+                context: OperationContext())
+            let writes = sim.businessEntries.filter { $0.method != "GET" }
+            #expect(writes.map(\.method) == ["PATCH", "POST"])
+            // The journal masks the header (the simulator checked it against Paysafe's scheme and answered 200);
+            // its bytes are checked against the page-validated signer in PaysafeEncodingTests.
+            #expect(writes.map { $0.header("signature") } == [JournalEntry.maskedValue, JournalEntry.maskedValue])
+            #expect(writes.map(\.responseStatus) == [200, 201])
+            #expect(sim.businessEntries.filter { $0.method == "GET" }.allSatisfy { $0.header("signature") == nil })
         }
     }
 }

@@ -385,7 +385,8 @@ struct PaysafeMappingTests {
     @Test("secure details: URL as a Secret, expiry parsed")
     func secureDetails() async throws {
         let harness = try Harness.scripted([
-            .json(200, #"{"url":"https://cards.paysafe.example/view/abc123","expirationTime":"2025-06-15T15:10:00Z"}"#)
+            .json(200, Fixture.cardJSON()),
+            .json(200, #"{"url":"https://cards.paysafe.example/view/abc123","expirationTime":"2025-06-15T15:10:00Z"}"#),
         ])
         let access = try await harness.provider.secureDetailsAccess(for: Fixture.ref, context: OperationContext())
         #expect(access.url.revealedValue == "https://cards.paysafe.example/view/abc123")
@@ -396,14 +397,16 @@ struct PaysafeMappingTests {
 
     @Test("secure details with expiresIn seconds")
     func secureDetailsExpiresIn() async throws {
-        let harness = try Harness.scripted([.json(200, #"{"url":"https://x.example/v","expiresIn":120}"#)])
+        let harness = try Harness.scripted([
+            .json(200, Fixture.cardJSON()), .json(200, #"{"url":"https://x.example/v","expiresIn":120}"#),
+        ])
         let access = try await harness.provider.secureDetailsAccess(for: Fixture.ref, context: OperationContext())
         #expect(access.expires == harness.clock.now().addingTimeInterval(120))
     }
 
     @Test("secure details without a URL is an invalid response")
     func secureDetailsMissing() async throws {
-        let harness = try Harness.scripted([.json(200, #"{"expiresIn":120}"#)])
+        let harness = try Harness.scripted([.json(200, Fixture.cardJSON()), .json(200, #"{"expiresIn":120}"#)])
         let error = await gatewayError {
             _ = try await harness.provider.secureDetailsAccess(for: Fixture.ref, context: OperationContext())
         }

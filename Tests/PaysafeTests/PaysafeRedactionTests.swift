@@ -86,7 +86,8 @@ struct PaysafeRedactionTests {
             }
             await attempt {
                 _ = try await sim.provider.updateCard(
-                    UpdateCardRequest(card: CardRef(id: Seed.activeCardID, customer: eu), change: .pin(Secret("6402"))),
+                    UpdateCardRequest(
+                        card: CardRef(id: Seed.activeCardID, customer: eu), change: .status(.locked, reason: nil)),
                     context: context)
             }
             let scaRef = CardRef(id: Seed.scaActiveCardID, customer: Seed.scaCustomer)

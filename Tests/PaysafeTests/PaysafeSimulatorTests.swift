@@ -118,6 +118,7 @@ struct PaysafeSimulatorTests {
             clock.advance(by: 900)
             let expired = try await http.send(.get, path, headers: ["Authorization": "Bearer \(token)"])
             #expect(expired.status == 401)
+            #expect(expired.errorCode == "5275", "an expired token is Paysafe's expired credentials code")
             #expect(expired.header("WWW-Authenticate") == nil)
         }
     }
@@ -274,6 +275,27 @@ struct PaysafeSimulatorTests {
         }
     }
 
+    @Test("update: userAgent is required (≤ 1,000), and a PIN is refused as the business API refuses it")
+    func updateBody() async throws {
+        try await withSimulator(PaysafeSimulator()) { handle in
+            let http = RawHTTP(handle: handle)
+            let token = try await http.accessToken()
+            let path = RawHTTP.card(Seed.euCustomer, Seed.activeCardID)
+            let noAgent = try await http.json(.patch, path, token: token, ["status": "LOCKED"])
+            #expect(noAgent.status == 400)
+            #expect(noAgent.errorCode == "5068")
+            #expect(noAgent.fieldErrorNames == ["userAgent"])
+            let longAgent = try await http.json(
+                .patch, path, token: token, ["status": "LOCKED", "userAgent": String(repeating: "a", count: 1001)])
+            #expect(longAgent.fieldErrorNames == ["userAgent"])
+            let pin = try await http.json(.patch, path, token: token, ["pin": "1234", "userAgent": "SimTest/1.0"])
+            #expect(pin.status == 400)
+            #expect(pin.fieldErrorNames == ["pin"])
+            let card = try await http.send(.get, path, headers: ["Authorization": "Bearer \(token)"])
+            #expect(card.json["status"] as? String == "ACTIVE", "nothing changed")
+        }
+    }
+
     @Test(
         "the transition table is enforced",
         arguments: [
@@ -288,7 +310,7 @@ struct PaysafeSimulatorTests {
             let http = RawHTTP(handle: handle)
             let reply = try await http.json(
                 .patch, RawHTTP.card(Seed.euCustomer, cardID), token: try await http.accessToken(),
-                ["status": target, "statusReason": "test"])
+                ["status": target, "statusReason": "test", "userAgent": "SimTest/1.0"])
             #expect(reply.status == status)
             if status == 200 {
                 #expect(reply.json["status"] as? String == target)
@@ -358,7 +380,8 @@ struct PaysafeSimulatorTests {
             let http = RawHTTP(handle: handle)
             let token = try await http.accessToken()
             let path = RawHTTP.card(Seed.scaCustomer, Seed.scaActiveCardID)
-            let challenged = try await http.json(.patch, path, token: token, ["status": "LOCKED"])
+            let challenged = try await http.json(
+                .patch, path, token: token, ["status": "LOCKED", "userAgent": "SimTest/1.0"])
             #expect(challenged.status == 401)
             let header = try #require(challenged.header("WWW-Authenticate"))
             #expect(header.hasPrefix("SCA realm=\"Prepaid Cards\" auth-param1=\""))
@@ -375,7 +398,8 @@ struct PaysafeSimulatorTests {
                 #"{"scaDetails":{"eventId":"\#(eventId)","walletOperationId":"\#(operationId)"}}"#.utf8
             ).base64EncodedString()
             let early = try await http.json(
-                .patch, path, token: token, ["status": "LOCKED"], extra: ["SCA-Authorization": authorization])
+                .patch, path, token: token, ["status": "LOCKED", "userAgent": "SimTest/1.0"],
+                extra: ["SCA-Authorization": authorization])
             #expect(early.status == 401, "not verified yet")
 
             let wrongOperation = try await http.json(
@@ -396,11 +420,13 @@ struct PaysafeSimulatorTests {
             #expect(attempt.json["currentAttempts"] as? Int == 1)
 
             let done = try await http.json(
-                .patch, path, token: token, ["status": "LOCKED"], extra: ["SCA-Authorization": authorization])
+                .patch, path, token: token, ["status": "LOCKED", "userAgent": "SimTest/1.0"],
+                extra: ["SCA-Authorization": authorization])
             #expect(done.status == 200)
             #expect(done.json["status"] as? String == "LOCKED")
             let reused = try await http.json(
-                .patch, path, token: token, ["status": "ACTIVE"], extra: ["SCA-Authorization": authorization])
+                .patch, path, token: token, ["status": "ACTIVE", "userAgent": "SimTest/1.0"],
+                extra: ["SCA-Authorization": authorization])
             #expect(reused.status == 401, "an authorization is good for one operation")
             #expect(reused.header("WWW-Authenticate")?.hasPrefix("SCA ") == true)
 
@@ -411,7 +437,8 @@ struct PaysafeSimulatorTests {
             // Customers without SCA are never challenged.
             #expect(
                 try await http.json(
-                    .patch, RawHTTP.card(Seed.euCustomer, Seed.activeCardID), token: token, ["status": "LOCKED"]
+                    .patch, RawHTTP.card(Seed.euCustomer, Seed.activeCardID), token: token,
+                    ["status": "LOCKED", "userAgent": "SimTest/1.0"]
                 ).status == 200)
         }
     }
@@ -436,15 +463,16 @@ struct PaysafeSimulatorTests {
         }
     }
 
-    @Test("signedWebhook: the body's HMAC under the webhook secret, lower-case hex")
+    @Test("signedWebhook: Base64 of the body's HMAC-SHA256 under the Base64-decoded webhook secret (Paysafe's scheme)")
     func webhook() throws {
         let simulator = PaysafeSimulator()
         let (headers, body) = simulator.signedWebhook(
             cardID: Seed.activeCardID, oldStatus: "ACTIVE", newStatus: "LOCKED", eventID: "evt-1")
         let signature = try #require(headers.first { $0.0 == "Signature" }?.1)
-        let expected = Data(
-            HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Data("sim-webhook-secret".utf8)))
-        ).map { String(format: "%02x", $0) }.joined()
+        let key = try #require(Data(base64Encoded: PaysafeSimulator.Credentials.default.webhookSecret))
+        #expect(key.count == 256)
+        let expected = Data(HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: key)))
+            .base64EncodedString()
         #expect(signature == expected)
         let object = try #require(try JSONSerialization.jsonObject(with: body) as? [String: String])
         #expect(
@@ -461,7 +489,8 @@ struct PaysafeSimulatorTests {
             let http = RawHTTP(handle: handle)
             let token = try await http.accessToken()
             _ = try await http.json(
-                .patch, RawHTTP.card(Seed.euCustomer, Seed.activeCardID), token: token, ["status": "CANCELLED"])
+                .patch, RawHTTP.card(Seed.euCustomer, Seed.activeCardID), token: token,
+                ["status": "CANCELLED", "userAgent": "SimTest/1.0"])
             await simulator.reset()
             let token2 = try await http.accessToken()
             #expect(token2 == token, "ids restart from the seed")

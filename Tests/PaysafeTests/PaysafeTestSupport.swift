@@ -18,7 +18,8 @@ enum Fixture {
     static let baseURL = URL(string: "https://sandbox.paysafe.com")!
     static let clientID = "client-id-123"
     static let clientSecret = "client-secret-xyz-987"
-    static let webhookSecret = "whk-secret-paysafe-0001"
+    /// The request-signing page's example HMAC secret key (Base64 text, as Paysafe gives it).
+    static let webhookSecret = PaysafePage.secret
     static let brand = "acme"
     static let customer = "cust-eu-1"
     static let cardID = "f16ba382-eb42-481a-b08f-c57bdc9aae24"
@@ -71,6 +72,7 @@ struct Harness {
 
     static func make(
         region: PaysafeRegion = .row, webhookSecret: String? = Fixture.webhookSecret, retry: RetryPolicy? = nil,
+        configure: (inout PaysafeConfiguration) -> Void = { _ in },
         token: @escaping @Sendable (Int) -> ScriptedReply = { .json(200, Fixture.tokenJSON("tok-\($0)")) },
         reply: @escaping @Sendable (RecordedRequest) -> ScriptedReply?
     ) throws -> Harness {
@@ -87,9 +89,9 @@ struct Harness {
         } else {
             http = try ProviderHTTPClient.testing(kind: .paysafe, baseURL: Fixture.baseURL, transport: transport)
         }
-        let provider = try PaysafeProvider(
-            configuration: Fixture.configuration(region: region, webhookSecret: webhookSecret), http: http,
-            now: { clock.now() })
+        var configuration = Fixture.configuration(region: region, webhookSecret: webhookSecret)
+        configure(&configuration)
+        let provider = try PaysafeProvider(configuration: configuration, http: http, now: { clock.now() })
         return Harness(transport: transport, provider: provider, clock: clock)
     }
 

@@ -199,9 +199,10 @@ struct PaysafeValidationTests {
 
     static let updateCases: [(UpdateCardRequest, String)] = [
         (UpdateCardRequest(card: CardRef(id: Fixture.cardID), change: .status(.locked, reason: nil)), "card.customer"),
-        (UpdateCardRequest(card: Fixture.ref, change: .pin(Secret("123"))), "pin"),
-        (UpdateCardRequest(card: Fixture.ref, change: .pin(Secret("12345"))), "pin"),
-        (UpdateCardRequest(card: Fixture.ref, change: .pin(Secret("abcd"))), "pin"),
+        (
+            UpdateCardRequest(card: Fixture.ref, change: .status(.locked, reason: String(repeating: "r", count: 201))),
+            "statusReason"
+        ),
         (UpdateCardRequest(card: Fixture.ref, change: .status(.locked, reason: "  ")), "statusReason"),
     ]
 

@@ -77,8 +77,10 @@ enum PaysafeAPI {
 
     /// The header a repeated operation carries once its SCA challenge is solved. [C]
     static let scaAuthorizationHeader = HTTPField.Name("SCA-Authorization")!
-    /// The header carrying the webhook's HMAC. [C] (its encoding is [U]: see ``PaysafeWebhookSignature``).
+    /// The header carrying the webhook's HMAC, `Base64(HMAC-SHA256(key, body))` (``PaysafeSignature``). [C]
     static let webhookSignatureHeader = HTTPField.Name("Signature")!
+    /// The same header on a request Paysafe asks partners to sign. [C]
+    static let requestSignatureHeader = webhookSignatureHeader
     /// Paysafe REST APIs repeat the error code in this header. [C for Paysafe's payment APIs, U for wallets]
     static let applicationStatusCodeHeader = HTTPField.Name("X-Application-Status-Code")!
     /// Headers that may carry a request id for support tickets, in order of preference. [U]

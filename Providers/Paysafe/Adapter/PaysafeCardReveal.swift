@@ -27,6 +27,13 @@ extension PaysafeProvider: CardReveal {
         PaysafeValidation.cardID(card.id, field: "card.id", into: &problems)
         PaysafeValidation.customer(card.customer, field: "card.customer", into: &problems)
         try problems.throwIfAny()
+        try await checkRevealable(card, context: context)
+        return RevealOffer(card: card, purpose: purpose, flow: .secureLink, mayRequireSCA: true)
+    }
+
+    /// Reads the card (`GET …/cards/{cardId}`, without the session's SCA) and refuses one in ``statusesWithoutDetails``
+    /// with `invalidCardState`: the offer and the session both check it, as a client may skip the offer.
+    private func checkRevealable(_ card: CardRef, context: OperationContext) async throws {
         let current = try await fetchCard(card, context: context, primary: false)
         let status = current.providerStatus.uppercased()
         if Self.statusesWithoutDetails.contains(status) {
@@ -36,13 +43,13 @@ extension PaysafeProvider: CardReveal {
                 provider: http.instance, providerKind: .paysafe
             )
         }
-        return RevealOffer(card: card, purpose: purpose, flow: .secureLink, mayRequireSCA: true)
     }
 
-    /// `POST …/cards/{cardId}/secure-details` (empty JSON body [U]) → the link, as
-    /// ``RevealMaterial/secureLink(_:)``, and its expiry when Paysafe gives one. Carries `SCA-Authorization` when the
-    /// context holds a solved challenge. Sent once (a write: never repeated once it may have reached Paysafe); asking
-    /// again makes a new link.
+    /// Checks the card's status as the offer does (a client may skip the offer), then
+    /// `POST …/cards/{cardId}/secure-details` (empty JSON body [U]) → the link, as ``RevealMaterial/secureLink(_:)``, and
+    /// its expiry when Paysafe gives one. Carries `SCA-Authorization` when the context holds a solved challenge. Sent
+    /// once (`repeatability: .never`): a repeat would mint another link, so a call that may have reached Paysafe fails
+    /// with `mayHaveReachedProvider` instead of being sent again; asking again makes a new link.
     public func revealSession(_ request: RevealSessionRequest, context: OperationContext) async throws -> RevealSession
     {
         try checkRevealPurpose(request.purpose)
@@ -54,6 +61,7 @@ extension PaysafeProvider: CardReveal {
         let reported = Set(problems.errors.map(\.field))
         for error in ids.errors where !reported.contains(error.field) { problems.add(error.field, error.message) }
         try problems.throwIfAny()
+        try await checkRevealable(request.card, context: context)
         let (link, expires) = try await secureDetailsLink(for: request.card, context: context)
         return RevealSession(
             card: request.card, purpose: request.purpose, flow: .secureLink, material: .secureLink(link),
@@ -71,11 +79,12 @@ extension PaysafeProvider: CardReveal {
         PaysafeValidation.cardID(ref.id, field: "card.id", into: &problems)
         PaysafeValidation.customer(ref.customer, field: "card.customer", into: &problems)
         try problems.throwIfAny()
+        try await checkRevealable(ref, context: context)
         let (link, expires) = try await secureDetailsLink(for: ref, context: context)
         return PaysafeSecureDetailsAccess(card: ref, url: link, expires: expires)
     }
 
-    /// The request and its answer: the first non-empty of `url`, `secureDetailsUrl`, `token` [U names], and the
+    /// The request and its answer: the first non-empty of `url`, `secureDetailsUrl` [U names], and the
     /// expiry from `expirationTime`, `expiresAt`, `expiryTime` or `expiresIn` seconds [U names].
     private func secureDetailsLink(for ref: CardRef, context: OperationContext) async throws -> (Secret, Date?) {
         let requested = now()
@@ -83,14 +92,19 @@ extension PaysafeProvider: CardReveal {
             PaysafeCall(
                 .post, PaysafeAPI.secureDetails(customer: ref.customer ?? "", card: ref.id),
                 body: try encode(PaysafeWireSecureDetailsRequest()),
-                operation: "get a secure-details link"
+                operation: "get a secure-details link", signing: .secureDetails
             ),
             context: context
         )
         let wire = try decode(PaysafeWireSecureDetails.self, from: response, what: "secure details")
-        guard let link = [wire.url, wire.secureDetailsUrl, wire.token].compactMap({ $0 }).first(where: { !$0.isEmpty })
+        guard let link = [wire.url, wire.secureDetailsUrl].compactMap({ $0 }).first(where: { !$0.isEmpty })
         else {
             throw invalidResponse("Paysafe's secure-details answer has no URL", response: response)
+        }
+        // The link shows the card's number to the cardholder: only over TLS (never quoted: it is a bearer link).
+        guard let url = URL(string: link), Self.isSecureLink(url) else {
+            throw invalidResponse(
+                "Paysafe's secure-details answer has no usable URL (https expected)", response: response)
         }
         var expires = [wire.expirationTime, wire.expiresAt, wire.expiryTime].compactMap { $0 }.lazy.compactMap(
             PaysafeMapping.date
@@ -99,6 +113,17 @@ extension PaysafeProvider: CardReveal {
             expires = requested.addingTimeInterval(TimeInterval(seconds))
         }
         return (Secret(link), expires)
+    }
+
+    /// An `https` URL with a host; plain `http` only on the loopback interface (a simulator on this machine), as
+    /// Bridge's PIN frame URL is checked.
+    static func isSecureLink(_ url: URL) -> Bool {
+        guard let host = url.host, !host.isEmpty else { return false }
+        switch url.scheme?.lowercased() {
+        case "https": return true
+        case "http": return ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased())
+        default: return false
+        }
     }
 
     private func checkRevealPurpose(_ purpose: RevealPurpose) throws {
@@ -116,7 +141,7 @@ extension PaysafeProvider: CardReveal {
 /// itself is a ``Secret``: its description never shows it, so it cannot end up in a log by accident.
 public struct PaysafeSecureDetailsAccess: Sendable, Equatable, CustomStringConvertible {
     public var card: CardRef
-    /// The link (or token) to hand to the app's secure view; reveal it only to send it to the app.
+    /// The link to hand to the app's secure view (https); reveal it only to send it to the app.
     public var url: Secret
     /// When the link stops working, when Paysafe says.
     public var expires: Date?

@@ -15,9 +15,9 @@ import HTTPTypes
 /// | any 4xx | 5068 (field errors) | invalidRequest + field errors | Paysafe REST common errors [U for wallets] |
 /// | any 4xx | 5023 (request not parseable) | invalidRequest | Paysafe REST common errors [U for wallets] |
 /// | any 4xx | 5279 (credentials invalid) | authenticationFailed | Paysafe REST common errors [U for wallets] |
+/// | any 4xx | 5275 (credentials expired; 401) | authenticationFailed, after the token was renewed once | [C] |
 /// | any 4xx | 5270 (no permission for the data) | permissionDenied | Paysafe REST common errors [U for wallets] |
 /// | any 4xx | 1200 (call rate exceeded) | rateLimited | Paysafe REST common errors [U for wallets] |
-/// | any 4xx | DW-CARD-INVALID-STATUS, DW-CARD-STATUS-TRANSITION-NOT-ALLOWED, DW-CARD-ALREADY-ACTIVATED | invalidCardState | [U] |
 /// | 400 | other | invalidRequest | [C] |
 /// | 401 | other (no SCA challenge) | authenticationFailed | [C] |
 /// | 403 | other | permissionDenied | |
@@ -36,23 +36,18 @@ public enum PaysafeErrorMapping: Sendable {
         public var meaning: String
     }
 
-    /// Rows keyed by Paysafe code; they win over the status rows for any 4xx status.
+    /// Rows keyed by Paysafe code; they win over the status rows for any 4xx status. Only codes from Paysafe's
+    /// documents: Paysafe publishes no code for a card state that forbids an operation, so none is guessed (the adapter
+    /// reads the card first and refuses such a change with `invalidCardState` itself; the simulator's `DW-CARD-*` codes
+    /// are its own and map by their HTTP status).
     public static let codeRules: [CodeRule] = [
         CodeRule(providerCode: "5269", code: .notFound, meaning: "the id in the URL does not exist"),
         CodeRule(providerCode: "5068", code: .invalidRequest, meaning: "field errors"),
         CodeRule(providerCode: "5023", code: .invalidRequest, meaning: "the request is not parseable"),
         CodeRule(providerCode: "5279", code: .authenticationFailed, meaning: "the credentials are invalid"),
+        CodeRule(providerCode: "5275", code: .authenticationFailed, meaning: "the credentials have expired"),
         CodeRule(providerCode: "5270", code: .permissionDenied, meaning: "the credentials may not access this data"),
         CodeRule(providerCode: "1200", code: .rateLimited, meaning: "the call rate limit was exceeded"),
-        CodeRule(
-            providerCode: "DW-CARD-INVALID-STATUS", code: .invalidCardState,
-            meaning: "the card's status does not allow this"),
-        CodeRule(
-            providerCode: "DW-CARD-STATUS-TRANSITION-NOT-ALLOWED", code: .invalidCardState,
-            meaning: "the status change is not allowed"),
-        CodeRule(
-            providerCode: "DW-CARD-ALREADY-ACTIVATED", code: .invalidCardState, meaning: "the card is already activated"
-        ),
     ]
 
     /// The normalised code for an HTTP status when no code row matched: the core's default table

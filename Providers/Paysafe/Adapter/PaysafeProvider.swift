@@ -4,18 +4,23 @@ import HTTPTypes
 import Logging
 
 /// The Paysafe Embedded Wallets adapter: the prepaid card service of the business (B2B) API, Apple Pay and
-/// Google Pay provisioning by encrypted payload, SCA challenges, secure card-details links and the card status
-/// webhook.
+/// Google Pay provisioning by encrypted payload, SCA challenges, secure card-details links and the card status and
+/// card token webhooks.
+///
+/// No PIN change: Paysafe's business update page says "Pin change is an unavailable action for Business APIs", so
+/// `cardPIN` is not declared and an update carrying a PIN is refused with `unsupported` before any request.
 ///
 /// Every business call carries an OAuth bearer token from the brand's token endpoint, cached until shortly
 /// before it expires; concurrent callers share one token request, and a plain 401 (not an SCA challenge)
 /// replaces the token once. Writes carry no idempotency key (Paysafe documents none), so they are never
 /// repeated once they may have reached Paysafe; reads are retried as the instance's policy allows.
-public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioning, WebhookVerifying {
-    /// What every Paysafe instance can do.
+public struct PaysafeProvider: CardListing, CardIssuance, CardActivation, CardStatusControl, CardPrograms,
+    WalletTokenListing, WalletProvisioning, WebhookVerifying
+{
+    /// What every Paysafe instance can do: the card service but its PIN change (unavailable on the business API).
     public static let providerDescriptor = ProviderDescriptor(
         kind: .paysafe,
-        capabilities: Capability.cardService.union([
+        capabilities: Capability.cardService.subtracting([.cardPIN]).union([
             .cardLookup, .walletTokenListing, .walletProvisioning, .webhooks, .cardDetailsReveal,
         ]),
         provisioningFlows: [.applePay: .encryptedPayload, .googlePay: .encryptedPayload],
@@ -28,6 +33,8 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
     let http: ProviderHTTPClient
     let now: @Sendable () -> Date
     let tokens: PaysafeTokenCache
+    /// The decoded HMAC key of request signatures, when ``PaysafeConfiguration/signedRequests`` names any write.
+    let requestSigningKey: SensitiveData?
 
     /// Builds the adapter from configuration (what `ProviderFactory.paysafe` does).
     public init(setup: ProviderSetup) throws {
@@ -48,6 +55,24 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
             throw CardGatewayError(
                 .invalidConfiguration, "the Paysafe brand identity is required", provider: http.instance,
                 providerKind: .paysafe)
+        }
+        guard configuration.userAgent.count <= PaysafeOptions.userAgentMaxLength else {
+            throw CardGatewayError(
+                .invalidConfiguration,
+                "the Paysafe userAgent must be at most \(PaysafeOptions.userAgentMaxLength) characters (Paysafe's limit)",
+                provider: http.instance, providerKind: .paysafe)
+        }
+        if configuration.signedRequests.isEmpty {
+            requestSigningKey = nil
+        } else {
+            guard let secret = configuration.requestSigningSecret, !secret.isEmpty else {
+                throw CardGatewayError(
+                    .invalidConfiguration,
+                    "providers.\(http.instance).credentials.requestSigningSecret is required by options.signRequests: paste Paysafe's HMAC secret key (Base64 text) as given",
+                    provider: http.instance, providerKind: .paysafe)
+            }
+            requestSigningKey = SensitiveData(
+                try PaysafeSignature.key(secret, credential: "requestSigningSecret", instance: http.instance))
         }
         self.configuration = configuration
         self.now = now
@@ -139,7 +164,8 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
         )
         let response = try await perform(
             PaysafeCall(
-                .post, PaysafeAPI.cards(customer: request.customer), body: try encode(wire), operation: "create a card"),
+                .post, PaysafeAPI.cards(customer: request.customer), body: try encode(wire), operation: "create a card",
+                signing: .createCard),
             context: context
         )
         return PaysafeMapping.card(
@@ -166,46 +192,55 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
         let response = try await perform(
             PaysafeCall(
                 .post, PaysafeAPI.activate(customer: customer, card: request.card.id), body: try encode(wire),
-                operation: "activate a card"),
+                operation: "activate a card", signing: .activateCard),
             context: context
         )
         return try await cardFromWriteResponse(response, ref: request.card, what: "activated card", context: context)
     }
 
-    /// Changes a card's status (checked against ``PaysafeCardTransitions`` after fetching the card) or its PIN.
-    /// Paysafe may require SCA: the error then carries the challenge.
+    /// Changes a card's status (checked against ``PaysafeCardTransitions`` after fetching the card). A PIN change is
+    /// refused with `unsupported` before any request: "Pin change is an unavailable action for Business APIs"
+    /// (Paysafe's business update page). The body carries the required `userAgent` (≤ 1,000 characters, user-facing
+    /// `CardUpdateRequest`): the instance's ``PaysafeOptions/userAgent``. Paysafe may require SCA: the error then
+    /// carries the challenge.
     public func updateCard(_ request: UpdateCardRequest, context: OperationContext) async throws -> Card {
+        let status: CardStatus
+        let reason: String?
+        switch request.change {
+        case .pin:
+            throw CardGatewayError(
+                .unsupported,
+                "Paysafe's business API offers no PIN change (\"Pin change is an unavailable action for Business APIs\")",
+                provider: http.instance, providerKind: .paysafe
+            )
+        case .status(let target, let text):
+            status = target
+            reason = text
+        }
         var problems = ValidationProblems()
         PaysafeValidation.update(request, into: &problems)
         try problems.throwIfAny()
         let customer = request.card.customer ?? ""
-
-        let wire: PaysafeWireUpdateRequest
-        switch request.change {
-        case .pin(let pin):
-            wire = PaysafeWireUpdateRequest(pin: pin.revealedValue)
-        case .status(let status, let reason):
-            guard let target = PaysafeCardTransitions.targetStatus(for: status) else {
-                throw CardGatewayError(
-                    .invalidCardState,
-                    "a Paysafe card cannot be changed to \(status) by an update; only active, locked and cancelled can be requested",
-                    provider: http.instance, providerKind: .paysafe
-                )
-            }
-            let current = try await fetchCard(request.card, context: context, primary: false)
-            guard PaysafeCardTransitions.isAllowed(from: current.providerStatus, to: target) else {
-                throw CardGatewayError(
-                    .invalidCardState,
-                    "a Paysafe card in status \(SafeText.scrub(current.providerStatus, maxLength: 40)) cannot be changed to \(target)",
-                    provider: http.instance, providerKind: .paysafe
-                )
-            }
-            wire = PaysafeWireUpdateRequest(status: target, statusReason: reason)
+        guard let target = PaysafeCardTransitions.targetStatus(for: status) else {
+            throw CardGatewayError(
+                .invalidCardState,
+                "a Paysafe card cannot be changed to \(status) by an update; only active, locked and cancelled can be requested",
+                provider: http.instance, providerKind: .paysafe
+            )
         }
+        let current = try await fetchCard(request.card, context: context, primary: false)
+        guard PaysafeCardTransitions.isAllowed(from: current.providerStatus, to: target) else {
+            throw CardGatewayError(
+                .invalidCardState,
+                "a Paysafe card in status \(SafeText.scrub(current.providerStatus, maxLength: 40)) cannot be changed to \(target)",
+                provider: http.instance, providerKind: .paysafe
+            )
+        }
+        let wire = PaysafeWireUpdateRequest(status: target, statusReason: reason, userAgent: configuration.userAgent)
         let response = try await perform(
             PaysafeCall(
                 PaysafeAPI.updateCardMethod, PaysafeAPI.card(customer: customer, card: request.card.id),
-                body: try encode(wire), operation: "update a card"),
+                body: try encode(wire), operation: "update a card", signing: .updateCard),
             context: context
         )
         return try await cardFromWriteResponse(response, ref: request.card, what: "updated card", context: context)
@@ -225,11 +260,6 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
                 card: change.card, change: .status(status, reason: change.comment ?? change.reason?.rawValue)),
             context: context
         )
-    }
-
-    /// Sets the PIN through the update call (4 digits).
-    public func setPIN(_ request: SetCardPINRequest, context: OperationContext) async throws -> Card {
-        try await updateCard(UpdateCardRequest(card: request.card, change: .pin(request.pin)), context: context)
     }
 
     /// The card's tokenizations, as the card read with `include=TOKENIZATIONS` gives them.
@@ -277,7 +307,14 @@ public struct PaysafeProvider: CardService, WalletTokenListing, WalletProvisioni
     /// `scaRequired`.
     func perform(_ call: PaysafeCall, context: OperationContext) async throws -> ProviderResponse {
         let sca = call.sendsSCA ? context.sca : nil
-        let request = call.request(sca: sca)
+        var request = call.request(sca: sca)
+        if let operation = call.signing, let key = requestSigningKey,
+            configuration.signedRequests.contains(operation)
+        {
+            // The body as sent, or the URL path when there is none (request-signing page).
+            request.headers[PaysafeAPI.requestSignatureHeader] = PaysafeSignature.sign(
+                call.body ?? Data(call.path.utf8), key: key.revealedBytes)
+        }
         let response = try await http.send(request, context: context)
         if response.status == 401,
             let challenge = try PaysafeSCA.challenge(in: response) ?? PaysafeSCA.challenge(inBody: response.body)
@@ -380,11 +417,13 @@ struct PaysafeCall: Sendable {
     /// Whether a solved SCA from the context goes with it: the operation's main request carries it, helper
     /// reads (the card fetched before an update) and the SCA attempt itself do not.
     var sendsSCA: Bool
+    /// The write's name in the `signRequests` option; the request carries `Signature` when the option names it.
+    var signing: PaysafeSignedOperation?
 
     init(
         _ method: HTTPRequest.Method, _ path: String, query: [(name: String, value: String)] = [], body: Data? = nil,
         operation: String,
-        sendsSCA: Bool = true
+        sendsSCA: Bool = true, signing: PaysafeSignedOperation? = nil
     ) {
         self.method = method
         self.path = path
@@ -392,6 +431,7 @@ struct PaysafeCall: Sendable {
         self.body = body
         self.operation = operation
         self.sendsSCA = sendsSCA
+        self.signing = signing
     }
 
     /// Reads are `.safe`; writes are `.never`: Paysafe documents no idempotency key, so a write is never

@@ -73,7 +73,7 @@ extension PaysafeProvider {
         let response = try await perform(
             PaysafeCall(
                 .post, PaysafeAPI.tokenizations(customer: customer, card: request.card.id), body: try encode(wire),
-                operation: "tokenize a card"),
+                operation: "tokenize a card", signing: .tokenize),
             context: context
         )
         let tokenization = try decode(PaysafeWireCardTokenization.self, from: response, what: "tokenization")
@@ -94,7 +94,7 @@ extension PaysafeProvider {
             PaysafeCall(
                 PaysafeAPI.updateTokenizationMethod,
                 PaysafeAPI.tokenizations(customer: confirmation.card.customer ?? "", card: confirmation.card.id),
-                body: try encode(wire), operation: "complete a tokenization"
+                body: try encode(wire), operation: "complete a tokenization", signing: .completeTokenization
             ),
             context: context
         )

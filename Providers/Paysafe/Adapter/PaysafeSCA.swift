@@ -149,7 +149,7 @@ extension PaysafeProvider {
         let response = try await perform(
             PaysafeCall(
                 .post, PaysafeAPI.scaAttempts(eventID: eventID, version: path), body: try encode(wire),
-                operation: "submit an SCA attempt", sendsSCA: false),
+                operation: "submit an SCA attempt", sendsSCA: false, signing: .scaAttempt),
             context: context
         )
         let attempt = try decode(PaysafeWireSCAAttempt.self, from: response, what: "SCA attempt")

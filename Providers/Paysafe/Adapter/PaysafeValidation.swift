@@ -185,15 +185,14 @@ enum PaysafeValidation {
         problems.require(isDigits(request.cvv.revealedValue, count: 3), "cvv", "must be exactly 3 digits")
     }
 
-    /// `CardUpdateRequest` rules (the transition itself is checked against the card's status separately).
+    /// `CardUpdateRequest` rules [C: `statusReason` ≤ 200] (the transition itself is checked against the card's status
+    /// separately; a PIN change is refused before this, the business API having none).
     static func update(_ request: UpdateCardRequest, into problems: inout ValidationProblems) {
         cardID(request.card.id, field: "card.id", into: &problems)
         customer(request.card.customer, field: "card.customer", into: &problems)
-        switch request.change {
-        case .pin(let pin):
-            problems.require(isDigits(pin.revealedValue, count: 4), "pin", "must be exactly 4 digits")
-        case .status(_, let reason):
-            if let reason { problems.require(!isBlank(reason), "statusReason", "must not be blank when given") }
+        if case .status(_, let reason?) = request.change {
+            problems.require(!isBlank(reason), "statusReason", "must not be blank when given")
+            problems.require(reason.count <= 200, "statusReason", "must be at most 200 characters")
         }
     }
 

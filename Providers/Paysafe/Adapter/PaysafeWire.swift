@@ -246,7 +246,6 @@ struct PaysafeWireCardTokenization: Decodable {
 struct PaysafeWireSecureDetails: Decodable {
     var url: String?
     var secureDetailsUrl: String?
-    var token: String?
     var expirationTime: String?
     var expiresAt: String?
     var expiryTime: String?
@@ -285,13 +284,42 @@ struct PaysafeWireSCAAttempt: Decodable {
     var currentAttempts: PaysafeFlexibleInt?
 }
 
-/// The status-card webhook body. [C]
+/// The status-card webhook body `{id, cardId, customerId, oldStatus, newStatus}` [C]; `eventTimestamp` is read when
+/// present, as the token event has it [U for this event].
 struct PaysafeWireStatusEvent: Decodable {
     var id: PaysafeFlexibleString
     var cardId: String
     var customerId: PaysafeFlexibleString?
     var oldStatus: String?
     var newStatus: String
+    var eventTimestamp: String?
+}
+
+/// `CardTokenUpdateEvent` (docs.paysafe.com/api/embedded-wallets/webhooks/schemas/cardtokenupdateevent) [C]: `id`,
+/// `cardId` and `customerId` required; `result`, `tokenAction`, `eventId` (≤ 50) and `eventTimestamp` (RFC 3339)
+/// optional. `tokenAction` is what tells this event from the status event, so it is read as required here.
+struct PaysafeWireTokenEvent: Decodable {
+    var id: PaysafeFlexibleString
+    var cardId: String
+    var customerId: PaysafeFlexibleString
+    var result: String?
+    var tokenAction: String
+    var eventId: PaysafeFlexibleString?
+    var eventTimestamp: String?
+}
+
+/// Which webhook a signed body is: the status event has `newStatus`, the token event `tokenAction`.
+struct PaysafeWireWebhookShape: Decodable {
+    var hasNewStatus: Bool
+    var hasTokenAction: Bool
+
+    enum CodingKeys: String, CodingKey { case newStatus, tokenAction }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        hasNewStatus = container.contains(.newStatus)
+        hasTokenAction = container.contains(.tokenAction)
+    }
 }
 
 // MARK: Requests
@@ -326,11 +354,12 @@ struct PaysafeWireActivationRequest: Encodable {
     var userAgent: String
 }
 
-/// `CardUpdateRequest`: `status` + `statusReason`, or `pin`. [U: field names from the SDK examples]
+/// `CardUpdateRequest` (user-facing API) [C]: `status`, `statusReason` (≤ 200), `pin` (4) and `userAgent` (required,
+/// ≤ 1,000). `pin` is never sent: the business API has no PIN change. The business update body is [U].
 struct PaysafeWireUpdateRequest: Encodable {
-    var status: String?
+    var status: String
     var statusReason: String?
-    var pin: String?
+    var userAgent: String
 }
 
 /// `CardTokenizationRequest`: certificates, nonce and signature hex-encoded. [C]

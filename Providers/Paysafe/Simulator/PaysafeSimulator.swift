@@ -16,12 +16,22 @@ public struct PaysafeSimulator: ProviderSimulator {
     public let kindName = "paysafe"
     public let basePath = ""
     public let credentials: Credentials
+    /// Whether every business write (`POST`, `PUT`, `PATCH` but the token request) must carry Paysafe's request
+    /// `Signature`: `Base64(HMAC-SHA256(key, body))`, or of the URL path when there is no body, the key being the
+    /// Base64-decoded ``Credentials/webhookSecret`` (Paysafe's page describes one HMAC secret per partner). A missing
+    /// or wrong one is answered `400` with the simulator's own code `SIM-SIGNATURE-INVALID` (Paysafe's answer is not
+    /// published). Off by default: which card endpoints Paysafe signs is not published either.
+    public let requireRequestSignature: Bool
     let simulationClock: SimulationClock
     let engine: PaysafeSimulatorEngine
 
-    public init(clock: SimulationClock = SimulationClock(), credentials: Credentials = .default) {
+    public init(
+        clock: SimulationClock = SimulationClock(), credentials: Credentials = .default,
+        requireRequestSignature: Bool = false
+    ) {
         self.simulationClock = clock
         self.credentials = credentials
+        self.requireRequestSignature = requireRequestSignature
         self.engine = PaysafeSimulatorEngine(credentials: credentials, clock: clock)
     }
 
@@ -41,22 +51,14 @@ public struct PaysafeSimulator: ProviderSimulator {
         PaysafeSimulatorWire.error(status, String(status), message)
     }
 
-    /// A status webhook as Paysafe would deliver it: the JSON body and its headers, `Signature` being the
-    /// lower-case hex HMAC-SHA256 of the body under the simulator's webhook secret.
-    public func signedWebhook(
-        cardID: String, customerID: String? = Seed.euCustomer, oldStatus: String? = "ACTIVE",
-        newStatus: String = "LOCKED", eventID: String? = nil
-    ) -> (headers: [(String, String)], body: Data) {
-        engine.signedWebhook(
-            cardID: cardID, customerID: customerID, oldStatus: oldStatus, newStatus: newStatus, eventID: eventID)
-    }
-
     public func registerRoutes(on router: Router<SimulatorContext>) {
         let v1 = "/digitalwallets/v1"
         let customer = "\(v1)/customers/:customerId/prepaid"
         let card = "\(customer)/cards/:cardId"
         let engine = self.engine
-        route(router, .post, "\(v1)/auth/brands/:brand/token", engine.issueToken)
+        router.on(RouterPath("\(v1)/auth/brands/:brand/token"), method: .post) { request, context in
+            Self.simulated(request, context, names: ["brand"], handler: engine.issueToken)
+        }
         route(router, .get, "\(customer)/cards", engine.listCards)
         route(router, .post, "\(customer)/cards", engine.createCard)
         route(router, .get, card, engine.getCard)
@@ -77,20 +79,40 @@ public struct PaysafeSimulator: ProviderSimulator {
         _ handler: @escaping @Sendable (SimRequest) -> SimulatedResponse
     ) {
         let names = path.split(separator: "/").filter { $0.hasPrefix(":") }.map { String($0.dropFirst()) }
+        let checksSignature = requireRequestSignature && [.post, .put, .patch].contains(method)
+        let secret = credentials.webhookSecret
         router.on(RouterPath(path), method: method) { request, context in
-            var headers: [String: String] = [:]
-            for field in request.headers {
-                let name = field.name.canonicalName
-                headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
+            Self.simulated(request, context, names: names) { simulated in
+                if checksSignature {
+                    let message = simulated.body.isEmpty ? Data(request.uri.path.utf8) : simulated.body
+                    let expected = PaysafeSimulatorWire.signature(secret: secret, message: message)
+                    guard let expected, let given = simulated.header("signature"), given == expected else {
+                        return PaysafeSimulatorWire.error(
+                            400, "SIM-SIGNATURE-INVALID",
+                            "The Signature header is missing or does not match the request (simulator's own code).")
+                    }
+                }
+                return handler(simulated)
             }
-            var parameters: [String: String] = [:]
-            for name in names { parameters[name] = context.parameters.get(name) }
-            let simulated = SimRequest(
-                method: request.method.rawValue, parameters: parameters,
-                query: SimulatorHTTP.queryItems(request.uri.query), headers: headers,
-                body: context.requestBody, authority: request.head.authority ?? ""
-            )
-            return handler(simulated).hummingbirdResponse
         }
+    }
+
+    private static func simulated(
+        _ request: Request, _ context: SimulatorContext, names: [String],
+        handler: (SimRequest) -> SimulatedResponse
+    ) -> Response {
+        var headers: [String: String] = [:]
+        for field in request.headers {
+            let name = field.name.canonicalName
+            headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
+        }
+        var parameters: [String: String] = [:]
+        for name in names { parameters[name] = context.parameters.get(name) }
+        let simulated = SimRequest(
+            method: request.method.rawValue, parameters: parameters,
+            query: SimulatorHTTP.queryItems(request.uri.query), headers: headers,
+            body: context.requestBody, authority: request.head.authority ?? ""
+        )
+        return handler(simulated).hummingbirdResponse
     }
 }

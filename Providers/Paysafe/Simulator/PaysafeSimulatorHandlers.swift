@@ -92,7 +92,7 @@ final class PaysafeSimulatorEngine: Sendable {
         else {
             return Wire.unauthorized("The authentication credentials are invalid.")
         }
-        guard clock.now() < token.expires else { return Wire.unauthorized("The access token has expired.") }
+        guard clock.now() < token.expires else { return Wire.expired }
         return nil
     }
 
@@ -384,40 +384,36 @@ final class PaysafeSimulatorEngine: Sendable {
                 return resolved.failureResponse
             }
             guard let body = request.json else { return Wire.notParseable }
+            // The business update page: "Pin change is an unavailable action for Business APIs".
+            if body["pin"] != nil {
+                return Wire.fieldErrors([("pin", "Pin change is an unavailable action for Business APIs")])
+            }
+            var problems: [(String, String)] = []
             let status = body["status"] as? String
-            let pin = body["pin"] as? String
-            switch (status, pin) {
-            case (nil, nil): return Wire.fieldErrors([("status", "either status or pin must be given")])
-            case (.some, .some): return Wire.fieldErrors([("pin", "status and pin cannot be changed in one request")])
-            default: break
+            if status == nil { problems.append(("status", "must not be null")) }
+            // CardUpdateRequest: userAgent required, at most 1,000 characters; statusReason at most 200.
+            if let userAgent = body["userAgent"] as? String, !userAgent.isEmpty {
+                if userAgent.count > 1000 { problems.append(("userAgent", "size must be between 0 and 1000")) }
+            } else {
+                problems.append(("userAgent", "must not be null"))
             }
-            if let status {
-                guard Self.cardStatuses.contains(status) else {
-                    return Wire.fieldErrors([("status", "unknown card status")])
-                }
-                guard Self.transitions[card.status]?.contains(status) ?? false else {
-                    return Wire.error(
-                        400, "DW-CARD-STATUS-TRANSITION-NOT-ALLOWED",
-                        "The card cannot be changed from \(card.status) to \(status).")
-                }
+            if let reason = body["statusReason"] as? String, reason.count > 200 {
+                problems.append(("statusReason", "size must be between 0 and 200"))
             }
-            if let pin {
-                guard Wire.isDigits(pin, count: 4) else {
-                    return Wire.fieldErrors([("pin", "size must be between 4 and 4")])
-                }
-                guard ["ACTIVE", "LOCKED", "DIGITAL", "ISSUED"].contains(card.status) else {
-                    return Wire.error(
-                        400, "DW-CARD-INVALID-STATUS", "The PIN of a \(card.status) card cannot be changed.")
-                }
+            guard problems.isEmpty, let status else { return Wire.fieldErrors(problems) }
+            guard Self.cardStatuses.contains(status) else {
+                return Wire.fieldErrors([("status", "unknown card status")])
+            }
+            guard Self.transitions[card.status]?.contains(status) ?? false else {
+                return Wire.error(
+                    400, "DW-CARD-STATUS-TRANSITION-NOT-ALLOWED",
+                    "The card cannot be changed from \(card.status) to \(status).")
             }
             if let challenge = requireSCA(customer: customer, operation: "PATCH \(card.cardId)", request: request) {
                 return challenge
             }
-            if let status {
-                card.status = status
-                card.statusReason = body["statusReason"] as? String
-            }
-            if let pin { card.pin = pin }
+            card.status = status
+            card.statusReason = body["statusReason"] as? String
             cards.put(card.cardId, card)
             return .json(200, Wire.card(card, includeTokenizations: false, includeActions: false))
         }
@@ -666,23 +662,6 @@ final class PaysafeSimulatorEngine: Sendable {
                     "currentAttempts": event.attempts,
                 ])
         }
-    }
-
-    // MARK: Webhooks
-
-    func signedWebhook(
-        cardID: String, customerID: String?, oldStatus: String?, newStatus: String, eventID: String?
-    ) -> (headers: [(String, String)], body: Data) {
-        var object: [String: Any] = ["id": eventID ?? ids.uuid(), "cardId": cardID, "newStatus": newStatus]
-        if let customerID { object["customerId"] = customerID }
-        if let oldStatus { object["oldStatus"] = oldStatus }
-        let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        return (
-            [
-                ("Content-Type", "application/json"),
-                ("Signature", Wire.hmacHex(key: credentials.webhookSecret, body: body)),
-            ], body
-        )
     }
 }
 

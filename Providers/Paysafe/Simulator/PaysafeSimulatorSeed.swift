@@ -67,7 +67,9 @@ extension PaysafeSimulator {
         public var clientSecret: String
         /// The brand identity in the token path.
         public var brand: String
-        /// The HMAC key of ``PaysafeSimulator/signedWebhook(cardID:customerID:oldStatus:newStatus:eventID:)``.
+        /// Paysafe's HMAC secret key as Paysafe hands it over: the Base64 text of 256 bytes (what an integrator pastes as
+        /// `webhookSecret`). The simulator's webhooks are signed with its decoded bytes, and so are the requests it
+        /// checks when ``PaysafeSimulator/requireRequestSignature`` is on.
         public var webhookSecret: String
         /// Lifetime of issued access tokens, in seconds.
         public var tokenLifetime: Int
@@ -84,8 +86,13 @@ extension PaysafeSimulator {
 
         public static let `default` = Credentials(
             clientID: "sim-client-id", clientSecret: "sim-client-secret", brand: "simbrand",
-            webhookSecret: "sim-webhook-secret"
+            webhookSecret: defaultWebhookSecret
         )
+
+        /// 256 bytes in Base64, as `openssl rand 256 -base64` prints them (on one line).
+        public static let defaultWebhookSecret =
+            "splldXZP3uLK5eavTh3uL2XezNFHOaDwDmGN5v1CMb7acawR+1mXouemwN/RN58vAuCgH0kocXeKji6byWxV80WuoctoWDVoDbMlWPKT+qfqDrP9lzhlwN3xcYbVwchBScxg53LIkhSWlsp11Faw06Pj/M09xGMj9mVp76Dwwyqj+hysEVePWgf5GW2sbw9M179yRlEuguG4gT68trKCwlZZjFtCP5daJihcH5E1AMHYXHjK0BBsWos1eOhj9MRV5xxNOqMr9D9BhzG+incBQ5E4iHBzaPLzIr7DkzGXSd09LyCNB265KhBe351TnqcmkSn204+Tu8POO+koO72Yzg=="
+
     }
 }
 

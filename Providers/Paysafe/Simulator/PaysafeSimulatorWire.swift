@@ -3,6 +3,10 @@ import Crypto
 import Foundation
 
 /// Paysafe's JSON as the simulator writes it, and small wire helpers.
+///
+/// Error codes: `5269`, `5068`, `5023`, `5279` and `5275` are Paysafe's. Every `DW-…` and `SIM-…` code (`DW-CARD-*`,
+/// `DW-SCA-*`, `DW-SECURE-LINK-*`, `SIM-SIGNATURE-INVALID`) is the simulator's own: Paysafe publishes no code for these
+/// refusals, and the adapter keys no row on them (they map by their HTTP status).
 enum PaysafeSimulatorWire {
     static let fieldErrorDetail =
         "Either you submitted a request that is missing a mandatory field or the value of a field does not match the format expected."
@@ -30,6 +34,9 @@ enum PaysafeSimulatorWire {
     static func unauthorized(_ message: String) -> SimulatedResponse {
         error(401, "5279", message)
     }
+
+    /// An expired access token: 401 with `5275` (expired credentials, Paysafe's error catalogue).
+    static let expired = error(401, "5275", "The authentication credentials have expired.")
 
     static let notParseable = error(400, "5023", "You submitted a request that is not parseable.")
 
@@ -73,8 +80,14 @@ enum PaysafeSimulatorWire {
         return output.prefix(count)
     }
 
-    static func hmacHex(key: String, body: Data) -> String {
-        ByteEncoding.hex(Data(HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Data(key.utf8)))))
+    /// Paysafe's `Signature` (developer.paysafe.com/en/api-docs/embedded-wallets/request-signing/):
+    /// `Base64(HMAC-SHA256(key, message))`, the key being the Base64-DECODED secret (whitespace ignored, as the page
+    /// prints the secret wrapped). Nil when the secret is not Base64.
+    static func signature(secret: String, message: Data) -> String? {
+        let compact = String(String.UnicodeScalarView(secret.unicodeScalars.filter { !$0.properties.isWhitespace }))
+        guard let key = ByteEncoding.decodeBase64(compact), !key.isEmpty else { return nil }
+        return Data(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key)))
+            .base64EncodedString()
     }
 
     // MARK: Objects
