@@ -22,7 +22,7 @@ struct StripeConfigurationTests {
             factory.descriptor.capabilities == [
                 .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing,
                 .walletTokenControl,
-                .walletProvisioning, .cardDetailsReveal, .pinReveal, .webhooks,
+                .walletProvisioning, .cardDetailsReveal, .pinReveal, .pinChange, .webhooks,
             ])
         #expect(factory.descriptor.provisioningFlows == [.applePay: .issuerSDKKey, .googlePay: .issuerSDKKey])
         #expect(factory.descriptor.supports(.listCards))

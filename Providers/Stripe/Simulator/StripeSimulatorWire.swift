@@ -19,7 +19,6 @@ extension StripeSimulator {
             ("currency", .string(card.currency)),
             ("exp_month", .int(card.expMonth)),
             ("exp_year", .int(card.expYear)),
-            ("financial_account", nil),
             ("last4", .string(card.last4)),
             ("latest_fraud_warning", nil),
             ("lifecycle_controls", nil),
