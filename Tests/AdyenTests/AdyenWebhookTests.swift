@@ -211,7 +211,8 @@ struct AdyenWebhookTests {
 
     @Test("lock, unlock and cancel on the simulator send paymentInstrument.updated, which the adapter reads as changes")
     func simulatorSendsStatusChanges() async throws {
-        let simulator = AdyenSimulator()
+        // The clock at the published "Card updated" example's time: the simulator writes it as Adyen's example does.
+        let simulator = AdyenSimulator(clock: SimulationClock(fixed: Date(timeIntervalSince1970: 1_734_273_723)))
         try await withSimulator(simulator) { handle in
             let provider = try SimulatorFixture.provider(handle)
             let card = CardRef(id: AdyenSimulator.Seed.lockableVisaID)
@@ -230,6 +231,7 @@ struct AdyenWebhookTests {
                 let change = try #require(events.first?.event.cardStatusChanged)
                 #expect(change.card.id == card.id)
                 #expect(change.card.customer == AdyenSimulator.Seed.balanceAccountID)
+                #expect(events.first?.id.hasSuffix("|2024-12-15T15:42:03+01:00") == true)
                 statuses.append(change.newStatus)
             }
             #expect(statuses == [.suspended, .active, .cancelled])

@@ -648,13 +648,14 @@ public struct AdyenSimulator: ProviderSimulator {
     ]
 
     /// ISO 8601 with the Amsterdam winter offset, as Adyen's examples show (`2021-01-01T01:00:00+01:00`).
+    /// Written through the format style, not a new `DateFormatter` a call (a webhook per status change, a date per
+    /// listed token).
     static func timestamp(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(secondsFromGMT: 3600)
-        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ssxxxxx"
-        return formatter.string(from: date)
+        date.formatted(timestampStyle)
     }
+
+    static let timestampStyle = Date.ISO8601FormatStyle(
+        timeZoneSeparator: .colon, timeZone: TimeZone(secondsFromGMT: 3600) ?? .gmt)
 }
 
 /// A refusal in Adyen's shape, thrown inside handlers.

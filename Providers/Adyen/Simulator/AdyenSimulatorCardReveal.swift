@@ -197,11 +197,7 @@ extension AdyenSimulator {
 
     /// `yyyy-MM-dd` in UTC.
     static func day(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.string(from: date)
+        date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day())
     }
 }
 
