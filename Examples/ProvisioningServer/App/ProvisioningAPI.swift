@@ -100,7 +100,7 @@ struct ProvisioningAPI: APIProtocol {
         try requireOffered(.listWalletTokens, for: owned)
         let tokens = try await gateway.walletTokens(
             of: owned.ref, via: owned.route, context: try scope.operationContext())
-        return .ok(.init(body: .json(.init(cardId: owned.id, tokens: tokens.map(WireModel.walletToken)))))
+        return .ok(.init(body: .json(.init(cardId: owned.id, tokens: WireModel.walletTokens(tokens)))))
     }
 
     func changeWalletTokenStatus(

@@ -35,6 +35,13 @@ enum WireModel {
         error.map { .init(_type: $0.type, title: $0.title, status: $0.status, code: $0.code, retryable: $0.retryable) }
     }
 
+    /// The tokens the app can name in `POST /v1/cards/{cardId}/tokens/{tokenId}/status`: a token whose provider id
+    /// breaks the document's `tokenId` pattern (``OwnedCard/tokenIDPattern``) is left out, so that every id the server
+    /// answers is one it accepts back (the document states the pattern on `WalletToken.id` too).
+    static func walletTokens(_ tokens: [WalletToken]) -> [Components.Schemas.WalletToken] {
+        tokens.filter { OwnedCard.isPathSafe($0.id, maxLength: 128) }.map(walletToken)
+    }
+
     static func walletToken(_ token: WalletToken) -> Components.Schemas.WalletToken {
         .init(
             id: token.id, wallet: token.wallet.flatMap(wallet),
@@ -54,7 +61,7 @@ enum WireModel {
             network: network(card.scheme),
             lastFour: card.lastFour, expiry: expiry(card.expiry), cardholderName: card.cardholderName,
             currency: card.currency,
-            program: card.program, walletTokens: card.walletTokens.map(walletToken),
+            program: card.program, walletTokens: walletTokens(card.walletTokens),
             availableActions: card.availableActions.map(\.rawValue)
         )
     }
@@ -76,7 +83,7 @@ enum WireModel {
             cardholderName: offer.cardholderName,
             lastFour: offer.lastFour, network: network(offer.network),
             primaryAccountIdentifier: offer.primaryAccountIdentifier,
-            expiry: expiry(offer.expiry), existingTokens: offer.existingTokens.map(walletToken)
+            expiry: expiry(offer.expiry), existingTokens: walletTokens(offer.existingTokens)
         )
     }
 
