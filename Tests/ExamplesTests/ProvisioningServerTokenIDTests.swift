@@ -5,7 +5,7 @@ import Testing
 
 /// A wallet token's id: the server answers only ids it accepts back in `POST /v1/cards/{cardId}/tokens/{tokenId}/status`,
 /// and the document states that pattern on both sides.
-@Suite("Provisioning server: wallet token ids")
+@Suite("Provisioning server: wallet token ids", .timeLimit(.minutes(1)))
 struct ProvisioningServerTokenIDTests {
     @Test("the document states the server's token id pattern on the path parameter and on WalletToken.id")
     func documentPattern() throws {
