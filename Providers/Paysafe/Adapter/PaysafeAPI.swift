@@ -22,7 +22,8 @@ enum PaysafeAPI {
         "\(prefix)/customers/\(URLEncoding.pathSegment(customer))/prepaid/cards"
     }
 
-    /// `GET …/cards/{cardId}?include=` [C]; `PATCH` on the same path updates status or PIN [U].
+    /// `GET …/cards/{cardId}?include=` [C]; `PATCH` on the same path updates the status [U] (the business API has no
+    /// PIN change).
     static func card(customer: String, card: String) -> String {
         // ``cards(customer:)`` and the card's segment, written as one string.
         var path = ""
@@ -37,7 +38,7 @@ enum PaysafeAPI {
         return path
     }
 
-    /// The method of the card update (status or PIN). [U]
+    /// The method of the card update (status). [U]
     static let updateCardMethod: HTTPRequest.Method = .patch
 
     /// `POST …/cards/{cardId}/activate`. [U]

@@ -50,7 +50,7 @@ public struct PaysafeSignedOperation: RawRepresentable, Hashable, Sendable, Case
     ]
 
     /// The `signRequests` option: `none` (or empty), `all` (every write above), or a comma-separated list of names.
-    /// Nil, with the unknown names, for anything else.
+    /// A failure naming the unknown names for anything else.
     public static func parse(_ text: String) -> Result<Set<PaysafeSignedOperation>, UnknownNames> {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty || trimmed.lowercased() == "none" { return .success([]) }

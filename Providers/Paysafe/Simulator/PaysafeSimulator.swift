@@ -10,7 +10,7 @@ import Hummingbird
 /// (list with filters and paging, get with includes, create, activate, status/PIN update with the transition
 /// table, programs, tokenize, tokenization completion, secure details), outsourced SCA (a 401 challenge for
 /// the SCA customer, satisfied once after `POST /digitalwallets/v1/sca/events/{eventId}/attempts`), errors in
-/// Paysafe's `{"error":{…}}` shape, and signed status webhooks. Paysafe documents no idempotency key, so the
+/// Paysafe's `{"error":{…}}` shape, and signed status and token webhooks (Paysafe's signature scheme). Paysafe documents no idempotency key, so the
 /// simulator de-duplicates nothing. Seed data: ``Seed``; accepted secrets: ``Credentials/default``.
 public struct PaysafeSimulator: ProviderSimulator {
     public let kindName = "paysafe"
