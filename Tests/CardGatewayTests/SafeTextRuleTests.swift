@@ -8,7 +8,7 @@ import Testing
 @Suite("Redaction: SafeText's rules hold on generated texts", .timeLimit(.minutes(5)))
 struct SafeTextRuleTests {
     /// Written out here, not read from `SafeText`: the generator plants every one of them.
-    static let prefixes = ["sk_", "rk_", "pk_live", "whsec_", "ek_", "eyJ", "Bearer", "Basic"]
+    static let prefixes = ["sk_", "rk_", "pk_live", "whsec_", "ek_", "ephkn_", "eyJ", "Bearer", "Basic"]
     /// Every separator kind: the ASCII ones, whitespace outside ASCII (no-break, em and ideographic spaces).
     static let separators = [
         " ", ",", ";", "\"", "'", "\t", "\n", "\r", "\u{0B}", "\u{0C}", "\u{00A0}", "\u{2003}", "\u{3000}", ", ", "; ",
@@ -18,7 +18,7 @@ struct SafeTextRuleTests {
     static let filler = [
         "card", "declined", "was", "card_declined", "see", "https://support.example.com/x", "refusée", "clé", "—",
         "ok.",
-        "Basic:", "Bearer_", "sk_", "rk_live", "ek_test", "eyJ", "whsec_", "pk_live", "pk_test_abcdef",
+        "Basic:", "Bearer_", "sk_", "rk_live", "ek_test", "eyJ", "whsec_", "pk_live", "pk_test_abcdef", "ephkn_",
         "Authorization:",
         "a=b&c", "x+y/z", "token", "(card)", "Ünïcødé", "名前",
     ]

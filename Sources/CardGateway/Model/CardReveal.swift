@@ -107,7 +107,9 @@ public struct RevealInput: RawRepresentable, Hashable, Sendable, Codable, CaseIt
     public static let clientNonce = RevealInput("clientNonce")
     /// The app's session key, encrypted with the provider's public key, Base64 (``RevealSessionRequest/encryptedKey``).
     public static let encryptedKey = RevealInput("encryptedKey")
-    /// The new PIN, encrypted by the app with its session key (``RevealSessionRequest/encryptedPINBlock``).
+    /// The new PIN, encrypted by the front end (``RevealSessionRequest/encryptedPINBlock``): with its session key
+    /// (``RevealFlow/encryptedSessionKey``, Adyen), or under the provider's public key (``RevealFlow/encryptedPIN``,
+    /// Stripe's `pin[encrypted_number]`).
     public static let encryptedPINBlock = RevealInput("encryptedPINBlock")
     /// The 16-digit token the app used to make the new PIN block (``RevealSessionRequest/pinToken``): Adyen's
     /// `PinChangeRequest.token`, "The 16-digit token that you used to generate the encryptedPinBlock". The app makes
@@ -181,7 +183,8 @@ public struct RevealSessionRequest: Sendable, Equatable, CustomStringConvertible
     public var apiVersion: String?
     /// ``RevealFlow/encryptedSessionKey``: the app's AES key encrypted with the provider's public key, Base64.
     public var encryptedKey: Secret?
-    /// ``RevealFlow/encryptedSessionKey``, PIN change: the new PIN block encrypted with the session key.
+    /// PIN change: the new PIN encrypted by the front end, relayed as it is: with the session key
+    /// (``RevealFlow/encryptedSessionKey``), or under the provider's public key (``RevealFlow/encryptedPIN``).
     public var encryptedPINBlock: Secret?
     /// ``RevealFlow/encryptedSessionKey``, PIN change: the 16-digit token the app used to make
     /// ``encryptedPINBlock`` (Adyen's `PinChangeRequest.token`). The app makes it with the block; no PIN reveal comes

@@ -10,7 +10,7 @@ public enum SafeText: Sendable {
     /// A word starting with one of these is a key, a signing secret or a token: Stripe's secret, restricted,
     /// publishable live, webhook-signing and ephemeral keys, a JWT (`eyJ` is the Base64 of `{"`), and words glued
     /// to an HTTP authorization scheme.
-    static let secretPrefixes = ["sk_", "rk_", "pk_live", "whsec_", "ek_", "eyJ", "Bearer", "Basic"]
+    static let secretPrefixes = ["sk_", "rk_", "pk_live", "whsec_", "ek_", "ephkn_", "eyJ", "Bearer", "Basic"]
     /// A word starting with a secret's prefix is redacted from this many scalars on (shorter ones, such as `sk_id` or
     /// `Bearer` alone, are names).
     static let secretWordLength = 9
