@@ -118,6 +118,9 @@ public struct CreateCardRequest: Sendable, CustomStringConvertible {
     /// Where the card is issued, ISO 3166-1 alpha-2 (`NL`, `US`). When nil, an adapter whose issuer needs it (Adyen's
     /// `issuingCountryCode`) may use ``deliveryAddress``'s `countryCode`; the others ignore it.
     public var issuingCountryCode: String?
+    /// The cardholder's app or browser, as its user agent names it, where the provider records it with the change
+    /// (Paysafe's `userAgent`, at most 1,000 characters); nil for the adapter's configured default.
+    public var userAgent: String?
 
     public init(
         customer: String, type: CardType, program: String, currency: String, mobile: String? = nil,
@@ -149,6 +152,9 @@ public struct ActivateCardRequest: Sendable, CustomStringConvertible {
     public var card: CardRef
     public var lastFour: String
     public var cvv: Secret
+    /// The cardholder's app or browser, as its user agent names it, where the provider records it with the change
+    /// (Paysafe's `userAgent`, at most 1,000 characters); nil for the adapter's configured default.
+    public var userAgent: String?
 
     public init(card: CardRef, lastFour: String, cvv: Secret) {
         self.card = card
@@ -220,6 +226,9 @@ public struct CardStatusRequest: Sendable, Equatable, CustomStringConvertible {
     public var card: CardRef
     public var intent: CardStatusIntent
     public var reason: CardStatusReason?
+    /// The cardholder's app or browser, as its user agent names it, where the provider records it with the change
+    /// (Paysafe's `userAgent`, at most 1,000 characters); nil for the adapter's configured default.
+    public var userAgent: String?
     /// Free text for the provider's record (Adyen `statusComment`, Paysafe `statusReason`), when it has a place.
     public var comment: String?
 
@@ -313,6 +322,9 @@ public struct UpdateCardRequest: Sendable, CustomStringConvertible {
 
     public var card: CardRef
     public var change: Change
+    /// The cardholder's app or browser, as its user agent names it, where the provider records it with the change
+    /// (Paysafe's `userAgent`, at most 1,000 characters); nil for the adapter's configured default.
+    public var userAgent: String?
 
     public init(card: CardRef, change: Change) {
         self.card = card
