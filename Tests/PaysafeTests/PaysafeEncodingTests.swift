@@ -211,6 +211,33 @@ struct PaysafeEncodingTests {
     }
 
     @Test(
+        "the cardholder's user agent, when the request carries one, is sent instead of the instance's; too long is refused"
+    )
+    func cardholderUserAgent() async throws {
+        let harness = try Harness.make { request in
+            request.method == "GET"
+                ? .json(200, Fixture.cardJSON(status: "ACTIVE")) : .json(200, Fixture.cardJSON(status: "LOCKED"))
+        }
+        var lock = CardStatusRequest(card: Fixture.ref, intent: .lock)
+        lock.userAgent = "WalletApp/5.2 (iPhone; iOS 18.1)"
+        _ = try await harness.provider.changeStatus(lock, context: OperationContext())
+        #expect(
+            harness.businessRequests.last?.bodyText
+                == #"{"status":"LOCKED","statusReason":"lock","userAgent":"WalletApp\/5.2 (iPhone; iOS 18.1)"}"#
+                || harness.businessRequests.last?.bodyText
+                    == #"{"status":"LOCKED","userAgent":"WalletApp\/5.2 (iPhone; iOS 18.1)"}"#
+        )
+        #expect(harness.businessRequests.last?.bodyText.contains("TestAgent") == false)
+        let sent = harness.businessRequests.count
+        var update = UpdateCardRequest(card: Fixture.ref, change: .status(.locked, reason: nil))
+        update.userAgent = String(repeating: "a", count: 1_001)
+        await #expect(throws: CardGatewayError.self) {
+            _ = try await harness.provider.updateCard(update, context: OperationContext())
+        }
+        #expect(harness.businessRequests.count == sent, "nothing may be sent for a user agent Paysafe refuses")
+    }
+
+    @Test(
         "update allowed transitions",
         arguments: [
             ("ACTIVE", CardStatus.locked, "LOCKED"), ("ACTIVE", .cancelled, "CANCELLED"), ("LOCKED", .active, "ACTIVE"),

@@ -153,7 +153,7 @@ public struct PaysafeProvider: CardListing, CardIssuance, CardActivation, CardSt
         let wire = PaysafeWireCardRequest(
             programName: request.program, currency: request.currency, mobile: request.mobile,
             cardPin: request.pin?.revealedValue,
-            externalId: request.externalID, userAgent: configuration.userAgent,
+            externalId: request.externalID, userAgent: request.userAgent ?? configuration.userAgent,
             deliveryAddress: request.deliveryAddress.map {
                 .init(
                     address1: $0.address1, address2: $0.address2, address3: $0.address3, city: $0.city,
@@ -188,7 +188,8 @@ public struct PaysafeProvider: CardListing, CardIssuance, CardActivation, CardSt
             )
         }
         let wire = PaysafeWireActivationRequest(
-            lastFourDigits: request.lastFour, cvv: request.cvv.revealedValue, userAgent: configuration.userAgent)
+            lastFourDigits: request.lastFour, cvv: request.cvv.revealedValue,
+            userAgent: request.userAgent ?? configuration.userAgent)
         let response = try await perform(
             PaysafeCall(
                 .post, PaysafeAPI.activate(customer: customer, card: request.card.id), body: try encode(wire),
@@ -201,7 +202,8 @@ public struct PaysafeProvider: CardListing, CardIssuance, CardActivation, CardSt
     /// Changes a card's status (checked against ``PaysafeCardTransitions`` after fetching the card). A PIN change is
     /// refused with `unsupported` before any request: "Pin change is an unavailable action for Business APIs"
     /// (Paysafe's business update page). The body carries the required `userAgent` (≤ 1,000 characters, user-facing
-    /// `CardUpdateRequest`): the instance's ``PaysafeOptions/userAgent``. Paysafe may require SCA: the error then
+    /// `CardUpdateRequest`): the cardholder's (``UpdateCardRequest/userAgent``), or the instance's
+    /// ``PaysafeOptions/userAgent`` when the request names none. Paysafe may require SCA: the error then
     /// carries the challenge.
     public func updateCard(_ request: UpdateCardRequest, context: OperationContext) async throws -> Card {
         let status: CardStatus
@@ -236,7 +238,8 @@ public struct PaysafeProvider: CardListing, CardIssuance, CardActivation, CardSt
                 provider: http.instance, providerKind: .paysafe
             )
         }
-        let wire = PaysafeWireUpdateRequest(status: target, statusReason: reason, userAgent: configuration.userAgent)
+        let wire = PaysafeWireUpdateRequest(
+            status: target, statusReason: reason, userAgent: request.userAgent ?? configuration.userAgent)
         let response = try await perform(
             PaysafeCall(
                 PaysafeAPI.updateCardMethod, PaysafeAPI.card(customer: customer, card: request.card.id),
@@ -255,11 +258,10 @@ public struct PaysafeProvider: CardListing, CardIssuance, CardActivation, CardSt
             case .unlock: .active
             default: .cancelled
             }
-        return try await updateCard(
-            UpdateCardRequest(
-                card: change.card, change: .status(status, reason: change.comment ?? change.reason?.rawValue)),
-            context: context
-        )
+        var update = UpdateCardRequest(
+            card: change.card, change: .status(status, reason: change.comment ?? change.reason?.rawValue))
+        update.userAgent = change.userAgent
+        return try await updateCard(update, context: context)
     }
 
     /// The card's tokenizations, as the card read with `include=TOKENIZATIONS` gives them.

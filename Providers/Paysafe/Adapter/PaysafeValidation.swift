@@ -89,6 +89,7 @@ enum PaysafeValidation {
 
     /// `CardRequest` rules. [C]
     static func create(_ request: CreateCardRequest, region: PaysafeRegion, into problems: inout ValidationProblems) {
+        userAgent(request.userAgent, into: &problems)
         customer(request.customer, field: "customer", into: &problems)
         problems.require(!isBlank(request.program), "program", "is required (the programName from programs())")
         if isBlank(request.currency) {
@@ -177,7 +178,18 @@ enum PaysafeValidation {
     }
 
     /// `CardActivationRequest` rules. [C]
+    /// The cardholder's `userAgent`, when the request carries one: Paysafe takes at most 1,000 characters [C:
+    /// `CardUpdateRequest`, `CardActivationRequest`].
+    static func userAgent(_ value: String?, into problems: inout ValidationProblems) {
+        guard let value else { return }
+        problems.require(!isBlank(value), "userAgent", "must not be blank when given")
+        problems.require(
+            value.count <= PaysafeOptions.userAgentMaxLength, "userAgent",
+            "must be at most \(PaysafeOptions.userAgentMaxLength) characters (Paysafe's limit)")
+    }
+
     static func activate(_ request: ActivateCardRequest, into problems: inout ValidationProblems) {
+        userAgent(request.userAgent, into: &problems)
         cardID(request.card.id, field: "card.id", into: &problems)
         customer(request.card.customer, field: "card.customer", into: &problems)
         problems.require(
@@ -188,6 +200,7 @@ enum PaysafeValidation {
     /// `CardUpdateRequest` rules [C: `statusReason` ≤ 200] (the transition itself is checked against the card's status
     /// separately; a PIN change is refused before this, the business API having none).
     static func update(_ request: UpdateCardRequest, into problems: inout ValidationProblems) {
+        userAgent(request.userAgent, into: &problems)
         cardID(request.card.id, field: "card.id", into: &problems)
         customer(request.card.customer, field: "card.customer", into: &problems)
         if case .status(_, let reason?) = request.change {
