@@ -40,7 +40,9 @@ enum FuzzSeeds {
         static let clientID = "sim-client-id"
         static let clientSecret = "sim-client-secret"
         static let brand = "simbrand"
-        static let webhookSecret = "sim-webhook-secret"
+        /// The simulator's default: 256 bytes in Base64, as Paysafe issues its HMAC secrets.
+        static let webhookSecret =
+            "splldXZP3uLK5eavTh3uL2XezNFHOaDwDmGN5v1CMb7acawR+1mXouemwN/RN58vAuCgH0kocXeKji6byWxV80WuoctoWDVoDbMlWPKT+qfqDrP9lzhlwN3xcYbVwchBScxg53LIkhSWlsp11Faw06Pj/M09xGMj9mVp76Dwwyqj+hysEVePWgf5GW2sbw9M179yRlEuguG4gT68trKCwlZZjFtCP5daJihcH5E1AMHYXHjK0BBsWos1eOhj9MRV5xxNOqMr9D9BhzG+incBQ5E4iHBzaPLzIr7DkzGXSd09LyCNB265KhBe351TnqcmkSn204+Tu8POO+koO72Yzg=="
         static let customer = "cust-eu-1001"
         static let activeCard = "11111111-0000-4000-8000-000000000001"
         static let issuedCard = "11111111-0000-4000-8000-000000000003"
@@ -354,15 +356,6 @@ extension ResponseHarness {
                     ActivateCardRequest(
                         card: CardRef(id: FuzzSeeds.Paysafe.issuedCard, customer: FuzzSeeds.Paysafe.customer),
                         lastFour: "4403", cvv: Secret("123")), context: $1
-                )
-            },
-            // A PIN change: the update's write with no read before it (setPIN is this call). Status changes are
-            // lock, unlock and cancel below.
-            .on("updateCard", PaysafeProvider.self) {
-                _ = try await $0.updateCard(
-                    UpdateCardRequest(
-                        card: CardRef(id: FuzzSeeds.Paysafe.activeVisaCard, customer: FuzzSeeds.Paysafe.customer),
-                        change: .pin(Secret("5081"))), context: $1
                 )
             },
             .on("programs", PaysafeProvider.self) {

@@ -120,11 +120,12 @@ extension WebhookHarness {
             hmacSHA256(key: hexBytes(FuzzSeeds.Adyen.hmacKeyHex), message: body).base64EncodedString()
         }, makeVerifier: { try webhookVerifier(.adyen) })
 
-    /// `Signature: hex(HMAC-SHA256(body, secret))`.
+    /// `Signature: Base64(HMAC-SHA256(body, Base64-decoded secret))`, Paysafe's published scheme.
     public static let paysafe = WebhookHarness(
         name: "paysafe", headerName: "Signature",
         sign: { body in
-            hex(hmacSHA256(key: Data(FuzzSeeds.Paysafe.webhookSecret.utf8), message: body))
+            hmacSHA256(key: Data(base64Encoded: FuzzSeeds.Paysafe.webhookSecret) ?? Data(), message: body)
+                .base64EncodedString()
         }, makeVerifier: { try webhookVerifier(.paysafe) })
 
     /// `X-Webhook-Signature: t=<milliseconds>,v0=<Base64 RSA PKCS#1 v1.5 SHA-256 signature of SHA-256("t.body")>`.
