@@ -23,7 +23,7 @@ public enum AdyenNetworkTokenStatus: String, Sendable, CaseIterable, CustomStrin
 /// `.issuerSDK(output:)` with the SDK's bytes posts them and returns the *new* `sdkInput` bytes for the SDK.
 /// Bytes travel as standard Base64 on the wire and as raw bytes in the model; nothing is re-encoded.
 public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, CardIssuance, CardStatusControl,
-    WalletTokenListing, WalletTokenControl
+    WalletTokenListing, WalletTokenControl, AuthorizationResponding
 {
     /// What every Adyen instance can do.
     public static let descriptor = ProviderDescriptor(
@@ -31,13 +31,16 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
         capabilities: [
             .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing,
             .walletTokenControl, .walletProvisioning, .webhooks,
-            .cardDetailsReveal, .pinReveal, .pinChange,
+            .cardDetailsReveal, .pinReveal, .pinChange, .authorizations,
         ],
         provisioningFlows: [.applePay: .issuerSDKRelay, .googlePay: .issuerSDKRelay],
         // Card details and PIN: the app's AES key encrypted with Adyen's RSA public key (AdyenCardReveal.swift).
         revealFlows: [
             .cardDetails: .encryptedSessionKey, .pinReveal: .encryptedSessionKey, .pinChange: .encryptedSessionKey,
-        ]
+        ],
+        // Relayed authorisation: "If we do not receive the response within two seconds, we apply your fallback
+        // logic" (BalancePlatformRelayedAuthorisationNotification-v4, balancePlatform.authorisation.relayed).
+        authorizationDeadline: .seconds(2)
     )
 
     /// The same as ``descriptor`` (static): every Adyen instance can do the same.
@@ -51,12 +54,17 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
     let now: @Sendable () -> Date
     /// Adyen's public keys for card details and PIN, per purpose and format, until their expiry.
     let revealKeys = AdyenRevealKeyCache()
+    /// The HTTP Basic credentials Adyen sends with relayed authorisation webhooks, when configured
+    /// (AdyenAuthorizations.swift).
+    let relayedAuthorisation: AdyenRelayedAuthorisationCredentials?
 
-    /// Builds the adapter from the gateway's setup (credentials `apiKey`, optional `hmacKey`).
+    /// Builds the adapter from the gateway's setup (credentials `apiKey`, optional `hmacKey`, optional
+    /// `authorizationUsername` and `authorizationPassword` for relayed authorisation).
     public init(setup: ProviderSetup) throws {
         try self.init(
             http: setup.http, apiKey: setup.credential("apiKey"), hmacKey: setup.optionalCredential("hmacKey"),
-            now: setup.now)
+            authorizationUsername: setup.optionalCredential("authorizationUsername"),
+            authorizationPassword: setup.optionalCredential("authorizationPassword"), now: setup.now)
     }
 
     /// Builds the adapter directly.
@@ -66,9 +74,14 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
     ///   - apiKey: the Balance Platform API key.
     ///   - hmacKey: the webhook endpoint's HMAC key, in hex as the Customer Area shows it; without it, `verify`
     ///     throws `invalidConfiguration`.
+    ///   - authorizationUsername: the user name of the relayed authorisation webhook's HTTP Basic credentials, as set
+    ///     in the Balance Platform Customer Area; with `authorizationPassword`, or neither (then relayed
+    ///     authorisations are refused with `invalidConfiguration`).
+    ///   - authorizationPassword: that password.
     ///   - now: the wall clock the public keys' expiry is read against; the client's clock by default.
     @_spi(AdapterSupport) public init(
-        http: ProviderHTTPClient, apiKey: Secret, hmacKey: Secret? = nil, now: (@Sendable () -> Date)? = nil
+        http: ProviderHTTPClient, apiKey: Secret, hmacKey: Secret? = nil, authorizationUsername: Secret? = nil,
+        authorizationPassword: Secret? = nil, now: (@Sendable () -> Date)? = nil
     ) throws {
         guard !apiKey.revealedValue.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw CardGatewayError(
@@ -90,6 +103,8 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
         } else {
             self.hmacKey = nil
         }
+        self.relayedAuthorisation = try AdyenRelayedAuthorisationCredentials(
+            username: authorizationUsername, password: authorizationPassword, instance: http.instance)
         var client = http
         client.idempotencyKeyMaxLength = AdyenAPI.idempotencyKeyMaxLength
         self.http = client.authenticated(by: HeaderAuthentication.apiKey(AdyenAPI.apiKeyHeader, apiKey))

@@ -82,6 +82,9 @@ public struct AdyenSimulator: ProviderSimulator {
     public let simulationClock: SimulationClock
     /// The credentials the simulator accepts.
     public let credentials: Credentials
+    /// The relayed authorisation webhook's configuration: the Basic credentials it sends and the fallback
+    /// (AdyenSimulatorAuthorizations.swift).
+    public let relayedAuthorisation: RelayedAuthorisationSettings
     let state: AdyenSimulatorState
     /// The RSA key pairs, PINs and used tokens of card details and PIN (AdyenSimulatorCardReveal.swift).
     let revealState: AdyenSimulatorRevealState
@@ -89,9 +92,15 @@ public struct AdyenSimulator: ProviderSimulator {
     /// - Parameters:
     ///   - clock: the simulation clock (default: the real time, settable through the control path).
     ///   - credentials: the keys and HMAC key the simulator accepts; `.default` documents them.
-    public init(clock: SimulationClock = SimulationClock(), credentials: Credentials = .default) {
+    ///   - relayedAuthorisation: the relayed authorisation webhook's credentials and fallback; `.default` documents
+    ///     them.
+    public init(
+        clock: SimulationClock = SimulationClock(), credentials: Credentials = .default,
+        relayedAuthorisation: RelayedAuthorisationSettings = .default
+    ) {
         self.simulationClock = clock
         self.credentials = credentials
+        self.relayedAuthorisation = relayedAuthorisation
         self.state = AdyenSimulatorState(clock: clock)
         self.revealState = AdyenSimulatorRevealState(clock: clock)
     }
@@ -677,6 +686,9 @@ final class AdyenSimulatorState: Sendable {
     private let ledgerBox: Mutex<IdempotencyLedger>
     /// The webhooks sent, oldest first (``AdyenSimulator/sentWebhooks()``).
     let outbox = Mutex<[AdyenSimulator.SentWebhook]>([])
+    /// The relayed authorisations sent and what became of each, oldest first
+    /// (``AdyenSimulator/relayedAuthorisations()``).
+    let relayed = Mutex<[AdyenSimulator.RelayedAuthorisationRecord]>([])
 
     init(clock: SimulationClock) {
         self.clock = clock
@@ -693,6 +705,7 @@ final class AdyenSimulatorState: Sendable {
         ids.reset()
         ledgerBox.withLock { $0 = IdempotencyLedger(clock: clock) }
         outbox.withLock { $0 = [] }
+        relayed.withLock { $0 = [] }
     }
 
     /// A GET of the activation data: starts a new session (replacing any unfinished one) and returns its first
