@@ -19,7 +19,7 @@ public struct CardGatewayCommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, SimulateCommand.self, ConfigCommand.self, RouteCommand.self, CardCommand.self,
             TokenCommand.self,
-            ProvisionCommand.self, CredentialsCommand.self, WebhookCommand.self,
+            ProvisionCommand.self, CredentialsCommand.self, WebhookCommand.self, AuthorizeCommand.self,
         ]
     )
 

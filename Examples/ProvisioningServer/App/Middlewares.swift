@@ -112,13 +112,18 @@ struct RequestScope: Sendable {
 
 /// A per-request slot for a body that must go out exactly as it was made (a provider's JSON, byte for byte), and
 /// for a media type with parameters that the document's `content` key does not carry (Prometheus' text version).
+/// Also for header fields the handler's output cannot carry (a provider's real-time authorization answer: its own
+/// headers, whatever its status).
 final class VerbatimBody: Sendable {
-    private let state = Mutex<(bytes: Data?, contentType: String?)>((nil, nil))
+    private let state = Mutex<(bytes: Data?, contentType: String?, headers: HTTPFields)>((nil, nil, [:]))
 
     func set(_ data: Data) { state.withLock { $0.bytes = data } }
     func set(contentType: String) { state.withLock { $0.contentType = contentType } }
+    /// Fields set on the response as given (each replacing a field of the same name).
+    func set(headers: HTTPFields) { state.withLock { $0.headers = headers } }
     var value: Data? { state.withLock { $0.bytes } }
     var contentType: String? { state.withLock { $0.contentType } }
+    var headers: HTTPFields { state.withLock { $0.headers } }
 }
 
 extension HTTPField.Name {
@@ -172,6 +177,10 @@ struct RequestScopeMiddleware: ServerMiddleware {
             }
             if let verbatim = scope.verbatimBody.value { responseBody = HTTPBody(verbatim) }
             if let contentType = scope.verbatimBody.contentType { response.headerFields[.contentType] = contentType }
+            let verbatimHeaders = scope.verbatimBody.headers
+            for name in Set(verbatimHeaders.map(\.name)) {
+                response.headerFields[fields: name] = verbatimHeaders[fields: name]
+            }
         } catch {
             let rendering = ProblemRendering(Self.cause(of: error), requestID: requestID)
             failure = rendering
@@ -353,7 +362,10 @@ struct RoutingProblemMiddleware: RouterMiddleware {
             {
                 throw APIProblem.rateLimited(retryAfter: wait, scope: "client address")
             }
-            let limit = request.uri.path.hasPrefix("/webhooks/") ? maxWebhookBodyBytes : maxRequestBodyBytes
+            // A provider's webhooks and real-time authorization requests share the webhook limit.
+            let fromProvider =
+                request.uri.path.hasPrefix("/webhooks/") || request.uri.path.hasPrefix("/authorizations/")
+            let limit = fromProvider ? maxWebhookBodyBytes : maxRequestBodyBytes
             // A declared length past the limit is refused before a byte of the body is read.
             if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit {
                 throw HTTPError(.contentTooLarge)

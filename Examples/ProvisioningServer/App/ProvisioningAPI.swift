@@ -357,6 +357,42 @@ struct ProvisioningAPI: APIProtocol {
     }
 }
 
+extension ProvisioningAPI {
+    // MARK: Real-time authorizations
+
+    /// A provider's real-time authorization request: authenticated by the adapter over the raw bytes and headers
+    /// (401, no decider asked, when it is not authentic), decided by the gateway within the instance's budget, and
+    /// answered with the provider's status, headers and body byte for byte. 404 for an instance that does not
+    /// answer real-time authorizations, 400 for an authentic request that cannot be read.
+    func authorize(_ input: Operations.Authorize.Input) async throws -> Operations.Authorize.Output {
+        let scope = try RequestScope.required()
+        guard let instance = gateway.instance(named: input.path.instance),
+            instance.descriptor.capabilities.contains(.authorizations)
+        else {
+            throw APIProblem.notFound("No provider instance of this name answers real-time authorizations.")
+        }
+        let bytes: Data
+        switch input.body {
+        case .any(let body):
+            bytes = try await Data(collecting: body, upTo: server.configuration.maxWebhookBodyBytes)
+        }
+        let delivery = WebhookDelivery(headers: scope.request.headerFields, body: bytes)
+        // The gateway sets the deadline (the instance's budget) and the ledger's key itself.
+        let outcome = try await gateway.respondToAuthorization(
+            delivery, instance: instance.name, decider: server.configuration.authorizationDecider,
+            now: server.now(), context: OperationContext(logger: scope.logger, requestID: scope.requestID))
+        let answer = outcome.answer
+        var headers = answer.headers
+        // The provider reads the body as JSON (each adapter's answer is); said when the adapter did not say it.
+        if headers[.contentType] == nil, !answer.body.isEmpty { headers[.contentType] = "application/json" }
+        headers[.contentLength] = nil
+        // The generated code sends no body or headers for a status it does not model: both go out verbatim.
+        scope.verbatimBody.set(answer.body)
+        scope.verbatimBody.set(headers: headers)
+        return .undocumented(statusCode: Int(answer.status.code), OpenAPIRuntime.UndocumentedPayload())
+    }
+}
+
 extension ProvisioningServer {
     /// Drops the cached wallet-extension bundles an event makes stale.
     func invalidateWalletExtension(for event: GatewayEvent) async {
@@ -364,6 +400,8 @@ extension ProvisioningServer {
             await walletExtensionCache.invalidate(cardID: change.card.id, provider: event.provider)
         } else if let tokenEvent = event.event.walletToken {
             await walletExtensionCache.invalidate(cardID: tokenEvent.card.id, provider: event.provider)
+        } else if let tokens = event.event.walletTokensChanged {
+            await walletExtensionCache.invalidate(cardID: tokens.card.id, provider: event.provider)
         }
     }
 }

@@ -47,7 +47,7 @@ public struct ProvisioningServer: Sendable {
         public var operationTimeout: Duration
         /// The largest API request body accepted.
         public var maxRequestBodyBytes: Int
-        /// The largest webhook body accepted.
+        /// The largest webhook body accepted (a provider's real-time authorization request too).
         public var maxWebhookBodyBytes: Int
         /// The `Server` header, if any.
         public var serverName: String?
@@ -78,6 +78,9 @@ public struct ProvisioningServer: Sendable {
         public var tls: TLSConfiguration?
         /// The card details and PIN routes' own rate limit and recent sign-in requirement (CardRevealAPI.swift).
         public var cardReveal = CardRevealPolicy()
+        /// Who decides the real-time authorizations `POST /authorizations/{instance}` receives, after the local rules
+        /// (``HTTPAuthorizationDecider`` for `--authorization-decider URL`); nil: the rules decide alone.
+        public var authorizationDecider: (any AuthorizationDecider)?
 
         /// The defaults: a 5-minute wallet-extension cache (30 s when a card failed), 4 cards fetched at once, a
         /// 15 s bundle deadline, a 25 s deadline per request, 256 KiB request and 1 MiB webhook bodies, no

@@ -75,6 +75,12 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("rate-limit-per-address"), help: "Requests to /v1 a minute per client address (0: off).")
     var rateLimitPerAddress: Int = 600
     @OptionGroup var cardReveal: CardRevealOptions
+    @Option(
+        name: .customLong("authorization-decider"),
+        help:
+            "Where POST /authorizations/{instance} asks for decisions: the normalised request is POSTed there as JSON within the instance's budget (https; http only on loopback). Without it the configuration's authorizationRules decide alone."
+    )
+    var authorizationDecider: String?
 
     // The embedded simulators' gateway (with --config, the file's instances say it).
     @Option(
@@ -145,6 +151,14 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
             throw ValidationError("--max-waiting-requests must be from 0 to 100000")
         }
         try cardReveal.validate(jwt: jwksURL != nil)
+        if let authorizationDecider {
+            guard let url = URL(string: authorizationDecider) else {
+                throw ValidationError("--authorization-decider is not a URL")
+            }
+            if let problem = HTTPAuthorizationDecider.problem(with: url) {
+                throw ValidationError("--authorization-decider: \(problem)")
+            }
+        }
         if jwksURL != nil {
             if jwtIssuer == nil || jwtAudience == nil {
                 throw ValidationError("--jwks-url needs --jwt-issuer and --jwt-audience")
@@ -180,6 +194,9 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
             rateLimitPerUser: rateLimitPerUser, rateLimitPerAddress: rateLimitPerAddress
         )
         configuration.cardReveal = cardReveal.policy
+        if let authorizationDecider, let url = URL(string: authorizationDecider) {
+            configuration.authorizationDecider = try HTTPAuthorizationDecider(url: url)
+        }
         if let tlsCertificate, let tlsKey {
             configuration.tls = try ProvisioningServer.tlsConfiguration(
                 certificateChainPEM: tlsCertificate, privateKeyPEM: tlsKey)
