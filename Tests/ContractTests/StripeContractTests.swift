@@ -80,10 +80,35 @@ struct StripeContractTests {
             return RevealSessionRequest(
                 card: offer.card, purpose: offer.purpose, clientNonce: Secret(nonce), apiVersion: offer.apiVersion)
         }
+        // Real-time authorizations: the simulator's issuing_authorization.request, signed with the synchronous endpoint's
+        // own secret; the answers checked against Stripe's documented answer (HTTP 200, Stripe-Version, approved,
+        // amount only where controllable, metadata of strings).
+        let authorizations = ContractFixtures.Authorizations(signsBody: true) { variant, now in
+            let secret = variant == .wrongCredentials ? "whsec_notTheAuthorizationEndpoints" : nil
+            guard
+                let signed = simulator.signedAuthorizationRequest(
+                    card: Seed.activeCardID, amount: 700, controllable: true, secret: secret, timestamp: now)
+            else { throw CardGatewayError(.invalidConfiguration, "the simulator has no seeded active card") }
+            var headers = HTTPFields()
+            for (name, value) in signed.headers {
+                if let fieldName = HTTPField.Name(name) { headers[fieldName] = value }
+            }
+            var body = signed.body
+            if variant == .tampered {
+                body = Data(
+                    String(decoding: body, as: UTF8.self).replacingOccurrences(
+                        of: "\"amount\": 700", with: "\"amount\": 70000"
+                    ).utf8)
+            }
+            return WebhookDelivery(headers: headers, body: body)
+        } validateAnswer: { answer, decision in
+            StripeContractTests.problems(answer, decision)
+        }
         var subject = ContractSubject(
             name: "stripe", factory: .stripe,
             credentials: [
                 "secretKey": Secret(credentials.testSecretKey), "webhookSecret": Secret(credentials.webhookSecret),
+                "authorizationWebhookSecret": Secret(credentials.authorizationWebhookSecret),
             ],
             simulator: simulator,
             fixtures: ContractFixtures(
@@ -106,10 +131,39 @@ struct StripeContractTests {
                 webhooks: webhooks,
                 extraErrorScenarios: [canceledCardStaysCanceled, versionRequired]
             ),
-            sensitiveValues: [credentials.webhookSecret, credentials.liveSecretKey]
+            sensitiveValues: [
+                credentials.webhookSecret, credentials.liveSecretKey, credentials.authorizationWebhookSecret,
+            ]
         )
         subject.fixtures.reveal = reveal
+        subject.fixtures.authorizations = authorizations
         return subject
+    }
+
+    /// What Stripe's real-time authorization page says of the answer: HTTP 200, a `Stripe-Version` header, JSON with a
+    /// boolean `approved`, an `amount` (a positive integer) only with an approval, `metadata` of strings, nothing else.
+    static func problems(_ answer: AuthorizationAnswer, _ decision: AuthorizationDecision) -> [String] {
+        var problems: [String] = []
+        if answer.status.code != 200 { problems.append("HTTP \(answer.status.code), not 200") }
+        if (answer.headers[HTTPField.Name("Stripe-Version")!] ?? "").isEmpty { problems.append("no Stripe-Version") }
+        guard let object = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any] else {
+            return problems + ["the body is not a JSON object"]
+        }
+        let unknown = Set(object.keys).subtracting(["approved", "amount", "metadata"])
+        if !unknown.isEmpty { problems.append("members Stripe does not take: \(unknown.sorted())") }
+        if (object["approved"] as? Bool) != decision.approved {
+            problems.append("approved is not \(decision.approved)")
+        }
+        if let amount = object["amount"] {
+            if !decision.approved { problems.append("an amount with a decline") }
+            if (amount as? Int).map({ $0 <= 0 }) ?? true { problems.append("amount is not a positive integer") }
+        }
+        if let metadata = object["metadata"],
+            !((metadata as? [String: Any])?.values.allSatisfy { $0 is String } ?? false)
+        {
+            problems.append("metadata is not an object of strings")
+        }
+        return problems
     }
 
     @Test func contract() async {

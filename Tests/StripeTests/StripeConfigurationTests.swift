@@ -14,15 +14,18 @@ struct StripeConfigurationTests {
             factory.environments == [
                 "sandbox": URL(string: "https://api.stripe.com")!, "live": URL(string: "https://api.stripe.com")!,
             ])
-        #expect(factory.credentials.map(\.name) == ["secretKey", "webhookSecret", "previousWebhookSecret"])
-        #expect(factory.credentials.map(\.required) == [true, false, false])
+        #expect(
+            factory.credentials.map(\.name) == [
+                "secretKey", "webhookSecret", "previousWebhookSecret", "authorizationWebhookSecret",
+            ])
+        #expect(factory.credentials.map(\.required) == [true, false, false, false])
         #expect(factory.options.map(\.name) == ["stripeAccount", "apiVersion"])
         #expect(factory.options.allSatisfy { $0.type == .string && !$0.required })
         #expect(
             factory.descriptor.capabilities == [
                 .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing,
                 .walletTokenControl,
-                .walletProvisioning, .cardDetailsReveal, .pinReveal, .pinChange, .webhooks,
+                .walletProvisioning, .cardDetailsReveal, .pinReveal, .pinChange, .webhooks, .authorizations,
             ])
         #expect(factory.descriptor.provisioningFlows == [.applePay: .issuerSDKKey, .googlePay: .issuerSDKKey])
         #expect(factory.descriptor.supports(.listCards))

@@ -19,7 +19,7 @@ struct StripeLifecycleTests {
             capabilities == [
                 .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing,
                 .walletTokenControl,
-                .walletProvisioning, .cardDetailsReveal, .pinReveal, .pinChange, .webhooks,
+                .walletProvisioning, .cardDetailsReveal, .pinReveal, .pinChange, .webhooks, .authorizations,
             ])
         #expect(!capabilities.contains(.cardActivation))
         #expect(!capabilities.contains(.cardPIN))

@@ -31,6 +31,10 @@ enum StripeAPI {
     /// Set to `true` on a response Stripe replays for an idempotency key it has seen.
     static let idempotentReplayedHeader = "Idempotent-Replayed"
     static let signatureHeader = HTTPField.Name("Stripe-Signature")!
+    /// Stripe's wait for the answer to `issuing_authorization.request`: "If you don't approve or decline the
+    /// issuing_authorization.request within 2 seconds, Stripe uses your webhook timeout settings"
+    /// (docs.stripe.com/issuing/purchases/authorizations, /issuing/controls/real-time-authorizations).
+    static let authorizationDeadline: Duration = .seconds(2)
 
     // MARK: Issuing Elements (card details and PIN, StripeCardReveal.swift)
 

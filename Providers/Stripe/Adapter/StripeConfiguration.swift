@@ -3,7 +3,7 @@ import Foundation
 
 /// How a Stripe instance is set up: the keys and the options the factory reads from configuration
 /// (`credentials.secretKey`, `credentials.webhookSecret`, `credentials.previousWebhookSecret`,
-/// `options.stripeAccount`, `options.apiVersion`).
+/// `credentials.authorizationWebhookSecret`, `options.stripeAccount`, `options.apiVersion`).
 public struct StripeConfiguration: Sendable, CustomStringConvertible {
     /// `sk_live_…`/`sk_test_…` (or a restricted `rk_…` key), sent as `Authorization: Bearer`.
     public var secretKey: Secret
@@ -11,6 +11,10 @@ public struct StripeConfiguration: Sendable, CustomStringConvertible {
     public var webhookSecret: Secret?
     /// The secret being rolled away from; signatures by either secret are accepted while both are set.
     public var previousWebhookSecret: Secret?
+    /// The signing secret (`whsec_…`) of the synchronous endpoint that answers `issuing_authorization.request`
+    /// (real-time authorizations): its own secret, not the ordinary webhook endpoint's. Without one, authorization
+    /// requests are refused as misconfigured.
+    public var authorizationWebhookSecret: Secret?
     /// A connected account (`acct_…`), sent as `Stripe-Account` on every request.
     public var stripeAccount: String?
     /// The `Stripe-Version` for ordinary calls; nil uses the account's default. Never used for ephemeral keys,
@@ -21,12 +25,13 @@ public struct StripeConfiguration: Sendable, CustomStringConvertible {
 
     public init(
         secretKey: Secret, webhookSecret: Secret? = nil, previousWebhookSecret: Secret? = nil,
-        stripeAccount: String? = nil,
+        authorizationWebhookSecret: Secret? = nil, stripeAccount: String? = nil,
         apiVersion: String? = nil, webhookTolerance: TimeInterval = 300
     ) {
         self.secretKey = secretKey
         self.webhookSecret = webhookSecret
         self.previousWebhookSecret = previousWebhookSecret
+        self.authorizationWebhookSecret = authorizationWebhookSecret
         self.stripeAccount = stripeAccount
         self.apiVersion = apiVersion
         self.webhookTolerance = webhookTolerance
@@ -61,7 +66,10 @@ public struct StripeConfiguration: Sendable, CustomStringConvertible {
                     "credentials.secretKey", "is a test-mode key but the environment is live; use an sk_live_ key")
             }
         }
-        for (name, secret) in [("webhookSecret", webhookSecret), ("previousWebhookSecret", previousWebhookSecret)] {
+        for (name, secret) in [
+            ("webhookSecret", webhookSecret), ("previousWebhookSecret", previousWebhookSecret),
+            ("authorizationWebhookSecret", authorizationWebhookSecret),
+        ] {
             if let secret, !secret.revealedValue.hasPrefix("whsec_") {
                 problems.add("credentials.\(name)", "must be a webhook signing secret (whsec_…)")
             }
@@ -82,7 +90,7 @@ public struct StripeConfiguration: Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "StripeConfiguration(secretKey: <redacted>, webhookSecret: \(webhookSecret == nil ? "none" : "<redacted>"), stripeAccount: \(stripeAccount ?? "none"), apiVersion: \(apiVersion ?? "account default"))"
+        "StripeConfiguration(secretKey: <redacted>, webhookSecret: \(webhookSecret == nil ? "none" : "<redacted>"), authorizationWebhookSecret: \(authorizationWebhookSecret == nil ? "none" : "<redacted>"), stripeAccount: \(stripeAccount ?? "none"), apiVersion: \(apiVersion ?? "account default"))"
     }
 }
 
@@ -165,7 +173,8 @@ extension ProviderFactory {
     ///
     /// Configuration: `"kind": "stripe"`, `"environment": "sandbox"` or `"live"` (both https://api.stripe.com;
     /// the key decides the mode, and a key of the other mode is refused), credentials `secretKey` (required),
-    /// `webhookSecret` and `previousWebhookSecret` (optional, `whsec_…`), options `stripeAccount` (`acct_…`, for
+    /// `webhookSecret` and `previousWebhookSecret` (optional, `whsec_…`), `authorizationWebhookSecret` (optional, the
+    /// real-time authorization endpoint's own `whsec_…`), options `stripeAccount` (`acct_…`, for
     /// Connect) and `apiVersion` (the `Stripe-Version` of ordinary calls).
     public static var stripe: ProviderFactory {
         ProviderFactory(
@@ -178,6 +187,11 @@ extension ProviderFactory {
                 CredentialSpec("webhookSecret", required: false, summary: "webhook endpoint signing secret whsec_…"),
                 CredentialSpec(
                     "previousWebhookSecret", required: false, summary: "the previous whsec_… while a secret is rolled"),
+                CredentialSpec(
+                    "authorizationWebhookSecret", required: false,
+                    summary:
+                        "signing secret whsec_… of the real-time authorization endpoint (issuing_authorization.request)"
+                ),
             ],
             options: StripeOptions.self,
             make: { setup, options in try StripeProvider(setup: setup, options: options) }

@@ -19,21 +19,23 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
 {
     /// Card lookup, listing, issuance, locking and cancellation; wallet-token listing and control; Apple Pay and
     /// Google Pay by issuer SDK key; card details and PIN shown by Issuing Elements (client nonce), PIN change by a PIN
-    /// the front end encrypted under Stripe's public key (see StripeCardReveal.swift); webhooks.
+    /// the front end encrypted under Stripe's public key (see StripeCardReveal.swift); webhooks; real-time
+    /// authorizations (`issuing_authorization.request`, StripeAuthorizations.swift).
     public static let descriptor = ProviderDescriptor(
         kind: .stripe,
         capabilities: [
             .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing,
             .walletTokenControl,
-            .walletProvisioning, .cardDetailsReveal, .pinReveal, .pinChange, .webhooks,
+            .walletProvisioning, .cardDetailsReveal, .pinReveal, .pinChange, .webhooks, .authorizations,
         ],
         provisioningFlows: [.applePay: .issuerSDKKey, .googlePay: .issuerSDKKey],
-        revealFlows: [.cardDetails: .clientNonce, .pinReveal: .clientNonce, .pinChange: .encryptedPIN]
+        revealFlows: [.cardDetails: .clientNonce, .pinReveal: .clientNonce, .pinChange: .encryptedPIN],
+        authorizationDeadline: StripeAPI.authorizationDeadline
     )
 
     public var descriptor: ProviderDescriptor { Self.descriptor }
 
-    private let configuration: StripeConfiguration
+    let configuration: StripeConfiguration
     let http: ProviderHTTPClient
     private let logger: Logger
     private let now: @Sendable () -> Date
@@ -50,6 +52,7 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
             secretKey: try setup.credential("secretKey"),
             webhookSecret: setup.optionalCredential("webhookSecret"),
             previousWebhookSecret: setup.optionalCredential("previousWebhookSecret"),
+            authorizationWebhookSecret: setup.optionalCredential("authorizationWebhookSecret"),
             stripeAccount: options.stripeAccount,
             apiVersion: options.apiVersion
         )

@@ -26,12 +26,22 @@ public struct StripeSimulator: ProviderSimulator {
         public var liveSecretKey: String
         /// The webhook endpoint's signing secret.
         public var webhookSecret: String
+        /// The signing secret of the synchronous endpoint that receives `issuing_authorization.request` (real-time
+        /// authorizations): the integrator's `authorizationWebhookSecret`.
+        public var authorizationWebhookSecret: String
 
-        public init(testSecretKey: String, liveSecretKey: String, webhookSecret: String) {
+        public init(
+            testSecretKey: String, liveSecretKey: String, webhookSecret: String,
+            authorizationWebhookSecret: String = Credentials.defaultAuthorizationWebhookSecret
+        ) {
             self.testSecretKey = testSecretKey
             self.liveSecretKey = liveSecretKey
             self.webhookSecret = webhookSecret
+            self.authorizationWebhookSecret = authorizationWebhookSecret
         }
+
+        /// The seed's ``authorizationWebhookSecret``.
+        public static let defaultAuthorizationWebhookSecret = "whsec_CardGatewaySimulatorAuthorizations00"
 
         public static let `default` = Credentials(
             testSecretKey: "sk_test_CardGatewaySimulator000000000000",
@@ -90,6 +100,8 @@ public struct StripeSimulator: ProviderSimulator {
     let cardholders: SimulatorStore<String, SimCardholder>
     let tokens: SimulatorStore<String, SimToken>
     let ephemeralKeys: SimulatorStore<String, SimEphemeralKey>
+    /// Real-time authorizations the simulated network asked about (StripeSimulatorAuthorizations.swift).
+    let authorizations: SimulatorStore<String, SimAuthorization>
     let ledger: IdempotencyLedger
     let ids: DeterministicIDs
     let requestIDs: DeterministicIDs
@@ -104,6 +116,7 @@ public struct StripeSimulator: ProviderSimulator {
         self.cardholders = SimulatorStore(SimSeed.cardholders())
         self.tokens = SimulatorStore(SimSeed.tokens())
         self.ephemeralKeys = SimulatorStore()
+        self.authorizations = SimulatorStore()
         self.ledger = IdempotencyLedger(window: nil, clock: clock)
         self.ids = DeterministicIDs(seed: 0x5714_19E5)
         self.requestIDs = DeterministicIDs(seed: 0x4E9_1D5)
@@ -118,6 +131,7 @@ public struct StripeSimulator: ProviderSimulator {
         cardholders.reset(to: SimSeed.cardholders())
         tokens.reset(to: SimSeed.tokens())
         ephemeralKeys.reset(to: [])
+        authorizations.reset(to: [])
         ledger.reset()
         ids.reset()
         requestIDs.reset()
