@@ -53,6 +53,8 @@ enum MarqetaContract {
                 "applicationToken": Secret(Seed.applicationToken), "accessToken": Secret(Seed.accessToken),
                 "webhookUsername": Secret(Seed.webhookUsername), "webhookPassword": Secret(Seed.webhookPassword),
                 "webhookSecret": Secret(Seed.webhookSecret),
+                "authorizationUsername": Secret(Seed.authorizationUsername),
+                "authorizationPassword": Secret(Seed.authorizationPassword),
             ],
             options: ["provisioningAppVersion": .string("cardgateway-contract 1.0")],
             simulator: simulator,
@@ -121,14 +123,51 @@ enum MarqetaContract {
                     },
                 ],
             ),
-            sensitiveValues: [Seed.webhookSecret, Seed.webhookPassword, "another-webhook-secret-0002"]
+            sensitiveValues: [
+                Seed.webhookSecret, Seed.webhookPassword, "another-webhook-secret-0002", Seed.authorizationPassword,
+            ]
         )
         // Card details by a Marqeta.js client access token: the front end supplies nothing.
         subject.fixtures.reveal = ContractFixtures.Reveal(card: eligible, missing: CardRef(id: "card_sim_missing_9999"))
         { offer, _ in
             RevealSessionRequest(card: offer.card, purpose: offer.purpose)
         }
+        subject.fixtures.authorizations = authorizations(simulator)
         return subject
+    }
+
+    /// Gateway JIT Funding requests as the simulator sends them (Basic credentials, no body signature); a partial
+    /// approval is offered (`pos.partial_approval_capable`), so the suite checks one too.
+    static func authorizations(_ simulator: MarqetaSimulator) -> ContractFixtures.Authorizations {
+        ContractFixtures.Authorizations(signsBody: false) { variant, _ in
+            let order = AuthorizationOrder(
+                url: "http://127.0.0.1:1/unused", card: Seed.activeCard, amount: 2_500, currency: "EUR",
+                merchant: .init(name: "Contract Bakery", categoryCode: "5462", country: "FR", city: "Lyon"),
+                amountAdjustable: true)
+            let password = variant == .wrongCredentials ? "Another-JIT-Passw0rd!-0002" : Seed.authorizationPassword
+            guard let message = simulator.jitFundingRequest(order, password: password) else {
+                throw CardGatewayError(.notFound, "the simulator has no card \(order.card)")
+            }
+            var fields = HTTPFields()
+            for (name, value) in message.headers {
+                if let fieldName = HTTPField.Name(name) { fields[fieldName] = value }
+            }
+            return WebhookDelivery(headers: fields, body: message.body)
+        } validateAnswer: { answer, decision in
+            var problems: [String] = []
+            let expected = decision.approved ? 200 : 402
+            if answer.status.code != expected { problems.append("status \(answer.status.code), not \(expected)") }
+            let object = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any]
+            guard let jit = object?["jit_funding"] as? [String: Any], object?.count == 1 else {
+                return problems + ["the body is not {\"jit_funding\": {…}}"]
+            }
+            for member in ["token", "method", "user_token"] where (jit[member] as? String)?.isEmpty ?? true {
+                problems.append("jit_funding.\(member) is missing")
+            }
+            if !(jit["amount"] is NSNumber) { problems.append("jit_funding.amount is not a number") }
+            if !decision.approved, jit["decline_reason"] == nil { problems.append("a decline names no decline_reason") }
+            return problems
+        }
     }
 }
 
@@ -142,10 +181,12 @@ struct MarqetaContractTests {
             return nil
         }
         // Skipped: what Marqeta's API does not offer as the core models it (activation with printed data, PIN
-        // setting, programs) and staleness (Marqeta signs no timestamp).
+        // setting, programs), staleness (Marqeta signs no timestamp) and a tampered JIT Funding body (Marqeta signs
+        // none: its requests carry Basic credentials only).
         #expect(
             skipped.sorted() == [
-                "cardActivation: activate", "cardPIN: set the PIN", "cardPrograms: programs",
+                "authorizations: a tampered delivery is refused", "cardActivation: activate", "cardPIN: set the PIN",
+                "cardPrograms: programs",
                 "webhooks: stale delivery is refused",
             ], "\(report)")
         for name in [
@@ -164,6 +205,9 @@ struct MarqetaContractTests {
             "cardDetailsReveal: a request missing an input, or with one the flow does not take, is refused before any request",
             "cardDetailsReveal: a repeat makes a new session (two sessions, two provider requests)",
             "cardDetailsReveal: a refused session's error carries none of the front end's values",
+            "authorizations: the descriptor gives the provider's deadline",
+            "authorizations: a request is read and normalised",
+            "authorizations: a wrongCredentials delivery is refused",
         ] {
             #expect(report.outcome(of: name) == .passed, "\(name): \(report)")
         }

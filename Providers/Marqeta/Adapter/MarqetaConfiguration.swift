@@ -40,6 +40,12 @@ extension ProviderFactory {
                 CredentialSpec(
                     "webhookSecret", required: false,
                     summary: "the Marqeta webhook's secret, which signs X-Marqeta-Signature"),
+                CredentialSpec(
+                    "authorizationUsername", required: false,
+                    summary: "basic_auth_username of the program gateway funding source (Gateway JIT Funding requests)"),
+                CredentialSpec(
+                    "authorizationPassword", required: false,
+                    summary: "basic_auth_password of the program gateway funding source (Gateway JIT Funding requests)"),
             ],
             options: MarqetaOptions.self,
             make: { setup, options in try MarqetaProvider(setup: setup, options: options) }

@@ -23,12 +23,14 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
         capabilities: [
             .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing,
             .walletTokenControl,
-            .walletProvisioning, .webhooks, .cardDetailsReveal,
+            .walletProvisioning, .webhooks, .cardDetailsReveal, .authorizations,
         ],
         provisioningFlows: [
             .applePay: .encryptedPayload, .googlePay: .encryptedPayload, .samsungPay: .encryptedPayload,
         ],
-        revealFlows: [.cardDetails: .clientAccessToken]
+        revealFlows: [.cardDetails: .clientAccessToken],
+        // Gateway JIT Funding: "3 seconds" unless the funding source's `timeout_millis` (1000–7000) says otherwise.
+        authorizationDeadline: .seconds(3)
     )
 
     /// The same as ``descriptor`` (static).
@@ -38,6 +40,8 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
     let http: ProviderHTTPClient
     private let accessToken: Secret
     let webhook: MarqetaWebhookVerifier
+    /// The program gateway funding source's Basic credentials, for JIT Funding requests (MarqetaAuthorizations.swift).
+    let authorizationCredentials: MarqetaAuthorizationCredentials?
 
     /// Builds the adapter from configuration.
     public init(setup: ProviderSetup) throws {
@@ -51,7 +55,9 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
             accessToken: setup.credential("accessToken"), options: options,
             webhookUsername: setup.optionalCredential("webhookUsername"),
             webhookPassword: setup.optionalCredential("webhookPassword"),
-            webhookSecret: setup.optionalCredential("webhookSecret")
+            webhookSecret: setup.optionalCredential("webhookSecret"),
+            authorizationUsername: setup.optionalCredential("authorizationUsername"),
+            authorizationPassword: setup.optionalCredential("authorizationPassword")
         )
     }
 
@@ -63,9 +69,12 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
     ///   - options: the provisioning app version and device type.
     ///   - webhookUsername, webhookPassword: the Basic credentials configured on the webhook.
     ///   - webhookSecret: the webhook's signing secret.
+    ///   - authorizationUsername, authorizationPassword: the program gateway funding source's `basic_auth_username`
+    ///     and `basic_auth_password`, which Marqeta sends with each JIT Funding request.
     @_spi(AdapterSupport) public init(
         http: ProviderHTTPClient, applicationToken: Secret, accessToken: Secret, options: MarqetaOptions,
-        webhookUsername: Secret? = nil, webhookPassword: Secret? = nil, webhookSecret: Secret? = nil
+        webhookUsername: Secret? = nil, webhookPassword: Secret? = nil, webhookSecret: Secret? = nil,
+        authorizationUsername: Secret? = nil, authorizationPassword: Secret? = nil
     ) throws {
         for (name, value) in [("applicationToken", applicationToken), ("accessToken", accessToken)]
         where value.revealedValue.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
@@ -86,6 +95,19 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
             throw CardGatewayError(
                 .invalidConfiguration,
                 "providers.\(http.instance).credentials: webhookUsername and webhookPassword go together",
+                provider: http.instance, providerKind: .marqeta
+            )
+        }
+        switch (authorizationUsername, authorizationPassword) {
+        case (nil, nil):
+            authorizationCredentials = nil
+        case (let username?, let password?)
+        where !username.revealedValue.isEmpty && !password.revealedValue.isEmpty:
+            authorizationCredentials = MarqetaAuthorizationCredentials(username: username, password: password)
+        default:
+            throw CardGatewayError(
+                .invalidConfiguration,
+                "providers.\(http.instance).credentials: authorizationUsername and authorizationPassword go together, neither empty",
                 provider: http.instance, providerKind: .marqeta
             )
         }

@@ -116,6 +116,10 @@ final class MarqetaSimulatorState: Sendable {
     let lastApplePayDigests = Mutex<[String]>([])
     /// Client access tokens for Marqeta.js, by token (MarqetaSimulatorCardReveal.swift).
     let clientAccessTokens = SimulatorStore<String, SimulatedClientAccessToken>([])
+    /// JIT Funding requests sent so far (MarqetaSimulatorAuthorizations.swift): numbers the transaction tokens.
+    let jitSequence = Mutex<Int>(0)
+    /// What each JIT Funding request recorded, by transaction token: the control call's answer, JSON.
+    let jitOutcomes = SimulatorStore<String, Data>([])
     let clock: SimulationClock
 
     init(clock: SimulationClock) {
@@ -130,6 +134,8 @@ final class MarqetaSimulatorState: Sendable {
         idempotency.reset()
         lastApplePayDigests.withLock { $0 = [] }
         clientAccessTokens.reset(to: [])
+        jitSequence.withLock { $0 = 0 }
+        jitOutcomes.reset(to: [])
     }
 }
 

@@ -13,6 +13,14 @@ extension MarqetaSimulator {
         public static let webhookPassword = "Sim-Webhook-Passw0rd!-0001"
         /// The webhook `secret` that signs `X-Marqeta-Signature`.
         public static let webhookSecret = "sim-marqeta-webhook-secret-0001"
+        /// The program gateway funding source's `basic_auth_username`: the Basic username the simulator's JIT Funding
+        /// requests carry (the integrator's `authorizationUsername`).
+        public static let authorizationUsername = "cardgateway-jit-gateway"
+        /// Its `basic_auth_password` (20–100 characters with upper and lower case letters, digits and symbols, as
+        /// `gateway_program_funding_source_request` asks): the integrator's `authorizationPassword`.
+        public static let authorizationPassword = "Sim-JIT-Gateway-Passw0rd!-0001"
+        /// The program gateway funding source's token, masked as Marqeta shows it in `funding_source_token`.
+        public static let gatewayFundingSource = "**********0001"
 
         /// The user with seven cards.
         public static let userToken = "user_sim_0001"
