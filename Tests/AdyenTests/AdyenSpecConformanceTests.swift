@@ -24,6 +24,8 @@ struct AdyenSpecConformanceTests {
                 "service": PublishedShape.fixtureURL("adyen-BalancePlatformService-v2.json").path,
                 "notifications": PublishedShape.fixtureURL("adyen-BalancePlatformConfigurationNotification-v2.json")
                     .path,
+                "relayed": PublishedShape.fixtureURL("adyen-BalancePlatformRelayedAuthorisationNotification-v4.json")
+                    .path,
             ],
             basePath: "/bcl/v2", exchanges: exchanges
         )
@@ -62,6 +64,9 @@ struct AdyenSpecConformanceTests {
         "GET /publicKey 403",
         "POST /paymentInstruments/reveal 422",
         "POST /pins/change 422",
+        // Relayed authorisation (issue 47): the simulator's messages and the adapter's answers.
+        "SCHEMA RelayedAuthorisationRequest",
+        "SCHEMA RelayedAuthorisationResponse",
     ]
 
     /// Drives every operation through the adapter (its requests are checked too), then the error answers the adapter
@@ -280,10 +285,61 @@ struct AdyenSpecConformanceTests {
         return result
     }
 
+    /// Relayed authorisation: the simulator's `RelayedAuthorisationRequest` for every seeded active card (with every
+    /// merchant field, and with none), and the adapter's `RelayedAuthorisationResponse` to Adyen's published request
+    /// for an approval and each decline reason.
+    static func relayedAuthorisations() throws -> [SpecExchange] {
+        let simulator = AdyenSimulator()
+        var result: [SpecExchange] = []
+        for card in [
+            Seed.activeVisaID, Seed.activeMastercardID, Seed.lockableVisaID, Seed.cancellableMastercardID,
+            Seed.walletVisaID,
+        ] {
+            for merchant in [
+                AuthorizationOrder.Merchant(name: "Corner Shop", categoryCode: "5411", country: "US", city: "Seattle"),
+                AuthorizationOrder.Merchant(),
+            ] {
+                let order = AuthorizationOrder(
+                    url: "http://127.0.0.1:1/", card: card, amount: 2_700, currency: "EUR", merchant: merchant)
+                guard let body = simulator.relayedAuthorisationMessage(for: order) else {
+                    Issue.record("no relayed authorisation for the seeded card \(card)")
+                    continue
+                }
+                result.append(
+                    SpecExchange(
+                        "relayed authorisation \(card) \(merchant.name ?? "no merchant")", document: "relayed",
+                        schema: "RelayedAuthorisationRequest", body: body))
+            }
+        }
+        typealias Relayed = AdyenSimulator.RelayedAuthorisationSettings
+        let provider = try AdyenAuthorizationTests.provider()
+        var headers = HTTPFields()
+        headers[.authorization] = "Basic " + Data("\(Relayed.username):\(Relayed.password)".utf8).base64EncodedString()
+        let published = try Data(contentsOf: PublishedShape.fixtureURL("relayed-authorisation-request.json"))
+        let read = try provider.authorization(from: WebhookDelivery(headers: headers, body: published), now: Date())
+        let decisions = [AuthorizationDecision.approve()] + AuthorizationDeclineReason.allCases.map { .decline($0) }
+        for decision in decisions {
+            result.append(
+                SpecExchange(
+                    "relayed authorisation answer: \(decision)", document: "relayed",
+                    schema: "RelayedAuthorisationResponse", body: try provider.answer(decision, to: read).body))
+        }
+        // Adyen's own published request and answer, as a check on the check.
+        result.append(
+            SpecExchange(
+                "published relayed authorisation", document: "relayed", schema: "RelayedAuthorisationRequest",
+                body: published))
+        result.append(
+            SpecExchange(
+                "published relayed authorisation answer", document: "relayed", schema: "RelayedAuthorisationResponse",
+                body: try Data(contentsOf: PublishedShape.fixtureURL("relayed-authorisation-response.json"))))
+        return result
+    }
+
     @Test("every request the adapter sends and every answer the simulator gives validates against the documents")
     func onTheWire() async throws {
         try await SpecConformance.requireValidator()
-        let exchanges = try await Self.exchanges() + Self.webhooks()
+        let exchanges = try await Self.exchanges() + Self.webhooks() + Self.relayedAuthorisations()
         let report = try await SpecConformance.check(Self.run(exchanges))
         SpecConformance.expectConformance(report, covering: Self.operations)
         #expect((report.requestBodies ?? 0) >= 10, "request bodies validated: \(report.requestBodies ?? 0)")
@@ -322,6 +378,9 @@ struct AdyenSpecConformanceTests {
                     request: #"{"status":"suspended","reason":"x"}"#, response: ""),
                 exchange("undeclared success", "GET", "/networkTokens/N1", 201, response: "{}"),
                 SpecExchange(
+                    "relayed answer", document: "relayed", schema: "RelayedAuthorisationResponse",
+                    body: Data(#"{"authorisationDecision":{"status":"Approved"},"amount":1}"#.utf8)),
+                SpecExchange(
                     "webhook", document: "notifications", schema: "NetworkTokenNotificationRequest",
                     body: Data(#"{"type":"balancePlatform.networkToken.created","data":{}}"#.utf8)),
                 SpecExchange(
@@ -338,6 +397,8 @@ struct AdyenSpecConformanceTests {
             "[request member] request $: member(s) `reason` not defined by the document",
             "[undeclared success] response 201: GET /networkTokens/{networkTokenId} declares no such status",
             "[webhook] body (NetworkTokenNotificationRequest) $: required member `environment` is missing",
+            "[relayed answer] body (RelayedAuthorisationResponse) $: member(s) `amount` not defined by the document",
+            "[relayed answer] body (RelayedAuthorisationResponse) $.authorisationDecision.status: \"Approved\" is not one of the document's values",
             "[instrument webhook] body (PaymentNotificationRequest) $.data.paymentInstrument",
         ]
         for line in expected {
