@@ -544,7 +544,7 @@ struct AdyenLifecycleTests {
             declared == [
                 .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing,
                 .walletTokenControl, .walletProvisioning, .webhooks,
-                .cardDetailsReveal, .pinReveal, .pinChange,
+                .cardDetailsReveal, .pinReveal, .pinChange, .authorizations,
             ])
         let provider: any CardProvider = try Fixture.provider(ScriptedTransport([]))
         #expect(provider is any CardListing)
@@ -553,6 +553,7 @@ struct AdyenLifecycleTests {
         #expect(provider is any WalletTokenListing)
         #expect(provider is any WalletTokenControl)
         #expect(provider is any CardReveal)
+        #expect(provider is any AuthorizationResponding)
         #expect(!(provider is any CardActivation))
         #expect(!(provider is any CardPINManagement))
         #expect(!(provider is any CardPrograms))

@@ -19,10 +19,11 @@ struct AdyenMappingTests {
             descriptor.capabilities == [
                 .cardLookup, .cardListing, .cardIssuance, .cardLocking, .cardCancellation, .walletTokenListing,
                 .walletTokenControl, .walletProvisioning, .webhooks,
-                .cardDetailsReveal, .pinReveal, .pinChange,
+                .cardDetailsReveal, .pinReveal, .pinChange, .authorizations,
             ]
         )
         #expect(descriptor.provisioningFlows == [.applePay: .issuerSDKRelay, .googlePay: .issuerSDKRelay])
+        #expect(descriptor.authorizationDeadline == .seconds(2))
         #expect(
             descriptor.revealFlows == [
                 .cardDetails: .encryptedSessionKey, .pinReveal: .encryptedSessionKey, .pinChange: .encryptedSessionKey,
@@ -37,8 +38,9 @@ struct AdyenMappingTests {
         #expect(factory.environments["test"]?.absoluteString == "https://balanceplatform-api-test.adyen.com/bcl/v2")
         #expect(factory.environments["live"]?.absoluteString == "https://balanceplatform-api-live.adyen.com/bcl/v2")
         #expect(factory.environments.count == 3)
-        #expect(factory.credentials.map(\.name) == ["apiKey", "hmacKey"])
-        #expect(factory.credentials.map(\.required) == [true, false])
+        #expect(
+            factory.credentials.map(\.name) == ["apiKey", "hmacKey", "authorizationUsername", "authorizationPassword"])
+        #expect(factory.credentials.map(\.required) == [true, false, false, false])
         #expect(factory.options.isEmpty)
     }
 

@@ -27,10 +27,23 @@ enum StripeSpec {
             "blocked_merchant_countries",
         ],
         "issuing.cardholder": ["preferred_locales"],
+        "issuing.authorization": [
+            "card_presence", "fleet", "fuel", "network_data", "token", "verified_by_fraud_challenge",
+        ],
+        "issuing.authorization.merchant_data": ["tax_id", "terminal_id", "url"],
+        "issuing.authorization.pending_request": ["network_risk_score"],
+        "issuing.authorization.verification_data": ["authentication_exemption", "postal_code", "three_d_secure"],
         "issuing.cardholder.spending_controls": [
             "allowed_card_presences", "allowed_merchant_countries", "blocked_card_presences",
             "blocked_merchant_countries",
         ],
+    ]
+
+    /// Members of each `request_history` entry Stripe added after the extract. Stripe's example authorization has an
+    /// empty `request_history`, so these are checked against stripe-python 16.1.0's `Authorization.RequestHistory`
+    /// (generated from Stripe's current OpenAPI document) instead.
+    static let newerHistoryMembers: Set<String> = [
+        "authorization_code", "network_risk_score", "reason_message", "requested_at",
     ]
 
     /// `value` with the ``newerMembers`` of every `issuing.card` and `issuing.cardholder` in it removed, and the names
@@ -52,6 +65,16 @@ enum StripeSpec {
             }
         }
         prune(&object, kind)
+        if kind == "issuing.authorization", let history = object["request_history"] as? [[String: Any]] {
+            object["request_history"] = history.map { entry in
+                var entry = entry
+                for name in newerHistoryMembers where entry[name] != nil {
+                    entry[name] = nil
+                    removed.insert("issuing.authorization.request_history.\(name)")
+                }
+                return entry
+            }
+        }
         return object
     }
 
@@ -110,6 +133,7 @@ struct StripeSpecConformanceTests {
         "POST /v1/issuing/cards/{card} 200",
         "SCHEMA event",
         "SCHEMA issuing.card",
+        "SCHEMA issuing.authorization",
     ]
 
     /// Drives every card operation through the adapter and keeps the simulator's answers on the Issuing card paths.
@@ -182,15 +206,46 @@ struct StripeSpecConformanceTests {
         let token = try #require(simulator.tokenObject(Seed.activeApplePayTokenID))
         deliveries.append(
             ("issuing_token.updated", simulator.signedWebhook(type: "issuing_token.updated", object: token).body))
+        // Real-time authorization: the request the network sends (an authorization with its pending_request), and the
+        // authorizations it records after an approval, a reduced approval, a decline and a timeout (the reasons the
+        // extract's enum has; `webhook_error` and `card_canceled` are newer than it).
+        let request = try #require(
+            simulator.signedAuthorizationRequest(card: Seed.activeCardID, amount: 1_250, controllable: true))
+        deliveries.append(("issuing_authorization.request", request.body))
+        var authorizations: [(String, Data)] = []
+        for (index, read) in [
+            StripeSimulator.ReadAnswer(approved: true, amount: nil, reason: "webhook_approved"),
+            StripeSimulator.ReadAnswer(approved: true, amount: 600, reason: "webhook_approved"),
+            StripeSimulator.ReadAnswer(
+                approved: false, amount: nil, reason: "webhook_declined", metadata: [("decline_reason", "other")]),
+            StripeSimulator.ReadAnswer(approved: false, amount: nil, reason: "webhook_timeout"),
+        ].enumerated() {
+            var authorization = SimAuthorization(
+                id: "iauth_1SimSpec\(index)", cardID: Seed.activeCardID, created: 1_700_000_000, currency: "usd",
+                merchantCurrency: "usd",
+                merchant: .init(name: "Corner Shop", categoryCode: "5411", country: "US", city: "Seattle"))
+            simulator.record(
+                &authorization,
+                StripeSimulator.PendingAuthorizationRequest(amount: 1_250, currency: "usd", controllable: true),
+                approved: read.approved, amount: read.amount, reason: read.reason, message: nil, at: 1_700_000_001)
+            authorization.metadata = read.metadata
+            authorizations.append(
+                ("recorded \(read.reason) #\(index)", simulator.render(authorization: authorization, pending: nil).data)
+            )
+        }
+        for (name, body) in authorizations {
+            let pruned = try #require(try StripeSpec.pruned(body, removed: &removed))
+            result.append(SpecExchange(name, document: "spec", schema: "issuing.authorization", body: pruned))
+        }
         for (name, body) in deliveries {
             let event = try #require(try StripeSpec.pruned(body, removed: &removed))
             result.append(SpecExchange("webhook \(name)", document: "spec", schema: "event", body: event))
             let parsed = try #require(try JSONSerialization.jsonObject(with: event) as? [String: Any])
             let object = try #require((parsed["data"] as? [String: Any])?["object"] as? [String: Any])
-            if object["object"] as? String == "issuing.card" {
+            if let kind = object["object"] as? String, ["issuing.card", "issuing.authorization"].contains(kind) {
                 result.append(
                     SpecExchange(
-                        "webhook \(name) data.object", document: "spec", schema: "issuing.card",
+                        "webhook \(name) data.object", document: "spec", schema: kind,
                         body: try JSONSerialization.data(withJSONObject: object)))
             }
         }
@@ -206,6 +261,7 @@ struct StripeSpecConformanceTests {
         #expect((report.responseBodies ?? 0) >= 15, "bodies validated: \(report.responseBodies ?? 0)")
         // What was taken out is exactly the table: a member the simulator stopped sending leaves the table too.
         let listed = Set(StripeSpec.newerMembers.flatMap { path, names in names.map { "\(path).\($0)" } })
+            .union(StripeSpec.newerHistoryMembers.map { "issuing.authorization.request_history.\($0)" })
         #expect(removed == listed, "taken out: \(removed.sorted()), listed: \(listed.sorted())")
     }
 
@@ -267,5 +323,17 @@ struct StripeSpecConformanceTests {
                 #expect(!schemaProperties.keys.contains(name), "\(path).\(name) is in the extract: validate it")
             }
         }
+    }
+
+    @Test("every request_history member taken out as newer than the extract is in stripe-python's RequestHistory")
+    func newerHistoryMembersAreStripes() async throws {
+        try await OfficialClient.requireAvailable(module: "stripe")
+        let result = try await OfficialClient.run([
+            OfficialClient.python, "-c",
+            "import stripe.issuing._authorization as a; print(' '.join(sorted(a.Authorization.RequestHistory.__annotations__)))",
+        ])
+        #expect(result.status == 0, "\(result.output)")
+        let members = Set(result.output.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init))
+        #expect(StripeSpec.newerHistoryMembers.isSubset(of: members), "stripe-python has \(members.sorted())")
     }
 }
