@@ -2,6 +2,7 @@
 import CardGatewayAsyncHTTPClient
 import CardGatewaySimulation
 import Foundation
+import HTTPTypes
 import MarqetaSimulator
 import SharedTestSupport
 import Testing
@@ -223,6 +224,103 @@ struct MarqetaSpecConformanceTests {
         #expect(report.findings == [], "\(report.findings.joined(separator: "\n"))")
         #expect(report.covered.contains("SCHEMA card_transition_response"), "\(report.covered)")
         #expect(report.covered.contains("SCHEMA digital_wallet_token_transition_response"), "\(report.covered)")
+    }
+
+    /// The schemas of Marqeta's newer Core API (3.0.39) that Gateway JIT Funding uses, extracted with every schema
+    /// they reach (`Fixtures/marqeta-core-api-3.0.39-jit-subset.json`; Fixtures/README.md says how).
+    static func jitRun(_ exchanges: [SpecExchange]) -> SpecConformanceRun {
+        var run = SpecConformanceRun(
+            provider: "marqeta",
+            documents: ["coreapi": PublishedShape.fixtureURL("marqeta-core-api-3.0.39-jit-subset.json").path],
+            basePath: "/v3", exchanges: exchanges)
+        run.partial = true
+        return run
+    }
+
+    @Test(
+        "Gateway JIT Funding: the simulator's requests, the adapter's answers and the recorded gateway_log follow the document"
+    )
+    func jitFundingFollowsTheDocument() async throws {
+        try await SpecConformance.requireValidator()
+        let simulator = MarqetaSimulator()
+        let adapter = try MarqetaAuthorizationTests.provider()
+        var exchanges: [SpecExchange] = []
+        for (kind, adjustable, country) in [
+            ("authorization", true, "GB"), ("incremental", false, "US"), ("balanceInquiry", false, "JP"),
+            ("informative", false, "FR"),
+        ] {
+            let order = AuthorizationOrder(
+                url: "http://127.0.0.1:1/unused", card: Seed.activeCard, amount: 1_250,
+                currency: country == "JP" ? "JPY" : "USD",
+                merchant: .init(name: "Spec Shop", categoryCode: "5999", country: country, city: "Springfield"),
+                kind: kind, amountAdjustable: adjustable)
+            let message = try #require(simulator.jitFundingRequest(order))
+            exchanges.append(
+                SpecExchange(
+                    "JIT Funding request (\(kind))", document: "coreapi", schema: "transaction_model",
+                    body: message.body))
+            var fields = HTTPFields()
+            for (name, value) in message.headers { fields[HTTPField.Name(name)!] = value }
+            let read = try adapter.authorization(
+                from: WebhookDelivery(headers: fields, body: message.body), now: Date())
+            var decisions: [(String, AuthorizationDecision)] = [("approve", .approve())]
+            if kind == "authorization" {
+                decisions.append(("partial", .approve(amount: Money(minorUnits: 600, currency: "USD"))))
+                decisions += AuthorizationDeclineReason.allCases.map { ("decline \($0)", .decline($0)) }
+            }
+            if kind == "balanceInquiry" {
+                decisions.append(("balance", .approve(balance: Money(minorUnits: 98_765, currency: "JPY"))))
+            }
+            for (name, decision) in decisions {
+                let answer = try adapter.answer(decision, to: read)
+                // The answer is the `data` Marqeta records in `gateway_log.response`: a `jit_program_response`.
+                exchanges.append(
+                    SpecExchange(
+                        "JIT Funding answer (\(kind), \(name))", document: "coreapi", schema: "jit_program_response",
+                        body: answer.body))
+                let record = simulator.recordJITOutcome(
+                    message,
+                    outcome: .answered(status: Int(answer.status.code), headers: answer.headers, body: answer.body),
+                    elapsed: .milliseconds(40))
+                exchanges.append(
+                    SpecExchange(
+                        "gateway_log (\(kind), \(name))", document: "coreapi", schema: "gateway_log_model",
+                        body: try JSONSerialization.data(withJSONObject: record["gateway_log"] as Any)))
+            }
+            let late = simulator.recordJITOutcome(message, outcome: .timedOut, elapsed: .seconds(3))
+            exchanges.append(
+                SpecExchange(
+                    "gateway_log (\(kind), timed out)", document: "coreapi", schema: "gateway_log_model",
+                    body: try JSONSerialization.data(withJSONObject: late["gateway_log"] as Any)))
+        }
+        // Marqeta's transaction example is not checked: it departs from its own document (Fixtures/README.md).
+        let report = try await SpecConformance.check(Self.jitRun(exchanges))
+        #expect(report.findings == [], "\(report.findings.joined(separator: "\n"))")
+        for schema in ["transaction_model", "jit_program_response", "gateway_log_model"] {
+            #expect(report.covered.contains("SCHEMA \(schema)"), "\(report.covered)")
+        }
+    }
+
+    @Test("the JIT Funding check catches a wrong answer: an unknown decline reason, a string timed_out, no token")
+    func jitFundingCheckCatchesProblems() async throws {
+        try await SpecConformance.requireValidator()
+        let report = try await SpecConformance.check(
+            Self.jitRun([
+                SpecExchange(
+                    "reason", document: "coreapi", schema: "jit_program_response",
+                    body: Data(
+                        #"{"jit_funding":{"token":"t","method":"pgfs.authorization","user_token":"u","amount":1,"decline_reason":"NOPE"}}"#
+                            .utf8)),
+                SpecExchange(
+                    "log", document: "coreapi", schema: "gateway_log_model",
+                    body: Data(#"{"message":"m","order_number":"o","transaction_id":"t","timed_out":"no"}"#.utf8)),
+                SpecExchange(
+                    "token", document: "coreapi", schema: "jit_program_response",
+                    body: Data(#"{"jit_funding":{"method":"pgfs.authorization","user_token":"u","amount":1}}"#.utf8)),
+            ]))
+        for name in ["[reason]", "[log]", "[token]"] {
+            #expect(report.findings.contains { $0.hasPrefix(name) }, "\(name): \(report.findings)")
+        }
     }
 
     @Test("the webhook check catches the old shapes: a card transition without its card members, a whole token")

@@ -117,7 +117,7 @@ extension MarqetaSimulator {
                     "source": [
                         "active": true, "created_time": Self.timestamp(Seed.created),
                         "last_modified_time": Self.timestamp(Seed.created), "is_default_account": false,
-                        "name": "Simulated program gateway funding source", "token": Seed.gatewayFundingSource,
+                        "token": Seed.gatewayFundingSource,
                         "type": "programgateway",
                     ] as [String: Any],
                 ] as [String: Any],
