@@ -121,7 +121,7 @@ extension AdyenSimulator {
             }
             country = alpha3
         }
-        let id = state.ids.next(prefix: "", length: 16).uppercased()
+        let id = Self.relayedAuthorisationID()
         let body = relayedAuthorisationBody(id: id, order: order, instrument: instrument, country: country)
 
         guard instrument.status == "active" else {
@@ -182,7 +182,7 @@ extension AdyenSimulator {
             guard let alpha3 = Self.alpha3(code) else { return nil }
             country = alpha3
         }
-        let id = state.ids.next(prefix: "", length: 16).uppercased()
+        let id = Self.relayedAuthorisationID()
         return relayedAuthorisationBody(id: id, order: order, instrument: instrument, country: country)
     }
 
@@ -213,6 +213,13 @@ extension AdyenSimulator {
         ]
         return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
             ?? Data()
+    }
+
+    /// A new transfer id, 16 upper-case characters as in Adyen's example (`2ABCBA13456ABCDE`). Random rather than from
+    /// the seeded sequence: the gateway's ledger (PostgreSQL, possibly) outlives a simulator's reset or restart, and a
+    /// repeated id would be answered as a repeated delivery.
+    static func relayedAuthorisationID() -> String {
+        String(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16))
     }
 
     struct Problem: Error {
