@@ -149,6 +149,7 @@ struct DemoSteps {
         await trustPayments(&recorder)
         await marqeta(&recorder)
         await cardReveal(&recorder)
+        await authorizations(&recorder)
         await webhooks(&recorder)
     }
 

@@ -91,7 +91,7 @@ public struct EmbeddedSimulators: Sendable {
         let paysafeCredentials = PaysafeSimulator.Credentials.default
         let stripeCredentials = StripeSimulator.Credentials.default
         typealias TP = TrustPaymentsSimulator.Seed
-        let providers: [String: Any] = [
+        var providers: [String: Any] = [
             Instance.paysafe: [
                 "kind": "paysafe", "environment": "sandbox", "baseURL": try baseURL("paysafe"),
                 "description": "Paysafe card service: EEA programmes",
@@ -149,6 +149,34 @@ public struct EmbeddedSimulators: Sendable {
                 "options": ["provisioningAppVersion": "cardgateway-examples 1.0", "deviceType": "MOBILE_PHONE"],
             ],
         ]
+        // Real-time authorizations (issue 47): the credentials each simulator's network sends, and a budget well
+        // inside every provider's deadline, for each adapter that answers them.
+        let authorizationCredentials: [(instance: String, kind: String, credentials: [String: String])] = [
+            (Instance.stripe, "stripe", ["authorizationWebhookSecret": stripeCredentials.authorizationWebhookSecret]),
+            (
+                Instance.adyen, "adyen",
+                [
+                    "authorizationUsername": adyen.relayedAuthorisation.username,
+                    "authorizationPassword": adyen.relayedAuthorisation.password,
+                ]
+            ),
+            (
+                Instance.marqeta, "marqeta",
+                [
+                    "authorizationUsername": MarqetaSimulator.Seed.authorizationUsername,
+                    "authorizationPassword": MarqetaSimulator.Seed.authorizationPassword,
+                ]
+            ),
+        ]
+        for entry in authorizationCredentials where Self.answersAuthorizations(entry.kind) {
+            guard var instance = providers[entry.instance] as? [String: Any],
+                var credentials = instance["credentials"] as? [String: String]
+            else { continue }
+            for (name, value) in entry.credentials { credentials[name] = literal(value) }
+            instance["credentials"] = credentials
+            instance["authorizations"] = ["standIn": "decline", "budgetMilliseconds": 1000]
+            providers[entry.instance] = instance
+        }
         typealias PaysafeSeed = PaysafeSimulator.Seed
         let routes: [[String: Any]] = [
             ["when": ["operation": ["clientSession", "verifyResult", "charge"]], "use": Instance.trustPayments],
@@ -167,9 +195,21 @@ public struct EmbeddedSimulators: Sendable {
             ["when": ["issuer": Issuer.marqeta], "use": Instance.marqeta],
         ]
         return try JSONSerialization.data(
-            withJSONObject: ["providers": providers, "routes": routes],
+            withJSONObject: [
+                "providers": providers, "routes": routes,
+                "authorizationRules": [
+                    ["name": "no gambling", "merchantCategories": ["7995"], "reason": "merchantCategoryBlocked"]
+                ],
+            ],
             options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         )
+    }
+}
+
+extension EmbeddedSimulators {
+    /// Whether the example registry's adapter of `kind` answers real-time authorizations.
+    public static func answersAuthorizations(_ kind: String) -> Bool {
+        ExampleRegistry.all.factory(for: ProviderKind(kind))?.descriptor.capabilities.contains(.authorizations) == true
     }
 }
 

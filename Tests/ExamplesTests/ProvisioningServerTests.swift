@@ -33,7 +33,7 @@ struct ProvisioningServerTests {
             #expect(document["openapi"]?.stringValue?.hasPrefix("3.1") == true)
             let paths = try #require(document["paths"]?.objectValue)
             let endpoints = fixture.server.endpoints
-            #expect(endpoints.count == 20)
+            #expect(endpoints.count == 21)
             for endpoint in endpoints {
                 let operation = paths[endpoint.path]?[endpoint.method.lowercased()]
                 #expect(operation != nil, "\(endpoint) is not in the OpenAPI document")
