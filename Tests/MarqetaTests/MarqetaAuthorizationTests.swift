@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 @_spi(AdapterSupport) import CardGateway
 import CardGatewaySimulation
 import CardGatewayTesting
@@ -440,6 +441,20 @@ struct MarqetaAuthorizationTests {
         #expect(wrongCard.status == 404 && Self.object(wrongCard.body)["error_code"] != nil)
         let tooLong = try #require(await simulator.authorize(order("Corner Shop", deadline: 7_001)))
         #expect(tooLong.status == 400)
+
+        // The same through the simulator's control path, as the demo and the CLI drive it.
+        try await withSimulator(simulator) { handle in
+            var control = HTTPClientRequest(url: handle.rootURL.absoluteString + SimulatorControlPath.authorizations)
+            control.method = .POST
+            control.headers.add(name: "Content-Type", value: "application/json")
+            control.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(order("Corner Shop", amount: 1_234))))
+            let response = try await HTTPClient.shared.execute(control, timeout: .seconds(10))
+            let record = Self.object(Data(buffer: try await response.body.collect(upTo: 1 << 20)))
+            #expect(response.status.code == 200 && record["state"] as? String == "PENDING")
+            #expect(record["approved_amount"] as? Double == 12.34 && code(record) == "200")
+            let token = try #require(record["token"] as? String)
+            #expect(simulator.jitOutcome(token) != nil)
+        }
     }
 }
 
