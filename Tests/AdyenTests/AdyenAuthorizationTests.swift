@@ -271,6 +271,16 @@ struct AdyenAuthorizationTests {
             Issue.record("the endpoint did not start")
             return
         }
+        // One delivery without credentials first (a 401 from the gateway), with a generous deadline, so that the
+        // connection, the server and the gateway's path are warm before the timed deliveries: a cold first request
+        // on a busy machine (the whole suite runs in parallel) could otherwise miss Adyen's two seconds.
+        let warmUp = await SimulatedNetwork.send(
+            Data("{}".utf8), headers: [.contentType: "application/json"],
+            to: "http://127.0.0.1:\(port)/authorizations/adyen-1", deadline: .seconds(30))
+        guard case .answered(401, _, _) = warmUp.outcome else {
+            Issue.record("the warm-up delivery was not refused: \(warmUp.outcome)")
+            return
+        }
         try await body("http://127.0.0.1:\(port)")
     }
 
