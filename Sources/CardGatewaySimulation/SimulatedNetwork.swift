@@ -42,8 +42,11 @@ public struct AuthorizationOrder: Sendable, Codable, Equatable {
     /// Whether the provider lets the answer approve less (Stripe's `is_amount_controllable`); the simulator's
     /// default when absent.
     public var amountAdjustable: Bool?
-    /// How long the network waits, in milliseconds: the provider's published deadline when absent (a test may
-    /// shorten it; a simulator refuses a longer one than its provider allows).
+    /// How long the network waits, in milliseconds: the provider's published deadline when absent. A test may shorten
+    /// it, or lengthen it up to ``SimulatedNetwork/longestTestDeadline`` where the provider's own setting allows no
+    /// longer (Stripe's and Adyen's two seconds), so that an end-to-end test on a loaded machine checks the wiring,
+    /// not the machine's speed; where the provider publishes a range (Marqeta's `timeout_millis`, 1–7 s), its
+    /// simulator keeps to it.
     public var deadlineMilliseconds: Int?
 
     public init(
@@ -104,6 +107,9 @@ public struct NetworkReply: Sendable {
 /// as the provider does. What the provider then records (Stripe's `request_history`, Marqeta's `gateway_log`, Adyen's
 /// fallback) is each simulator's own.
 public enum SimulatedNetwork: Sendable {
+    /// The longest deadline an order may ask for, in milliseconds.
+    public static let longestTestDeadline = 60_000
+
     /// Posts `body` with `headers` to `url` and waits at most `deadline` for the whole answer.
     public static func send(
         _ body: Data, headers: HTTPFields, to url: String, deadline: Duration, client: HTTPClient = .shared
