@@ -34,8 +34,10 @@ struct ProvisioningServerProviderAuthorizationTests {
         try await decider.run { deciderURL in
             try await EmbeddedSimulators().run { running in
                 var configuration = try running.configuration()
+                // A budget of 5 s and a network that waits 15 s (Marqeta: its 7 s maximum): long enough that a loaded
+                // machine cannot make the decider late; the exact timing is AuthorizationTests', on an injected clock.
                 configuration.providers[instance]?.authorizations = AuthorizationSettings(
-                    standIn: .decline, budget: .milliseconds(300))
+                    standIn: .decline, budget: .seconds(5))
                 let gateway = try CardGateway(
                     configuration: configuration, registry: ExampleRegistry.all,
                     transport: AsyncHTTPClientTransport())
@@ -53,7 +55,7 @@ struct ProvisioningServerProviderAuthorizationTests {
                         let order = AuthorizationOrder(
                             url: url, card: card, amount: amount, currency: currency,
                             merchant: .init(name: merchant, categoryCode: mcc, country: "US", city: "Seattle"),
-                            amountAdjustable: adjustable)
+                            amountAdjustable: adjustable, deadlineMilliseconds: kind == "marqeta" ? 7_000 : 15_000)
                         let result = try await SimulatedAuthorizations.send(order, simulatorURL: simulatorURL)
                         #expect(result.status == 200, "\(result.text.prefix(300))")
                         return try RecordedAuthorization(kind: kind, json: result.json)
