@@ -386,6 +386,7 @@ if !fuzzBuild {
                 "CardGatewaySimulation", "ExampleSupport",
                 "CardGatewayCLI",
                 "CardGatewayTrustPayments", "TrustPaymentsSimulator", "CardGatewayPaysafe", "PaysafeSimulator",
+                "AdyenSimulator",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
