@@ -105,8 +105,8 @@ struct AdyenAuthorizationTests {
 
     @Test("the adapter's country table agrees with the simulator's, entry by entry, both ways")
     func countryTables() {
-        #expect(AdyenCountryCodes.alpha3ToAlpha2.count == 249)
-        for (alpha3, alpha2) in AdyenCountryCodes.alpha3ToAlpha2 {
+        #expect(CountryCodes.alpha3ToAlpha2.count == 249)
+        for (alpha3, alpha2) in CountryCodes.alpha3ToAlpha2 {
             let order = AuthorizationOrder(
                 url: "http://127.0.0.1:1/", card: Seed.activeVisaID, amount: 1, currency: "EUR",
                 merchant: .init(country: alpha2))
@@ -115,9 +115,9 @@ struct AdyenAuthorizationTests {
             #expect(location?["country"] as? String == alpha3, "\(alpha2)")
         }
         for (alpha3, alpha2) in [("NLD", "NL"), ("USA", "US"), ("GBR", "GB"), ("PRK", "KP"), ("nld", "NL")] {
-            #expect(AdyenCountryCodes.alpha2(alpha3) == alpha2)
+            #expect(CountryCodes.alpha2(alpha3) == alpha2)
         }
-        #expect(AdyenCountryCodes.alpha2("ZZZ") == nil && AdyenCountryCodes.alpha2("ZZ") == nil)
+        #expect(CountryCodes.alpha2("ZZZ") == nil && CountryCodes.alpha2("ZZ") == nil)
     }
 
     // MARK: Answers
