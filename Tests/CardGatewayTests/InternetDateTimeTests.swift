@@ -10,6 +10,28 @@ struct InternetDateTimeTests {
     static func formatter(_ text: String) -> Date? { ISO8601DateFormatter().date(from: text) }
     static func formatStyle(_ text: String) -> Date? { try? Date(text, strategy: Date.ISO8601FormatStyle()) }
 
+    @Test("parse reads RFC 3339 with or without fractions, any offset, either case; format writes UTC")
+    func parseAndFormat() {
+        let read: [(String, Double)] = [
+            ("2024-01-31T23:59:59Z", 1_706_745_599), ("2024-01-31t23:59:59z", 1_706_745_599),
+            ("2024-01-31T23:59:59.5Z", 1_706_745_599.5), ("2024-02-01T00:59:59+01:00", 1_706_745_599),
+            ("2024-01-31T18:29:59.250-05:30", 1_706_745_599.25), ("1970-01-01T00:00:00Z", 0),
+        ]
+        for (text, seconds) in read {
+            #expect(InternetDateTime.parse(text) == Date(timeIntervalSince1970: seconds), "\(text)")
+        }
+        let refused = [
+            "", "2024-01-31", "2024-01-31T23:59:59", "2024-01-31 23:59:59Z", "2024-01-31T23:59:59Zjunk",
+            " 2024-01-31T23:59:59Z", "2024-01-31T23:59:59Z ", "2024-01-31T23:59:59.Z", "not a date",
+        ]
+        for text in refused { #expect(InternetDateTime.parse(text) == nil, "\(text)") }
+
+        let date = Date(timeIntervalSince1970: 1_706_745_599.25)
+        #expect(InternetDateTime.format(date) == "2024-01-31T23:59:59Z")
+        #expect(InternetDateTime.format(date, fractionalSeconds: true) == "2024-01-31T23:59:59.250Z")
+        #expect(InternetDateTime.parse(InternetDateTime.format(date, fractionalSeconds: true)) == date)
+    }
+
     @Test("chosen timestamps")
     func chosen() {
         let accepted = [

@@ -11,6 +11,26 @@ import Foundation
 /// whose rounding stays the formatter's). For the form it reads it gives the formatters' answers exactly
 /// (InternetDateTimeTests, and the `internet-date-time` fuzz target).
 @_spi(AdapterSupport) public enum InternetDateTime: Sendable {
+    /// The instant an RFC 3339 date-time names (`2024-01-31T23:59:59Z`, `2024-01-31T23:59:59.123456+01:00`): with or
+    /// without fractional seconds, `Z` or any offset, `T` and `Z` in either case (RFC 3339 section 5.6). Nil when the
+    /// whole text is not one. Read by Foundation's `Date.ISO8601FormatStyle`.
+    public static func parse(_ text: String) -> Date? {
+        let text = text.uppercased()
+        for style in [withFraction, wholeSeconds] {
+            if let match = text.wholeMatch(of: style) { return match.output }
+        }
+        return nil
+    }
+
+    /// `date` as an RFC 3339 date-time in UTC: `2024-01-31T23:59:59Z`, or with `fractionalSeconds`
+    /// `2024-01-31T23:59:59.123Z` (milliseconds).
+    public static func format(_ date: Date, fractionalSeconds: Bool = false) -> String {
+        (fractionalSeconds ? withFraction : wholeSeconds).format(date)
+    }
+
+    private static let wholeSeconds = Date.ISO8601FormatStyle()
+    private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
     /// The instant `text` names, or nil when it is not `YYYY-MM-DDTHH:MM:SS` followed by `Z` or `±HH:MM`.
     public static func parseWholeSeconds(_ text: String) -> Date? {
         var text = text
