@@ -48,6 +48,8 @@ let package = Package(
         // leased connection, which takes a logger.
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // Also already in the graph: AuthorizationBenchmarks answers from a bare Hummingbird route beside the server.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
     ],
     targets: [
         benchmarkTarget(
@@ -171,6 +173,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Load/LedgerLoad",
+            swiftSettings: swiftSettings
+        ),
+        // The Swift stack's floor for a forwarded call (issue 49): a bare Hummingbird route forwarding with
+        // AsyncHTTPClient, no auth, routing or JSON; a plain executable run by scripts/cost-benchmark beside nginx and
+        // provisioning-server. In Load/ for the reason LedgerLoad is.
+        .executableTarget(
+            name: "FloorProxy",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Load/FloorProxy",
             swiftSettings: swiftSettings
         ),
     ]

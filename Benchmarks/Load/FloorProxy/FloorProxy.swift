@@ -1,0 +1,105 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+// The Swift stack's floor for a forwarded call (issue 49): one Hummingbird route that sends every GET on to an
+// upstream with AsyncHTTPClient and answers with what came back. No authentication, routing table, JSON or
+// middleware: what is left is what any Swift server forwarding a call pays (two connections, HTTP parsing both
+// ways, the hops between NIO's event loops and the Swift concurrency pool). Run by scripts/cost-benchmark beside
+// nginx and provisioning-server; by hand:
+//
+//     swift build -c release --package-path Benchmarks --product FloorProxy
+//     Benchmarks/.build/release/FloorProxy --upstream http://127.0.0.1:8081 --port 0
+//
+// It prints `listening on http://127.0.0.1:<port>` once it accepts connections. It forwards the path and query
+// and the Authorization header, and answers the upstream's status, Content-Type and body. The upstream client has
+// AsyncHTTPClientTransport's settings (`HTTPClient.shared`'s, redirects off, a pool of 1,024 connections per host),
+// so that the pool, like the server's, never limits the calls in flight. It lives in Load/, not Benchmarks/:
+// package-benchmark runs every executable under Benchmarks/ as a benchmark.
+
+struct Options {
+    var upstream = ""
+    var host = "127.0.0.1"
+    var port = 8090
+
+    init(_ arguments: [String]) throws {
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--upstream": upstream = iterator.next() ?? ""
+            case "--host": host = iterator.next() ?? host
+            case "--port":
+                guard let value = iterator.next().flatMap(Int.init), (0...65535).contains(value) else {
+                    throw UsageError(description: "--port needs a number from 0 to 65535")
+                }
+                port = value
+            default: throw UsageError(description: "unknown argument \(argument)")
+            }
+        }
+        while upstream.hasSuffix("/") { upstream.removeLast() }
+        guard upstream.hasPrefix("http://") || upstream.hasPrefix("https://") else {
+            throw UsageError(description: "usage: FloorProxy --upstream http://HOST:PORT [--port N] [--host ADDRESS]")
+        }
+    }
+}
+
+struct UsageError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// A line on standard output at once (not buffered until exit), for the script that waits for it.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+let options: Options
+do {
+    options = try Options(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(2)
+}
+
+var clientConfiguration = HTTPClient.Configuration.singletonConfiguration
+clientConfiguration.redirectConfiguration = .disallow
+clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1_024
+let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration)
+let upstream = options.upstream
+
+let router = Router()
+router.get("**") { request, _ -> Response in
+    var outgoing = HTTPClientRequest(url: upstream + request.uri.description)
+    if let authorization = request.headers[.authorization] {
+        outgoing.headers.add(name: "Authorization", value: authorization)
+    }
+    let answer = try await client.execute(outgoing, timeout: .seconds(30))
+    let body = try await answer.body.collect(upTo: 8 * 1024 * 1024)
+    var headers = HTTPFields()
+    if let contentType = answer.headers.first(name: "Content-Type") {
+        headers[.contentType] = contentType
+    }
+    return Response(
+        status: HTTPResponse.Status(code: Int(answer.status.code)), headers: headers,
+        body: ResponseBody(byteBuffer: body))
+}
+
+var logger = Logger(label: "FloorProxy")
+logger.logLevel = .warning
+let app = Application(
+    router: router,
+    // The provisioning server's listen backlog (4,096), so that a burst of connections is not what differs.
+    configuration: ApplicationConfiguration(address: .hostname(options.host, port: options.port), backlog: 4_096),
+    onServerRunning: { channel in
+        say("listening on http://\(options.host):\(channel.localAddress?.port ?? options.port)")
+    },
+    logger: logger
+)
+do {
+    try await app.runService()
+} catch {
+    FileHandle.standardError.write(Data("FloorProxy: \(error)\n".utf8))
+}
+try await client.shutdown()
