@@ -148,8 +148,6 @@ public struct CardGateway: Sendable {
                 continue
             }
             let added = middlewares(instanceConfiguration)
-            // The gateway's own per-attempt steps come first: a breaker that is open refuses before the bulkhead
-            // is asked for a slot, and neither holds a slot for a call that will not be sent.
             let dimensions = [
                 (GatewayObservability.Dimensions.kind, instanceConfiguration.kind.name),
                 (GatewayObservability.Dimensions.instance, name),
@@ -177,20 +175,17 @@ public struct CardGateway: Sendable {
                 maxWaiting: instanceConfiguration.maxWaitingRequests, clock: clock,
                 observer: GatewayObservability.bulkheadObserver(dimensions: dimensions, factory: metrics)
             )
-            let reliability: [any ProviderMiddleware] = [
-                CircuitBreakerMiddleware(breaker), BulkheadMiddleware(bulkhead),
-                AttemptTelemetryMiddleware(
-                    observability: observability, propagatesTraceContext: instanceConfiguration.propagateTraceContext),
-            ]
+            let gatewaySteps = GatewayAttemptSteps(
+                breaker: breaker, bulkhead: bulkhead, observability: observability,
+                propagatesTraceContext: instanceConfiguration.propagateTraceContext)
             let http: ProviderHTTPClient
             do {
                 http = try ProviderHTTPClient(
                     instance: name, kind: instanceConfiguration.kind, baseURL: instanceConfiguration.baseURL,
-                    transport: transport,
-                    timeout: instanceConfiguration.timeout, retry: instanceConfiguration.retry, logger: instanceLogger,
-                    clock: clock,
-                    requestMiddlewares: configured.request + added.request,
-                    attemptMiddlewares: reliability + configured.attempt + added.attempt
+                    transport: transport, timeout: instanceConfiguration.timeout, retry: instanceConfiguration.retry,
+                    logger: instanceLogger, clock: clock,
+                    gatewaySteps: gatewaySteps, requestMiddlewares: configured.request + added.request,
+                    attemptMiddlewares: configured.attempt + added.attempt
                 )
             } catch let error as CardGatewayError {
                 problems.append(ConfigurationProblem(path: path + ".baseURL", message: error.message))

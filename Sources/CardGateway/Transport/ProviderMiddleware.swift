@@ -40,16 +40,17 @@ public typealias ProviderNext = @Sendable (ProviderRequest, ProviderCallContext)
 /// `ClientMiddleware`: it may change the request, call `next` (once, several times, or not at all), and change
 /// or replace the response.
 ///
-/// `ProviderHTTPClient` composes, per instance:
+/// `ProviderHTTPClient` composes, per instance, in one place (`ProviderChain`):
 ///
 /// 1. the idempotency step (one key per logical request, the same on every attempt);
 /// 2. the adapter's authentication (`ProviderHTTPClient/authentication`);
 /// 3. `ProviderHTTPClient/requestMiddlewares`: once per logical request;
-/// 4. the retry step (backoff, `Retry-After`, only what is safe to repeat; turns a ``TransportError`` into a
-///    ``CardGatewayError``);
-/// 5. `ProviderHTTPClient/attemptMiddlewares`: once per attempt (a circuit breaker, a bulkhead, metrics and
-///    spans belong here);
-/// 6. the attempt log lines, then the transport.
+/// 4. the retry step (the caller's deadline, backoff, `Retry-After`, only what is safe to repeat; turns a
+///    ``TransportError`` into a ``CardGatewayError``);
+/// 5. in a ``CardGateway``, the instance's circuit breaker, bulkhead, and attempt span and metrics;
+/// 6. `ProviderHTTPClient/attemptMiddlewares`: once per attempt (a client built without a gateway puts its own
+///    breaker, bulkhead or telemetry here);
+/// 7. the attempt log lines, then the transport.
 ///
 /// A middleware below the retry step that fails without a response throws ``TransportError`` (which the retry
 /// step may repeat) or ``CardGatewayError`` (which it passes on as it is). A middleware must never log or
