@@ -67,6 +67,25 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest, body: Data?, timeout: Duration) async throws -> TransportResponse {
+        let outgoing = try Self.convertRequest(request, body: body)
+        var sent = false
+        do {
+            let response = try await client.execute(outgoing, timeout: Self.timeAmount(timeout))
+            sent = true
+            let buffer = try await response.body.collect(upTo: maxResponseBytes)
+            return Self.convertResponse(status: response.status, headers: response.headers, body: buffer)
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw Self.classify(error, responseStarted: sent)
+        }
+    }
+
+    /// `request` and `body` as AsyncHTTPClient's request: the URL from the scheme, authority and path (the query is
+    /// in the path), the method, every header field in order with its value as it is, and the body's bytes. Pure (no
+    /// I/O), tested without a socket. Throws `invalidRequest` when the request has
+    /// no scheme, authority or path.
+    static func convertRequest(_ request: HTTPRequest, body: Data?) throws -> HTTPClientRequest {
         guard let scheme = request.scheme, let authority = request.authority, let path = request.path else {
             throw TransportError(.invalidRequest, "the request has no scheme, authority or path")
         }
@@ -79,27 +98,28 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         if let body {
             outgoing.body = .bytes(ByteBuffer(bytes: body))
         }
-        let nanoseconds = max(
-            1, timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
-        var sent = false
-        do {
-            let response = try await client.execute(outgoing, timeout: .nanoseconds(nanoseconds))
-            sent = true
-            var fields = HTTPFields()
-            fields.reserveCapacity(response.headers.count)
-            for (name, value) in response.headers {
-                if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
-            }
-            let buffer = try await response.body.collect(upTo: maxResponseBytes)
-            return TransportResponse(
-                response: HTTPResponse(status: .init(code: Int(response.status.code)), headerFields: fields),
-                body: Data(buffer: buffer)
-            )
-        } catch let error as TransportError {
-            throw error
-        } catch {
-            throw Self.classify(error, responseStarted: sent)
+        return outgoing
+    }
+
+    /// AsyncHTTPClient's status and header fields, with the body already collected, as the transport's response.
+    /// A header name that HTTP does not allow is left out. Pure (no I/O), tested without a socket.
+    static func convertResponse(status: HTTPResponseStatus, headers: HTTPHeaders, body: ByteBuffer) -> TransportResponse
+    {
+        var fields = HTTPFields()
+        fields.reserveCapacity(headers.count)
+        for (name, value) in headers {
+            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
         }
+        return TransportResponse(
+            response: HTTPResponse(status: .init(code: Int(status.code)), headerFields: fields),
+            body: Data(buffer: body)
+        )
+    }
+
+    /// An attempt's timeout as AsyncHTTPClient takes it: whole nanoseconds, at least one.
+    static func timeAmount(_ timeout: Duration) -> TimeAmount {
+        .nanoseconds(
+            max(1, timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000))
     }
 
     /// Sorts AsyncHTTPClient and NIO errors into the transport's kinds, telling "never left" apart from

@@ -92,57 +92,12 @@ import Logging
         /// for a client built without a gateway.
         let gatewaySteps: GatewayAttemptSteps?
         /// The base URL's scheme, authority and path, split once (nil when the URL has no scheme or host, which
-        /// ``makeHTTPRequest(_:headers:)`` reports on every request, as it always did).
+        /// ``makeHTTPRequest(_:)`` reports on every request, as it always did).
         let endpoint: Endpoint?
 
-        func makeHTTPRequest(_ request: ProviderRequest, headers: HTTPFields) throws -> HTTPRequest {
-            guard let endpoint else {
-                throw CardGatewayError(
-                    .invalidConfiguration, "the base URL of \(instance) is not valid", provider: instance)
-            }
-            // An id of "." or ".." would become a dot segment, which a server or proxy that normalises paths turns
-            // into another resource's path. No adapter's request may carry one, however its ids were checked.
-            if URLEncoding.hasDotSegment(request.path) {
-                throw CardGatewayError(
-                    .invalidRequest, "the request path has a dot segment (an id of \".\" or \"..\"); nothing was sent",
-                    provider: instance, providerKind: kind)
-            }
-            var path: String
-            if endpoint.basePath.isEmpty && request.path.hasPrefix("/") {
-                path = request.path
-            } else {
-                path = endpoint.basePath + (request.path.hasPrefix("/") ? request.path : "/" + request.path)
-            }
-            if !request.query.isEmpty { path += "?" + URLEncoding.query(request.query) }
-            let scheme = endpoint.scheme
-            let authority = endpoint.authority
-            var fields = headers
-            // Room for the two defaults at the copy a first change makes anyway, rather than a second growth to add them.
-            fields.reserveCapacity(headers.count + 2)
-            fields.appendIfAbsent(.accept, "application/json")
-            fields.appendIfAbsent(.userAgent, "CardGateway/1.0")
-            return HTTPRequest(
-                method: request.method, scheme: scheme, authority: authority, path: path, headerFields: fields)
-        }
-    }
-
-    struct Endpoint: Sendable {
-        var scheme: String
-        var authority: String
-        /// The base URL's percent-encoded path without trailing slashes ("" for a bare host).
-        var basePath: String
-
-        init?(_ baseURL: URL) {
-            guard let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false),
-                let host = components.host,
-                let scheme = components.scheme
-            else { return nil }
-            var basePath = components.percentEncodedPath
-            while basePath.hasSuffix("/") { basePath.removeLast() }
-            let formattedHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-            self.scheme = scheme
-            self.authority = components.port.map { "\(formattedHost):\($0)" } ?? formattedHost
-            self.basePath = basePath
+        /// `request` as the transport takes it (``TransportConversion/httpRequest(_:endpoint:instance:kind:)``).
+        func makeHTTPRequest(_ request: ProviderRequest) throws -> HTTPRequest {
+            try TransportConversion.httpRequest(request, endpoint: endpoint, instance: instance, kind: kind)
         }
     }
 
@@ -246,7 +201,7 @@ import Logging
         RetryRules(core: core, retryAdvice: retryAdvice).retryDelay(after: response, request: request, attempt: attempt)
     }
 
-    func makeHTTPRequest(_ request: ProviderRequest, headers: HTTPFields) throws -> HTTPRequest {
-        try core.makeHTTPRequest(request, headers: headers)
+    func makeHTTPRequest(_ request: ProviderRequest) throws -> HTTPRequest {
+        try core.makeHTTPRequest(request)
     }
 }
