@@ -9,24 +9,24 @@ extension CardGateway {
         for card: CardRef, purpose: RevealPurpose, via target: RouteTarget,
         context: OperationContext = OperationContext()
     ) async throws -> RevealOffer {
-        let (instance, provider) = try capability((any CardReveal).self, target, purpose.operation, context: context)
-        guard let flow = instance.descriptor.revealFlows[purpose] else {
-            throw CardGatewayError(
-                .unsupported, "\(instance.name) (\(instance.kind)) declares no flow for \(purpose)",
-                provider: instance.name, providerKind: instance.kind)
-        }
-        try RevealSessionRequest(card: card, purpose: purpose).problems(in: .secureLink).throwIfAny()
-        var offer = try await attributed(instance, purpose.operation) {
-            try await provider.revealOffer(for: card, purpose: purpose, context: context)
-        }
-        guard offer.flow == flow, offer.purpose == purpose else {
-            throw CardGatewayError(
-                .invalidResponse,
-                "\(instance.name) offered \(offer.purpose) by \(offer.flow), but declares \(purpose) by \(flow)",
-                provider: instance.name, providerKind: instance.kind)
-        }
-        offer.provider = instance.name
-        return offer
+        try await perform(
+            purpose.operation, on: (any CardReveal).self, via: target, context: context,
+            check: { instance in
+                _ = try Self.revealFlow(purpose, of: instance)
+                try RevealSessionRequest(card: card, purpose: purpose).problems(in: .secureLink).throwIfAny()
+            },
+            afterCall: { offer, instance, _ in
+                let flow = try Self.revealFlow(purpose, of: instance)
+                guard offer.flow == flow, offer.purpose == purpose else {
+                    throw CardGatewayError(
+                        .invalidResponse,
+                        "\(instance.name) offered \(offer.purpose) by \(offer.flow), but declares \(purpose) by \(flow)",
+                        provider: instance.name, providerKind: instance.kind)
+                }
+                return offer
+            },
+            stamp: { offer, instance in offer.provider = instance.name }
+        ) { provider, _ in try await provider.revealOffer(for: card, purpose: purpose, context: context) }
     }
 
     /// Step two: a session for the front end, made from what it supplied. The request is checked against the flow the
@@ -34,18 +34,21 @@ extension CardGateway {
     public func revealSession(
         _ request: RevealSessionRequest, via target: RouteTarget, context: OperationContext = OperationContext()
     ) async throws -> RevealSession {
-        let (instance, provider) = try capability(
-            (any CardReveal).self, target, request.purpose.operation, context: context)
-        guard let flow = instance.descriptor.revealFlows[request.purpose] else {
+        try await perform(
+            request.purpose.operation, on: (any CardReveal).self, via: target, context: context,
+            check: { instance in try request.problems(in: Self.revealFlow(request.purpose, of: instance)).throwIfAny()
+            },
+            stamp: { session, instance in session.provider = instance.name }
+        ) { provider, _ in try await provider.revealSession(request, context: context) }
+    }
+
+    /// The flow `instance` declares for `purpose`; `unsupported` when it declares none.
+    private static func revealFlow(_ purpose: RevealPurpose, of instance: ProviderInstance) throws -> RevealFlow {
+        guard let flow = instance.descriptor.revealFlows[purpose] else {
             throw CardGatewayError(
-                .unsupported, "\(instance.name) (\(instance.kind)) declares no flow for \(request.purpose)",
+                .unsupported, "\(instance.name) (\(instance.kind)) declares no flow for \(purpose)",
                 provider: instance.name, providerKind: instance.kind)
         }
-        try request.problems(in: flow).throwIfAny()
-        var session = try await attributed(instance, request.purpose.operation) {
-            try await provider.revealSession(request, context: context)
-        }
-        session.provider = instance.name
-        return session
+        return flow
     }
 }
