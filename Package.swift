@@ -9,7 +9,7 @@ let swiftSettings: [SwiftSetting] = [
     .treatAllWarnings(as: .error),
 ]
 
-let providers = ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments", "Marqeta"]
+let providers = ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments", "Marqeta", "Lithic"]
 
 /// Set by scripts/fuzz only: the fuzz package (Fuzz/) needs the core, the adapters and their harnesses, so the example
 /// programs and the PostgreSQL module are left out of its graph. SwiftPM builds a package's build-tool plugins (the
@@ -45,6 +45,7 @@ let testExtras: [String: [Target.Dependency]] = [
 let simulatorExtras: [String: [String]] = [
     "Adyen": ["official-client-check.py"],
     "Stripe": ["official-client-check.py"],
+    "Lithic": ["official-client-check.py"],
     "TrustPayments": ["official-client-check.py"],
 ]
 

@@ -4,14 +4,15 @@
 Usage: spec-conformance.py INPUT.json
 
 INPUT.json (written by the Swift tests, Tests/SharedTestSupport/SpecConformance.swift):
-  {"provider": "adyen" | "bridge" | "marqeta",
+  {"provider": "adyen" | "bridge" | "marqeta" | "lithic",
    "documents": {"<key>": "<path of the document>", ...},
    "basePath": "/bcl/v2",                      # stripped from each exchange's path
    "exchanges": [
      {"name": "...", "document": "<key>", "method": "GET", "path": "/bcl/v2/paymentInstruments/PI1?x=1",
       "status": 200, "request": "<body text or null>", "response": "<body text or null>",
       "checkRequest": true, "checkResponse": true},
-     {"name": "...", "document": "<key>", "schema": "NetworkTokenNotificationRequest", "body": "<JSON text>"}
+     {"name": "...", "document": "<key>", "schema": "NetworkTokenNotificationRequest", "body": "<JSON text>"},
+     {"name": "...", "document": "<key>", "schema": "webhooks/card.updated", "body": "<JSON text>"}  # OpenAPI 3.1
    ]}
 
 For every exchange it finds the document's operation (the concrete path matched against the templated paths; a
@@ -42,11 +43,14 @@ from jsonschema import Draft202012Validator
 # The providers' documented error bodies, for error statuses whose operation declares no schema.
 #   adyen:   RestServiceError in BalancePlatformService-v2 (the document's own schema).
 #   bridge:  Error in Bridge's OpenAPI (components/schemas/Error).
+#   lithic:  error in Lithic's OpenAPI 3.1 document (components/schemas/error: {message, debugging_request_id}), which
+#            its shared responses (BadRequest, Unauthorized, NotFound, …) use.
 #   marqeta: {error_code, error_message}: Marqeta's "Errors" page (marqeta.com/docs/core-api/errors); its Swagger
 #            document declares no body for its error statuses.
 ERROR_SHAPES = {
     "adyen": {"document": "service", "ref": "#/components/schemas/RestServiceError"},
     "bridge": {"document": "openapi", "ref": "#/components/schemas/Error"},
+    "lithic": {"document": "openapi", "ref": "#/components/schemas/error"},
     "marqeta": {
         "inline": {
             "type": "object",
@@ -577,7 +581,12 @@ def main():
         name = exchange["name"]
         document = documents[exchange["document"]]
         if "schema" in exchange:
-            ref = ("#/definitions/" if document.swagger2 else "#/components/schemas/") + exchange["schema"]
+            if exchange["schema"].startswith("webhooks/"):
+                # An OpenAPI 3.1 `webhooks` entry: the payload its POST request body declares.
+                webhook = exchange["schema"][len("webhooks/"):].replace("~", "~0").replace("/", "~1")
+                ref = "#/webhooks/%s/post/requestBody/content/application~1json/schema" % webhook
+            else:
+                ref = ("#/definitions/" if document.swagger2 else "#/components/schemas/") + exchange["schema"]
             check(name, "body (%s)" % exchange["schema"], document.validator({"$ref": ref}, exchange["schema"], "response"), exchange["body"])
             counts["responses"] += 1
             covered.add("SCHEMA %s" % exchange["schema"])
