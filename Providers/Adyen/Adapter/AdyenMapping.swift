@@ -167,10 +167,7 @@ enum AdyenMapping {
     /// ISO 8601 with offset (`2021-01-01T01:00:00+01:00`), with or without fractional seconds; nil otherwise.
     static func date(_ text: String?) -> Date? {
         guard let text, !text.isEmpty else { return nil }
-        // The usual whole-second form without ICU (identical answers); the format styles read everything else.
-        if let date = InternetDateTime.parseWholeSeconds(text) { return date }
-        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle()) { return date }
-        return try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        return InternetDateTime.parse(text)
     }
 
     /// Why a card is not eligible for a wallet, or nil when it is. Only `active` instruments are.

@@ -346,7 +346,7 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
         return fields
     }
 
-    /// One encoder for every request body (an encoder is costly to make, and safe to share once configured).
+    /// One encoder for every request body.
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

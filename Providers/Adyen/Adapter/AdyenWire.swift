@@ -244,3 +244,47 @@ struct AdyenWirePinChangeRequest: Encodable, Sendable {
 struct AdyenWirePinChangeResponse: Decodable, Sendable {
     var status: String?
 }
+
+/// The members of `RelayedAuthorisationRequest` the adapter reads (the others are ignored).
+struct AdyenWireRelayedAuthorisation: Decodable {
+    struct Amount: Decodable {
+        var currency: String?
+        var value: Int64?
+    }
+    struct Reference: Decodable {
+        var id: String?
+    }
+    struct Instrument: Decodable {
+        var id: String?
+        var balanceAccountId: String?
+    }
+    struct MerchantData: Decodable {
+        struct NameLocation: Decodable {
+            var city: String?
+            var country: String?
+            var name: String?
+        }
+        var mcc: String?
+        var merchantId: String?
+        var nameLocation: NameLocation?
+    }
+
+    var type: String?
+    var id: String?
+    var amount: Amount?
+    var originalAmount: Amount?
+    var balanceAccount: Reference?
+    var paymentInstrument: Instrument?
+    var merchantData: MerchantData?
+    var entryMode: String?
+    var schemeRiskScore: Int?
+}
+
+/// `RelayedAuthorisationResponse` as the adapter writes it (no `reference` or `metadata`).
+struct AdyenWireRelayedAuthorisationResponse: Encodable {
+    struct Decision: Encodable {
+        var refusalReason: String?
+        var status: String
+    }
+    var authorisationDecision: Decision
+}

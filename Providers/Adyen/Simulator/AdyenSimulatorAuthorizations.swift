@@ -70,8 +70,7 @@ extension AdyenSimulator {
                 "id": id, "type": AdyenSimulator.relayedAuthorisationType, "paymentInstrumentId": paymentInstrumentID,
                 "status": status, "decidedBy": decidedBy, "relayed": request != nil,
                 "fallbackApplied": fallbackReason != nil,
-                "elapsedMilliseconds": Int(elapsed.components.seconds * 1000)
-                    + Int(elapsed.components.attoseconds / 1_000_000_000_000_000),
+                "elapsedMilliseconds": Int(elapsed.milliseconds),
             ]
             if let refusalReason { object["refusalReason"] = refusalReason }
             if let fallbackReason { object["fallbackReason"] = fallbackReason }
@@ -94,7 +93,7 @@ extension AdyenSimulator {
     /// (422). A card that is not `active` is refused by Adyen itself, without relaying (`decidedBy` `adyen`).
     /// `amountAdjustable` is ignored: Adyen's answer has no amount.
     public func authorize(_ order: AuthorizationOrder) async -> SimulatedResponse? {
-        let published = Int(Self.relayedAuthorisationDeadline.components.seconds * 1000)
+        let published = Int(Self.relayedAuthorisationDeadline.milliseconds)
         // Adyen's two seconds unless the order says otherwise: shorter to play a tighter network, longer (up to the
         // kit's longest) so that a test on a loaded machine checks the wiring and not the machine's speed.
         let deadline = order.deadlineMilliseconds ?? published
@@ -193,7 +192,7 @@ extension AdyenSimulator {
     /// A `RelayedAuthorisationRequest` in the shape of Adyen's published example (amount negative for a debit,
     /// merchant country alpha-3, the payment instrument as `GET /paymentInstruments/{id}` shows it).
     func relayedAuthorisationBody(
-        id: String, order: AuthorizationOrder, instrument: SimulatedInstrument, country: String?
+        id: String, order: AuthorizationOrder, instrument: AdyenSimulatorInstrument, country: String?
     ) -> Data {
         let amount: [String: Any] = ["currency": order.currency, "value": -order.amount]
         var nameLocation: [String: Any] = [:]

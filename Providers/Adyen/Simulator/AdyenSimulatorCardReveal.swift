@@ -25,28 +25,9 @@ import _CryptoExtras
 // choices above follow the sample code listed in the README and are marked unverified there.
 
 extension AdyenSimulator {
-    /// The encrypted session key, the token and the encrypted card data are masked in the journal (PIN blocks and
-    /// card numbers are masked by the kit already).
-    public var sensitiveBodyFields: Set<String> { ["encryptedKey", "token", "encryptedData"] }
-
-    func registerCardRevealRoutes(on router: Router<SimulatorContext>) {
-        let base = basePath
-        router.get("\(base)/publicKey") { request, context in
-            await self.handleWithBody(request, context) { _ in try self.getPublicKey(request) }
-        }
-        router.post("\(base)/paymentInstruments/reveal") { request, context in
-            await self.handleWithBody(request, context) { body in try self.revealCardDetails(request, body: body) }
-        }
-        router.post("\(base)/pins/reveal") { request, context in
-            await self.handleWithBody(request, context) { body in try self.revealPIN(request, body: body) }
-        }
-        router.post("\(base)/pins/change") { request, context in
-            await self.handleWithBody(request, context) { body in try self.changePIN(request, body: body) }
-        }
-    }
 
     /// `GET /publicKey`: `purpose` (default `pinReveal`) and `format` (default `pem`), as the spec says.
-    private func getPublicKey(_ request: Request) throws -> SimulatedResponse {
+    func getPublicKey(_ request: Request) throws -> SimulatedResponse {
         let items = SimulatorHTTP.queryItems(request.uri.query)
         let purpose = items.first { $0.name == "purpose" }?.value ?? "pinReveal"
         let format = items.first { $0.name == "format" }?.value ?? "pem"
@@ -78,7 +59,7 @@ extension AdyenSimulator {
     }
 
     /// `POST /paymentInstruments/reveal`.
-    private func revealCardDetails(_ request: Request, body: Data) throws -> SimulatedResponse {
+    func revealCardDetails(_ request: Request, body: Data) throws -> SimulatedResponse {
         try authorize(request, role: .panReveal)
         let object = try revealBody(body, required: ["paymentInstrumentId", "encryptedKey"])
         let (instrument, card) = try revealableCard(object["paymentInstrumentId"] ?? "")
@@ -95,7 +76,7 @@ extension AdyenSimulator {
     }
 
     /// `POST /pins/reveal`.
-    private func revealPIN(_ request: Request, body: Data) throws -> SimulatedResponse {
+    func revealPIN(_ request: Request, body: Data) throws -> SimulatedResponse {
         try authorize(request, role: .pinReveal)
         let object = try revealBody(body, required: ["paymentInstrumentId", "encryptedKey"])
         let (instrument, _) = try revealableCard(object["paymentInstrumentId"] ?? "")
@@ -107,7 +88,7 @@ extension AdyenSimulator {
     }
 
     /// `POST /pins/change`.
-    private func changePIN(_ request: Request, body: Data) throws -> SimulatedResponse {
+    func changePIN(_ request: Request, body: Data) throws -> SimulatedResponse {
         try authorize(request, role: .pinChange)
         let object = try revealBody(
             body, required: ["paymentInstrumentId", "encryptedKey", "encryptedPinBlock", "token"])
@@ -159,7 +140,7 @@ extension AdyenSimulator {
     }
 
     /// An existing card that is not closed (Adyen reveals nothing of a closed card: the simulator's choice).
-    private func revealableCard(_ id: String) throws -> (SimulatedInstrument, SimulatedCard) {
+    private func revealableCard(_ id: String) throws -> (AdyenSimulatorInstrument, AdyenSimulatorCard) {
         guard let instrument = state.instruments.get(id) else {
             throw failure(404, AdyenSimulatorErrors.notFound, "Not found", "Payment instrument not found.")
         }
@@ -353,7 +334,7 @@ final class AdyenSimulatorRevealState: Sendable {
     func sessionKey(
         _ encryptedKey: String, purpose: String, simulator: AdyenSimulator, consume: Bool = true
     ) throws -> SymmetricKey {
-        func refused(_ detail: String) -> SimulatedFailure {
+        func refused(_ detail: String) -> AdyenSimulatorFailure {
             simulator.failure(
                 422, AdyenSimulatorErrors.invalidEncryptedKey, "Invalid encryptedKey", detail,
                 invalidFields: [

@@ -1,3 +1,6 @@
+import CardGatewaySimulation
+import Foundation
+
 /// The `errorCode`s and problem types the simulator answers with.
 ///
 /// Adyen documents `00_401`, `00_403`, `00_404`, `00_500` (generic) and `30_031` (an example 422) for this API. The
@@ -86,4 +89,36 @@ public enum AdyenSimulatorErrors: Sendable {
         default: return "https://docs.adyen.com/errors/general/request-error"
         }
     }
+}
+
+extension AdyenSimulator {
+    func failure(
+        _ status: Int, _ errorCode: String, _ title: String, _ detail: String,
+        invalidFields: [(String, String, String)] = [], key: String? = nil
+    ) -> AdyenSimulatorFailure {
+        var response = restError(
+            status: status, errorCode: errorCode, title: title, detail: detail, invalidFields: invalidFields)
+        if let key { response = response.withHeader("Idempotency-Key", key) }
+        return AdyenSimulatorFailure(response: response)
+    }
+
+    /// A `RestServiceError` body.
+    func restError(
+        status: Int, errorCode: String, title: String, detail: String, invalidFields: [(String, String, String)] = []
+    ) -> SimulatedResponse {
+        var object: [String: Any] = [
+            "type": AdyenSimulatorErrors.typeURI(status), "title": title, "status": status, "detail": detail,
+            "errorCode": errorCode,
+            "requestId": state.ids.next(prefix: "", length: 16).uppercased(),
+        ]
+        if !invalidFields.isEmpty {
+            object["invalidFields"] = invalidFields.map { ["name": $0.0, "value": $0.1, "message": $0.2] }
+        }
+        return .json(status, object)
+    }
+}
+
+/// A refusal in Adyen's shape, thrown inside handlers.
+struct AdyenSimulatorFailure: Error {
+    var response: SimulatedResponse
 }

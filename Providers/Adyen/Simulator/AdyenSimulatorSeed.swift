@@ -65,7 +65,7 @@ extension AdyenSimulator {
         /// When the seeded network tokens were created.
         public static let tokenCreationDate = Date(timeIntervalSince1970: 1_735_725_600)  // 2025-01-01T10:00:00Z
 
-        static var instruments: [(String, SimulatedInstrument)] {
+        static var instruments: [(String, AdyenSimulatorInstrument)] {
             [
                 card(
                     activeVisaID, status: "active", reason: nil, brand: "visa", variant: "visadebit",
@@ -88,7 +88,7 @@ extension AdyenSimulator {
                     name: "Pat Morgan"),
                 (
                     bankAccountID,
-                    SimulatedInstrument(
+                    AdyenSimulatorInstrument(
                         id: bankAccountID, type: "bankAccount", status: "active", statusReason: nil,
                         description: "Business account",
                         card: nil, iban: "NL20ADYB2017000035"
@@ -108,7 +108,7 @@ extension AdyenSimulator {
             ]
         }
 
-        static var tokens: [(String, SimulatedNetworkToken)] {
+        static var tokens: [(String, AdyenSimulatorNetworkToken)] {
             [
                 token(
                     activeApplePayTokenID, on: activeMastercardID, status: "active", type: "wallet",
@@ -141,15 +141,15 @@ extension AdyenSimulator {
             _ id: String, status: String, reason: String?, brand: String, variant: String, formFactor: String,
             bin: String,
             lastFour: String, month: String, year: String, name: String
-        ) -> (String, SimulatedInstrument) {
-            let card = SimulatedCard(
+        ) -> (String, AdyenSimulatorInstrument) {
+            let card = AdyenSimulatorCard(
                 brand: brand, brandVariant: variant, cardholderName: name, formFactor: formFactor, bin: bin,
                 lastFour: lastFour,
                 expiryMonth: month, expiryYear: year
             )
             return (
                 id,
-                SimulatedInstrument(
+                AdyenSimulatorInstrument(
                     id: id, type: "card", status: status, statusReason: reason, description: "\(name)'s card",
                     card: card, iban: nil)
             )
@@ -158,10 +158,10 @@ extension AdyenSimulator {
         private static func token(
             _ id: String, on instrument: String, status: String, type: String, requestor: String?, lastFour: String,
             variant: String
-        ) -> (String, SimulatedNetworkToken) {
+        ) -> (String, AdyenSimulatorNetworkToken) {
             (
                 id,
-                SimulatedNetworkToken(
+                AdyenSimulatorNetworkToken(
                     id: id, paymentInstrumentID: instrument, status: status, type: type, brandVariant: variant,
                     tokenLastFour: lastFour,
                     creationDate: tokenCreationDate, tokenRequestorName: requestor,

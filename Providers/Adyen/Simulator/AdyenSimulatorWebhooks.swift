@@ -46,7 +46,7 @@ extension AdyenSimulator {
         return (webhook.headers, webhook.body)
     }
 
-    func paymentInstrumentWebhook(type: String, instrument: SimulatedInstrument) -> SentWebhook {
+    func paymentInstrumentWebhook(type: String, instrument: AdyenSimulatorInstrument) -> SentWebhook {
         let envelope: [String: Any] = [
             "data": ["balancePlatform": Seed.balancePlatform, "paymentInstrument": instrument.json],
             "environment": "test", "timestamp": Self.timestamp(simulationClock.now()), "type": type,
