@@ -30,10 +30,8 @@ extension MarqetaProvider: AuthorizationResponding {
                 "providers.\(http.instance).credentials.authorizationUsername and authorizationPassword are not configured, so Marqeta JIT Funding requests cannot be authenticated",
                 provider: http.instance, providerKind: .marqeta)
         }
-        let expected =
-            "Basic "
-            + Data("\(credentials.username.revealedValue):\(credentials.password.revealedValue)".utf8)
-            .base64EncodedString()
+        let expected = HeaderAuthentication.basicValue(
+            username: credentials.username.revealedValue, password: credentials.password.revealedValue)
         let given = delivery.headers[.authorization] ?? ""
         guard ConstantTime.equals(Array(given.utf8), Array(expected.utf8)) else {
             throw CardGatewayError(
@@ -187,7 +185,7 @@ enum MarqetaJIT {
             networkRiskScore: riskScore(message))
         var echo = [
             Echo.token: jitToken, Echo.method: method, Echo.userToken: userToken,
-            Echo.received: now.formatted(.iso8601),
+            Echo.received: InternetDateTime.format(now),
         ]
         if let acting = jit["acting_user_token"] as? String, !acting.isEmpty {
             echo[Echo.actingUserToken] = acting
@@ -277,7 +275,7 @@ enum MarqetaJIT {
         let members = [
             ("available_balance", amount), ("balances", "{}"), ("credit_balance", "0"),
             ("currency_code", quoted(balance.currency)),
-            ("last_updated_time", quoted(time ?? Date().formatted(.iso8601))), ("ledger_balance", amount),
+            ("last_updated_time", quoted(time ?? InternetDateTime.format(Date()))), ("ledger_balance", amount),
             ("pending_credits", "0"),
         ]
         return "{\(quoted(balance.currency)):{"

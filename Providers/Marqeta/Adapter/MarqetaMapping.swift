@@ -48,10 +48,7 @@ enum MarqetaMapping {
     /// Marqeta's timestamps (`2024-01-31T23:59:59Z`, with or without fractional seconds).
     static func date(_ text: String?) -> Date? {
         guard let text else { return nil }
-        // The usual whole-second form without ICU (identical answers); the format styles read everything else.
-        if let date = InternetDateTime.parseWholeSeconds(text) { return date }
-        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle()) { return date }
-        return try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        return InternetDateTime.parse(text)
     }
 
     /// A network's name (`VISA`, `MASTERCARD`, `AMEX`, `DISCOVER`) → ``CardScheme``.

@@ -29,8 +29,8 @@ struct MarqetaWebhookVerifier: Sendable {
             )
         }
         if let username, let password {
-            let expected =
-                "Basic " + Data("\(username.revealedValue):\(password.revealedValue)".utf8).base64EncodedString()
+            let expected = HeaderAuthentication.basicValue(
+                username: username.revealedValue, password: password.revealedValue)
             let given = delivery.headers[.authorization] ?? ""
             guard ConstantTime.equals(Array(given.utf8), Array(expected.utf8)) else {
                 throw refused("the delivery's HTTP Basic credentials are not the webhook's")

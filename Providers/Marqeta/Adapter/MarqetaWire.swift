@@ -358,3 +358,27 @@ struct MarqetaWireWebhook: Decodable, Sendable {
         }
     }
 }
+
+/// `client_access_token_request`: `card_token` (required, 1–255) and `application_token` (optional, not sent: the
+/// application is the one the request authenticates as).
+struct MarqetaWireClientAccessTokenRequest: Encodable, Sendable {
+    var cardToken: String
+
+    enum CodingKeys: String, CodingKey {
+        case cardToken = "card_token"
+    }
+}
+
+/// `client_access_token_response`: `created` and `expires` are required (`yyyy-MM-ddTHH:mm:ssZ`), `token` and
+/// `card_token` optional in the document. `application` is not read.
+struct MarqetaWireClientAccessToken: Decodable, Sendable {
+    var token: String?
+    var cardToken: String?
+    var created: String?
+    var expires: String?
+
+    enum CodingKeys: String, CodingKey {
+        case token, created, expires
+        case cardToken = "card_token"
+    }
+}

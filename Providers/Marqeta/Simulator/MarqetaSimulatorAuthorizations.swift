@@ -182,7 +182,7 @@ extension MarqetaSimulator {
     public func recordJITOutcome(
         _ message: JITFundingMessage, outcome: NetworkReply.Outcome, elapsed: Duration
     ) -> [String: Any] {
-        let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = elapsed.milliseconds
         var log: [String: Any] = [
             "order_number": message.transactionToken, "transaction_id": message.jitToken,
             "duration": Int(milliseconds), "timed_out": false,
@@ -279,7 +279,7 @@ extension MarqetaSimulator {
 
     /// A stable UUID-shaped token (Marqeta's tokens are UUIDs in its examples).
     static func uuid(_ seed: String) -> String {
-        let hex = Self.hex(SHA256.hash(data: Data(seed.utf8)))
+        let hex = ByteEncoding.hex(SHA256.hash(data: Data(seed.utf8)))
         let characters = Array(hex.prefix(32))
         return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
     }

@@ -4,7 +4,7 @@ import HTTPTypes
 import Hummingbird
 
 /// A client access token as the simulator keeps it: bound to one card, single-use, expiring on the simulator's clock.
-struct SimulatedClientAccessToken: Sendable {
+struct MarqetaSimulatorClientAccessToken: Sendable {
     var cardToken: String
     var created: Date
     var expires: Date
@@ -42,16 +42,7 @@ extension MarqetaSimulator {
         return state.clientAccessTokens.filter { !$0.redeemed && now < $0.expires }.count
     }
 
-    func registerCardRevealRoutes(on router: Router<SimulatorContext>) {
-        router.post("\(basePath)/users/auth/clientaccesstoken") { request, context in
-            await self.handle(request, context) { body in try self.createClientAccessToken(body) }
-        }
-        router.get("\(Self.marqetaJSPath)/:card_token") { request, context in
-            self.readCardForFrames(request, card: context.parameters.get("card_token") ?? "").hummingbirdResponse
-        }
-    }
-
-    private func createClientAccessToken(_ body: Data) throws -> SimulatedResponse {
+    func createClientAccessToken(_ body: Data) throws -> SimulatedResponse {
         let object = try jsonObject(body)
         let cardToken = try string(object, "card_token", max: 255)
         if let application = object["application_token"] {
@@ -65,7 +56,7 @@ extension MarqetaSimulator {
         }
         let now = simulationClock.now()
         let token = state.ids.next(prefix: "cat_sim_", length: 40)
-        let issued = SimulatedClientAccessToken(
+        let issued = MarqetaSimulatorClientAccessToken(
             cardToken: cardToken, created: now, expires: now.addingTimeInterval(Self.clientAccessTokenLifetime))
         state.clientAccessTokens.put(token, issued)
         return .json(
@@ -73,7 +64,7 @@ extension MarqetaSimulator {
             ["token": token, "created": Self.timestamp(issued.created), "expires": Self.timestamp(issued.expires)])
     }
 
-    private func readCardForFrames(_ request: Request, card cardToken: String) -> SimulatedResponse {
+    func readCardForFrames(_ request: Request, card cardToken: String) -> SimulatedResponse {
         let refused = errorBody(
             401, Self.clientAccessTokenRefused, "The client access token is missing, unknown, expired or already used")
         guard let token = SimulatorHTTP.bearerToken(request.headers[.authorization]) else { return refused }

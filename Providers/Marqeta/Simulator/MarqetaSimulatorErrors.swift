@@ -1,3 +1,5 @@
+import CardGatewaySimulation
+
 /// The `error_code`s the simulator answers with, in Marqeta's shape: six digits, "the first three digits specify
 /// the HTTP response code, and the last three digits represent the error" (Core API "Errors" page).
 ///
@@ -32,4 +34,18 @@ public enum MarqetaSimulatorErrors: Sendable {
 
     /// `<status>000` for injected faults and generic errors.
     public static func genericCode(_ status: Int) -> String { "\(status)000" }
+}
+
+extension MarqetaSimulator {
+    func invalid(_ message: String) -> MarqetaSimulatorFailure {
+        failure(400, MarqetaSimulatorErrors.invalidField, message)
+    }
+
+    func failure(_ status: Int, _ code: String, _ message: String) -> MarqetaSimulatorFailure {
+        MarqetaSimulatorFailure(response: errorBody(status, code, message))
+    }
+
+    func errorBody(_ status: Int, _ code: String, _ message: String) -> SimulatedResponse {
+        .json(status, ["error_code": code, "error_message": message])
+    }
 }

@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 
 /// A card as the simulator keeps it (no PAN or CVV: the simulator never reveals one).
-struct SimulatedMarqetaCard: Sendable {
+struct MarqetaSimulatorCard: Sendable {
     var token: String
     var userToken: String
     var cardProductToken: String
@@ -46,7 +46,7 @@ struct SimulatedMarqetaCard: Sendable {
 }
 
 /// A digital wallet token as the simulator keeps it.
-struct SimulatedWalletToken: Sendable {
+struct MarqetaSimulatorWalletToken: Sendable {
     var token: String
     var cardToken: String
     var state: String
@@ -105,8 +105,9 @@ struct SimulatedWalletToken: Sendable {
 
 /// The simulator's mutable state, in the kit's stores.
 final class MarqetaSimulatorState: Sendable {
-    let cards = SimulatorStore<String, SimulatedMarqetaCard>(MarqetaSimulator.Seed.cards.map { ($0.token, $0) })
-    let tokens = SimulatorStore<String, SimulatedWalletToken>(MarqetaSimulator.Seed.walletTokens.map { ($0.token, $0) })
+    let cards = SimulatorStore<String, MarqetaSimulatorCard>(MarqetaSimulator.Seed.cards.map { ($0.token, $0) })
+    let tokens = SimulatorStore<String, MarqetaSimulatorWalletToken>(
+        MarqetaSimulator.Seed.walletTokens.map { ($0.token, $0) })
     let ids = DeterministicIDs(seed: 0x3A9E7A)
     /// Marqeta's idempotency by the body's `token` (core-api/idempotency): the first answer of each `(route, token)`
     /// with the request it answered, replayed to the same payload; another payload is refused with 409.
@@ -115,7 +116,7 @@ final class MarqetaSimulatorState: Sendable {
     /// tests can check the adapter's encoding without the journal holding them (it masks them).
     let lastApplePayDigests = Mutex<[String]>([])
     /// Client access tokens for Marqeta.js, by token (MarqetaSimulatorCardReveal.swift).
-    let clientAccessTokens = SimulatorStore<String, SimulatedClientAccessToken>([])
+    let clientAccessTokens = SimulatorStore<String, MarqetaSimulatorClientAccessToken>([])
     /// JIT Funding requests sent so far (MarqetaSimulatorAuthorizations.swift): numbers the transaction tokens.
     let jitSequence = Mutex<Int>(0)
     /// What each JIT Funding request recorded, by transaction token: the control call's answer, JSON.
@@ -140,7 +141,7 @@ final class MarqetaSimulatorState: Sendable {
 }
 
 /// A refusal in Marqeta's shape, thrown inside handlers.
-struct MarqetaSimulatedFailure: Error {
+struct MarqetaSimulatorFailure: Error {
     var response: SimulatedResponse
 }
 

@@ -62,7 +62,7 @@ extension MarqetaSimulator {
 
         static let created = Date(timeIntervalSince1970: 1_735_689_600)  // 2025-01-01T00:00:00Z
 
-        static let cards: [SimulatedMarqetaCard] = [
+        static let cards: [MarqetaSimulatorCard] = [
             card(activeCard, "4242", "ACTIVE", "VIRTUAL_PAN", 1),
             card(lockableCard, "1881", "ACTIVE", "VIRTUAL_PAN", 2),
             card(cancellableCard, "0005", "ACTIVE", "VIRTUAL_PAN", 3),
@@ -72,7 +72,7 @@ extension MarqetaSimulator {
             card(walletCard, "6789", "ACTIVE", "VIRTUAL_PAN", 7),
         ]
 
-        static let walletTokens: [SimulatedWalletToken] = [
+        static let walletTokens: [MarqetaSimulatorWalletToken] = [
             token(activeToken, walletCard, "ACTIVE", "APPLE_PAY", 1),
             token(deletableToken, walletCard, "ACTIVE", "ANDROID_PAY", 2, device: "WATCH"),
             token(terminatedToken, walletCard, "TERMINATED", "SAMSUNG_PAY", 3),
@@ -84,9 +84,9 @@ extension MarqetaSimulator {
         private static func token(
             _ token: String, _ card: String, _ state: String, _ requestor: String, _ sequence: Int,
             device: String = "MOBILE_PHONE"
-        ) -> SimulatedWalletToken {
+        ) -> MarqetaSimulatorWalletToken {
             let time = created.addingTimeInterval(Double(sequence) * 60)
-            return SimulatedWalletToken(
+            return MarqetaSimulatorWalletToken(
                 token: token, cardToken: card, state: state, requestor: requestor, deviceType: device, created: time,
                 lastModified: time, sequence: sequence
             )
@@ -95,9 +95,9 @@ extension MarqetaSimulator {
         /// Seeded cards were created (and last modified) a minute apart, in `sequence` order.
         private static func card(
             _ token: String, _ lastFour: String, _ state: String, _ type: String, _ sequence: Int
-        ) -> SimulatedMarqetaCard {
+        ) -> MarqetaSimulatorCard {
             let time = created.addingTimeInterval(Double(sequence) * 60)
-            return SimulatedMarqetaCard(
+            return MarqetaSimulatorCard(
                 token: token, userToken: userToken,
                 cardProductToken: type == "VIRTUAL_PAN" ? virtualProduct : physicalProduct, lastFour: lastFour,
                 expiration: "1229", state: state,

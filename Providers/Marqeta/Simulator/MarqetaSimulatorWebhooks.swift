@@ -14,7 +14,8 @@ extension MarqetaSimulator {
     ) -> (headers: [(String, String)], body: Data) {
         let stored = state.cards.get(card) ?? Seed.cards[0]
         let event: [String: Any] = [
-            "token": "ct_" + String(Self.hex(SHA256.hash(data: Data("\(card)|\(cardState)|\(type)".utf8))).prefix(24)),
+            "token": "ct_"
+                + String(ByteEncoding.hex(SHA256.hash(data: Data("\(card)|\(cardState)|\(type)".utf8))).prefix(24)),
             "card_token": card, "user_token": stored.userToken, "state": cardState, "type": type,
             "reason": "Card \(cardState.lowercased())", "reason_code": reasonCode, "channel": "API",
             "fulfillment_status": stored.fulfillmentStatus, "card_product_token": stored.cardProductToken,
@@ -39,7 +40,8 @@ extension MarqetaSimulator {
     ) -> (headers: [(String, String)], body: Data) {
         let card = state.tokens.get(token)?.cardToken ?? Seed.walletCard
         let event: [String: Any] = [
-            "token": "dwtt_" + String(Self.hex(SHA256.hash(data: Data("\(token)|\(tokenState)".utf8))).prefix(24)),
+            "token": "dwtt_"
+                + String(ByteEncoding.hex(SHA256.hash(data: Data("\(token)|\(tokenState)".utf8))).prefix(24)),
             "state": tokenState, "type": type, "channel": "TOKEN_SERVICE_PROVIDER",
             "fulfillment_status": tokenState == "REQUESTED" ? "DECISION_YELLOW" : "PROVISIONED",
             "created_time": Self.timestamp(simulationClock.now()),
@@ -74,6 +76,6 @@ extension MarqetaSimulator {
 
     /// Lower-case hex HMAC-SHA256 of `body` keyed with `secret`'s UTF-8 bytes.
     public static func signature(_ body: Data, secret: String) -> String {
-        hex(HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Data(secret.utf8))))
+        ByteEncoding.hex(HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Data(secret.utf8))))
     }
 }
