@@ -14,29 +14,6 @@ import HTTPTypes
 // PIN change (spec "Create Card PIN Update URL"): `POST …/pin` answers a single-use, time-limited `url` of a secure
 // frame where the cardholder sets the PIN. Bridge documents no PIN reveal.
 
-/// `PostCardAccountEphemeralKeyInput`.
-struct BridgeEphemeralKeyInput: Encodable {
-    var clientNonce: String
-
-    enum CodingKeys: String, CodingKey {
-        case clientNonce = "client_nonce"
-    }
-}
-
-/// `CardAccountEphemeralKeyResponse`.
-struct BridgeEphemeralKeyResponse: Decodable {
-    var ephemeralKey: String?
-
-    enum CodingKeys: String, CodingKey {
-        case ephemeralKey = "ephemeral_key"
-    }
-}
-
-/// `CardPinUpdateResponse`.
-struct BridgePINUpdateResponse: Decodable {
-    var url: String?
-}
-
 extension BridgeProvider: CardReveal {
     /// Asks Bridge for the card account (`GET …/card_accounts/{id}`) and refuses one that is `pending` (not issued
     /// yet) or `inactive` (deactivated) with ``CardGatewayError/Code/invalidCardState``; an active or frozen account is
@@ -174,7 +151,7 @@ extension BridgeProvider: CardReveal {
     private func invalidResponse(_ message: String, _ response: ProviderResponse) -> CardGatewayError {
         CardGatewayError(
             .invalidResponse, message, provider: http.instance, providerKind: .bridge, httpStatus: response.status,
-            requestID: BridgeErrorTable.requestID(response), mayHaveReachedProvider: true
+            requestID: BridgeErrors.requestID(response), mayHaveReachedProvider: true
         )
     }
 }

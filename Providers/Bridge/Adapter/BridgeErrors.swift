@@ -63,7 +63,7 @@ struct BridgeErrorBody: Equatable {
 /// The one table from Bridge's HTTP statuses to the gateway's codes. Bridge's error codes are free text
 /// (`required`, `invalid`, `unexpected`, `bad_customer_request`…), so the status decides and the code is kept
 /// verbatim as `providerCode`.
-enum BridgeErrorTable {
+enum BridgeErrors {
     struct Row: Sendable, Equatable {
         var status: Int
         var code: CardGatewayError.Code

@@ -38,7 +38,7 @@ extension BridgeProvider {
             context: context
         )
         let list: BridgeCardAccountList = try decode(response, what: "card account list")
-        let requestID = BridgeErrorTable.requestID(response)
+        let requestID = BridgeErrors.requestID(response)
         var cards = try list.data.map {
             try BridgeMapping.card(
                 $0, requested: CardRef(id: $0.id ?? "", customer: customer), httpStatus: response.status,
@@ -108,7 +108,7 @@ extension BridgeProvider {
         let account: BridgeCardAccount = try decode(response, what: "card account")
         var card = try BridgeMapping.card(
             account, requested: CardRef(id: account.id ?? "", customer: request.customer), httpStatus: response.status,
-            requestID: BridgeErrorTable.requestID(response)
+            requestID: BridgeErrors.requestID(response)
         )
         card.type = .virtual
         return card
@@ -188,7 +188,7 @@ extension BridgeProvider {
         // The account as the write left it (Bridge's freeze answers carry the freeze, not the account): the last
         // request of a lock or unlock is its write.
         return try BridgeMapping.card(
-            account, requested: ref, httpStatus: response.status, requestID: BridgeErrorTable.requestID(response))
+            account, requested: ref, httpStatus: response.status, requestID: BridgeErrors.requestID(response))
     }
 
     // MARK: Helpers

@@ -117,7 +117,7 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
         )
         let account: BridgeCardAccount = try decode(response, what: "card account")
         return try BridgeMapping.card(
-            account, requested: ref, httpStatus: response.status, requestID: BridgeErrorTable.requestID(response))
+            account, requested: ref, httpStatus: response.status, requestID: BridgeErrors.requestID(response))
     }
 
     // MARK: Wallet provisioning
@@ -222,7 +222,7 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
         let decoded: BridgeProvisioningResponse = try decode(response, what: "provisioning response")
         return try BridgeMapping.provisioningResponse(
             decoded, wallet: request.wallet, httpStatus: response.status,
-            requestID: BridgeErrorTable.requestID(response)
+            requestID: BridgeErrors.requestID(response)
         )
     }
 
@@ -314,17 +314,17 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
 
     func send(_ request: ProviderRequest, context: OperationContext) async throws -> ProviderResponse {
         let response = try await http.send(request, context: context)
-        guard response.isSuccess else { throw BridgeErrorTable.error(for: response, instance: http.instance) }
+        guard response.isSuccess else { throw BridgeErrors.error(for: response, instance: http.instance) }
         return response
     }
 
     func decode<T: Decodable>(_ response: ProviderResponse, what: String) throws -> T {
         try response.decode(
             T.self, provider: "Bridge", what: what, instance: http.instance, kind: .bridge,
-            requestID: BridgeErrorTable.requestID(response))
+            requestID: BridgeErrors.requestID(response))
     }
 
-    /// One encoder for every request body (an encoder is costly to make, and safe to share once configured).
+    /// One encoder for every request body.
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

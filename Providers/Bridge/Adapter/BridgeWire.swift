@@ -1,6 +1,5 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
-import Synchronization
 
 // Codable mirrors of Bridge's JSON (OpenAPI schema names in the comments). Every field is optional at the
 // decoding level so that undocumented or missing fields never break decoding; the mapping decides which
@@ -221,28 +220,37 @@ struct BridgeWebhookEvent: Decodable {
     }
 }
 
-/// Dates as Bridge writes them: ISO 8601, with or without fractional seconds.
+/// Dates as Bridge writes them: RFC 3339, with or without fractional seconds.
 enum BridgeDates {
     static func parse(_ text: String?) -> Date? {
         guard let text, !text.isEmpty else { return nil }
-        if let date = withFraction.withLock({ $0.date(from: text) }) { return date }
-        return plain.withLock { $0.date(from: text) }
+        return InternetDateTime.parse(text)
     }
 
     static func format(_ date: Date) -> String {
-        withFraction.withLock { $0.string(from: date) }
+        InternetDateTime.format(date, fractionalSeconds: true)
     }
+}
 
-    // Made once (a formatter is costly to make) and used under a lock (a formatter is not safe to share between
-    // threads without one).
-    private static let withFraction: Mutex<ISO8601DateFormatter> = {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return Mutex(formatter)
-    }()
-    private static let plain: Mutex<ISO8601DateFormatter> = {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return Mutex(formatter)
-    }()
+/// `PostCardAccountEphemeralKeyInput`.
+struct BridgeEphemeralKeyInput: Encodable {
+    var clientNonce: String
+
+    enum CodingKeys: String, CodingKey {
+        case clientNonce = "client_nonce"
+    }
+}
+
+/// `CardAccountEphemeralKeyResponse`.
+struct BridgeEphemeralKeyResponse: Decodable {
+    var ephemeralKey: String?
+
+    enum CodingKeys: String, CodingKey {
+        case ephemeralKey = "ephemeral_key"
+    }
+}
+
+/// `CardPinUpdateResponse`.
+struct BridgePINUpdateResponse: Decodable {
+    var url: String?
 }

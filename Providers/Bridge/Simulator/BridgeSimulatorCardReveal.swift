@@ -23,7 +23,7 @@ import Hummingbird
 // `card_account_not_active`). Times come from the simulator's clock.
 
 /// One ephemeral key for card details.
-struct BridgeRevealKey: Sendable, Equatable {
+struct BridgeSimulatorRevealKey: Sendable, Equatable {
     var key: String
     var accountID: String
     var nonce: String
@@ -32,7 +32,7 @@ struct BridgeRevealKey: Sendable, Equatable {
 }
 
 /// One PIN update URL.
-struct BridgePINLink: Sendable, Equatable {
+struct BridgeSimulatorPINLink: Sendable, Equatable {
     var token: String
     var accountID: String
     var expires: Date
@@ -40,9 +40,9 @@ struct BridgePINLink: Sendable, Equatable {
 }
 
 /// The simulator's card-reveal state: keys and PIN URLs, by their secret.
-final class BridgeRevealState: Sendable {
-    let keys = SimulatorStore<String, BridgeRevealKey>()
-    let pinLinks = SimulatorStore<String, BridgePINLink>()
+final class BridgeSimulatorRevealState: Sendable {
+    let keys = SimulatorStore<String, BridgeSimulatorRevealKey>()
+    let pinLinks = SimulatorStore<String, BridgeSimulatorPINLink>()
 
     func reset() {
         keys.reset(to: [])
@@ -59,10 +59,6 @@ extension BridgeSimulator {
     public static let cardDetailsPath = "/v0/card_details"
     /// The secure PIN frame the PIN update URL points at (*the simulator's own path*).
     public static let pinFramePath = "/secure/update-pin"
-
-    /// Request fields the journal masks: the nonce, the front end's secret and timestamp, the PIN frame's token (the
-    /// ephemeral key travels in `Authorization`, masked by default).
-    public var sensitiveBodyFields: Set<String> { ["clientnonce", "clientsecret", "clienttimestamp", "token"] }
 
     /// The security code the simulator shows for a card account (derived from its id), nil for an unknown account.
     public func securityCode(of cardAccountID: String) -> String? {
@@ -81,31 +77,9 @@ extension BridgeSimulator {
                 for: Data("nonce:\(timestamp)".utf8), using: SymmetricKey(data: Data(secret.utf8))))
     }
 
-    func registerCardRevealRoutes(on router: Router<SimulatorContext>) {
-        let account = "/v0/customers/:customerID/card_accounts/:cardAccountID"
-        router.post(RouterPath(account + "/ephemeral_keys")) { request, context in
-            self.handle(request, context) { _, account in
-                self.createEphemeralKey(account: account, body: context.requestBody)
-            }
-        }
-        router.post(RouterPath(account + "/pin")) { request, context in
-            self.handle(request, context) { _, account in
-                self.createPINLink(account: account, body: context.requestBody, authority: request.head.authority ?? "")
-            }
-        }
-        router.get(RouterPath(Self.cardDetailsPath)) { request, _ in
-            self.cardDetails(
-                authorization: Self.header(request, "authorization"), query: SimulatorHTTP.queryItems(request.uri.query)
-            )
-        }
-        router.get(RouterPath(Self.pinFramePath)) { request, _ in
-            self.openPINFrame(query: SimulatorHTTP.queryItems(request.uri.query))
-        }
-    }
-
-    private func refuseUnlessRevealable(_ account: SimulatedCardAccount) -> SimulatedResponse? {
+    private func refuseUnlessRevealable(_ account: BridgeSimulatorCardAccount) -> SimulatedResponse? {
         guard account.status != "active", account.status != "frozen" else { return nil }
-        return BridgeErrors.error(
+        return BridgeSimulatorErrors.error(
             400, code: "card_account_not_active",
             message: "The card account is \(account.status); its details and PIN are not available",
             location: "path", key: "cardAccountID"
@@ -117,8 +91,8 @@ extension BridgeSimulator {
         return ByteEncoding.hex(Data((0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) }))
     }
 
-    private func createEphemeralKey(account: SimulatedCardAccount, body: Data) -> SimulatedResponse {
-        var problems = BridgeErrors.Problems()
+    func createEphemeralKey(account: BridgeSimulatorCardAccount, body: Data) -> SimulatedResponse {
+        var problems = BridgeSimulatorErrors.Problems()
         guard let json = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
             problems.add("client_nonce", "The request body must be a JSON object with client_nonce")
             return problems.response
@@ -133,17 +107,17 @@ extension BridgeSimulator {
         let key = Self.randomToken()
         reveal.keys.put(
             key,
-            BridgeRevealKey(
+            BridgeSimulatorRevealKey(
                 key: key, accountID: account.id, nonce: nonce,
                 expires: simulationClock.now().addingTimeInterval(Self.ephemeralKeyLifetime), used: false
             ))
         return .json(200, ["ephemeral_key": key])
     }
 
-    private func createPINLink(account: SimulatedCardAccount, body: Data, authority: String) -> SimulatedResponse {
+    func createPINLink(account: BridgeSimulatorCardAccount, body: Data, authority: String) -> SimulatedResponse {
         // The operation takes no body: nothing, or an empty JSON object.
         if !body.isEmpty, ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?.isEmpty != true {
-            return BridgeErrors.error(
+            return BridgeSimulatorErrors.error(
                 400, code: "invalid_parameters", message: "This operation takes no request body", location: "body",
                 key: "body")
         }
@@ -151,7 +125,7 @@ extension BridgeSimulator {
         let token = Self.randomToken()
         reveal.pinLinks.put(
             token,
-            BridgePINLink(
+            BridgeSimulatorPINLink(
                 token: token, accountID: account.id,
                 expires: simulationClock.now().addingTimeInterval(Self.pinLinkLifetime), used: false
             ))
@@ -162,16 +136,16 @@ extension BridgeSimulator {
     /// The front end's read: the key (one-time, unexpired) and the secret and timestamp its nonce was derived from.
     func cardDetails(authorization: String?, query: [(name: String, value: String)]) -> SimulatedResponse {
         guard let key = SimulatorHTTP.bearerToken(authorization), var stored = reveal.keys.get(key) else {
-            return BridgeErrors.error(
+            return BridgeSimulatorErrors.error(
                 401, code: "invalid", message: "Unknown ephemeral key", location: "header", key: "Authorization")
         }
         guard !stored.used else {
-            return BridgeErrors.error(
+            return BridgeSimulatorErrors.error(
                 401, code: "ephemeral_key_used", message: "This ephemeral key has already been used",
                 location: "header", key: "Authorization")
         }
         guard simulationClock.now() < stored.expires else {
-            return BridgeErrors.error(
+            return BridgeSimulatorErrors.error(
                 401, code: "ephemeral_key_expired", message: "This ephemeral key has expired", location: "header",
                 key: "Authorization")
         }
@@ -179,20 +153,20 @@ extension BridgeSimulator {
         guard !secret.isEmpty,
             let timestamp = query.last(where: { $0.name == "client_timestamp" }).flatMap({ Int64($0.value) })
         else {
-            return BridgeErrors.error(
+            return BridgeSimulatorErrors.error(
                 400, code: "invalid_parameters", message: "client_secret and client_timestamp are required",
                 location: "query", key: "client_secret,client_timestamp")
         }
         let mac = Data(Self.hmac(secret: secret, timestamp: timestamp))
         let matches = stored.nonce.lowercased() == ByteEncoding.hex(mac) || stored.nonce == mac.base64EncodedString()
         guard matches else {
-            return BridgeErrors.error(
+            return BridgeSimulatorErrors.error(
                 401, code: "nonce_mismatch",
                 message: "The ephemeral key was not created for a nonce derived from this secret and timestamp",
                 location: "query", key: "client_secret")
         }
         guard let account = accounts.get(stored.accountID) else {
-            return BridgeErrors.error(404, code: "Invalid", message: "Unknown card account id")
+            return BridgeSimulatorErrors.error(404, code: "Invalid", message: "Unknown card account id")
         }
         stored.used = true
         reveal.keys.put(key, stored)
@@ -216,7 +190,7 @@ extension BridgeSimulator {
             contentType: "text/html; charset=utf-8")
     }
 
-    static func securityCode(_ account: SimulatedCardAccount) -> String {
+    static func securityCode(_ account: BridgeSimulatorCardAccount) -> String {
         let digest = Array(SHA256.hash(data: Data("cvc:\(account.id)".utf8)))
         return String(format: "%03d", (Int(digest[0]) << 8 | Int(digest[1])) % 1000)
     }

@@ -5,7 +5,7 @@ import X509
 import _CryptoExtras
 
 /// Certificates as the simulator makes and reads them, with swift-certificates.
-enum SimulatorCertificates {
+enum BridgeSimulatorCertificates {
     /// True when `data` is exactly one DER-encoded X.509 certificate: nothing before or after it, definite and
     /// minimal lengths, every field of the structure well formed. The chain is not validated: PassKit's certificates
     /// are Apple's, and the simulator holds none of Apple's keys.
@@ -66,7 +66,7 @@ enum SimulatorCertificates {
 }
 
 /// The wallet payloads the simulator makes: real ciphertext, never the card data in clear.
-enum SimulatorPayloads {
+enum BridgeSimulatorPayloads {
     struct ApplePayload {
         var activationData: Data
         var encryptedPassData: Data
@@ -84,7 +84,7 @@ enum SimulatorPayloads {
     }
 
     /// Encrypts the card data for Apple Pay under a fresh ephemeral key.
-    static func apple(account: SimulatedCardAccount, nonce: Data, nonceSignature: Data) throws -> ApplePayload {
+    static func apple(account: BridgeSimulatorCardAccount, nonce: Data, nonceSignature: Data) throws -> ApplePayload {
         let ephemeral = P256.KeyAgreement.PrivateKey()
         let shared = try ephemeral.sharedSecretFromKeyAgreement(with: try passEncryptionKey().publicKey)
         let plaintext = try JSONSerialization.data(
@@ -97,7 +97,7 @@ enum SimulatorPayloads {
             options: [.sortedKeys]
         )
         let sealed = try AES.GCM.seal(plaintext, using: symmetricKey(shared))
-        guard let combined = sealed.combined else { throw SimulatorCryptoError.sealFailed }
+        guard let combined = sealed.combined else { throw BridgeSimulatorCryptoError.sealFailed }
         var activationMessage = Data(account.id.utf8)
         activationMessage.append(nonce)
         let activation = Data(
@@ -120,7 +120,8 @@ enum SimulatorPayloads {
     }
 
     /// Seals the card data for Google Pay; the result is Base64url without padding.
-    static func google(account: SimulatedCardAccount, walletAccountID: String, deviceID: String) throws -> String {
+    static func google(account: BridgeSimulatorCardAccount, walletAccountID: String, deviceID: String) throws -> String
+    {
         let plaintext = try JSONSerialization.data(
             withJSONObject: [
                 "pan": account.pan, "expiry": account.expiry, "client_wallet_account_id": walletAccountID,
@@ -129,7 +130,7 @@ enum SimulatorPayloads {
             options: [.sortedKeys]
         )
         guard let combined = try AES.GCM.seal(plaintext, using: opcKey()).combined else {
-            throw SimulatorCryptoError.sealFailed
+            throw BridgeSimulatorCryptoError.sealFailed
         }
         return ByteEncoding.base64URL(combined)
     }
@@ -139,12 +140,12 @@ enum SimulatorPayloads {
     }
 }
 
-enum SimulatorCryptoError: Error {
+enum BridgeSimulatorCryptoError: Error {
     case sealFailed
 }
 
 /// The simulator's webhook signing keys: 2048-bit RSA, generated once per process on first use.
-enum SimulatorWebhookKey {
+enum BridgeSimulatorWebhookKey {
     /// Signs genuine deliveries.
     static let shared = generate()
     /// Signs forged deliveries (``BridgeSimulator/forgedWebhook(body:at:)``).

@@ -1,95 +1,5 @@
 import Foundation
 
-/// A card account as the simulator keeps it.
-public struct SimulatedCardAccount: Sendable, Equatable {
-    /// One freeze on the account (`CardFreeze`).
-    public struct Freeze: Sendable, Equatable {
-        /// `developer` or `customer`.
-        public var initiator: String
-        /// `lost_or_stolen`, `suspicious_activity`, `planned_inactivity`, `suspected_fraud` or `other`.
-        public var reason: String
-        public var reasonDetail: String?
-        public var startingAt: Date
-        public var endingAt: Date?
-        public var createdAt: Date
-
-        public init(
-            initiator: String, reason: String, reasonDetail: String? = nil, startingAt: Date, endingAt: Date? = nil,
-            createdAt: Date
-        ) {
-            self.initiator = initiator
-            self.reason = reason
-            self.reasonDetail = reasonDetail
-            self.startingAt = startingAt
-            self.endingAt = endingAt
-            self.createdAt = createdAt
-        }
-    }
-
-    /// The card account id (schema `Id`).
-    public var id: String
-    /// The owning customer's id.
-    public var customerID: String
-    /// `client_reference_id`.
-    public var clientReferenceID: String
-    /// `active`, `pending`, `inactive` or `frozen`.
-    public var status: String
-    /// `status_reason`, when set.
-    public var statusReason: String?
-    /// `cardholder_name`.
-    public var firstName: String
-    public var middleName: String?
-    public var lastName: String
-    /// The full card number (a Luhn-valid test number); never sent by the API, only inside encrypted payloads.
-    public var pan: String
-    /// `"MM/YY"`.
-    public var expiry: String
-    /// Active freezes, at most one per initiator.
-    public var freezes: [Freeze]
-    /// The available balance, as Bridge writes amounts (a decimal string).
-    public var availableBalance: String
-    /// The balance currency (`usdc`).
-    public var currency: String
-
-    public init(
-        id: String, customerID: String, clientReferenceID: String, status: String, statusReason: String? = nil,
-        firstName: String, middleName: String? = nil, lastName: String, pan: String, expiry: String,
-        freezes: [Freeze] = [], availableBalance: String = "250.00", currency: String = "usdc"
-    ) {
-        self.id = id
-        self.customerID = customerID
-        self.clientReferenceID = clientReferenceID
-        self.status = status
-        self.statusReason = statusReason
-        self.firstName = firstName
-        self.middleName = middleName
-        self.lastName = lastName
-        self.pan = pan
-        self.expiry = expiry
-        self.freezes = freezes
-        self.availableBalance = availableBalance
-        self.currency = currency
-    }
-
-    /// The first eight digits, as `card_details.bin`.
-    public var bin: String { String(pan.prefix(8)) }
-    /// `card_details.last_4`.
-    public var last4: String { String(pan.suffix(4)) }
-}
-
-/// A customer as the simulator keeps it.
-public struct SimulatedCustomer: Sendable, Equatable {
-    public var id: String
-    public var firstName: String
-    public var lastName: String
-
-    public init(id: String, firstName: String, lastName: String) {
-        self.id = id
-        self.firstName = firstName
-        self.lastName = lastName
-    }
-}
-
 extension BridgeSimulator {
     /// The documented seed: every value the simulator starts with (and returns to on reset).
     public enum Seed: Sendable {
@@ -121,39 +31,39 @@ extension BridgeSimulator {
         /// The instant seeded freezes were placed: 2026-01-01T00:00:00Z.
         public static let seedDate = Date(timeIntervalSince1970: 1_767_225_600)
 
-        public static let customers: [SimulatedCustomer] = [
-            SimulatedCustomer(id: customerID, firstName: "Ada", lastName: "Lovelace"),
-            SimulatedCustomer(id: otherCustomerID, firstName: "Grace", lastName: "Hopper"),
-            SimulatedCustomer(id: customerWithoutCardID, firstName: "Katherine", lastName: "Johnson"),
+        public static let customers: [BridgeSimulatorCustomer] = [
+            BridgeSimulatorCustomer(id: customerID, firstName: "Ada", lastName: "Lovelace"),
+            BridgeSimulatorCustomer(id: otherCustomerID, firstName: "Grace", lastName: "Hopper"),
+            BridgeSimulatorCustomer(id: customerWithoutCardID, firstName: "Katherine", lastName: "Johnson"),
         ]
 
-        public static let cardAccounts: [SimulatedCardAccount] = [
-            SimulatedCardAccount(
+        public static let cardAccounts: [BridgeSimulatorCardAccount] = [
+            BridgeSimulatorCardAccount(
                 id: activeVisa, customerID: customerID, clientReferenceID: "ada-visa-1", status: "active",
                 firstName: "Ada", middleName: "King", lastName: "Lovelace", pan: "4432528000121269", expiry: "10/29"
             ),
-            SimulatedCardAccount(
+            BridgeSimulatorCardAccount(
                 id: activeMastercard, customerID: customerID, clientReferenceID: "ada-mc-1", status: "active",
                 firstName: "Ada", lastName: "Lovelace", pan: "5399910000345676", expiry: "04/30"
             ),
-            SimulatedCardAccount(
+            BridgeSimulatorCardAccount(
                 id: pendingVisa, customerID: customerID, clientReferenceID: "ada-visa-2", status: "pending",
                 statusReason: "card issuance in progress", firstName: "Ada", lastName: "Lovelace",
                 pan: "4432528000567891", expiry: "11/29"
             ),
-            SimulatedCardAccount(
+            BridgeSimulatorCardAccount(
                 id: inactiveMastercard, customerID: customerID, clientReferenceID: "ada-mc-2", status: "inactive",
                 statusReason: "card account deactivated", firstName: "Ada", lastName: "Lovelace",
                 pan: "2223001000789011", expiry: "12/29"
             ),
-            SimulatedCardAccount(
+            BridgeSimulatorCardAccount(
                 id: frozenByCustomer, customerID: customerID, clientReferenceID: "ada-visa-3", status: "frozen",
                 firstName: "Ada", lastName: "Lovelace", pan: "4432528000901231", expiry: "01/30",
                 freezes: [
                     .init(initiator: "customer", reason: "lost_or_stolen", startingAt: seedDate, createdAt: seedDate)
                 ]
             ),
-            SimulatedCardAccount(
+            BridgeSimulatorCardAccount(
                 id: frozenByDeveloper, customerID: customerID, clientReferenceID: "ada-mc-3", status: "frozen",
                 firstName: "Ada", lastName: "Lovelace", pan: "5399910000112233", expiry: "02/30",
                 freezes: [
@@ -162,7 +72,7 @@ extension BridgeSimulator {
                         startingAt: seedDate, createdAt: seedDate)
                 ]
             ),
-            SimulatedCardAccount(
+            BridgeSimulatorCardAccount(
                 id: otherCustomerActiveVisa, customerID: otherCustomerID, clientReferenceID: "grace-visa-1",
                 status: "active",
                 firstName: "Grace", middleName: "Brewster", lastName: "Hopper", pan: "4432528000445569", expiry: "09/31"
@@ -192,9 +102,9 @@ extension BridgeSimulator {
     /// They chain to no real authority.
     public enum TestInputs: Sendable {
         /// "Simulator Leaf" (PassKit `certificates[0]`).
-        public static let leafCertificate = SimulatorCertificates.seedChain.leaf
+        public static let leafCertificate = BridgeSimulatorCertificates.seedChain.leaf
         /// "Simulator Subordinate CA" (PassKit `certificates[1]`).
-        public static let subordinateCertificate = SimulatorCertificates.seedChain.subordinate
+        public static let subordinateCertificate = BridgeSimulatorCertificates.seedChain.subordinate
         public static let nonce = Data([0x5a, 0x1c, 0x0e, 0x77])
         public static let nonceSignature = Data((0..<64).map { UInt8(truncatingIfNeeded: 0x90 &+ $0 &* 5) })
         public static let googleWalletAccountID = "sim-wallet-account-1"

@@ -42,7 +42,7 @@ extension BridgeSimulator {
     /// `body` signed like ``signedWebhook(body:at:)`` but with a second key that is not the endpoint's: a forged
     /// delivery, for tests that a verifier refuses it.
     public func forgedWebhook(body: Data, at date: Date? = nil) throws -> (headers: [(String, String)], body: Data) {
-        try sign(body, at: date, with: SimulatorWebhookKey.forger)
+        try sign(body, at: date, with: BridgeSimulatorWebhookKey.forger)
     }
 
     /// A signed event in Bridge's envelope (`WebhookEvent`).
@@ -68,7 +68,7 @@ extension BridgeSimulator {
             "event_object_id": objectID,
             "event_object": object,
             "event_object_changes": changes,
-            "event_created_at": BridgeJSON.formatDate(when),
+            "event_created_at": BridgeSimulatorWire.formatDate(when),
         ]
         // `event_object_status` is an enum in the spec that lacks the card statuses; it is sent only with its values.
         if let status = object["status"] as? String, Self.webhookObjectStatuses.contains(status) {
@@ -90,7 +90,7 @@ extension BridgeSimulator {
         at date: Date? = nil
     ) throws -> (headers: [(String, String)], body: Data)? {
         guard let account = accounts.get(cardAccountID) else { return nil }
-        let object = BridgeJSON.cardAccount(account)
+        let object = BridgeSimulatorWire.cardAccount(account)
         var changes: [String: Any] = [:]
         if let previousStatus { changes["status"] = [previousStatus, account.status] }
         return try signedWebhook(
@@ -100,11 +100,12 @@ extension BridgeSimulator {
     /// Decrypts an `encrypted_pass_data` the simulator produced (ECDH with the response's
     /// `ephemeral_public_key`), so tests can check the payload is real ciphertext over the card data.
     public static func openEncryptedPassData(_ encryptedPassData: Data, ephemeralPublicKey: Data) throws -> Data {
-        try SimulatorPayloads.openApple(encryptedPassData: encryptedPassData, ephemeralPublicKey: ephemeralPublicKey)
+        try BridgeSimulatorPayloads.openApple(
+            encryptedPassData: encryptedPassData, ephemeralPublicKey: ephemeralPublicKey)
     }
 
     /// Decrypts an `opaque_payment_card` the simulator produced (its Base64url text already decoded).
     public static func openOpaquePaymentCard(_ opaquePaymentCard: Data) throws -> Data {
-        try SimulatorPayloads.openGoogle(opaquePaymentCard)
+        try BridgeSimulatorPayloads.openGoogle(opaquePaymentCard)
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
 
 /// The simulator's JSON, with the field names of Bridge's OpenAPI schemas.
-enum BridgeJSON {
+enum BridgeSimulatorWire {
     /// `CardAccount`.
-    static func cardAccount(_ account: SimulatedCardAccount) -> [String: Any] {
+    static func cardAccount(_ account: BridgeSimulatorCardAccount) -> [String: Any] {
         var name: [String: Any] = ["first_name": account.firstName, "last_name": account.lastName]
         if let middle = account.middleName { name["middle_name"] = middle }
         var object: [String: Any] = [
@@ -26,7 +26,7 @@ enum BridgeJSON {
     }
 
     /// `CardFreeze` (without the processing `status`, which only the freeze and unfreeze answers carry).
-    static func freeze(_ freeze: SimulatedCardAccount.Freeze, cardAccountID: String) -> [String: Any] {
+    static func freeze(_ freeze: BridgeSimulatorCardAccount.Freeze, cardAccountID: String) -> [String: Any] {
         var object: [String: Any] = [
             "card_account_id": cardAccountID,
             "initiator": freeze.initiator,
@@ -39,17 +39,13 @@ enum BridgeJSON {
         return object
     }
 
-    /// `2024-01-31T23:59:59.123Z`, through the format style (no ICU formatter made a call).
+    /// `2024-01-31T23:59:59.123Z`.
     static func formatDate(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     static func parseDate(_ text: String) -> Date? {
-        let withFraction = ISO8601DateFormatter()
-        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = withFraction.date(from: text) { return date }
-        let plain = ISO8601DateFormatter()
-        plain.formatOptions = [.withInternetDateTime]
-        return plain.date(from: text)
+        (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+            ?? (try? Date(text, strategy: Date.ISO8601FormatStyle()))
     }
 }
