@@ -34,8 +34,8 @@ struct PaysafeErrorTests {
             (409, "DW-CARD-LIMIT-REACHED", .conflict),
         ])
     func simulatorCodes(_ status: Int, _ code: String, _ expected: CardGatewayError.Code) {
-        #expect(PaysafeErrorMapping.code(status: status, providerCode: code) == expected)
-        #expect(!PaysafeErrorMapping.codeRules.contains { $0.providerCode.hasPrefix("DW-") })
+        #expect(PaysafeErrors.code(status: status, providerCode: code) == expected)
+        #expect(!PaysafeErrors.codeRules.contains { $0.providerCode.hasPrefix("DW-") })
     }
 
     @Test("code rows", arguments: codeRows)
@@ -52,7 +52,7 @@ struct PaysafeErrorTests {
     @Test("every code rule is covered by a test row")
     func allCodeRulesCovered() {
         let tested = Set(Self.codeRows.map(\.code))
-        for rule in PaysafeErrorMapping.codeRules {
+        for rule in PaysafeErrors.codeRules {
             #expect(tested.contains(rule.providerCode), "\(rule.providerCode) has no test row")
         }
     }
@@ -81,7 +81,7 @@ struct PaysafeErrorTests {
 
     @Test("5xx wins over a code row")
     func serverErrorWins() {
-        #expect(PaysafeErrorMapping.code(status: 500, providerCode: "5269") == .providerUnavailable)
+        #expect(PaysafeErrors.code(status: 500, providerCode: "5269") == .providerUnavailable)
     }
 
     @Test("the code from X-Application-Status-Code when the body has none")

@@ -28,19 +28,19 @@ import HTTPTypes
 /// | 429 | other | rateLimited, with `Retry-After` | [C] |
 /// | 5xx | any | providerUnavailable, retryable, may have reached Paysafe | |
 /// | other 4xx | other | invalidRequest | |
-public enum PaysafeErrorMapping: Sendable {
+enum PaysafeErrors: Sendable {
     /// One row of the table keyed by Paysafe's code.
-    public struct CodeRule: Sendable, Equatable {
-        public var providerCode: String
-        public var code: CardGatewayError.Code
-        public var meaning: String
+    struct CodeRule: Sendable, Equatable {
+        var providerCode: String
+        var code: CardGatewayError.Code
+        var meaning: String
     }
 
     /// Rows keyed by Paysafe code; they win over the status rows for any 4xx status. Only codes from Paysafe's
     /// documents: Paysafe publishes no code for a card state that forbids an operation, so none is guessed (the adapter
     /// reads the card first and refuses such a change with `invalidCardState` itself; the simulator's `DW-CARD-*` codes
     /// are its own and map by their HTTP status).
-    public static let codeRules: [CodeRule] = [
+    static let codeRules: [CodeRule] = [
         CodeRule(providerCode: "5269", code: .notFound, meaning: "the id in the URL does not exist"),
         CodeRule(providerCode: "5068", code: .invalidRequest, meaning: "field errors"),
         CodeRule(providerCode: "5023", code: .invalidRequest, meaning: "the request is not parseable"),
@@ -54,7 +54,7 @@ public enum PaysafeErrorMapping: Sendable {
     /// (``HTTPStatusTable``) with one difference. The methods of Paysafe's card update and tokenization
     /// completion are unconfirmed (`PATCH`, marked [U] in the provider facts; Paysafe may take `PUT`), so a 405
     /// says this adapter's request is one Paysafe does not offer, which the caller cannot fix: `unsupported`.
-    public static func code(forStatus status: Int) -> CardGatewayError.Code {
+    static func code(forStatus status: Int) -> CardGatewayError.Code {
         HTTPStatusTable.rule(for: status, overrides: statusOverrides).code
     }
 
@@ -63,7 +63,7 @@ public enum PaysafeErrorMapping: Sendable {
     ]
 
     /// The normalised code for a Paysafe error response.
-    public static func code(status: Int, providerCode: String?) -> CardGatewayError.Code {
+    static func code(status: Int, providerCode: String?) -> CardGatewayError.Code {
         if status >= 500 { return .providerUnavailable }
         if let providerCode,
             let rule = codeRules.first(where: { $0.providerCode.caseInsensitiveCompare(providerCode) == .orderedSame })

@@ -1,6 +1,5 @@
 @_spi(AdapterSupport) import CardGateway
 import Foundation
-import Synchronization
 
 /// Paysafe words ↔ the normalised model.
 enum PaysafeMapping {
@@ -183,22 +182,10 @@ enum PaysafeMapping {
         )
     }
 
-    /// ISO 8601 with or without fractional seconds; nil when it is neither.
+    /// RFC 3339 with or without fractional seconds; nil when it is neither.
     static func date(_ text: String) -> Date? {
-        // The usual whole-second form without ICU (identical answers); the formatters read everything else.
-        if let date = InternetDateTime.parseWholeSeconds(text) { return date }
-        if let date = plainFormatter.withLock({ $0.date(from: text) }) { return date }
-        return fractionalFormatter.withLock { $0.date(from: text) }
+        InternetDateTime.parse(text)
     }
-
-    // Made once (a formatter is costly to make) and used under a lock (a formatter is not safe to share between
-    // threads without one).
-    private static let plainFormatter = Mutex(ISO8601DateFormatter())
-    private static let fractionalFormatter: Mutex<ISO8601DateFormatter> = {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return Mutex(formatter)
-    }()
 
     /// Decodes a Base64 payload field (standard first, then URL-safe or unpadded); nil when it is neither.
     static func base64(_ text: String) -> Data? {

@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 import HTTPTypes
 
@@ -22,7 +22,7 @@ enum PaysafeSCA {
             else {
                 throw CardGatewayError.invalidResponse(
                     "Paysafe asked for strong customer authentication but its challenge (WWW-Authenticate auth-param1) could not be read",
-                    httpStatus: response.status, requestID: PaysafeErrorMapping.requestID(response.headers)
+                    httpStatus: response.status, requestID: PaysafeErrors.requestID(response.headers)
                 )
             }
             return challenge
@@ -112,7 +112,7 @@ enum PaysafeSCA {
             .scaRequired,
             "Paysafe requires strong customer authentication (\(challenge.mode.isEmpty ? "mode not given" : challenge.mode)): solve the challenge, then repeat the call with OperationContext.sca set",
             provider: instance, providerKind: .paysafe, httpStatus: status,
-            requestID: PaysafeErrorMapping.requestID(headers),
+            requestID: PaysafeErrors.requestID(headers),
             isRetryable: false, mayHaveReachedProvider: false, scaChallenge: challenge
         )
     }

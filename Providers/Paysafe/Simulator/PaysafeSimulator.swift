@@ -48,7 +48,7 @@ public struct PaysafeSimulator: ProviderSimulator {
 
     /// Paysafe's own error body.
     public func faultResponse(status: Int, message: String) -> SimulatedResponse {
-        PaysafeSimulatorWire.error(status, String(status), message)
+        PaysafeSimulatorErrors.error(status, String(status), message)
     }
 
     public func registerRoutes(on router: Router<SimulatorContext>) {
@@ -76,7 +76,7 @@ public struct PaysafeSimulator: ProviderSimulator {
 
     private func route(
         _ router: Router<SimulatorContext>, _ method: HTTPRequest.Method, _ path: String,
-        _ handler: @escaping @Sendable (SimRequest) -> SimulatedResponse
+        _ handler: @escaping @Sendable (PaysafeSimulatorRequest) -> SimulatedResponse
     ) {
         let names = path.split(separator: "/").filter { $0.hasPrefix(":") }.map { String($0.dropFirst()) }
         let checksSignature = requireRequestSignature && [.post, .put, .patch].contains(method)
@@ -87,7 +87,7 @@ public struct PaysafeSimulator: ProviderSimulator {
                     let message = simulated.body.isEmpty ? Data(request.uri.path.utf8) : simulated.body
                     let expected = PaysafeSimulatorWire.signature(secret: secret, message: message)
                     guard let expected, let given = simulated.header("signature"), given == expected else {
-                        return PaysafeSimulatorWire.error(
+                        return PaysafeSimulatorErrors.error(
                             400, "SIM-SIGNATURE-INVALID",
                             "The Signature header is missing or does not match the request (simulator's own code).")
                     }
@@ -99,7 +99,7 @@ public struct PaysafeSimulator: ProviderSimulator {
 
     private static func simulated(
         _ request: Request, _ context: SimulatorContext, names: [String],
-        handler: (SimRequest) -> SimulatedResponse
+        handler: (PaysafeSimulatorRequest) -> SimulatedResponse
     ) -> Response {
         var headers: [String: String] = [:]
         for field in request.headers {
@@ -108,7 +108,7 @@ public struct PaysafeSimulator: ProviderSimulator {
         }
         var parameters: [String: String] = [:]
         for name in names { parameters[name] = context.parameters.get(name) }
-        let simulated = SimRequest(
+        let simulated = PaysafeSimulatorRequest(
             method: request.method.rawValue, parameters: parameters,
             query: SimulatorHTTP.queryItems(request.uri.query), headers: headers,
             body: context.requestBody, authority: request.head.authority ?? ""

@@ -2,7 +2,7 @@ import CardGatewaySimulation
 import Foundation
 
 /// A secure-details link as the simulator keeps it: bound to one card, single-use, expiring on the simulator's clock.
-struct SimSecureLink: Sendable {
+struct PaysafeSimulatorSecureLink: Sendable {
     var cardId: String
     var customerId: String
     var expires: Date
@@ -41,20 +41,20 @@ extension PaysafeSimulatorEngine {
     }
 
     /// `GET /secure-details/view?secureDetailsToken=…`: the page, once.
-    func secureView(_ request: SimRequest) -> SimulatedResponse {
+    func secureView(_ request: PaysafeSimulatorRequest) -> SimulatedResponse {
         locked {
             guard let token = request.queryValue(PaysafeSimulator.secureViewTokenName), !token.isEmpty,
                 let link = secureLinks.get(token)
             else {
-                return Wire.error(404, "DW-SECURE-LINK-UNKNOWN", "No such secure-details link.")
+                return PaysafeSimulatorErrors.error(404, "DW-SECURE-LINK-UNKNOWN", "No such secure-details link.")
             }
             guard !link.used, clock.now() < link.expires else {
-                return Wire.error(
+                return PaysafeSimulatorErrors.error(
                     410, "DW-SECURE-LINK-GONE", "The secure-details link has expired or was already used.")
             }
             secureLinks.update(token) { $0.used = true }
             guard let card = cards.get(link.cardId), card.customerId == link.customerId else {
-                return Wire.error(404, "5269", "Entity not found")
+                return PaysafeSimulatorErrors.error(404, "5269", "Entity not found")
             }
             let name = customers.get(link.customerId)?.name ?? ""
             let expiry = String(format: "%02d/%02d", card.expiryMonth, card.expiryYear % 100)

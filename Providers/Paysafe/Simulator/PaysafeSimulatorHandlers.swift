@@ -1,80 +1,30 @@
 import CardGatewaySimulation
 import Crypto
 import Foundation
-import Synchronization
 
-/// The simulator's state and request handling. Every handler runs under one lock, so a request's reads and
-/// writes of several records are atomic.
-final class PaysafeSimulatorEngine: Sendable {
-    typealias Wire = PaysafeSimulatorWire
-    typealias Seed = PaysafeSimulator.Seed
-
-    let credentials: PaysafeSimulator.Credentials
-    let clock: SimulationClock
-    let ids = DeterministicIDs(seed: 7)
-    let customers = SimulatorStore<String, SimCustomer>(PaysafeSimulatorSeedData.customers.map { ($0.id, $0) })
-    let programs = SimulatorStore<String, SimProgram>(PaysafeSimulatorSeedData.programs.map { ($0.name, $0) })
-    let cards = SimulatorStore<String, SimCard>(PaysafeSimulatorSeedData.cards.map { ($0.cardId, $0) })
-    let tokens = SimulatorStore<String, SimAccessToken>()
-    let scaEvents = SimulatorStore<String, SimSCAEvent>()
-    /// Secure-details links by token (PaysafeSimulatorCardReveal.swift).
-    let secureLinks = SimulatorStore<String, SimSecureLink>()
-    private let lock = Mutex(0)
-
-    static let cardStatuses: Set<String> = [
-        "ACTIVE", "PENDING", "CANCELLED", "SUSPENDED", "APPLIED", "DIGITAL", "REJECTED", "LOCKED", "EXPIRED", "ISSUED",
-    ]
-    static let walletTypes: Set<String> = ["APPLE_PAY", "GOOGLE_PAY", "SAMSUNG_PAY"]
-    static let scaMethods: Set<String> = ["PASSWORD", "PIN", "PASSKEYS", "OTP", "PUSH_NOTIFICATION", "BIOMETRIC"]
-    static let scaChannels: Set<String> = ["SMS", "EMAIL", "AUTHENTICATOR", "PUSH_NOTIFICATION", "REDIRECT"]
-    /// The update transitions the simulator enforces (the project's inferred reading of Paysafe's table).
-    static let transitions: [String: Set<String>] = [
-        "ACTIVE": ["LOCKED", "CANCELLED"], "LOCKED": ["ACTIVE", "CANCELLED"],
-        "DIGITAL": ["ACTIVE", "CANCELLED", "LOCKED"],
-    ]
-    static let liveStatuses: Set<String> = ["ACTIVE", "ISSUED", "DIGITAL", "PENDING", "APPLIED", "LOCKED", "SUSPENDED"]
-
-    init(credentials: PaysafeSimulator.Credentials, clock: SimulationClock) {
-        self.credentials = credentials
-        self.clock = clock
-    }
-
-    func reset() {
-        lock.withLock { _ in
-            customers.reset(to: PaysafeSimulatorSeedData.customers.map { ($0.id, $0) })
-            programs.reset(to: PaysafeSimulatorSeedData.programs.map { ($0.name, $0) })
-            cards.reset(to: PaysafeSimulatorSeedData.cards.map { ($0.cardId, $0) })
-            tokens.reset(to: [])
-            scaEvents.reset(to: [])
-            secureLinks.reset(to: [])
-            ids.reset()
-        }
-    }
-
-    /// Runs `body` under the lock.
-    func locked(_ body: () -> SimulatedResponse) -> SimulatedResponse {
-        lock.withLock { _ in body() }
-    }
-
+/// The route handlers: each runs under the engine's lock (PaysafeSimulatorModel.swift).
+extension PaysafeSimulatorEngine {
     // MARK: OAuth
 
-    func issueToken(_ request: SimRequest) -> SimulatedResponse {
+    func issueToken(_ request: PaysafeSimulatorRequest) -> SimulatedResponse {
         locked {
             guard let basic = SimulatorHTTP.basicCredentials(request.header("authorization")),
                 basic.user == credentials.clientID, basic.password == credentials.clientSecret,
                 request.parameter("brand") == credentials.brand
-            else { return Wire.unauthorized("The authentication credentials are invalid.") }
+            else { return PaysafeSimulatorErrors.unauthorized("The authentication credentials are invalid.") }
             let fields = SimulatorHTTP.formFields(request.body)
             guard let grant = fields.first(where: { $0.name == "grant_type" })?.value else {
-                return Wire.fieldErrors([("grant_type", "must not be null")])
+                return PaysafeSimulatorErrors.fieldErrors([("grant_type", "must not be null")])
             }
             guard grant == "client_credentials" else {
-                return Wire.fieldErrors([("grant_type", "the simulator issues client_credentials tokens only")])
+                return PaysafeSimulatorErrors.fieldErrors([
+                    ("grant_type", "the simulator issues client_credentials tokens only")
+                ])
             }
             let token = ids.next(prefix: "psat_", length: 32)
             tokens.put(
                 token,
-                SimAccessToken(
+                PaysafeSimulatorAccessToken(
                     brand: credentials.brand,
                     expires: clock.now().addingTimeInterval(TimeInterval(credentials.tokenLifetime))))
             return .json(
@@ -87,34 +37,41 @@ final class PaysafeSimulatorEngine: Sendable {
     }
 
     /// The 401 for a missing, unknown or expired bearer token (never an SCA challenge), or nil when it is valid.
-    private func authorize(_ request: SimRequest) -> SimulatedResponse? {
+    private func authorize(_ request: PaysafeSimulatorRequest) -> SimulatedResponse? {
         guard let value = SimulatorHTTP.bearerToken(request.header("authorization")), let token = tokens.get(value)
         else {
-            return Wire.unauthorized("The authentication credentials are invalid.")
+            return PaysafeSimulatorErrors.unauthorized("The authentication credentials are invalid.")
         }
-        guard clock.now() < token.expires else { return Wire.expired }
+        guard clock.now() < token.expires else { return PaysafeSimulatorErrors.expired }
         return nil
     }
 
-    private func customer(_ request: SimRequest) -> Result<SimCustomer, ResponseError> {
+    private func customer(
+        _ request: PaysafeSimulatorRequest
+    ) -> Result<PaysafeSimulatorCustomer, PaysafeSimulatorFailure> {
         let id = request.parameter("customerId")
         guard let customer = customers.get(id) else {
-            return .failure(ResponseError(Wire.notFound("Customer id [\(id)] does not exist")))
+            return .failure(
+                PaysafeSimulatorFailure(PaysafeSimulatorErrors.notFound("Customer id [\(id)] does not exist")))
         }
         return .success(customer)
     }
 
-    private func card(_ request: SimRequest, customer: SimCustomer) -> Result<SimCard, ResponseError> {
+    private func card(
+        _ request: PaysafeSimulatorRequest, customer: PaysafeSimulatorCustomer
+    ) -> Result<PaysafeSimulatorCard, PaysafeSimulatorFailure> {
         let id = request.parameter("cardId")
         guard let card = cards.get(id), card.customerId == customer.id else {
-            return .failure(ResponseError(Wire.notFound("Card id [\(id)] does not exist")))
+            return .failure(PaysafeSimulatorFailure(PaysafeSimulatorErrors.notFound("Card id [\(id)] does not exist")))
         }
         return .success(card)
     }
 
     /// Authorises, then finds the customer and (when `needsCard`) the card.
-    private func resolve(_ request: SimRequest, needsCard: Bool) -> Result<(SimCustomer, SimCard?), ResponseError> {
-        if let refusal = authorize(request) { return .failure(ResponseError(refusal)) }
+    private func resolve(
+        _ request: PaysafeSimulatorRequest, needsCard: Bool
+    ) -> Result<(PaysafeSimulatorCustomer, PaysafeSimulatorCard?), PaysafeSimulatorFailure> {
+        if let refusal = authorize(request) { return .failure(PaysafeSimulatorFailure(refusal)) }
         switch customer(request) {
         case .failure(let error): return .failure(error)
         case .success(let customer):
@@ -123,19 +80,23 @@ final class PaysafeSimulatorEngine: Sendable {
         }
     }
 
-    private func includes(_ request: SimRequest) -> Result<(tokenizations: Bool, actions: Bool), ResponseError> {
+    private func includes(
+        _ request: PaysafeSimulatorRequest
+    ) -> Result<(tokenizations: Bool, actions: Bool), PaysafeSimulatorFailure> {
         guard let value = request.queryValue("include"), !value.isEmpty else { return .success((false, false)) }
         let words = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         let unknown = words.filter { $0 != "TOKENIZATIONS" && $0 != "AVAILABLE_ACTIONS" }
         guard unknown.isEmpty else {
-            return .failure(ResponseError(Wire.fieldErrors([("include", "unknown value \(unknown[0])")])))
+            return .failure(
+                PaysafeSimulatorFailure(
+                    PaysafeSimulatorErrors.fieldErrors([("include", "unknown value \(unknown[0])")])))
         }
         return .success((words.contains("TOKENIZATIONS"), words.contains("AVAILABLE_ACTIONS")))
     }
 
     // MARK: Cards
 
-    func listCards(_ request: SimRequest) -> SimulatedResponse {
+    func listCards(_ request: PaysafeSimulatorRequest) -> SimulatedResponse {
         locked {
             let resolved = resolve(request, needsCard: false)
             guard case .success(let (customer, _)) = resolved else { return resolved.failureResponse }
@@ -170,7 +131,7 @@ final class PaysafeSimulatorEngine: Sendable {
             }
             let include = includes(request)
             guard case .success(let flags) = include else { return include.failureResponse }
-            guard problems.isEmpty else { return Wire.fieldErrors(problems) }
+            guard problems.isEmpty else { return PaysafeSimulatorErrors.fieldErrors(problems) }
 
             let matching = cards.all().filter { card in
                 card.customerId == customer.id && (statuses?.contains(card.status) ?? true)
@@ -188,16 +149,17 @@ final class PaysafeSimulatorEngine: Sendable {
         }
     }
 
-    func getCard(_ request: SimRequest) -> SimulatedResponse {
+    func getCard(_ request: PaysafeSimulatorRequest) -> SimulatedResponse {
         // The card is read under the lock and its JSON written outside it: written inside, the lock was the
         // simulator's bottleneck with hundreds of callers (load/paysafe, docs/LOAD.md).
-        let read: Result<(SimCard, (tokenizations: Bool, actions: Bool)), ResponseError> = lock.withLock { _ in
-            let resolved = resolve(request, needsCard: true)
-            guard case .success(let (_, found)) = resolved, let card = found else {
-                return .failure(ResponseError(resolved.failureResponse))
+        let read: Result<(PaysafeSimulatorCard, (tokenizations: Bool, actions: Bool)), PaysafeSimulatorFailure> =
+            lock.withLock { _ in
+                let resolved = resolve(request, needsCard: true)
+                guard case .success(let (_, found)) = resolved, let card = found else {
+                    return .failure(PaysafeSimulatorFailure(resolved.failureResponse))
+                }
+                return includes(request).map { (card, $0) }
             }
-            return includes(request).map { (card, $0) }
-        }
         switch read {
         case .success(let (card, flags)):
             return .json(200, Wire.card(card, includeTokenizations: flags.tokenizations, includeActions: flags.actions))
@@ -206,11 +168,11 @@ final class PaysafeSimulatorEngine: Sendable {
         }
     }
 
-    func createCard(_ request: SimRequest) -> SimulatedResponse {
+    func createCard(_ request: PaysafeSimulatorRequest) -> SimulatedResponse {
         locked {
             let resolved = resolve(request, needsCard: false)
             guard case .success(let (customer, _)) = resolved else { return resolved.failureResponse }
-            guard let body = request.json else { return Wire.notParseable }
+            guard let body = request.json else { return PaysafeSimulatorErrors.notParseable }
             let isUS = customer.region == "US"
             var problems: [(String, String)] = []
 
@@ -263,13 +225,15 @@ final class PaysafeSimulatorEngine: Sendable {
                     problems.append(("eDisclosureAccepted", "must not be null"))
                 }
             }
-            guard problems.isEmpty, let program, let currency else { return Wire.fieldErrors(problems) }
+            guard problems.isEmpty, let program, let currency else {
+                return PaysafeSimulatorErrors.fieldErrors(problems)
+            }
 
             let live = cards.all().filter {
                 $0.customerId == customer.id && $0.programName == program.name && Self.liveStatuses.contains($0.status)
             }
             guard live.count < program.allowableCards else {
-                return Wire.error(
+                return PaysafeSimulatorErrors.error(
                     409, "DW-CARD-LIMIT-REACHED",
                     "The customer holds the maximum number of cards allowed on this program.")
             }
@@ -280,7 +244,7 @@ final class PaysafeSimulatorEngine: Sendable {
             let now = clock.now()
             let year = Calendar(identifier: .gregorian).component(.year, from: now) + 3
             let status = program.cardType == "VIRTUAL" ? "ACTIVE" : (program.isDigital ? "DIGITAL" : "ISSUED")
-            let card = SimCard(
+            let card = PaysafeSimulatorCard(
                 cardId: cardId, customerId: customer.id, status: status, statusReason: nil, cardType: program.cardType,
                 scheme: program.scheme,
                 programName: program.name, currency: currency, bin: program.scheme == "VISA" ? "453978" : "533944",
@@ -340,23 +304,24 @@ final class PaysafeSimulatorEngine: Sendable {
         return problems
     }
 
-    func activateCard(_ request: SimRequest) -> SimulatedResponse {
+    func activateCard(_ request: PaysafeSimulatorRequest) -> SimulatedResponse {
         locked {
             let resolved = resolve(request, needsCard: true)
             guard case .success(let (_, found)) = resolved, var card = found else { return resolved.failureResponse }
-            guard let body = request.json else { return Wire.notParseable }
+            guard let body = request.json else { return PaysafeSimulatorErrors.notParseable }
             var problems: [(String, String)] = []
             let lastFour = body["lastFourDigits"] as? String ?? ""
             let cvv = body["cvv"] as? String ?? ""
             if lastFour.count != 4 { problems.append(("lastFourDigits", "size must be between 4 and 4")) }
             if cvv.count != 3 { problems.append(("cvv", "size must be between 3 and 3")) }
             if ((body["userAgent"] as? String) ?? "").isEmpty { problems.append(("userAgent", "must not be null")) }
-            guard problems.isEmpty else { return Wire.fieldErrors(problems) }
+            guard problems.isEmpty else { return PaysafeSimulatorErrors.fieldErrors(problems) }
             if card.status == "ACTIVE" {
-                return Wire.error(400, "DW-CARD-ALREADY-ACTIVATED", "The card is already activated.")
+                return PaysafeSimulatorErrors.error(400, "DW-CARD-ALREADY-ACTIVATED", "The card is already activated.")
             }
             guard card.status == "ISSUED" || card.status == "DIGITAL" else {
-                return Wire.error(400, "DW-CARD-INVALID-STATUS", "Only ISSUED or DIGITAL cards can be activated.")
+                return PaysafeSimulatorErrors.error(
+                    400, "DW-CARD-INVALID-STATUS", "Only ISSUED or DIGITAL cards can be activated.")
             }
             guard lastFour == card.lastFour && cvv == card.cvv else {
                 card.failedActivations += 1
@@ -365,7 +330,7 @@ final class PaysafeSimulatorEngine: Sendable {
                     card.statusReason = "Wrong activation data"
                 }
                 cards.put(card.cardId, card)
-                return Wire.error(
+                return PaysafeSimulatorErrors.error(
                     400, "DW-CARD-ACTIVATION-DATA-MISMATCH", "The activation data does not match the card.")
             }
             card.status = "ACTIVE"
@@ -377,16 +342,18 @@ final class PaysafeSimulatorEngine: Sendable {
         }
     }
 
-    func updateCard(_ request: SimRequest) -> SimulatedResponse {
+    func updateCard(_ request: PaysafeSimulatorRequest) -> SimulatedResponse {
         locked {
             let resolved = resolve(request, needsCard: true)
             guard case .success(let (customer, found)) = resolved, var card = found else {
                 return resolved.failureResponse
             }
-            guard let body = request.json else { return Wire.notParseable }
+            guard let body = request.json else { return PaysafeSimulatorErrors.notParseable }
             // The business update page: "Pin change is an unavailable action for Business APIs".
             if body["pin"] != nil {
-                return Wire.fieldErrors([("pin", "Pin change is an unavailable action for Business APIs")])
+                return PaysafeSimulatorErrors.fieldErrors([
+                    ("pin", "Pin change is an unavailable action for Business APIs")
+                ])
             }
             var problems: [(String, String)] = []
             let status = body["status"] as? String
@@ -400,12 +367,12 @@ final class PaysafeSimulatorEngine: Sendable {
             if let reason = body["statusReason"] as? String, reason.count > 200 {
                 problems.append(("statusReason", "size must be between 0 and 200"))
             }
-            guard problems.isEmpty, let status else { return Wire.fieldErrors(problems) }
+            guard problems.isEmpty, let status else { return PaysafeSimulatorErrors.fieldErrors(problems) }
             guard Self.cardStatuses.contains(status) else {
-                return Wire.fieldErrors([("status", "unknown card status")])
+                return PaysafeSimulatorErrors.fieldErrors([("status", "unknown card status")])
             }
             guard Self.transitions[card.status]?.contains(status) ?? false else {
-                return Wire.error(
+                return PaysafeSimulatorErrors.error(
                     400, "DW-CARD-STATUS-TRANSITION-NOT-ALLOWED",
                     "The card cannot be changed from \(card.status) to \(status).")
             }
@@ -419,7 +386,7 @@ final class PaysafeSimulatorEngine: Sendable {
         }
     }
 
-    func programs(_ request: SimRequest) -> SimulatedResponse {
+    func programs(_ request: PaysafeSimulatorRequest) -> SimulatedResponse {
         locked {
             let resolved = resolve(request, needsCard: false)
             guard case .success(let (customer, _)) = resolved else { return resolved.failureResponse }
@@ -429,16 +396,18 @@ final class PaysafeSimulatorEngine: Sendable {
 
     // MARK: Tokenization
 
-    func tokenize(_ request: SimRequest) -> SimulatedResponse {
+    func tokenize(_ request: PaysafeSimulatorRequest) -> SimulatedResponse {
         locked {
             let resolved = resolve(request, needsCard: true)
             guard case .success(let (customer, found)) = resolved, var card = found else {
                 return resolved.failureResponse
             }
-            guard let body = request.json else { return Wire.notParseable }
+            guard let body = request.json else { return PaysafeSimulatorErrors.notParseable }
             let walletType = body["walletType"] as? String ?? ""
             guard Self.walletTypes.contains(walletType) else {
-                return Wire.fieldErrors([("walletType", "must be one of APPLE_PAY, GOOGLE_PAY, SAMSUNG_PAY")])
+                return PaysafeSimulatorErrors.fieldErrors([
+                    ("walletType", "must be one of APPLE_PAY, GOOGLE_PAY, SAMSUNG_PAY")
+                ])
             }
             var problems: [(String, String)] = []
             if walletType == "APPLE_PAY" {
@@ -455,13 +424,14 @@ final class PaysafeSimulatorEngine: Sendable {
                     problems.append((field, "must not be null for VISA cards and \(walletType)"))
                 }
             }
-            guard problems.isEmpty else { return Wire.fieldErrors(problems) }
+            guard problems.isEmpty else { return PaysafeSimulatorErrors.fieldErrors(problems) }
             guard card.status == "ACTIVE" || card.status == "DIGITAL" else {
-                return Wire.error(400, "DW-CARD-INVALID-STATUS", "A \(card.status) card cannot be tokenized.")
+                return PaysafeSimulatorErrors.error(
+                    400, "DW-CARD-INVALID-STATUS", "A \(card.status) card cannot be tokenized.")
             }
 
             card.tokenizations.append(
-                SimTokenization(
+                PaysafeSimulatorTokenization(
                     dpanRef: nil, walletId: body["clientWalletAccountId"] as? String, walletType: walletType,
                     status: "INITIATED", created: clock.now()
                 ))
@@ -495,7 +465,7 @@ final class PaysafeSimulatorEngine: Sendable {
         }
     }
 
-    private func customerObject(_ customer: SimCustomer) -> [String: Any] {
+    private func customerObject(_ customer: PaysafeSimulatorCustomer) -> [String: Any] {
         var object: [String: Any] = [
             "name": customer.name, "mobile": customer.mobile, "address1": customer.address1, "city": customer.city,
             "countryCode": customer.countryCode, "postalCode": customer.postalCode,
@@ -504,11 +474,11 @@ final class PaysafeSimulatorEngine: Sendable {
         return object
     }
 
-    func updateTokenization(_ request: SimRequest) -> SimulatedResponse {
+    func updateTokenization(_ request: PaysafeSimulatorRequest) -> SimulatedResponse {
         locked {
             let resolved = resolve(request, needsCard: true)
             guard case .success(let (_, found)) = resolved, var card = found else { return resolved.failureResponse }
-            guard let body = request.json else { return Wire.notParseable }
+            guard let body = request.json else { return PaysafeSimulatorErrors.notParseable }
             var problems: [(String, String)] = []
             let dpanRef = body["dpanRef"] as? String ?? ""
             let walletType = body["walletType"] as? String ?? ""
@@ -518,11 +488,13 @@ final class PaysafeSimulatorEngine: Sendable {
                 problems.append(("walletType", "must be one of APPLE_PAY, GOOGLE_PAY, SAMSUNG_PAY"))
             }
             if status != "COMPLETED" { problems.append(("status", "only COMPLETED can be set")) }
-            guard problems.isEmpty else { return Wire.fieldErrors(problems) }
+            guard problems.isEmpty else { return PaysafeSimulatorErrors.fieldErrors(problems) }
             let index =
                 card.tokenizations.lastIndex { $0.walletType == walletType && $0.dpanRef == dpanRef }
                 ?? card.tokenizations.lastIndex { $0.walletType == walletType && $0.status == "INITIATED" }
-            guard let index else { return Wire.notFound("No \(walletType) tokenization of card [\(card.cardId)]") }
+            guard let index else {
+                return PaysafeSimulatorErrors.notFound("No \(walletType) tokenization of card [\(card.cardId)]")
+            }
             card.tokenizations[index].status = "COMPLETED"
             card.tokenizations[index].dpanRef = dpanRef
             if let walletId = body["walletId"] as? String { card.tokenizations[index].walletId = walletId }
@@ -533,14 +505,14 @@ final class PaysafeSimulatorEngine: Sendable {
 
     // MARK: Secure details and SCA
 
-    func secureDetails(_ request: SimRequest) -> SimulatedResponse {
+    func secureDetails(_ request: PaysafeSimulatorRequest) -> SimulatedResponse {
         locked {
             let resolved = resolve(request, needsCard: true)
             guard case .success(let (customer, found)) = resolved, let card = found else {
                 return resolved.failureResponse
             }
             guard ["ACTIVE", "LOCKED", "DIGITAL", "ISSUED", "SUSPENDED"].contains(card.status) else {
-                return Wire.error(
+                return PaysafeSimulatorErrors.error(
                     400, "DW-CARD-INVALID-STATUS", "The details of a \(card.status) card cannot be shown.")
             }
             if let challenge = requireSCA(
@@ -551,7 +523,8 @@ final class PaysafeSimulatorEngine: Sendable {
             // A single-use link to the simulator's own secure view (PaysafeSimulatorCardReveal.swift).
             let token = ids.next(prefix: "sd_", length: 32)
             let expires = clock.now().addingTimeInterval(PaysafeSimulator.secureLinkLifetime)
-            secureLinks.put(token, SimSecureLink(cardId: card.cardId, customerId: customer.id, expires: expires))
+            secureLinks.put(
+                token, PaysafeSimulatorSecureLink(cardId: card.cardId, customerId: customer.id, expires: expires))
             return .json(
                 200,
                 [
@@ -563,7 +536,9 @@ final class PaysafeSimulatorEngine: Sendable {
 
     /// nil when the customer needs no SCA or the request carries the authorization of a verified, unused event
     /// for this very operation (which it then uses up); otherwise the 401 challenge of a new event.
-    private func requireSCA(customer: SimCustomer, operation: String, request: SimRequest) -> SimulatedResponse? {
+    private func requireSCA(
+        customer: PaysafeSimulatorCustomer, operation: String, request: PaysafeSimulatorRequest
+    ) -> SimulatedResponse? {
         guard customer.requiresSCA else { return nil }
         let now = clock.now()
         if let header = request.header("sca-authorization"), let data = Data(base64Encoded: header),
@@ -577,7 +552,7 @@ final class PaysafeSimulatorEngine: Sendable {
             scaEvents.put(eventId, event)
             return nil
         }
-        let event = SimSCAEvent(
+        let event = PaysafeSimulatorSCAEvent(
             eventId: ids.uuid(), walletOperationId: ids.uuid(), customerId: customer.id, operation: operation,
             status: .pending,
             created: now, expires: now.addingTimeInterval(900), attempts: 0
@@ -600,14 +575,14 @@ final class PaysafeSimulatorEngine: Sendable {
             .withHeader("WWW-Authenticate", "SCA realm=\"Prepaid Cards\" auth-param1=\"\(json.base64EncodedString())\"")
     }
 
-    func scaAttempt(_ request: SimRequest) -> SimulatedResponse {
+    func scaAttempt(_ request: PaysafeSimulatorRequest) -> SimulatedResponse {
         locked {
             if let refusal = authorize(request) { return refusal }
             let eventId = request.parameter("eventId")
             guard var event = scaEvents.get(eventId) else {
-                return Wire.notFound("SCA event [\(eventId)] does not exist")
+                return PaysafeSimulatorErrors.notFound("SCA event [\(eventId)] does not exist")
             }
-            guard let body = request.json else { return Wire.notParseable }
+            guard let body = request.json else { return PaysafeSimulatorErrors.notParseable }
             var problems: [(String, String)] = []
             let walletOperationId = body["walletOperationId"] as? String ?? ""
             let verification = body["verification"] as? [String: Any]
@@ -631,17 +606,20 @@ final class PaysafeSimulatorEngine: Sendable {
             if !["VERIFIED", "REJECTED", "FAILED"].contains(status) {
                 problems.append(("status", "must be VERIFIED, REJECTED or FAILED"))
             }
-            guard problems.isEmpty else { return Wire.fieldErrors(problems) }
+            guard problems.isEmpty else { return PaysafeSimulatorErrors.fieldErrors(problems) }
             guard clock.now() < event.expires else {
-                return Wire.error(400, "DW-SCA-EVENT-EXPIRED", "The SCA event has expired; start the operation again.")
+                return PaysafeSimulatorErrors.error(
+                    400, "DW-SCA-EVENT-EXPIRED", "The SCA event has expired; start the operation again.")
             }
             guard event.status == .pending else {
-                return Wire.error(400, "DW-SCA-EVENT-CLOSED", "The SCA event is no longer open for attempts.")
+                return PaysafeSimulatorErrors.error(
+                    400, "DW-SCA-EVENT-CLOSED", "The SCA event is no longer open for attempts.")
             }
             guard event.attempts < Seed.scaAllowableAttempts else {
                 event.status = .failed
                 scaEvents.put(eventId, event)
-                return Wire.error(400, "DW-SCA-ATTEMPTS-EXCEEDED", "No attempts are left for this SCA event.")
+                return PaysafeSimulatorErrors.error(
+                    400, "DW-SCA-ATTEMPTS-EXCEEDED", "No attempts are left for this SCA event.")
             }
             event.attempts += 1
             switch status {
@@ -662,19 +640,5 @@ final class PaysafeSimulatorEngine: Sendable {
                     "currentAttempts": event.attempts,
                 ])
         }
-    }
-}
-
-/// A response that ends a handler early.
-struct ResponseError: Error {
-    var response: SimulatedResponse
-    init(_ response: SimulatedResponse) { self.response = response }
-}
-
-extension Result where Failure == ResponseError {
-    /// The early response of a failure (a 500 if called on a success, which no handler does).
-    var failureResponse: SimulatedResponse {
-        if case .failure(let error) = self { return error.response }
-        return PaysafeSimulatorWire.error(500, "500", "Internal simulator error.")
     }
 }

@@ -99,38 +99,38 @@ extension PaysafeSimulator {
 enum PaysafeSimulatorSeedData {
     static let epoch = Date(timeIntervalSince1970: 1_700_000_000)
 
-    static let customers: [SimCustomer] = [
-        SimCustomer(
+    static let customers: [PaysafeSimulatorCustomer] = [
+        PaysafeSimulatorCustomer(
             id: PaysafeSimulator.Seed.euCustomer, region: "ROW", requiresSCA: false, name: "Maria Ivanova",
             mobile: "+359 888333333",
             address1: "Tsarigradsko Shose 73", city: "Sofia", countryCode: "BG", state: nil, postalCode: "1000"
         ),
-        SimCustomer(
+        PaysafeSimulatorCustomer(
             id: PaysafeSimulator.Seed.usCustomer, region: "US", requiresSCA: false, name: "John Smith",
             mobile: "+1 2125550100",
             address1: "1 Main Street", city: "New York", countryCode: "US", state: "NY", postalCode: "10001"
         ),
-        SimCustomer(
+        PaysafeSimulatorCustomer(
             id: PaysafeSimulator.Seed.scaCustomer, region: "ROW", requiresSCA: true, name: "Anna Schmidt",
             mobile: "+49 15112345678",
             address1: "Unter den Linden 1", city: "Berlin", countryCode: "DE", state: nil, postalCode: "10117"
         ),
     ]
 
-    static let programs: [SimProgram] = [
-        SimProgram(
+    static let programs: [PaysafeSimulatorProgram] = [
+        PaysafeSimulatorProgram(
             name: PaysafeSimulator.Seed.virtualMCProgram, cardType: "VIRTUAL", scheme: "MC",
             currencies: ["EUR", "BGN", "GBP"], allowableCards: 20, isDigital: false, region: "ROW"),
-        SimProgram(
+        PaysafeSimulatorProgram(
             name: PaysafeSimulator.Seed.physicalMCProgram, cardType: "PHYSICAL", scheme: "MC",
             currencies: ["EUR", "BGN"], allowableCards: 10, isDigital: false, region: "ROW"),
-        SimProgram(
+        PaysafeSimulatorProgram(
             name: PaysafeSimulator.Seed.physicalVisaProgram, cardType: "PHYSICAL", scheme: "VISA", currencies: ["EUR"],
             allowableCards: 10, isDigital: true, region: "ROW"),
-        SimProgram(
+        PaysafeSimulatorProgram(
             name: PaysafeSimulator.Seed.usVirtualProgram, cardType: "VIRTUAL", scheme: "VISA", currencies: ["USD"],
             allowableCards: 3, isDigital: false, region: "US"),
-        SimProgram(
+        PaysafeSimulatorProgram(
             name: PaysafeSimulator.Seed.usPhysicalProgram, cardType: "PHYSICAL", scheme: "VISA", currencies: ["USD"],
             allowableCards: 2, isDigital: false, region: "US"),
     ]
@@ -138,8 +138,9 @@ enum PaysafeSimulatorSeedData {
     static func card(
         _ id: String, customer: String, status: String, scheme: String, type: String, lastFour: String,
         cvv: String = PaysafeSimulator.Seed.defaultCVV,
-        currency: String = "EUR", statusReason: String? = nil, tokenizations: [SimTokenization] = [], index: Int
-    ) -> SimCard {
+        currency: String = "EUR", statusReason: String? = nil, tokenizations: [PaysafeSimulatorTokenization] = [],
+        index: Int
+    ) -> PaysafeSimulatorCard {
         let program: String
         switch (type, scheme, currency) {
         case ("VIRTUAL", _, "USD"): program = PaysafeSimulator.Seed.usVirtualProgram
@@ -148,7 +149,7 @@ enum PaysafeSimulatorSeedData {
         case ("PHYSICAL", _, _): program = PaysafeSimulator.Seed.physicalMCProgram
         default: program = PaysafeSimulator.Seed.virtualMCProgram
         }
-        return SimCard(
+        return PaysafeSimulatorCard(
             cardId: id, customerId: customer, status: status, statusReason: statusReason, cardType: type,
             scheme: scheme,
             programName: program, currency: currency, bin: scheme == "VISA" ? "453978" : "533944", lastFour: lastFour,
@@ -171,7 +172,7 @@ enum PaysafeSimulatorSeedData {
         )
     }
 
-    static var cards: [SimCard] {
+    static var cards: [PaysafeSimulatorCard] {
         typealias S = PaysafeSimulator.Seed
         let eu = S.euCustomer
         return [
@@ -211,7 +212,7 @@ enum PaysafeSimulatorSeedData {
             card(
                 S.tokenizedCardID, customer: eu, status: "ACTIVE", scheme: "MC", type: "VIRTUAL", lastFour: "1212",
                 tokenizations: [
-                    SimTokenization(
+                    PaysafeSimulatorTokenization(
                         dpanRef: S.tokenizedDPANRef, walletId: nil, walletType: "APPLE_PAY", status: "COMPLETED",
                         created: epoch)
                 ],

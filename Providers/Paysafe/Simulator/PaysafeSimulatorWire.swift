@@ -2,44 +2,8 @@ import CardGatewaySimulation
 import Crypto
 import Foundation
 
-/// Paysafe's JSON as the simulator writes it, and small wire helpers.
-///
-/// Error codes: `5269`, `5068`, `5023`, `5279` and `5275` are Paysafe's. Every `DW-…` and `SIM-…` code (`DW-CARD-*`,
-/// `DW-SCA-*`, `DW-SECURE-LINK-*`, `SIM-SIGNATURE-INVALID`) is the simulator's own: Paysafe publishes no code for these
-/// refusals, and the adapter keys no row on them (they map by their HTTP status).
+/// Paysafe's JSON as the simulator writes it, and small wire helpers. Error bodies: PaysafeSimulatorErrors.swift.
 enum PaysafeSimulatorWire {
-    static let fieldErrorDetail =
-        "Either you submitted a request that is missing a mandatory field or the value of a field does not match the format expected."
-
-    /// `{"error":{"code","message","details","fieldErrors"}}`.
-    static func error(
-        _ status: Int, _ code: String, _ message: String, details: [String]? = nil, fieldErrors: [(String, String)] = []
-    ) -> SimulatedResponse {
-        var body: [String: Any] = ["code": code, "message": message]
-        if let details { body["details"] = details }
-        if !fieldErrors.isEmpty { body["fieldErrors"] = fieldErrors.map { ["field": $0.0, "error": $0.1] } }
-        return SimulatedResponse.json(status, ["error": body])
-    }
-
-    static func fieldErrors(_ errors: [(String, String)]) -> SimulatedResponse {
-        error(400, "5068", "Field error(s)", details: [fieldErrorDetail], fieldErrors: errors)
-    }
-
-    static func notFound(_ what: String) -> SimulatedResponse {
-        error(
-            404, "5269", "The ID(s) specified in the URL do not correspond to the values in the system.",
-            details: [what])
-    }
-
-    static func unauthorized(_ message: String) -> SimulatedResponse {
-        error(401, "5279", message)
-    }
-
-    /// An expired access token: 401 with `5275` (expired credentials, Paysafe's error catalogue).
-    static let expired = error(401, "5275", "The authentication credentials have expired.")
-
-    static let notParseable = error(400, "5023", "You submitted a request that is not parseable.")
-
     /// `2024-01-31T23:59:59Z`. The format style, not a new `ISO8601DateFormatter` a call: making one through ICU was
     /// a fifth of the simulator's CPU under load (load/paysafe, docs/LOAD.md).
     static func iso(_ date: Date) -> String {
@@ -92,7 +56,7 @@ enum PaysafeSimulatorWire {
 
     // MARK: Objects
 
-    static func card(_ card: SimCard, includeTokenizations: Bool, includeActions: Bool) -> [String: Any] {
+    static func card(_ card: PaysafeSimulatorCard, includeTokenizations: Bool, includeActions: Bool) -> [String: Any] {
         var object: [String: Any] = [
             "cardId": card.cardId, "status": card.status,
             "expiry": ["month": card.expiryMonth, "year": card.expiryYear],
@@ -114,7 +78,7 @@ enum PaysafeSimulatorWire {
         return object
     }
 
-    static func tokenization(_ item: SimTokenization) -> [String: Any] {
+    static func tokenization(_ item: PaysafeSimulatorTokenization) -> [String: Any] {
         var object: [String: Any] = ["walletType": item.walletType, "status": item.status]
         if let dpanRef = item.dpanRef { object["dpanRef"] = dpanRef }
         if let walletId = item.walletId { object["walletId"] = walletId }
@@ -122,7 +86,7 @@ enum PaysafeSimulatorWire {
     }
 
     /// What the customer may do with the card now.
-    static func actions(for card: SimCard) -> [String] {
+    static func actions(for card: PaysafeSimulatorCard) -> [String] {
         switch card.status {
         case "ACTIVE": return ["LOCK", "CANCEL", "SHOW_DETAILS", "SHOW_PIN", "SET_PIN"]
         case "LOCKED": return ["UNLOCK", "CANCEL"]
@@ -132,7 +96,7 @@ enum PaysafeSimulatorWire {
         }
     }
 
-    static func program(_ program: SimProgram) -> [String: Any] {
+    static func program(_ program: PaysafeSimulatorProgram) -> [String: Any] {
         var object: [String: Any] = [
             "name": program.name, "cardType": program.cardType, "scheme": program.scheme,
             "currencies": program.currencies,
