@@ -220,7 +220,7 @@ struct StripeSpecConformanceTests {
                 approved: false, amount: nil, reason: "webhook_declined", metadata: [("decline_reason", "other")]),
             StripeSimulator.ReadAnswer(approved: false, amount: nil, reason: "webhook_timeout"),
         ].enumerated() {
-            var authorization = SimAuthorization(
+            var authorization = StripeSimulatorAuthorization(
                 id: "iauth_1SimSpec\(index)", cardID: Seed.activeCardID, created: 1_700_000_000, currency: "usd",
                 merchantCurrency: "usd",
                 merchant: .init(name: "Corner Shop", categoryCode: "5411", country: "US", city: "Seattle"))

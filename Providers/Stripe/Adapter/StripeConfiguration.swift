@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 
 /// How a Stripe instance is set up: the keys and the options the factory reads from configuration

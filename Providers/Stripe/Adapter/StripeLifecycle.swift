@@ -191,4 +191,164 @@ extension StripeProvider {
         }
         return try await updateToken(id: change.token, status: target, context: context).token
     }
+
+    // MARK: Stripe's own card and token calls, beneath the normalised ones above
+
+    /// `GET /v1/issuing/cards` with cursor paging and Stripe's filters.
+    public func listCards(
+        _ query: StripeCardListQuery = StripeCardListQuery(), context: OperationContext
+    ) async throws -> StripeList<Card> {
+        var problems = ValidationProblems()
+        var items: [(name: String, value: String)] = []
+        if let limit = query.limit {
+            problems.require(StripeAPI.listLimitRange.contains(limit), "limit", "must be from 1 to 100")
+            items.append(("limit", String(limit)))
+        }
+        if let after = query.startingAfter {
+            Self.check(id: after, field: "startingAfter", into: &problems)
+            items.append(("starting_after", after))
+        }
+        if let before = query.endingBefore {
+            Self.check(id: before, field: "endingBefore", into: &problems)
+            items.append(("ending_before", before))
+        }
+        problems.require(
+            query.startingAfter == nil || query.endingBefore == nil, "endingBefore",
+            "cannot be combined with startingAfter")
+        if let status = query.status {
+            if let value = StripeMapping.stripeCardStatus(status) {
+                items.append(("status", value))
+            } else {
+                problems.add("status", "Stripe cards are active, inactive or cancelled, not \(status)")
+            }
+        }
+        if let type = query.type {
+            if let value = StripeMapping.stripeCardType(type) {
+                items.append(("type", value))
+            } else {
+                problems.add("type", "must be physical or virtual")
+            }
+        }
+        if let cardholder = query.cardholder {
+            Self.check(id: cardholder, field: "cardholder", into: &problems)
+            items.append(("cardholder", cardholder))
+        }
+        try problems.throwIfAny()
+        let response = try await send(
+            .get, StripeAPI.issuingCards, query: items, operation: "list cards", context: context)
+        let list = try decode(
+            StripeListWire<StripeCardWire>.self, response, object: "list", \.object, what: "card list")
+        let cards = list.data.map(StripeMapping.card)
+        let hasMore = list.hasMore ?? false
+        // Paging backwards (ending_before), has_more speaks of items before this page: the cursor to follow is
+        // the first item's id, as ending_before. Paging forwards, it is the last item's id, as starting_after.
+        if query.endingBefore != nil {
+            return StripeList(
+                items: cards, hasMore: hasMore, nextStartingAfter: nil,
+                previousEndingBefore: hasMore ? cards.first?.id : nil)
+        }
+        return StripeList(
+            items: cards, hasMore: hasMore, nextStartingAfter: hasMore ? cards.last?.id : nil,
+            previousEndingBefore: query.startingAfter != nil ? cards.first?.id : nil
+        )
+    }
+
+    /// Activates, deactivates or cancels a card: `POST /v1/issuing/cards/{id}` with `status` active, inactive or
+    /// canceled (final at Stripe), and for a cancellation an optional `cancellation_reason` lost or stolen.
+    public func updateCardStatus(
+        card ref: CardRef, status: CardStatus, reason: String? = nil, context: OperationContext
+    ) async throws -> Card {
+        var problems = ValidationProblems()
+        Self.check(cardID: ref.id, field: "card.id", into: &problems)
+        let stripeStatus = StripeMapping.stripeCardStatus(status)
+        if stripeStatus == nil {
+            problems.add("status", "Stripe cards can be set active, inactive or cancelled, not \(status)")
+        }
+        if let reason {
+            if status != .cancelled {
+                problems.add("reason", "a reason is only sent with a cancellation")
+            } else if !StripeAPI.settableCancellationReasons.contains(reason) {
+                problems.add("reason", "must be lost or stolen")
+            }
+        }
+        try problems.throwIfAny()
+        var form = StripeForm()
+        form.add("status", stripeStatus ?? "")
+        if let reason { form.add("cancellation_reason", reason) }
+        let response = try await send(
+            .post, StripeAPI.issuingCard(ref.id), form: form,
+            repeatability: .idempotent(
+                header: StripeAPI.idempotencyKeyHeader,
+                scope: "card_status:\(ref.id):\(stripeStatus ?? ""):\(reason ?? "")"),
+            operation: "update card status", context: context
+        )
+        return StripeMapping.card(
+            try decode(StripeCardWire.self, response, object: "issuing.card", \.object, what: "issuing card"))
+    }
+
+    // MARK: Tokens
+
+    /// `GET /v1/issuing/tokens?card=…` with cursor paging.
+    public func listTokens(
+        card ref: CardRef, status: WalletTokenStatus? = nil, limit: Int? = nil, startingAfter: String? = nil,
+        context: OperationContext
+    ) async throws -> StripeList<StripeIssuingToken> {
+        var problems = ValidationProblems()
+        Self.check(cardID: ref.id, field: "card.id", into: &problems)
+        var items: [(name: String, value: String)] = [("card", ref.id)]
+        if let status {
+            if status == .unknown {
+                problems.add("status", "must be requested, active, suspended or deleted")
+            } else {
+                items.append(("status", status.rawValue))
+            }
+        }
+        if let limit {
+            problems.require(StripeAPI.listLimitRange.contains(limit), "limit", "must be from 1 to 100")
+            items.append(("limit", String(limit)))
+        }
+        if let startingAfter {
+            Self.check(id: startingAfter, field: "startingAfter", into: &problems)
+            items.append(("starting_after", startingAfter))
+        }
+        try problems.throwIfAny()
+        let response = try await send(
+            .get, StripeAPI.issuingTokens, query: items, operation: "list tokens", context: context)
+        let list = try decode(
+            StripeListWire<StripeTokenWire>.self, response, object: "list", \.object, what: "token list")
+        let tokens = list.data.map(Self.issuingToken)
+        let hasMore = list.hasMore ?? false
+        return StripeList(items: tokens, hasMore: hasMore, nextStartingAfter: hasMore ? tokens.last?.id : nil)
+    }
+
+    /// `GET /v1/issuing/tokens/{id}`.
+    public func token(id: String, context: OperationContext) async throws -> StripeIssuingToken {
+        var problems = ValidationProblems()
+        Self.check(id: id, field: "id", into: &problems)
+        try problems.throwIfAny()
+        let response = try await send(.get, StripeAPI.issuingToken(id), operation: "get token", context: context)
+        return Self.issuingToken(
+            try decode(StripeTokenWire.self, response, object: "issuing.token", \.object, what: "issuing token"))
+    }
+
+    /// Activates, suspends or deletes (final) a token: `POST /v1/issuing/tokens/{id}` with `status`.
+    public func updateToken(
+        id: String, status: WalletTokenStatus, context: OperationContext
+    ) async throws -> StripeIssuingToken {
+        var problems = ValidationProblems()
+        Self.check(id: id, field: "id", into: &problems)
+        let value = StripeMapping.stripeTokenStatus(status)
+        if value == nil { problems.add("status", "a token can be set active, suspended or deleted, not \(status)") }
+        try problems.throwIfAny()
+        var form = StripeForm()
+        form.add("status", value ?? "")
+        let response = try await send(
+            .post, StripeAPI.issuingToken(id), form: form,
+            repeatability: .idempotent(
+                header: StripeAPI.idempotencyKeyHeader, scope: "token_status:\(id):\(value ?? "")"),
+            operation: "update token", context: context
+        )
+        return Self.issuingToken(
+            try decode(StripeTokenWire.self, response, object: "issuing.token", \.object, what: "issuing token"))
+    }
 }

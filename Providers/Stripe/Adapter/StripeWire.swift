@@ -3,8 +3,7 @@ import Foundation
 // Stripe's JSON, mirrored as it arrives. Internal: the public model is in StripeMapping.swift.
 // Only the fields the adapter reads are declared; unknown fields are ignored, and optional ones may be absent
 // or null. Missing required ones make decoding fail, which the adapter reports as `invalidResponse`.
-// Each type names its snake_case keys itself (`CodingKeys`) rather than have the decoder convert every key of
-// every object it reads (`.convertFromSnakeCase`): converting cost a 2.5 KB card answer about 140 allocations.
+// Each type names its snake_case keys itself (`CodingKeys`), as Stripe spells them.
 
 /// An object Stripe may return as its id or, expanded, as the object itself.
 enum StripeExpandable<Object: Decodable & Sendable>: Decodable, Sendable {
@@ -210,9 +209,97 @@ struct StripeEventHeaderWire: Decodable, Sendable {
 }
 
 enum StripeJSON {
-    /// One decoder for every answer (a decoder is costly to make, and safe to share): the default key strategy,
+    /// One decoder for every answer: the default key strategy,
     /// since every wire type names its snake_case keys.
     static func decoder() -> JSONDecoder { shared }
 
     private static let shared = JSONDecoder()
+}
+
+/// `issuing_authorization.request`: the members the adapter reads.
+struct StripeAuthorizationEventWire: Decodable, Sendable {
+    struct EventData: Decodable, Sendable {
+        var object: StripeAuthorizationWire
+    }
+
+    var id: String
+    var object: String?
+    var type: String
+    var apiVersion: String?
+    var data: EventData
+
+    enum CodingKeys: String, CodingKey {
+        case id, object, type, data
+        case apiVersion = "api_version"
+    }
+}
+
+/// `issuing.authorization`, the members the adapter reads.
+struct StripeAuthorizationWire: Decodable, Sendable {
+    /// `card`: the `issuing.card` (always expanded in Stripe's schema); an id alone is read too.
+    struct CardWire: Decodable, Sendable {
+        var id: String
+
+        init(from decoder: any Decoder) throws {
+            if let id = try? decoder.singleValueContainer().decode(String.self) {
+                self.id = id
+                return
+            }
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(String.self, forKey: .id)
+        }
+
+        enum CodingKeys: String, CodingKey { case id }
+    }
+
+    struct PendingRequest: Decodable, Sendable {
+        var amount: Int64
+        var currency: String
+        var isAmountControllable: Bool?
+        var merchantAmount: Int64?
+        var merchantCurrency: String?
+        var networkRiskScore: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case amount, currency
+            case isAmountControllable = "is_amount_controllable"
+            case merchantAmount = "merchant_amount"
+            case merchantCurrency = "merchant_currency"
+            case networkRiskScore = "network_risk_score"
+        }
+    }
+
+    struct MerchantData: Decodable, Sendable {
+        var name: String?
+        var categoryCode: String?
+        var country: String?
+        var city: String?
+        var networkID: String?
+
+        enum CodingKeys: String, CodingKey {
+            case name, country, city
+            case categoryCode = "category_code"
+            case networkID = "network_id"
+        }
+    }
+
+    struct RequestHistory: Decodable, Sendable {
+        var approved: Bool?
+    }
+
+    var id: String
+    var object: String?
+    var card: CardWire
+    var authorizationMethod: String?
+    var pendingRequest: PendingRequest?
+    var merchantData: MerchantData?
+    var requestHistory: [RequestHistory]?
+
+    enum CodingKeys: String, CodingKey {
+        case id, object, card
+        case authorizationMethod = "authorization_method"
+        case pendingRequest = "pending_request"
+        case merchantData = "merchant_data"
+        case requestHistory = "request_history"
+    }
 }

@@ -50,58 +50,14 @@ public struct StripeSimulator: ProviderSimulator {
         )
     }
 
-    /// The documented seed data.
-    public enum Seed: Sendable {
-        /// Jenny Rosen, with email and phone number.
-        public static let cardholderID = "ich_1SimJennyRosen000000000"
-        /// A cardholder with neither email nor phone number.
-        public static let cardholderWithoutContactID = "ich_1SimNoContact0000000000"
-
-        /// Active virtual Visa …4242, exp 08/2030, Apple Pay and Google Pay eligible, with a primary account
-        /// identifier and tokens in every status.
-        public static let activeCardID = "ic_1SimActiveEligible000000"
-        public static let primaryAccountIdentifier = "V-3020110000000000004242"
-        /// Active physical MasterCard …4444, exp 11/2031, both wallets eligible, `primary_account_identifier` null.
-        public static let activeCardWithoutPrimaryAccountIdentifierID = "ic_1SimActiveNoPAI000000000"
-        /// Inactive physical Visa …0005.
-        public static let inactiveCardID = "ic_1SimInactive00000000000"
-        /// Canceled virtual Visa …0077, `cancellation_reason` lost.
-        public static let canceledCardID = "ic_1SimCanceledLost0000000"
-        /// Active Visa …1111, both wallets ineligible: missing_agreement.
-        public static let missingAgreementCardID = "ic_1SimMissingAgreement000"
-        /// Active Visa …2222 of the cardholder without contact, both wallets ineligible: missing_cardholder_contact.
-        public static let missingCardholderContactCardID = "ic_1SimMissingContact00000"
-        /// Active MasterCard …3333 (eur), Apple Pay ineligible: unsupported_region; Google Pay eligible.
-        public static let unsupportedRegionCardID = "ic_1SimUnsupportedRegion00"
-        /// Active Visa …9995 whose writes (ephemeral keys, updates) fail inside Stripe with 500 api_error; the
-        /// failure is saved under the idempotency key and replayed.
-        public static let internalErrorCardID = "ic_1SimInternalError000000"
-
-        /// Tokens of ``activeCardID``.
-        public static let activeApplePayTokenID = "intok_1SimApplePayActive000"
-        public static let suspendedGooglePayTokenID = "intok_1SimGooglePaySuspend0"
-        public static let deletedApplePayTokenID = "intok_1SimApplePayDeleted00"
-        public static let requestedGooglePayTokenID = "intok_1SimGooglePayRequest0"
-        public static let activeSamsungPayTokenID = "intok_1SimSamsungPayActive0"
-        /// Active Google Pay token of ``unsupportedRegionCardID``.
-        public static let unsupportedRegionGooglePayTokenID = "intok_1SimRegionGoogleActiv"
-
-        /// The only connected account accepted in `Stripe-Account`.
-        public static let connectedAccountID = "acct_1SimConnected00000000"
-        /// The version answered when a request sends no `Stripe-Version`.
-        public static let accountAPIVersion = "2024-06-20"
-        /// Ephemeral keys live this long.
-        public static let ephemeralKeyLifetime: TimeInterval = 3600
-    }
-
     public let credentials: Credentials
     let simulationClock: SimulationClock
-    let cards: SimulatorStore<String, SimCard>
-    let cardholders: SimulatorStore<String, SimCardholder>
-    let tokens: SimulatorStore<String, SimToken>
-    let ephemeralKeys: SimulatorStore<String, SimEphemeralKey>
+    let cards: SimulatorStore<String, StripeSimulatorCard>
+    let cardholders: SimulatorStore<String, StripeSimulatorCardholder>
+    let tokens: SimulatorStore<String, StripeSimulatorToken>
+    let ephemeralKeys: SimulatorStore<String, StripeSimulatorEphemeralKey>
     /// Real-time authorizations the simulated network asked about (StripeSimulatorAuthorizations.swift).
-    let authorizations: SimulatorStore<String, SimAuthorization>
+    let authorizations: SimulatorStore<String, StripeSimulatorAuthorization>
     let ledger: IdempotencyLedger
     let ids: DeterministicIDs
     let requestIDs: DeterministicIDs
@@ -112,9 +68,9 @@ public struct StripeSimulator: ProviderSimulator {
     public init(clock: SimulationClock = SimulationClock(), credentials: Credentials = .default) {
         self.credentials = credentials
         self.simulationClock = clock
-        self.cards = SimulatorStore(SimSeed.cards())
-        self.cardholders = SimulatorStore(SimSeed.cardholders())
-        self.tokens = SimulatorStore(SimSeed.tokens())
+        self.cards = SimulatorStore(StripeSimulatorSeedData.cards())
+        self.cardholders = SimulatorStore(StripeSimulatorSeedData.cardholders())
+        self.tokens = SimulatorStore(StripeSimulatorSeedData.tokens())
         self.ephemeralKeys = SimulatorStore()
         self.authorizations = SimulatorStore()
         self.ledger = IdempotencyLedger(window: nil, clock: clock)
@@ -125,93 +81,19 @@ public struct StripeSimulator: ProviderSimulator {
     public var kindName: String { "stripe" }
     public var basePath: String { "" }
     public var clock: SimulationClock? { simulationClock }
+    /// Request fields the journal masks: the Issuing Elements nonce (in the key request's form and the read's query) and
+    /// a PIN change's `pin[encrypted_number]`.
+    public var sensitiveBodyFields: Set<String> { ["nonce", "encryptednumber"] }
 
     public func reset() async {
-        cards.reset(to: SimSeed.cards())
-        cardholders.reset(to: SimSeed.cardholders())
-        tokens.reset(to: SimSeed.tokens())
+        cards.reset(to: StripeSimulatorSeedData.cards())
+        cardholders.reset(to: StripeSimulatorSeedData.cardholders())
+        tokens.reset(to: StripeSimulatorSeedData.tokens())
         ephemeralKeys.reset(to: [])
         authorizations.reset(to: [])
         ledger.reset()
         ids.reset()
         requestIDs.reset()
-    }
-
-    /// Stripe's error body for a fault: 5xx as `api_error`, 429 as `rate_limit`, 402 as `card_error`, the rest as
-    /// `invalid_request_error`; with a `Request-Id`.
-    public func faultResponse(status: Int, message: String) -> SimulatedResponse {
-        let error: StripeSimError
-        switch status {
-        case 402:
-            error = StripeSimError(
-                status: status, type: "card_error", code: "card_declined", message: message, param: nil)
-        case 404 where message.hasPrefix("no such route"):
-            // Stripe names the method and path it did not recognise: "Unrecognized request URL (GET: /v1/…)".
-            let call = message.dropFirst("no such route".count).trimmingCharacters(in: .whitespaces)
-            error = .invalid(
-                "Unrecognized request URL \(call). Check the path and method against Stripe's API reference.",
-                status: 404)
-        case 429:
-            error = StripeSimError(
-                status: status, type: "invalid_request_error", code: "rate_limit", message: message, param: nil)
-        case 500...: error = StripeSimError(status: status, type: "api_error", code: nil, message: message, param: nil)
-        default:
-            error = StripeSimError(
-                status: status, type: "invalid_request_error", code: nil, message: message, param: nil)
-        }
-        return jsonResponse(error.status, error.json).withHeader(
-            "Request-Id", requestIDs.next(prefix: "req_", length: 14))
-    }
-
-    // MARK: Webhooks
-
-    /// A webhook delivery as Stripe would send it: an `event` wrapping `object` (with `previous_attributes` for
-    /// updates) and a `Stripe-Signature: t=…,v1=…` header signed with ``Credentials/webhookSecret`` (or `secret`).
-    ///
-    /// - Parameters:
-    ///   - type: the event type, e.g. `issuing_card.updated` or `issuing_token.created`.
-    ///   - object: the event's object; see ``cardObject(_:livemode:)`` and ``tokenObject(_:livemode:)``.
-    ///   - timestamp: the signing time; the clock's now by default.
-    ///   - secret: another secret to sign with (to test rolled or wrong secrets).
-    public func signedWebhook(
-        type: String, object: StripeSimJSON, previousAttributes: StripeSimJSON? = nil, timestamp: Date? = nil,
-        secret: String? = nil
-    ) -> (headers: [(String, String)], body: Data) {
-        let now = simulationClock.now()
-        var data: [(String, StripeSimJSON)] = [("object", object)]
-        if let previousAttributes { data.append(("previous_attributes", previousAttributes)) }
-        let event: StripeSimJSON = .object([
-            ("id", .string(ids.next(prefix: "evt_", length: 24))),
-            ("object", "event"),
-            ("api_version", .string(Seed.accountAPIVersion)),
-            ("created", .int(Int64(now.timeIntervalSince1970))),
-            ("data", .object(data)),
-            ("livemode", object["livemode"] ?? false),
-            ("pending_webhooks", 1),
-            ("request", ["id": nil, "idempotency_key": nil]),
-            ("type", .string(type)),
-        ])
-        let body = event.data
-        let t = Int64((timestamp ?? now).timeIntervalSince1970)
-        var message = Data("\(t).".utf8)
-        message.append(body)
-        let key = SymmetricKey(data: Data((secret ?? credentials.webhookSecret).utf8))
-        let signature = ByteEncoding.hex(HMAC<SHA256>.authenticationCode(for: message, using: key))
-        return (
-            headers: [
-                ("Stripe-Signature", "t=\(t),v1=\(signature)"), ("Content-Type", "application/json; charset=utf-8"),
-            ], body: body
-        )
-    }
-
-    /// The card as Stripe renders it (`issuing.card`), nil when there is no such card.
-    public func cardObject(_ id: String, livemode: Bool = false) -> StripeSimJSON? {
-        cards.get(id).map { render(card: $0, livemode: livemode) }
-    }
-
-    /// The token as Stripe renders it (`issuing.token`), nil when there is no such token.
-    public func tokenObject(_ id: String, livemode: Bool = false) -> StripeSimJSON? {
-        tokens.get(id).map { render(token: $0, livemode: livemode, expand: []) }
     }
 
     // MARK: Routes
@@ -259,14 +141,14 @@ public struct StripeSimulator: ProviderSimulator {
         let params =
             method == "POST"
             ? SimulatorHTTP.formFields(context.requestBody) : SimulatorHTTP.queryItems(request.uri.query)
-        let call = StripeSimCall(
+        let call = StripeSimulatorCall(
             method: method, path: request.uri.path, id: context.parameters.get("id"), headers: headers,
-            params: StripeParams(params)
+            params: StripeSimulatorParams(params)
         )
         return handle(call, route: route)
     }
 
-    func jsonResponse(_ status: Int, _ json: StripeSimJSON) -> SimulatedResponse {
+    func jsonResponse(_ status: Int, _ json: StripeSimulatorJSON) -> SimulatedResponse {
         SimulatedResponse(status: status, headers: [("Content-Type", "application/json")], body: json.data)
     }
 }

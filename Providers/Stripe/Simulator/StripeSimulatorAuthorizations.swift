@@ -12,7 +12,7 @@ import HTTPTypes
 // (`card_inactive`, `card_canceled`).
 
 /// One request of an authorization, as `request_history` records it.
-struct SimAuthorizationRequest: Sendable {
+struct StripeSimulatorAuthorizationRequest: Sendable {
     var amount: Int64
     var currency: String
     var merchantAmount: Int64
@@ -25,7 +25,7 @@ struct SimAuthorizationRequest: Sendable {
 }
 
 /// An `issuing.authorization` as the simulator keeps it.
-struct SimAuthorization: Sendable {
+struct StripeSimulatorAuthorization: Sendable {
     var id: String
     var cardID: String
     var created: Int64
@@ -39,7 +39,7 @@ struct SimAuthorization: Sendable {
     var authorizationMethod = "online"
     var merchant: AuthorizationOrder.Merchant
     var metadata: [(String, String)] = []
-    var history: [SimAuthorizationRequest] = []
+    var history: [StripeSimulatorAuthorizationRequest] = []
 }
 
 extension StripeSimulator {
@@ -88,7 +88,7 @@ extension StripeSimulator {
                     param: "currency"))
         }
         let now = Int64(simulationClock.now().timeIntervalSince1970)
-        var authorization: SimAuthorization
+        var authorization: StripeSimulatorAuthorization
         if kind == "incremental" {
             guard
                 let latest = authorizations.filter({ $0.cardID == card.id && $0.approved && $0.status == "pending" })
@@ -100,7 +100,7 @@ extension StripeSimulator {
             }
             authorization = latest
         } else {
-            authorization = SimAuthorization(
+            authorization = StripeSimulatorAuthorization(
                 id: ids.next(prefix: "iauth_", length: 24), cardID: card.id, created: now, currency: card.currency,
                 merchantCurrency: currency, merchant: order.merchant)
         }
@@ -145,7 +145,7 @@ extension StripeSimulator {
     /// 2025-03-31.basil, "HTTP Accept headers for webhooks now specify JSON during Issuing authorizations") and Stripe's
     /// webhook `User-Agent`.
     func authorizationRequest(
-        _ authorization: SimAuthorization, pending: PendingAuthorizationRequest, secret: String? = nil,
+        _ authorization: StripeSimulatorAuthorization, pending: PendingAuthorizationRequest, secret: String? = nil,
         timestamp: Date? = nil
     ) -> (headers: [(String, String)], body: Data) {
         let object = render(authorization: authorization, pending: pending)
@@ -166,7 +166,7 @@ extension StripeSimulator {
     ) -> (headers: [(String, String)], body: Data)? {
         guard let stored = cards.get(card) else { return nil }
         let now = Int64(simulationClock.now().timeIntervalSince1970)
-        let authorization = SimAuthorization(
+        let authorization = StripeSimulatorAuthorization(
             id: ids.next(prefix: "iauth_", length: 24), cardID: card, created: now, currency: stored.currency,
             merchantCurrency: stored.currency,
             merchant: merchant
@@ -179,7 +179,7 @@ extension StripeSimulator {
     }
 
     /// The authorization as Stripe renders it (`issuing.authorization`), nil when there is none.
-    public func authorizationObject(_ id: String) -> StripeSimJSON? {
+    public func authorizationObject(_ id: String) -> StripeSimulatorJSON? {
         authorizations.get(id).map { render(authorization: $0, pending: nil) }
     }
 
@@ -216,7 +216,8 @@ extension StripeSimulator {
             {
                 return error("The response's Content-Type is not application/json.")
             }
-            guard case .object(let object)? = try? JSONDecoder().decode(SimAnswerValue.self, from: body) else {
+            guard case .object(let object)? = try? JSONDecoder().decode(StripeSimulatorAnswerValue.self, from: body)
+            else {
                 return error("The response body is not a JSON object.")
             }
             let unknown = Set(object.keys).subtracting(["approved", "amount", "metadata"])
@@ -258,12 +259,13 @@ extension StripeSimulator {
     /// amount approved (the answer's `amount`, or the request's) and leaves the authorization `pending`; a declined
     /// first request closes it; a declined incremental request leaves what was approved before.
     func record(
-        _ authorization: inout SimAuthorization, _ pending: PendingAuthorizationRequest, approved: Bool, amount: Int64?,
+        _ authorization: inout StripeSimulatorAuthorization, _ pending: PendingAuthorizationRequest, approved: Bool,
+        amount: Int64?,
         reason: String, message: String?, at now: Int64
     ) {
         let code = approved ? "S" + String(format: "%06d", ids.nextInt(in: 0...999_999)) : nil
         authorization.history.append(
-            SimAuthorizationRequest(
+            StripeSimulatorAuthorizationRequest(
                 amount: pending.amount, currency: pending.currency, merchantAmount: pending.amount,
                 merchantCurrency: pending.currency, approved: approved, reason: reason, reasonMessage: message,
                 created: now, authorizationCode: code))
@@ -280,12 +282,14 @@ extension StripeSimulator {
 
     /// `issuing.authorization`, with the members of Stripe's published example (fixtures3 `issuing.authorization`):
     /// `pending_request` only while the request is being asked.
-    func render(authorization: SimAuthorization, pending: PendingAuthorizationRequest?) -> StripeSimJSON {
-        let card: StripeSimJSON =
+    func render(
+        authorization: StripeSimulatorAuthorization, pending: PendingAuthorizationRequest?
+    ) -> StripeSimulatorJSON {
+        let card: StripeSimulatorJSON =
             cards.get(authorization.cardID).map { render(card: $0, livemode: false) } ?? .string(authorization.cardID)
-        let holder: StripeSimJSON = .optional(cards.get(authorization.cardID)?.cardholderID)
+        let holder: StripeSimulatorJSON = .optional(cards.get(authorization.cardID)?.cardholderID)
         let merchant = authorization.merchant
-        let pendingJSON: StripeSimJSON =
+        let pendingJSON: StripeSimulatorJSON =
             pending.map {
                 [
                     "amount": .int($0.amount), "amount_details": nil, "currency": .string($0.currency),
@@ -293,7 +297,7 @@ extension StripeSimulator {
                     "merchant_currency": .string($0.currency), "network_risk_score": nil,
                 ]
             } ?? .null
-        let history: [StripeSimJSON] = authorization.history.map {
+        let history: [StripeSimulatorJSON] = authorization.history.map {
             [
                 "amount": .int($0.amount), "amount_details": nil, "approved": .bool($0.approved),
                 "authorization_code": .optional($0.authorizationCode), "created": .int($0.created),
@@ -370,20 +374,20 @@ extension StripeSimulator {
         }
     }
 
-    func errorResponse(_ error: StripeSimError) -> SimulatedResponse {
+    func errorResponse(_ error: StripeSimulatorFailure) -> SimulatedResponse {
         jsonResponse(error.status, error.json).withHeader("Request-Id", requestIDs.next(prefix: "req_", length: 14))
     }
 }
 
 /// A JSON value as the simulated network reads an answer, booleans apart from numbers.
-enum SimAnswerValue: Decodable, Sendable {
+enum StripeSimulatorAnswerValue: Decodable, Sendable {
     case null
     case bool(Bool)
     case int(Int64)
     case number(Double)
     case string(String)
-    case array([SimAnswerValue])
-    case object([String: SimAnswerValue])
+    case array([StripeSimulatorAnswerValue])
+    case object([String: StripeSimulatorAnswerValue])
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -397,10 +401,10 @@ enum SimAnswerValue: Decodable, Sendable {
             self = .number(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
-        } else if let value = try? container.decode([SimAnswerValue].self) {
+        } else if let value = try? container.decode([StripeSimulatorAnswerValue].self) {
             self = .array(value)
         } else {
-            self = .object(try container.decode([String: SimAnswerValue].self))
+            self = .object(try container.decode([String: StripeSimulatorAnswerValue].self))
         }
     }
 }

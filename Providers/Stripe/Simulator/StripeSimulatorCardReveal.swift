@@ -17,10 +17,6 @@ import Foundation
 // expansion (400). A nonce creates one key only (400 on reuse). The number is a Luhn-valid test number ending in the
 // card's `last4`; the CVC is derived from the card id.
 extension StripeSimulator {
-    /// Request fields the journal masks: the Issuing Elements nonce (in the key request's form and the read's query) and
-    /// a PIN change's `pin[encrypted_number]`.
-    public var sensitiveBodyFields: Set<String> { ["nonce", "encryptednumber"] }
-
     /// The PIN every seeded card has in test mode (Stripe: "In test mode, all PINs are set to 0000 by default").
     public static let testModePIN = "0000"
 
@@ -35,12 +31,12 @@ extension StripeSimulator {
         cards.get(cardID).map(Self.cvc)
     }
 
-    static func isEphemeralKeyCall(_ call: StripeSimCall) -> Bool {
+    static func isEphemeralKeyCall(_ call: StripeSimulatorCall) -> Bool {
         SimulatorHTTP.bearerToken(call.header("authorization"))?.hasPrefix("ek_") == true
     }
 
     /// A nonce creates one ephemeral key (Stripe: "A nonce is a single-use token that creates an ephemeral key").
-    func requireUnusedNonce(_ nonce: String) throws(StripeSimError) {
+    func requireUnusedNonce(_ nonce: String) throws(StripeSimulatorFailure) {
         guard !nonce.isEmpty else { throw .invalid("The nonce must not be empty.", param: "nonce") }
         if ephemeralKeys.all().contains(where: { $0.nonce == nonce }) {
             throw .invalid(
@@ -50,7 +46,8 @@ extension StripeSimulator {
     }
 
     /// The card as Issuing Elements reads it with an ephemeral key and the nonce it was created with.
-    func revealCard(_ call: StripeSimCall, version: String?) throws(StripeSimError) -> StripeSimJSON {
+    func revealCard(_ call: StripeSimulatorCall, version: String?) throws(StripeSimulatorFailure) -> StripeSimulatorJSON
+    {
         guard let secret = SimulatorHTTP.bearerToken(call.header("authorization")),
             let key = ephemeralKeys.all().first(where: { $0.secret == secret }), !key.revoked
         else {
@@ -93,7 +90,7 @@ extension StripeSimulator {
     }
 
     /// `4` (Visa) or `5` (MasterCard), filler, one check-making digit, then `last4`: 16 digits, Luhn-valid.
-    static func cardNumber(_ card: SimCard) -> String {
+    static func cardNumber(_ card: StripeSimulatorCard) -> String {
         let prefix = card.brand == "MasterCard" ? "555555" : "400000"
         let filler = "00000"
         for digit in 0...9 {
@@ -103,7 +100,7 @@ extension StripeSimulator {
         return prefix + filler + "0" + card.last4
     }
 
-    static func cvc(_ card: SimCard) -> String {
+    static func cvc(_ card: StripeSimulatorCard) -> String {
         let digest = Array(SHA256.hash(data: Data("cvc:\(card.id)".utf8)))
         return String(format: "%03d", (Int(digest[0]) << 8 | Int(digest[1])) % 1000)
     }

@@ -3,7 +3,7 @@ import Crypto
 import Foundation
 
 /// Who is calling, from the `Authorization` and `Stripe-Account` headers.
-struct SimCaller: Sendable {
+struct StripeSimulatorCaller: Sendable {
     var apiKey: String
     var livemode: Bool
     var account: String?
@@ -12,7 +12,7 @@ struct SimCaller: Sendable {
 extension StripeSimulator {
     /// Answers one call: authentication, `Stripe-Version`, idempotency, then the route; every answer gets a
     /// `Request-Id`.
-    func handle(_ call: StripeSimCall, route: Route) -> SimulatedResponse {
+    func handle(_ call: StripeSimulatorCall, route: Route) -> SimulatedResponse {
         let requestID = requestIDs.next(prefix: "req_", length: 14)
         var version: String?
         var response: SimulatedResponse
@@ -55,8 +55,9 @@ extension StripeSimulator {
     /// Stripe's idempotency: first result (2xx or a 500 from inside the endpoint) saved per API key and replayed for
     /// the same parameters; other parameters are an `idempotency_error`; validation failures are not saved.
     private func idempotent(
-        _ call: StripeSimCall, route: Route, caller: SimCaller, version: String?, key: String, requestID: String
-    ) throws(StripeSimError) -> SimulatedResponse {
+        _ call: StripeSimulatorCall, route: Route, caller: StripeSimulatorCaller, version: String?, key: String,
+        requestID: String
+    ) throws(StripeSimulatorFailure) -> SimulatedResponse {
         guard !key.isEmpty, key.count <= 255 else {
             throw .invalid("Idempotency keys must be 1 to 255 characters long.", param: "Idempotency-Key")
         }
@@ -84,7 +85,7 @@ extension StripeSimulator {
             }
             return replayed
         case .conflict:
-            throw StripeSimError(
+            throw StripeSimulatorFailure(
                 status: 400, type: "idempotency_error", code: nil,
                 message:
                     "The idempotency key '\(key)' was first used with other parameters; use a new key for a different request.",
@@ -97,7 +98,7 @@ extension StripeSimulator {
         }
     }
 
-    private func authenticate(_ call: StripeSimCall) throws(StripeSimError) -> SimCaller {
+    private func authenticate(_ call: StripeSimulatorCall) throws(StripeSimulatorFailure) -> StripeSimulatorCaller {
         let authorization = call.header("authorization")
         guard let key = SimulatorHTTP.bearerToken(authorization) ?? SimulatorHTTP.basicCredentials(authorization)?.user,
             !key.isEmpty
@@ -123,7 +124,7 @@ extension StripeSimulator {
             }
             account = requested
         }
-        return SimCaller(apiKey: key, livemode: livemode, account: account)
+        return StripeSimulatorCaller(apiKey: key, livemode: livemode, account: account)
     }
 
     /// `sk_test_****1234`.
@@ -135,7 +136,7 @@ extension StripeSimulator {
 
     /// The validated `Stripe-Version`, nil when absent. Accepts `YYYY-MM-DD`, an optional `.name`, and beta
     /// suffixes (`; name=v1`).
-    private func apiVersion(_ call: StripeSimCall) throws(StripeSimError) -> String? {
+    private func apiVersion(_ call: StripeSimulatorCall) throws(StripeSimulatorFailure) -> String? {
         guard let version = call.header("stripe-version") else { return nil }
         guard Self.isVersion(version) else {
             throw .invalid("Invalid Stripe API version: \(version)", param: "Stripe-Version")
@@ -166,8 +167,8 @@ extension StripeSimulator {
     }
 
     private func perform(
-        _ call: StripeSimCall, route: Route, caller: SimCaller, version: String?
-    ) throws(StripeSimError) -> StripeSimJSON {
+        _ call: StripeSimulatorCall, route: Route, caller: StripeSimulatorCaller, version: String?
+    ) throws(StripeSimulatorFailure) -> StripeSimulatorJSON {
         switch route {
         case .createEphemeralKey: return try createEphemeralKey(call, caller: caller, version: version)
         case .deleteEphemeralKey: return try deleteEphemeralKey(call, caller: caller)
@@ -189,8 +190,8 @@ extension StripeSimulator {
     // MARK: Ephemeral keys
 
     private func createEphemeralKey(
-        _ call: StripeSimCall, caller: SimCaller, version: String?
-    ) throws(StripeSimError) -> StripeSimJSON {
+        _ call: StripeSimulatorCall, caller: StripeSimulatorCaller, version: String?
+    ) throws(StripeSimulatorFailure) -> StripeSimulatorJSON {
         guard let version else {
             throw .invalid(
                 "Creating an ephemeral key needs a Stripe-Version header naming the API version your Stripe mobile SDK uses (for example 2020-08-27)."
@@ -219,7 +220,7 @@ extension StripeSimulator {
         if let nonce { try requireUnusedNonce(nonce) }
         if card.failsInternally { throw Self.internalError }
         let created = now
-        let key = SimEphemeralKey(
+        let key = StripeSimulatorEphemeralKey(
             id: ids.next(prefix: "ephkey_1", length: 23),
             secret: ids.next(prefix: caller.livemode ? "ek_live_" : "ek_test_", length: 99),
             cardID: cardID, created: created, expires: created + Int64(Seed.ephemeralKeyLifetime),
@@ -230,7 +231,9 @@ extension StripeSimulator {
         return render(key: key, includeSecret: true)
     }
 
-    private func deleteEphemeralKey(_ call: StripeSimCall, caller: SimCaller) throws(StripeSimError) -> StripeSimJSON {
+    private func deleteEphemeralKey(
+        _ call: StripeSimulatorCall, caller: StripeSimulatorCaller
+    ) throws(StripeSimulatorFailure) -> StripeSimulatorJSON {
         try call.params.requireKnown(["expand"])
         let id = call.id ?? ""
         let nowValue = now
@@ -245,7 +248,7 @@ extension StripeSimulator {
         return render(key: revoked, includeSecret: false)
     }
 
-    static let internalError = StripeSimError(
+    static let internalError = StripeSimulatorFailure(
         status: 500, type: "api_error", code: nil, message: "An unexpected error occurred inside the simulated Stripe.",
         param: nil,
         savedForIdempotency: true
@@ -253,7 +256,9 @@ extension StripeSimulator {
 
     // MARK: Cards
 
-    private func listCards(_ call: StripeSimCall, caller: SimCaller) throws(StripeSimError) -> StripeSimJSON {
+    private func listCards(
+        _ call: StripeSimulatorCall, caller: StripeSimulatorCaller
+    ) throws(StripeSimulatorFailure) -> StripeSimulatorJSON {
         let params = call.params
         try params.requireKnown([
             "limit", "starting_after", "ending_before", "status", "type", "cardholder", "created", "exp_month",
@@ -288,7 +293,9 @@ extension StripeSimulator {
 
     /// `POST /v1/issuing/cards`: `currency` and `type` required, `cardholder` must exist, a physical card needs
     /// `shipping`; `status` active or inactive (the default).
-    private func createCard(_ call: StripeSimCall, caller: SimCaller) throws(StripeSimError) -> StripeSimJSON {
+    private func createCard(
+        _ call: StripeSimulatorCall, caller: StripeSimulatorCaller
+    ) throws(StripeSimulatorFailure) -> StripeSimulatorJSON {
         let params = call.params
         try params.requireKnown([
             "cardholder", "currency", "type", "status", "shipping", "metadata", "spending_controls", "exp_month",
@@ -320,7 +327,7 @@ extension StripeSimulator {
         let id = ids.next(prefix: "ic_1", length: 24)
         let digits = ids.nextInt(in: 0...9999)
         let created = now
-        let card = SimCard(
+        let card = StripeSimulatorCard(
             id: id, cardholderID: holderID, status: status, type: type, brand: "Visa",
             last4: String(format: "%04d", digits),
             expMonth: 12, expYear: 2030, currency: currency, created: created, applePay: .eligible,
@@ -332,7 +339,9 @@ extension StripeSimulator {
         return render(card: card, livemode: caller.livemode)
     }
 
-    private func retrieveCard(_ call: StripeSimCall, caller: SimCaller) throws(StripeSimError) -> StripeSimJSON {
+    private func retrieveCard(
+        _ call: StripeSimulatorCall, caller: StripeSimulatorCaller
+    ) throws(StripeSimulatorFailure) -> StripeSimulatorJSON {
         try call.params.requireKnown(["expand"])
         try requireExpansions(call.params.list("expand"), allowed: ["replaced_by", "replacement_for"])
         let id = call.id ?? ""
@@ -340,7 +349,9 @@ extension StripeSimulator {
         return render(card: card, livemode: caller.livemode)
     }
 
-    private func updateCard(_ call: StripeSimCall, caller: SimCaller) throws(StripeSimError) -> StripeSimJSON {
+    private func updateCard(
+        _ call: StripeSimulatorCall, caller: StripeSimulatorCaller
+    ) throws(StripeSimulatorFailure) -> StripeSimulatorJSON {
         let params = call.params
         try params.requireKnown(["status", "cancellation_reason", "metadata", "pin", "expand"])
         try requireExpansions(params.list("expand"), allowed: ["replaced_by", "replacement_for"])
@@ -389,7 +400,7 @@ extension StripeSimulator {
 
     /// `pin[encrypted_number]` (Stripe's `encrypted_pin_param`: one member, a string of at most 5000 characters), or nil
     /// when no `pin` is sent. The simulator cannot decrypt it (Stripe's private key is Stripe's): it keeps the text.
-    static func encryptedPIN(_ params: StripeParams) throws(StripeSimError) -> String? {
+    static func encryptedPIN(_ params: StripeSimulatorParams) throws(StripeSimulatorFailure) -> String? {
         guard params.contains("pin") else { return nil }
         let members = params.object("pin")
         for (name, _) in members where name != "encrypted_number" { throw .unknownParameter("pin[\(name)]") }
@@ -405,7 +416,9 @@ extension StripeSimulator {
 
     // MARK: Cardholders
 
-    private func listCardholders(_ call: StripeSimCall, caller: SimCaller) throws(StripeSimError) -> StripeSimJSON {
+    private func listCardholders(
+        _ call: StripeSimulatorCall, caller: StripeSimulatorCaller
+    ) throws(StripeSimulatorFailure) -> StripeSimulatorJSON {
         let params = call.params
         try params.requireKnown([
             "limit", "starting_after", "ending_before", "email", "phone_number", "status", "type", "created", "expand",
@@ -427,7 +440,9 @@ extension StripeSimulator {
         }
     }
 
-    private func retrieveCardholder(_ call: StripeSimCall, caller: SimCaller) throws(StripeSimError) -> StripeSimJSON {
+    private func retrieveCardholder(
+        _ call: StripeSimulatorCall, caller: StripeSimulatorCaller
+    ) throws(StripeSimulatorFailure) -> StripeSimulatorJSON {
         try call.params.requireKnown(["expand"])
         try requireExpansions(call.params.list("expand"), allowed: [])
         let id = call.id ?? ""
@@ -437,7 +452,9 @@ extension StripeSimulator {
 
     // MARK: Tokens
 
-    private func listTokens(_ call: StripeSimCall, caller: SimCaller) throws(StripeSimError) -> StripeSimJSON {
+    private func listTokens(
+        _ call: StripeSimulatorCall, caller: StripeSimulatorCaller
+    ) throws(StripeSimulatorFailure) -> StripeSimulatorJSON {
         let params = call.params
         try params.requireKnown(["card", "status", "created", "limit", "starting_after", "ending_before", "expand"])
         try requireExpansions(params.list("expand"), allowed: [])
@@ -456,7 +473,9 @@ extension StripeSimulator {
         }
     }
 
-    private func retrieveToken(_ call: StripeSimCall, caller: SimCaller) throws(StripeSimError) -> StripeSimJSON {
+    private func retrieveToken(
+        _ call: StripeSimulatorCall, caller: StripeSimulatorCaller
+    ) throws(StripeSimulatorFailure) -> StripeSimulatorJSON {
         try call.params.requireKnown(["expand"])
         let expand = call.params.list("expand")
         try requireExpansions(expand, allowed: ["network_data", "card"])
@@ -465,7 +484,9 @@ extension StripeSimulator {
         return render(token: token, livemode: caller.livemode, expand: Set(expand))
     }
 
-    private func updateToken(_ call: StripeSimCall, caller: SimCaller) throws(StripeSimError) -> StripeSimJSON {
+    private func updateToken(
+        _ call: StripeSimulatorCall, caller: StripeSimulatorCaller
+    ) throws(StripeSimulatorFailure) -> StripeSimulatorJSON {
         let params = call.params
         try params.requireKnown(["status", "expand"])
         let expand = params.list("expand")
@@ -498,8 +519,8 @@ extension StripeSimulator {
     // MARK: Push provisioning details (called by the mobile SDK with the ephemeral key)
 
     private func pushProvisioningDetails(
-        _ call: StripeSimCall, version: String?
-    ) throws(StripeSimError) -> StripeSimJSON {
+        _ call: StripeSimulatorCall, version: String?
+    ) throws(StripeSimulatorFailure) -> StripeSimulatorJSON {
         guard let secret = SimulatorHTTP.bearerToken(call.header("authorization")), secret.hasPrefix("ek_") else {
             throw .invalid("This endpoint takes an ephemeral key (ek_…) as the Bearer token.", status: 401)
         }
@@ -561,14 +582,16 @@ extension StripeSimulator {
 
     // MARK: Shared
 
-    private func requireExpansions(_ expand: [String], allowed: Set<String>) throws(StripeSimError) {
+    private func requireExpansions(_ expand: [String], allowed: Set<String>) throws(StripeSimulatorFailure) {
         for path in expand where !allowed.contains(path) {
             throw .invalid("The property \(path) cannot be expanded.", param: "expand")
         }
     }
 
     /// `created=N` or `created[gt|gte|lt|lte]=N`.
-    private func createdFilter(_ params: StripeParams) throws(StripeSimError) -> @Sendable (Int64) -> Bool {
+    private func createdFilter(
+        _ params: StripeSimulatorParams
+    ) throws(StripeSimulatorFailure) -> @Sendable (Int64) -> Bool {
         var bounds: [(String, Int64)] = []
         if let exact = params.string("created") {
             guard let value = Int64(exact) else {
@@ -599,10 +622,10 @@ extension StripeSimulator {
 
     /// A Stripe list page (newest first) with `starting_after` / `ending_before` cursors.
     private func page<Item>(
-        _ items: [Item], params: StripeParams, url: String, what: String, id: KeyPath<Item, String>,
+        _ items: [Item], params: StripeSimulatorParams, url: String, what: String, id: KeyPath<Item, String>,
         created: KeyPath<Item, Int64>,
-        render: (Item) -> StripeSimJSON
-    ) throws(StripeSimError) -> StripeSimJSON {
+        render: (Item) -> StripeSimulatorJSON
+    ) throws(StripeSimulatorFailure) -> StripeSimulatorJSON {
         let limit = try params.integer("limit", in: 1...100) ?? 10
         let after = params.string("starting_after")
         let before = params.string("ending_before")

@@ -1,61 +1,7 @@
 import Foundation
 
-/// An error answered in Stripe's shape: `{"error":{"type","code","message","param",…}}`.
-struct StripeSimError: Error, Sendable {
-    var status: Int
-    var type: String
-    var code: String?
-    var message: String
-    var param: String?
-    var declineCode: String?
-    /// Whether the result is kept under the request's idempotency key. Stripe keeps results once an endpoint started
-    /// executing (including 500s) but not for requests refused by validation.
-    var savedForIdempotency: Bool = false
-
-    static func invalid(
-        _ message: String, param: String? = nil, code: String? = nil, status: Int = 400
-    ) -> StripeSimError {
-        StripeSimError(status: status, type: "invalid_request_error", code: code, message: message, param: param)
-    }
-
-    static func unknownParameter(_ name: String) -> StripeSimError {
-        invalid("Received unknown parameter: \(name)", param: name, code: "parameter_unknown")
-    }
-
-    static func missingParameter(_ name: String) -> StripeSimError {
-        invalid("Missing required param: \(name).", param: name, code: "parameter_missing")
-    }
-
-    static func invalidValue(_ name: String, _ value: String, allowed: [String]) -> StripeSimError {
-        invalid(
-            "Invalid \(name): \"\(value)\" is not one of \(allowed.joined(separator: ", ")).", param: name,
-            code: "parameter_invalid_string")
-    }
-
-    static func noSuch(_ what: String, _ id: String, param: String? = nil, status: Int = 404) -> StripeSimError {
-        invalid("No such \(what): '\(id)'", param: param, code: "resource_missing", status: status)
-    }
-
-    var json: StripeSimJSON {
-        var members: [(String, StripeSimJSON)] = []
-        if let code { members.append(("code", .string(code))) }
-        if let declineCode { members.append(("decline_code", .string(declineCode))) }
-        if let code {
-            members.append(
-                (
-                    "doc_url",
-                    .string("https://stripe.com/docs/error-codes/\(code.replacingOccurrences(of: "_", with: "-"))")
-                ))
-        }
-        members.append(("message", .string(message)))
-        if let param { members.append(("param", .string(param))) }
-        members.append(("type", .string(type)))
-        return ["error": .object(members)]
-    }
-}
-
 /// Form or query parameters with Stripe's nested keys (`a[b]=c`, `list[]=x`, `list[0]=x`).
-struct StripeParams: Sendable {
+struct StripeSimulatorParams: Sendable {
     var fields: [(name: String, value: String)]
 
     init(_ fields: [(name: String, value: String)]) { self.fields = fields }
@@ -94,14 +40,14 @@ struct StripeParams: Sendable {
     }
 
     /// Throws `parameter_unknown` for the first top-level name not in `allowed`.
-    func requireKnown(_ allowed: Set<String>) throws(StripeSimError) {
+    func requireKnown(_ allowed: Set<String>) throws(StripeSimulatorFailure) {
         for field in fields where !allowed.contains(Self.topLevel(field.name)) {
             throw .unknownParameter(Self.topLevel(field.name))
         }
     }
 
     /// An integer parameter in `range`.
-    func integer(_ name: String, in range: ClosedRange<Int>) throws(StripeSimError) -> Int? {
+    func integer(_ name: String, in range: ClosedRange<Int>) throws(StripeSimulatorFailure) -> Int? {
         guard let text = string(name) else { return nil }
         guard let value = Int(text) else {
             throw .invalid("Invalid integer: \(text)", param: name, code: "parameter_invalid_integer")
@@ -121,14 +67,14 @@ struct StripeParams: Sendable {
 }
 
 /// One Stripe API call as the simulator sees it, independent of the HTTP server.
-struct StripeSimCall: Sendable {
+struct StripeSimulatorCall: Sendable {
     var method: String
     var path: String
     /// Route parameter (`{id}`), when the route has one.
     var id: String?
     /// Lower-cased header names.
     var headers: [String: String]
-    var params: StripeParams
+    var params: StripeSimulatorParams
 
     func header(_ name: String) -> String? { headers[name.lowercased()] }
 }

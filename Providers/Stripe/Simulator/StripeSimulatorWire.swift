@@ -2,11 +2,11 @@ import Foundation
 
 /// Stripe's JSON for each object, with the field names and types of Stripe's API reference (stripe-python 16.1.0).
 extension StripeSimulator {
-    func render(card: SimCard, livemode: Bool) -> StripeSimJSON {
-        let holder: StripeSimJSON =
+    func render(card: StripeSimulatorCard, livemode: Bool) -> StripeSimulatorJSON {
+        let holder: StripeSimulatorJSON =
             cardholders.get(card.cardholderID).map { render(cardholder: $0, livemode: livemode) }
             ?? .string(card.cardholderID)
-        func wallet(_ eligibility: SimWalletEligibility) -> StripeSimJSON {
+        func wallet(_ eligibility: StripeSimulatorWalletEligibility) -> StripeSimulatorJSON {
             ["eligible": .bool(eligibility.eligible), "ineligible_reason": .optional(eligibility.ineligibleReason)]
         }
         return .object([
@@ -44,7 +44,7 @@ extension StripeSimulator {
         ])
     }
 
-    func render(cardholder: SimCardholder, livemode: Bool) -> StripeSimJSON {
+    func render(cardholder: StripeSimulatorCardholder, livemode: Bool) -> StripeSimulatorJSON {
         .object([
             ("id", .string(cardholder.id)),
             ("object", "issuing.cardholder"),
@@ -73,12 +73,12 @@ extension StripeSimulator {
         ])
     }
 
-    func render(token: SimToken, livemode: Bool, expand: Set<String>) -> StripeSimJSON {
-        var card: StripeSimJSON = .string(token.cardID)
+    func render(token: StripeSimulatorToken, livemode: Bool, expand: Set<String>) -> StripeSimulatorJSON {
+        var card: StripeSimulatorJSON = .string(token.cardID)
         if expand.contains("card"), let expanded = cards.get(token.cardID) {
             card = render(card: expanded, livemode: livemode)
         }
-        var members: [(String, StripeSimJSON)] = [
+        var members: [(String, StripeSimulatorJSON)] = [
             ("id", .string(token.id)),
             ("object", "issuing.token"),
             ("card", card),
@@ -97,7 +97,7 @@ extension StripeSimulator {
             // Stripe's per-network hash (stripe-python issuing/_token.py NetworkData.Visa / .Mastercard): Visa has
             // `token_risk_score` and `token_decision_recommendation`, Mastercard `token_requestor_name` instead.
             let requestor = Self.tokenRequestor(network: token.network, wallet: token.walletProvider)
-            let reference: StripeSimJSON
+            let reference: StripeSimulatorJSON
             if token.network == "mastercard" {
                 reference = [
                     "card_reference_id": .string("ref_" + token.id), "token_reference_id": .string("tref_" + token.id),
@@ -153,8 +153,8 @@ extension StripeSimulator {
         }
     }
 
-    func render(key: SimEphemeralKey, includeSecret: Bool) -> StripeSimJSON {
-        var members: [(String, StripeSimJSON)] = [
+    func render(key: StripeSimulatorEphemeralKey, includeSecret: Bool) -> StripeSimulatorJSON {
+        var members: [(String, StripeSimulatorJSON)] = [
             ("id", .string(key.id)),
             ("object", "ephemeral_key"),
             ("associated_objects", [["id": .string(key.cardID), "type": "issuing.card"]]),
@@ -168,7 +168,7 @@ extension StripeSimulator {
 
     /// `spending_controls` as Stripe's own example objects show them (stripe/openapi fixtures3): every list
     /// present, card presences null when unrestricted.
-    static let spendingControls: StripeSimJSON = [
+    static let spendingControls: StripeSimulatorJSON = [
         "allowed_card_presences": nil, "allowed_categories": nil, "allowed_merchant_countries": nil,
         "blocked_card_presences": nil,
         "blocked_categories": nil, "blocked_merchant_countries": nil, "spending_limits": [],
