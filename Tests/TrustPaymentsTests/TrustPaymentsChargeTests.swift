@@ -1,6 +1,6 @@
 import CardGateway
 import CardGatewayTesting
-import CardGatewayTrustPayments
+@testable import CardGatewayTrustPayments
 import Foundation
 import Testing
 import SharedTestSupport
@@ -360,12 +360,12 @@ struct ErrorTableTests {
 
     @Test("the table has exactly the rows the tests cover")
     func coverage() {
-        #expect(Set(TrustPaymentsErrorTable.rows.keys) == Set(Self.expectations.map(\.0)))
+        #expect(Set(TrustPaymentsErrors.rows.keys) == Set(Self.expectations.map(\.0)))
     }
 
     @Test("each documented errorcode maps through a charge response", arguments: ErrorTableTests.expectations)
     func row(code: String, expected: CardGatewayError.Code, retryable: Bool) async throws {
-        #expect(TrustPaymentsErrorTable.rows[code]?.code == expected)
+        #expect(TrustPaymentsErrors.rows[code]?.code == expected)
         let element: [String: Any] = [
             "requesttypedescription": code == "30000" ? "ERROR" : "AUTH", "errorcode": code,
             "errormessage": "message for 4111111111111111",

@@ -5,19 +5,19 @@ import Foundation
 ///
 /// Codes and their names come from the facts file (official docs) and the official Python client's
 /// `data/errormessages.json`. Each row says why it maps where it does.
-public enum TrustPaymentsErrorTable: Sendable {
+enum TrustPaymentsErrors: Sendable {
     /// One row: the normalised code, whether repeating can help, and what the caller should know.
-    public struct Row: Sendable, Equatable {
+    struct Row: Sendable, Equatable {
         /// The normalised code.
-        public var code: CardGatewayError.Code
+        var code: CardGatewayError.Code
         /// Whether a later attempt may succeed.
-        public var isRetryable: Bool
+        var isRetryable: Bool
         /// Our own words for the error (the provider's message is appended, scrubbed).
-        public var message: String
+        var message: String
     }
 
     /// `errorcode` → row. `0` (Ok) is not an error and is not here.
-    public static let rows: [String: Row] = [
+    static let rows: [String: Row] = [
         // Our request named a field the gateway refused; `errordata` names the fields.
         "30000": Row(
             code: .invalidRequest, isRetryable: false,
@@ -221,6 +221,45 @@ public enum TrustPaymentsErrorTable: Sendable {
             // charge's outcome open, and a charge must never be sent twice blindly.
             httpStatus: status, isRetryable: status == 429, mayHaveReachedProvider: status != 429,
             retryAfter: retryAfter
+        )
+    }
+}
+
+extension TrustPaymentsProvider {
+    // MARK: Shared checks
+
+    /// Checks every element: the first with an `errorcode` other than 0, or with `settlestatus` 3, decides.
+    func checkEveryElement(_ elements: [ResponseElement], requestID: String?, httpStatus: Int?) throws {
+        for element in elements {
+            guard let code = element.errorCode else {
+                throw invalidResponse(
+                    "a response element has no errorcode", requestID: requestID, httpStatus: httpStatus)
+            }
+            if code != "0" {
+                throw TrustPaymentsErrors.error(
+                    for: element, instance: setup.instance, requestID: requestID, httpStatus: httpStatus)
+            }
+            if element.settleStatus == TrustPaymentsAPI.SettleStatus.cancelled {
+                throw TrustPaymentsErrors.cancelledError(instance: setup.instance, requestID: requestID)
+            }
+        }
+    }
+    func unsupported(_ message: String) -> CardGatewayError {
+        CardGatewayError(
+            .unsupported, message, provider: setup.instance, providerKind: .trustpayments,
+            fieldErrors: [.init(field: "paymentMethod", message: "not supported for stored credentials")])
+    }
+
+    func signatureInvalid(_ reason: String) -> CardGatewayError {
+        CardGatewayError(
+            .signatureInvalid, "the Trust Payments response JWT was refused: \(reason)", provider: setup.instance,
+            providerKind: .trustpayments)
+    }
+
+    func invalidResponse(_ message: String, requestID: String?, httpStatus: Int? = nil) -> CardGatewayError {
+        CardGatewayError(
+            .invalidResponse, message, provider: setup.instance, providerKind: .trustpayments, httpStatus: httpStatus,
+            requestID: requestID, mayHaveReachedProvider: true
         )
     }
 }

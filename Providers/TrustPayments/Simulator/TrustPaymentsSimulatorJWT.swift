@@ -8,7 +8,7 @@ import JWTKit
 /// jwt-kit verifies with the key it holds whatever algorithm a header names, so the header is checked against that
 /// allow-list first (`none` and anything else are refused), then jwt-kit checks the signature in constant time, and
 /// only then are the claims read, with `JSONSerialization` as the rest of the simulator reads JSON.
-enum SimulatorJWT {
+enum TrustPaymentsSimulatorJWT {
     /// A JSON object of any shape as claims: the simulator's own checks decide what a token may carry.
     struct Claims: JWTPayload {
         var object: [String: SimulatorJSON]

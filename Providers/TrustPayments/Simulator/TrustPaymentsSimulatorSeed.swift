@@ -94,7 +94,7 @@ extension TrustPaymentsSimulator {
 }
 
 /// What the simulated bank does with a card.
-struct CardBehaviour: Sendable {
+struct TrustPaymentsSimulatorCardBehaviour: Sendable {
     /// The errorcode for ACCOUNTCHECK and AUTH.
     var errorCode = "0"
     /// The errorcode for THREEDQUERY.
@@ -102,19 +102,19 @@ struct CardBehaviour: Sendable {
     /// The settlestatus of a successful ACCOUNTCHECK or AUTH.
     var settleStatus = "0"
 
-    static func forCard(_ pan: String) -> CardBehaviour {
+    static func forCard(_ pan: String) -> TrustPaymentsSimulatorCardBehaviour {
         typealias Card = TrustPaymentsSimulator.Seed.Card
         switch pan {
-        case Card.declined, Card.declinedOfficial: return CardBehaviour(errorCode: "70000")
-        case Card.softDecline: return CardBehaviour(errorCode: "71000")
-        case Card.referral: return CardBehaviour(errorCode: "72000")
-        case Card.bankError: return CardBehaviour(errorCode: "60010")
-        case Card.unauthenticated: return CardBehaviour(threeDQueryErrorCode: "60022")
-        case Card.manualInvestigation: return CardBehaviour(errorCode: "60034")
-        case Card.suspended: return CardBehaviour(settleStatus: "2")
-        case Card.cancelled: return CardBehaviour(settleStatus: "3")
-        case Card.unknownError: return CardBehaviour(errorCode: "99999")
-        default: return CardBehaviour()
+        case Card.declined, Card.declinedOfficial: return TrustPaymentsSimulatorCardBehaviour(errorCode: "70000")
+        case Card.softDecline: return TrustPaymentsSimulatorCardBehaviour(errorCode: "71000")
+        case Card.referral: return TrustPaymentsSimulatorCardBehaviour(errorCode: "72000")
+        case Card.bankError: return TrustPaymentsSimulatorCardBehaviour(errorCode: "60010")
+        case Card.unauthenticated: return TrustPaymentsSimulatorCardBehaviour(threeDQueryErrorCode: "60022")
+        case Card.manualInvestigation: return TrustPaymentsSimulatorCardBehaviour(errorCode: "60034")
+        case Card.suspended: return TrustPaymentsSimulatorCardBehaviour(settleStatus: "2")
+        case Card.cancelled: return TrustPaymentsSimulatorCardBehaviour(settleStatus: "3")
+        case Card.unknownError: return TrustPaymentsSimulatorCardBehaviour(errorCode: "99999")
+        default: return TrustPaymentsSimulatorCardBehaviour()
         }
     }
 
@@ -132,31 +132,6 @@ struct CardBehaviour: Sendable {
         case Amount.cancelled: return ("0", "3")
         case Amount.settled: return ("0", "100")
         default: return nil
-        }
-    }
-}
-
-/// The gateway's error messages, as the official client's `errormessages.json` names them.
-enum GatewayMessages {
-    static func message(_ code: String) -> String {
-        switch code {
-        case "0": return "Ok"
-        case "10205": return "Malformed JSON"
-        case "20004": return "Missing parent"
-        case "20033": return "Invalid parent"
-        case "30000": return "Invalid field"
-        case "30001": return "Unknown site"
-        case "30006": return "Invalid sitereference for alias"
-        case "30007": return "Invalid version number"
-        case "60010": return "Bank System Error"
-        case "60018": return "Invalid requesttype"
-        case "60022": return "Unauthenticated"
-        case "60025": return "Invalid Request"
-        case "60034": return "Manual investigation required"
-        case "70000": return "Decline"
-        case "71000": return "Soft decline"
-        case "72000": return "Refer to issuer"
-        default: return "Unknown error"
         }
     }
 }
