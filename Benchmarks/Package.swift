@@ -88,7 +88,7 @@ let package = Package(
         ),
         // glibc's live heap in bytes (mallinfo2), for the load benchmarks' memory per call in flight.
         .target(name: "HeapProbe", path: "Probes/HeapProbe"),
-        // The six providers' adapters and simulators (Marqeta in the live benchmarks only: e2e and load), the operations benchmarked for each, and the transports
+        // The seven providers' adapters and simulators (Marqeta and Lithic in the live benchmarks only: e2e and load), the operations benchmarked for each, and the transports
         // that record a simulator's answers and replay them in process (shared by the three targets below).
         .target(
             name: "ProviderFixtures",
@@ -101,7 +101,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 "HeapProbe",
             ]
-                + ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments", "Marqeta"].flatMap {
+                + ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments", "Marqeta", "Lithic"].flatMap {
                     name -> [Target.Dependency] in
                     [
                         .product(name: "CardGateway\(name)", package: "CardGateway"),

@@ -5,6 +5,7 @@ import CardGatewaySimulation
 import Foundation
 import Synchronization
 import Logging
+import LithicSimulator
 import MarqetaSimulator
 import PaysafeSimulator
 import StripeSimulator
@@ -148,6 +149,7 @@ struct DemoSteps {
         await bridge(&recorder)
         await trustPayments(&recorder)
         await marqeta(&recorder)
+        await lithic(&recorder)
         await cardReveal(&recorder)
         await authorizations(&recorder)
         await webhooks(&recorder)
@@ -320,6 +322,29 @@ struct DemoSteps {
         )
     }
 
+    // MARK: Lithic: encrypted payload for all three wallets, card state and tokenization actions
+
+    func lithic(_ recorder: inout DemoRecorder) async {
+        typealias Seed = LithicSimulator.Seed
+        let via = RouteTarget.key(RouteKey(issuer: Issuer.lithic))
+        let card = CardRef(id: Seed.activeCard)
+        await lookup(&recorder, name: Instance.lithic, via: via, card: card)
+        let samsung = SamsungPayProvisioningInput(
+            deviceID: Seed.TestInputs.samsungDeviceID, walletUserID: Seed.TestInputs.samsungWalletUserID)
+        await offerAndProvision(
+            &recorder, name: Instance.lithic, via: via, card: card,
+            inputs: [
+                .applePay: [.applePay(SampleInputs.applePay)], .googlePay: [.googlePay(SampleInputs.googlePay)],
+                .samsungPay: [.samsungPay(samsung)],
+            ]
+        )
+        // No confirm step: Lithic records nothing when the wallet reports success (tokenization.* events follow).
+        await lifecycle(
+            &recorder, name: Instance.lithic, via: via, lockable: CardRef(id: Seed.lockableCard),
+            token: (card: CardRef(id: Seed.walletCard), id: Seed.activeToken)
+        )
+    }
+
     // MARK: Trust Payments: store, verify, charge, reuse
 
     func trustPayments(_ recorder: inout DemoRecorder) async {
@@ -391,7 +416,7 @@ struct DemoSteps {
     func webhooks(_ recorder: inout DemoRecorder) async {
         for name in [
             Instance.paysafe, Instance.adyen, Instance.stripe, Instance.bridge, Instance.trustPayments,
-            Instance.marqeta,
+            Instance.marqeta, Instance.lithic,
         ] {
             let delivery: WebhookDelivery?
             do {

@@ -7,7 +7,7 @@ import ProvisioningServerApp
 // The demo's real-time authorization steps (docs/SERVER.md, "Real-time authorizations"): the provisioning server
 // answers `POST /authorizations/{instance}` on 127.0.0.1 with a demo decider, and each provider's simulator plays the
 // card network against it (`POST /__simulator/authorizations`), then shows what the provider recorded: Stripe's
-// `request_history` reason, Adyen's decision or fallback, Marqeta's `gateway_log`.
+// `request_history` reason, Adyen's decision or fallback, Marqeta's `gateway_log`, Lithic's ASA `result`.
 
 /// The demo's decider, keyed on the merchant's name: "Slow Diner" is never answered in time (the stand-in answers
 /// the provider), "Fuel Station" is approved for 60.00 when the request allows a smaller amount, everything else in
@@ -34,10 +34,13 @@ struct DemoAuthorizationDecider: AuthorizationDecider {
 extension DemoSteps {
     /// The providers whose adapter declares `.authorizations`, with their instance and the demo card's currency.
     var authorizationProviders: [(kind: String, instance: String, currency: String)] {
-        [("stripe", Instance.stripe, "USD"), ("adyen", Instance.adyen, "EUR"), ("marqeta", Instance.marqeta, "USD")]
-            .filter {
-                gateway.instance(named: $0.instance)?.descriptor.capabilities.contains(.authorizations) == true
-            }
+        [
+            ("stripe", Instance.stripe, "USD"), ("adyen", Instance.adyen, "EUR"), ("marqeta", Instance.marqeta, "USD"),
+            ("lithic", Instance.lithic, "USD"),
+        ]
+        .filter {
+            gateway.instance(named: $0.instance)?.descriptor.capabilities.contains(.authorizations) == true
+        }
     }
 
     func authorizations(_ recorder: inout DemoRecorder) async {
@@ -136,7 +139,7 @@ func withAuthorizationEndpoint<R: Sendable>(
 }
 
 /// What a provider recorded of one authorization, read from its simulator's answer (the demo's and the tests' one
-/// reading of the three providers' records).
+/// reading of the four providers' records).
 public struct RecordedAuthorization: Sendable {
     public var approved: Bool
     /// The approved amount in minor units, when the provider records one.
@@ -172,6 +175,16 @@ public struct RecordedAuthorization: Sendable {
             approvedMinor = nil
             timedOut = decidedBy == "fallback"
             summary = "Adyen: \(status), decided by \(decidedBy)"
+        case "lithic":
+            // Lithic's ASA record: result (APPROVED or a decline reason), detailed_result, approved_amount, attempts.
+            let result = json["result"]?.stringValue ?? "?"
+            let detailed = json["detailed_result"]?.stringValue
+            approved = result == "APPROVED"
+            timedOut = detailed == "CUSTOMER_ASA_TIMEOUT"
+            approvedMinor = approved ? json["approved_amount"]?.intValue.map(Int64.init) : nil
+            summary =
+                "Lithic ASA: \(result)" + (detailed.map { ", detailed_result \($0)" } ?? "")
+                + (approvedMinor.map { ", approved_amount \($0)" } ?? "")
         default:
             let log = json["gateway_log"]
             let state = json["state"]?.stringValue ?? "?"

@@ -4,6 +4,7 @@ import CardGateway
 import CardGatewayAsyncHTTPClient
 import Foundation
 import HTTPTypes
+import LithicSimulator
 import MarqetaSimulator
 import PaysafeSimulator
 import StripeSimulator
@@ -77,6 +78,7 @@ extension DemoSteps {
                 CardRef(id: BridgeSimulator.Seed.activeVisa, customer: BridgeSimulator.Seed.customerID)
             ),
             (Instance.marqeta, .key(RouteKey(issuer: Issuer.marqeta)), CardRef(id: MarqetaSimulator.Seed.activeCard)),
+            (Instance.lithic, .key(RouteKey(issuer: Issuer.lithic)), CardRef(id: LithicSimulator.Seed.activeCard)),
         ]
         for plan in plans {
             let descriptor = gateway.instance(named: plan.instance)?.descriptor
@@ -165,6 +167,25 @@ extension DemoSteps {
             try expect(session.material.pinChangeStatus == .completed, "the PIN change is \(status)")
             return
                 "the front end's encrypted PIN (random bytes here: the simulator does not decrypt) was relayed: \(status)"
+        case .clientAccessToken where kind == "lithic":
+            // Lithic's embed session: the front end loads Lithic's frames with it (`GET /v1/embed?session=&type=`),
+            // each frame type once.
+            let session = try await gateway.revealSession(RevealSessionRequest(card: card, purpose: purpose), via: via)
+            guard let token = session.material.clientAccessToken, let base = running?.handle(kind)?.baseURL,
+                let encoded = token.revealedValue.addingPercentEncoding(withAllowedCharacters: .alphanumerics)
+            else {
+                throw DemoExpectationFailure(message: "no embed session, or no simulator")
+            }
+            let url = try Self.url(base, "/v1/embed?session=\(encoded)&type=PAN")
+            let frame = try await frontEnd.get(url)
+            try expect(frame.status == 200, "the PAN frame answered \(frame.status)")
+            let again = try await frontEnd.get(url)
+            try expect(again.status != 200, "the session opened the PAN frame twice")
+            let page = String(decoding: frame.body, as: UTF8.self)
+            let shown = page.range(of: "<div id=\"value\">").map { start in
+                String(page[start.upperBound...].prefix { $0 != "<" })
+            }
+            return "Lithic's PAN frame shows \(try lastFourOnly(shown)); the session opens it once"
         case .clientAccessToken:
             // Marqeta.js: the token opens the card in Marqeta's frames (the simulator's stand-in read).
             let session = try await gateway.revealSession(RevealSessionRequest(card: card, purpose: purpose), via: via)

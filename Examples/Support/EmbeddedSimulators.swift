@@ -4,6 +4,7 @@ import CardGateway
 import CardGatewayAsyncHTTPClient
 import CardGatewaySimulation
 import Foundation
+import LithicSimulator
 import Logging
 import MarqetaSimulator
 import PaysafeSimulator
@@ -34,6 +35,8 @@ public struct EmbeddedSimulators: Sendable {
         public static let trustPayments = "cards-on-file"
         /// Marqeta cards (kind `marqeta`), routed by `issuer = marqeta`.
         public static let marqeta = "marqeta-cards"
+        /// Lithic cards (kind `lithic`), routed by `issuer = lithic`.
+        public static let lithic = "lithic-cards"
     }
 
     /// The route keys of the built-in configuration.
@@ -43,6 +46,7 @@ public struct EmbeddedSimulators: Sendable {
         public static let stripe = "stripe-us"
         public static let bridge = "bridge"
         public static let marqeta = "marqeta"
+        public static let lithic = "lithic"
     }
 
     public let paysafe: PaysafeSimulator
@@ -51,6 +55,7 @@ public struct EmbeddedSimulators: Sendable {
     public let bridge: BridgeSimulator
     public let trustPayments: TrustPaymentsSimulator
     public let marqeta: MarqetaSimulator
+    public let lithic: LithicSimulator
 
     /// Fresh simulators holding their documented seed data, each on the real clock.
     public init() {
@@ -60,10 +65,12 @@ public struct EmbeddedSimulators: Sendable {
         self.bridge = BridgeSimulator()
         self.trustPayments = TrustPaymentsSimulator()
         self.marqeta = MarqetaSimulator()
+        self.lithic = LithicSimulator()
     }
 
-    /// All six, in the order they are started and listed: Paysafe, Adyen, Stripe, Bridge, Trust Payments, Marqeta.
-    public var all: [any ProviderSimulator] { [paysafe, adyen, stripe, bridge, trustPayments, marqeta] }
+    /// All seven, in the order they are started and listed: Paysafe, Adyen, Stripe, Bridge, Trust Payments, Marqeta,
+    /// Lithic.
+    public var all: [any ProviderSimulator] { [paysafe, adyen, stripe, bridge, trustPayments, marqeta, lithic] }
 
     /// Runs the six simulators on ephemeral loopback ports for the duration of `body`, then stops them.
     public func run<R: Sendable>(
@@ -148,6 +155,15 @@ public struct EmbeddedSimulators: Sendable {
                 ],
                 "options": ["provisioningAppVersion": "cardgateway-examples 1.0", "deviceType": "MOBILE_PHONE"],
             ],
+            Instance.lithic: [
+                "kind": "lithic", "environment": "sandbox", "baseURL": try baseURL("lithic"),
+                "description": "Lithic cards",
+                "credentials": [
+                    "apiKey": literal(LithicSimulator.Seed.apiKey),
+                    "webhookSecret": literal(LithicSimulator.Seed.webhookSecret),
+                ],
+                "options": ["embedTargetOrigin": "https://cardholder.example"],
+            ],
         ]
         // Real-time authorizations (issue 47): the credentials each simulator's network sends, and a budget well
         // inside every provider's deadline, for each adapter that answers them.
@@ -167,6 +183,7 @@ public struct EmbeddedSimulators: Sendable {
                     "authorizationPassword": MarqetaSimulator.Seed.authorizationPassword,
                 ]
             ),
+            (Instance.lithic, "lithic", ["asaSecret": LithicSimulator.Seed.asaSecret]),
         ]
         for entry in authorizationCredentials where Self.answersAuthorizations(entry.kind) {
             guard var instance = providers[entry.instance] as? [String: Any],
@@ -193,6 +210,7 @@ public struct EmbeddedSimulators: Sendable {
             ["when": ["issuer": Issuer.stripe], "use": Instance.stripe],
             ["when": ["issuer": Issuer.bridge], "use": Instance.bridge],
             ["when": ["issuer": Issuer.marqeta], "use": Instance.marqeta],
+            ["when": ["issuer": Issuer.lithic], "use": Instance.lithic],
         ]
         return try JSONSerialization.data(
             withJSONObject: [
@@ -224,7 +242,7 @@ public struct RunningSimulators: Sendable {
         self.handles = handles
     }
 
-    /// The running simulator of a provider kind (`"paysafe"`, `"adyen"`, `"stripe"`, `"bridge"`, `"trustpayments"`, `"marqeta"`).
+    /// The running simulator of a provider kind (`"paysafe"`, `"adyen"`, `"stripe"`, `"bridge"`, `"trustpayments"`, `"marqeta"`, `"lithic"`).
     public func handle(_ kind: String) -> SimulatorHandle? { handles.first { $0.kindName == kind } }
 
     /// ``EmbeddedSimulators/configurationJSON(handles:)`` for these handles.

@@ -1,6 +1,7 @@
 import CardGateway
 import CardGatewayAdyen
 import CardGatewayBridge
+import CardGatewayLithic
 import CardGatewayMarqeta
 import CardGatewayPaysafe
 import CardGatewayStripe
@@ -11,5 +12,5 @@ import CardGatewayTrustPayments
 /// A service of your own registers only the adapters it links, the same way:
 /// `var registry = ProviderRegistry(); registry.register(.stripe)`.
 public enum ExampleRegistry: Sendable {
-    public static let all = ProviderRegistry([.paysafe, .adyen, .stripe, .bridge, .trustpayments, .marqeta])
+    public static let all = ProviderRegistry([.paysafe, .adyen, .stripe, .bridge, .trustpayments, .marqeta, .lithic])
 }

@@ -3,6 +3,7 @@ import BridgeSimulator
 import CardGateway
 import Foundation
 import HTTPTypes
+import LithicSimulator
 import MarqetaSimulator
 import PaysafeSimulator
 import StripeSimulator
@@ -71,6 +72,9 @@ extension EmbeddedSimulators {
         case Instance.marqeta:
             signed = marqeta.signedCardTransitionWebhook(
                 card: MarqetaSimulator.Seed.lockableCard, state: "SUSPENDED", type: "state.suspended")
+        case Instance.lithic:
+            signed = lithic.signedCardUpdated(
+                card: LithicSimulator.Seed.lockableCard, state: "PAUSED", previous: "OPEN", at: now)
         default:
             return nil
         }

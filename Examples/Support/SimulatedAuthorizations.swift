@@ -21,7 +21,7 @@ public enum SimulatedAuthorizations {
     }
 
     /// The providers whose simulators can play the network, by kind name.
-    public static let kinds = ["stripe", "adyen", "marqeta"]
+    public static let kinds = ["stripe", "adyen", "marqeta", "lithic"]
 
     /// A seeded active card of `kind`'s simulator, used when no card is named.
     public static func defaultCard(_ kind: String) -> String? {
@@ -29,6 +29,7 @@ public enum SimulatedAuthorizations {
         case "stripe": return "ic_1SimActiveEligible000000"
         case "adyen": return "PI32272223222C5GXTDWH3TTN"
         case "marqeta": return "card_sim_active_0001"
+        case "lithic": return "c0000000-0000-4000-8000-000000000001"
         default: return nil
         }
     }
@@ -39,6 +40,7 @@ public enum SimulatedAuthorizations {
         case "stripe": return simulators.stripe
         case "adyen": return simulators.adyen
         case "marqeta": return simulators.marqeta
+        case "lithic": return simulators.lithic
         default: return nil
         }
     }

@@ -13,7 +13,7 @@ struct AuthorizeCommandTests {
     @Test(
         "sends a provider's simulated authorization to a URL and prints the provider's record",
         arguments: [
-            "stripe", "adyen", "marqeta",
+            "stripe", "adyen", "marqeta", "lithic",
         ])
     func sendsAndPrints(kind: String) async throws {
         guard EmbeddedSimulators.answersAuthorizations(kind) else { return }

@@ -43,6 +43,11 @@ struct DemoTests {
             })
         #expect(steps(Instance.bridge).contains("Apple Pay: provision"))
         #expect(steps(Instance.trustPayments).filter { $0.hasPrefix("credentials on file:") }.count == 5)
+        // Lithic: one endpoint for the three wallets.
+        let lithic = steps(Instance.lithic)
+        for name in ["card: look up", "Apple Pay: provision", "Google Pay: provision", "Samsung Pay: provision"] {
+            #expect(lithic.contains(name), "\(name): \(lithic)")
+        }
         // Marqeta: the encrypted payload for all three wallets, Samsung Pay included.
         let marqeta = steps(Instance.marqeta)
         for name in [
@@ -58,7 +63,10 @@ struct DemoTests {
         let webhooks = report.steps.filter { $0.name == "webhook: verify a signed delivery" }
         #expect(
             webhooks.filter { $0.status == .passed }.map(\.instance).sorted()
-                == [Instance.adyen, Instance.bridge, Instance.paysafe, Instance.stripe, Instance.marqeta].sorted())
+                == [
+                    Instance.adyen, Instance.bridge, Instance.paysafe, Instance.stripe, Instance.marqeta,
+                    Instance.lithic,
+                ].sorted())
         #expect(webhooks.first { $0.instance == Instance.trustPayments }?.status == .skipped)
         // Every skipped step says why, and only a capability the provider lacks is skipped.
         let skipped = report.steps.filter { $0.status == .skipped }
@@ -68,14 +76,16 @@ struct DemoTests {
                 $0.instance == Instance.paysafe && $0.name == "lifecycle: suspend and resume a wallet token"
             }?.status == .skipped)
         // A lock/unlock round trip on every provider with a card lock, a token suspend/resume on every one with token control.
-        for instance in [Instance.paysafe, Instance.adyen, Instance.stripe, Instance.bridge, Instance.marqeta] {
+        for instance in [
+            Instance.paysafe, Instance.adyen, Instance.stripe, Instance.bridge, Instance.marqeta, Instance.lithic,
+        ] {
             #expect(
                 report.steps.filter {
                     $0.instance == instance && ["lifecycle: lock a card", "lifecycle: unlock it"].contains($0.name)
                         && $0.status == .passed
                 }.count == 2, "\(instance)")
         }
-        for instance in [Instance.adyen, Instance.stripe, Instance.marqeta] {
+        for instance in [Instance.adyen, Instance.stripe, Instance.marqeta, Instance.lithic] {
             #expect(
                 report.steps.filter {
                     $0.instance == instance
@@ -108,7 +118,7 @@ struct DemoTests {
         // One step per purpose each instance declares, named by the purpose.
         for (instance, kind) in [
             (Instance.paysafe, "paysafe"), (Instance.adyen, "adyen"), (Instance.stripe, "stripe"),
-            (Instance.bridge, "bridge"), (Instance.marqeta, "marqeta"),
+            (Instance.bridge, "bridge"), (Instance.marqeta, "marqeta"), (Instance.lithic, "lithic"),
         ] {
             let declared = ExampleRegistry.all.factories[ProviderKind(kind)]?.descriptor.revealFlows ?? [:]
             let names = reveal.filter { $0.instance == instance }.map(\.name)

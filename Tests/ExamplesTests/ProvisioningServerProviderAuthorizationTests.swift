@@ -17,10 +17,10 @@ import Testing
 struct ProvisioningServerProviderAuthorizationTests {
     static let instances = [
         "stripe": EmbeddedSimulators.Instance.stripe, "adyen": EmbeddedSimulators.Instance.adyen,
-        "marqeta": EmbeddedSimulators.Instance.marqeta,
+        "marqeta": EmbeddedSimulators.Instance.marqeta, "lithic": EmbeddedSimulators.Instance.lithic,
     ]
     /// The seeded cards' currencies.
-    static let currencies = ["stripe": "USD", "adyen": "EUR", "marqeta": "USD"]
+    static let currencies = ["stripe": "USD", "adyen": "EUR", "marqeta": "USD", "lithic": "USD"]
 
     @Test(
         "approve, decline by the decider and by a rule, a smaller amount where allowed, stand-ins for a slow or garbled decider, 401 without a decider call",

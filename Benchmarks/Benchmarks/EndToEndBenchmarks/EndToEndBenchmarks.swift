@@ -8,7 +8,7 @@ import ProviderFixtures
 // (routing, circuit breaker, bulkhead, telemetry with the no-op metrics and tracer, no logger; the default
 // `AsyncHTTPClientTransport`) and once as a bare AsyncHTTPClient request on the same client with the body and
 // headers the gateway sent, prebuilt. gateway ÷ direct is the gateway's overhead on loopback. The operation is
-// the card lookup; Trust Payments, which has none, its charge. All six providers (Marqeta too).
+// the card lookup; Trust Payments, which has none, its charge. All seven providers (Marqeta and Lithic too).
 
 let benchmarks: @Sendable () -> Void = {
     for kind in ProviderSubject.liveKinds {

@@ -3,6 +3,7 @@ import BridgeSimulator
 import CardGateway
 import CardGatewayAdyen
 import CardGatewayBridge
+import CardGatewayLithic
 import CardGatewayMarqeta
 import CardGatewayPaysafe
 import CardGatewaySimulation
@@ -10,6 +11,7 @@ import CardGatewayStripe
 import CardGatewayTrustPayments
 import Foundation
 import HTTPTypes
+import LithicSimulator
 import MarqetaSimulator
 import PaysafeSimulator
 import Synchronization
@@ -244,14 +246,18 @@ extension ProviderSubject {
     public static func all() -> [ProviderSubject] { [paysafe(), adyen(), stripe(), bridge(), trustPayments()] }
 
     public static func named(_ kind: String) -> ProviderSubject? {
-        kind == "marqeta" ? marqeta() : all().first { $0.kind == kind }
+        switch kind {
+        case "marqeta": return marqeta()
+        case "lithic": return lithic()
+        default: return all().first { $0.kind == kind }
+        }
     }
 
     /// The providers of the per-call benchmarks (adapter/, gateway/, their thresholds).
     public static let kinds = ["paysafe", "adyen", "stripe", "bridge", "trustpayments"]
 
-    /// The providers of the benchmarks on a live simulator (e2e/, load/): all six.
-    public static let liveKinds = kinds + ["marqeta"]
+    /// The providers of the benchmarks on a live simulator (e2e/, load/): all seven.
+    public static let liveKinds = kinds + ["marqeta", "lithic"]
 
     /// Every benchmarked operation of one provider, by name (without building a simulator's answers).
     public static func operationNames(_ kind: String) -> [String] { named(kind)?.operations.map(\.name) ?? [] }
@@ -394,6 +400,19 @@ extension ProviderSubject {
             credentials: ["applicationToken": Secret(Seed.applicationToken), "accessToken": Secret(Seed.accessToken)],
             options: [:],
             simulator: MarqetaSimulator(), credentialStore: InMemoryCredentialReferenceStore(),
+            operations: cards.operations,
+            representative: "card", throughGateway: lookupThroughGateway(lookup)
+        )
+    }
+
+    /// Lithic: the card lookup (the live benchmarks' representative) and the listing.
+    static func lithic() -> ProviderSubject {
+        typealias Seed = LithicSimulator.Seed
+        let lookup = CardRef(id: Seed.activeCard)
+        let cards = CardOperations(lookup: lookup, listCustomer: Seed.accountToken)
+        return ProviderSubject(
+            kind: "lithic", factory: .lithic, credentials: ["apiKey": Secret(Seed.apiKey)], options: [:],
+            simulator: LithicSimulator(), credentialStore: InMemoryCredentialReferenceStore(),
             operations: cards.operations,
             representative: "card", throughGateway: lookupThroughGateway(lookup)
         )

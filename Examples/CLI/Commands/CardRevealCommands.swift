@@ -48,7 +48,7 @@ struct CardRevealCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "A session to show the card's number, CVC and expiry in the front end.",
             discussion:
-                "Client-nonce flows (Stripe, Bridge) take --nonce (and --api-version for Stripe); Adyen takes --encrypted-key; Marqeta and Paysafe take nothing."
+                "Client-nonce flows (Stripe, Bridge) take --nonce (and --api-version for Stripe); Adyen takes --encrypted-key; Marqeta, Lithic and Paysafe take nothing."
         )
         @OptionGroup var card: CardOptions
         @Option(help: "The nonce the provider's front-end library made (Stripe, Bridge).") var nonce: String?
