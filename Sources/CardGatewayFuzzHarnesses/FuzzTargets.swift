@@ -31,7 +31,7 @@ public enum FuzzTargets {
                 run: ConfigurationHarness.run),
             Target(
                 name: "internet-date-time",
-                summary: "the RFC 3339 fast reader InternetDateTime, differentially against Foundation's formatters",
+                summary: "the RFC 3339 reader InternetDateTime: no trap; what it reads reads back from what it writes",
                 run: InternetDateTimeHarness.run),
         ]
 

@@ -1,30 +1,34 @@
 @_spi(AdapterSupport) import CardGateway
 import Foundation
 
-/// Fuzzes `InternetDateTime.parseWholeSeconds`, the one fast path the core keeps (issue 37), differentially against
-/// the plain path it stands in for: wherever it answers, Foundation's `ISO8601DateFormatter` and
-/// `Date.ISO8601FormatStyle` must give the same instant. Where it answers nil the adapters ask the formatter, so a nil
-/// cannot disagree.
+/// Fuzzes `InternetDateTime.parse`, the one RFC 3339 reader: it must never trap, and an instant it reads within
+/// years 1600…9999 in UTC must read back from what `InternetDateTime.format` writes for it (to the millisecond with
+/// fractions, to the second without).
 ///
 /// The first byte picks the mode. Even: the rest is the text, as libFuzzer mutates it. Odd: the rest picks a
 /// timestamp's fields (year 0…9999, month 0…13, day 0…32, hour 0…25, minute and second 0…61) and its ending (`Z`,
-/// `z`, `±HH:MM` with hours 0…25 and minutes 0…61, a fraction, nothing), so that most inputs have the exact shape the
-/// fast path reads and only their values vary.
+/// `z`, `±HH:MM` with hours 0…25 and minutes 0…61, a fraction, nothing), so that most inputs have the shape the
+/// reader reads and only their values vary.
 public enum InternetDateTimeHarness {
     public static func run(_ data: Data) {
         guard let mode = data.first else { return }
         let rest = data.dropFirst()
         let text = mode & 1 == 0 ? String(decoding: rest, as: UTF8.self) : structured(Array(rest))
-        guard let fast = InternetDateTime.parseWholeSeconds(text) else { return }
-        let formatter = ISO8601DateFormatter().date(from: text)
-        let formatStyle = try? Date(text, strategy: Date.ISO8601FormatStyle())
-        guard fast == formatter, fast == formatStyle else {
+        guard let date = InternetDateTime.parse(text), (earliest...latest).contains(date) else { return }
+        let withFraction = InternetDateTime.parse(InternetDateTime.format(date, fractionalSeconds: true))
+        let whole = InternetDateTime.parse(InternetDateTime.format(date))
+        guard let withFraction, abs(withFraction.timeIntervalSince(date)) < 0.001, let whole,
+            abs(whole.timeIntervalSince(date)) < 1
+        else {
             fatalError(
-                "InternetDateTime read \(text.debugDescription) as \(fast.timeIntervalSince1970); ISO8601DateFormatter: "
-                    + "\(formatter.map { "\($0.timeIntervalSince1970)" } ?? "nil"), ISO8601FormatStyle: "
-                    + "\(formatStyle.map { "\($0.timeIntervalSince1970)" } ?? "nil")")
+                "InternetDateTime read \(text.debugDescription) as \(date.timeIntervalSince1970) but not what it wrote "
+                    + "for it: \(InternetDateTime.format(date, fractionalSeconds: true))")
         }
     }
+
+    /// 1600-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
+    static let earliest = Date(timeIntervalSince1970: -11_676_096_000)
+    static let latest = Date(timeIntervalSince1970: 253_402_300_799)
 
     /// A timestamp built from `bytes` (missing bytes read as zero).
     static func structured(_ bytes: [UInt8]) -> String {

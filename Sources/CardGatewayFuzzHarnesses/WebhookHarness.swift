@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import CardGatewayAdyen
 import CardGatewayBridge
 import CardGatewayMarqeta
@@ -81,18 +81,6 @@ private func hmacSHA256(key: some DataProtocol, message: Data) -> Data {
     Data(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: Data(key))))
 }
 
-private func hex(_ bytes: Data) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
-
-private func hexBytes(_ text: String) -> Data {
-    var bytes = Data()
-    var index = text.startIndex
-    while index < text.endIndex, let next = text.index(index, offsetBy: 2, limitedBy: text.endIndex) {
-        bytes.append(UInt8(text[index..<next], radix: 16) ?? 0)
-        index = next
-    }
-    return bytes
-}
-
 /// A webhook-verifying adapter from a response harness, over a transport that refuses to send.
 private func webhookVerifier(_ harness: ResponseHarness) throws -> any WebhookVerifying {
     let transport = FuzzTransport(status: 500, contentType: nil, body: Data())
@@ -110,14 +98,15 @@ extension WebhookHarness {
             let timestamp = Int64(FuzzClock.now.timeIntervalSince1970)
             let mac = hmacSHA256(
                 key: Data(FuzzSeeds.Stripe.webhookSecret.utf8), message: Data("\(timestamp).".utf8) + body)
-            return "t=\(timestamp),v1=\(hex(mac))"
+            return "t=\(timestamp),v1=\(ByteEncoding.hex(mac))"
         }, makeVerifier: { try webhookVerifier(.stripe) })
 
     /// `HmacSignature: Base64(HMAC-SHA256(body, hex-decoded key))`.
     public static let adyen = WebhookHarness(
         name: "adyen", headerName: "HmacSignature",
         sign: { body in
-            hmacSHA256(key: hexBytes(FuzzSeeds.Adyen.hmacKeyHex), message: body).base64EncodedString()
+            hmacSHA256(key: ByteEncoding.decodeHex(FuzzSeeds.Adyen.hmacKeyHex) ?? Data(), message: body)
+                .base64EncodedString()
         }, makeVerifier: { try webhookVerifier(.adyen) })
 
     /// `Signature: Base64(HMAC-SHA256(body, Base64-decoded secret))`, Paysafe's published scheme.
@@ -150,12 +139,11 @@ extension WebhookHarness {
         fixedHeaders: HTTPFields([
             HTTPField(
                 name: .authorization,
-                value: "Basic "
-                    + Data("\(FuzzSeeds.Marqeta.webhookUsername):\(FuzzSeeds.Marqeta.webhookPassword)".utf8)
-                    .base64EncodedString()
+                value: HeaderAuthentication.basicValue(
+                    username: FuzzSeeds.Marqeta.webhookUsername, password: FuzzSeeds.Marqeta.webhookPassword)
             )
         ]),
-        sign: { body in hex(hmacSHA256(key: Data(FuzzSeeds.Marqeta.webhookSecret.utf8), message: body)) },
+        sign: { body in ByteEncoding.hex(hmacSHA256(key: Data(FuzzSeeds.Marqeta.webhookSecret.utf8), message: body)) },
         makeVerifier: { try webhookVerifier(.marqeta) }
     )
 

@@ -195,13 +195,6 @@ extension PostgresRowSequence {
     }
 }
 
-extension Duration {
-    var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
-    }
-}
-
 extension PostgresClient {
     /// Runs a statement and reads its answer to the end (which returns the connection to the pool).
     func perform(_ query: PostgresQuery) async throws {
@@ -331,7 +324,7 @@ final class PoolMeter: Sendable {
     }
 
     func leased(after wait: Duration) {
-        let microseconds = Int(wait.seconds * 1_000_000)
+        let microseconds = Int(wait.microseconds)
         let bucket =
             PostgresPoolStatistics.bucketBounds.firstIndex { microseconds <= $0 }
             ?? PostgresPoolStatistics.bucketBounds.count

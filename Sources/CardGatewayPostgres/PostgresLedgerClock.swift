@@ -36,8 +36,6 @@ public final class PostgresLedgerClock: Sendable {
     var sql: String {
         let offset = advanced
         guard offset != .zero else { return "now()" }
-        let parts = offset.components
-        let microseconds = parts.seconds * 1_000_000 + parts.attoseconds / 1_000_000_000_000
-        return "(now() + interval '\(microseconds) microseconds')"
+        return "(now() + interval '\(offset.microseconds) microseconds')"
     }
 }

@@ -98,8 +98,7 @@ public enum PostgresMigrations {
     static func run(on client: PostgresClient, lockWait: Duration, logger: Logger) async throws -> [Int] {
         // The common case, every migration applied, takes no lock.
         if try await applied(on: client).isSuperset(of: all.map(\.version)) { return [] }
-        let milliseconds = Int(
-            (Double(lockWait.components.seconds) + Double(lockWait.components.attoseconds) / 1e18) * 1000)
+        let milliseconds = lockWait.milliseconds
         return try await client.withTransaction(logger: logger) { connection -> [Int] in
             try await connection.query(
                 PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = \(milliseconds)"), logger: logger)

@@ -39,7 +39,7 @@ public struct PostgresOperationLedger: OperationLedger {
                 INSERT INTO cardgateway_operation_ledger AS l
                     (idempotency_key, operation, provider_instance, fingerprint, state, owner, created_at, updated_at, lease_until, expires_at)
                 VALUES (\(intent.key), \(intent.operation.rawValue), \(intent.instance), \(intent.fingerprint), 'pending', \(owner), \(unescaped: now), \(unescaped: now),
-                        \(unescaped: now) + make_interval(secs => \(intent.lease.seconds)), \(unescaped: now) + make_interval(secs => \((intent.lease + retention).seconds)))
+                        \(unescaped: now) + make_interval(secs => \(intent.lease.timeInterval)), \(unescaped: now) + make_interval(secs => \((intent.lease + retention).timeInterval)))
                 ON CONFLICT (idempotency_key) DO UPDATE SET
                     operation = CASE WHEN l.expires_at <= \(unescaped: now) THEN EXCLUDED.operation ELSE l.operation END,
                     provider_instance = CASE WHEN l.expires_at <= \(unescaped: now) THEN EXCLUDED.provider_instance ELSE l.provider_instance END,

@@ -46,7 +46,7 @@ public final class PostgresStores: Service, Sendable {
         clientConfiguration.options.connectTimeout = configuration.connectTimeout
         clientConfiguration.options.maximumConnections = configuration.maxConnections
         // The server gives up on a statement (or a lock) that outlives the store's timeout, too.
-        let milliseconds = Int(configuration.timeout.seconds * 1000)
+        let milliseconds = Int(configuration.timeout.milliseconds)
         clientConfiguration.options.additionalStartupParameters = [
             ("statement_timeout", String(milliseconds)), ("lock_timeout", String(milliseconds)),
             ("application_name", "cardgateway"),
@@ -90,7 +90,7 @@ public final class PostgresStores: Service, Sendable {
             database: configuration.database, tls: tls
         )
         connectionConfiguration.options.connectTimeout = .milliseconds(
-            Int64(min(configuration.connectTimeout, .seconds(3)).seconds * 1000))
+            min(configuration.connectTimeout, .seconds(3)).milliseconds)
         do {
             let connection = try await PostgresConnection.connect(
                 configuration: connectionConfiguration, id: 0, logger: logger)
@@ -114,7 +114,7 @@ public final class PostgresStores: Service, Sendable {
                         if Task.isCancelled { break }
                         _ = try? await self.operationLedger.purgeExpired()
                         _ = try? await self.rateLimits.purgeIdle(
-                            before: Date().addingTimeInterval(-PostgresRateLimits.idleRetention.seconds))
+                            before: Date().addingTimeInterval(-PostgresRateLimits.idleRetention.timeInterval))
                     }
                 }
             }

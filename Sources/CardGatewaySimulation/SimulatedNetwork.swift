@@ -119,8 +119,7 @@ public enum SimulatedNetwork: Sendable {
         request.method = .POST
         for field in headers { request.headers.add(name: field.name.rawName, value: field.value) }
         request.body = .bytes(ByteBuffer(bytes: body))
-        let timeout = TimeAmount.nanoseconds(
-            deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000)
+        let timeout = TimeAmount.nanoseconds(deadline.nanoseconds)
         do {
             let response = try await client.execute(request, timeout: timeout)
             let bytes = try await response.body.collect(upTo: 1024 * 1024)

@@ -78,9 +78,7 @@ public final class ManualClock: Clock, Sendable {
 
     /// The wall-clock date now: the start date moved on by as much as the clock has been advanced.
     public var date: Date {
-        let elapsed = now - start
-        let parts = elapsed.components
-        return startDate.addingTimeInterval(TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18)
+        startDate.addingTimeInterval((now - start).timeInterval)
     }
 
     /// How many tasks are asleep on the clock now.

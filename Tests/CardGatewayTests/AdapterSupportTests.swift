@@ -19,12 +19,13 @@ struct AdapterSupportTests {
         ])
     func statusTable(status: Int, code: CardGatewayError.Code, retryable: Bool, acted: Bool) {
         #expect(
-            HTTPStatusTable.rule(for: status) == HTTPStatusRule(code, retryable: retryable, mayHaveBeenActedOn: acted))
+            HTTPStatusTable.rule(for: status)
+                == HTTPStatusRule(code, retryable: retryable, mayHaveReachedProvider: acted))
     }
 
     @Test("an adapter's override wins for its status only")
     func overrides() {
-        let overrides = [402: HTTPStatusRule(.declined, retryable: false, mayHaveBeenActedOn: false)]
+        let overrides = [402: HTTPStatusRule(.declined, retryable: false, mayHaveReachedProvider: false)]
         #expect(HTTPStatusTable.rule(for: 402, overrides: overrides).code == .declined)
         #expect(HTTPStatusTable.rule(for: 403, overrides: overrides).code == .permissionDenied)
     }
@@ -117,5 +118,27 @@ struct AdapterSupportTests {
                 kind: ProviderKind("alpha"), requestID: nil)
         }
         #expect(own?.message == third?.message)
+    }
+
+    @Test("HTTP Basic: the header value is RFC 7617's example; the authentication's description does not show it")
+    func basic() {
+        // RFC 7617 section 2's example.
+        #expect(
+            HeaderAuthentication.basicValue(username: "Aladdin", password: "open sesame")
+                == "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==")
+        let description = HeaderAuthentication.basic(username: Secret("Aladdin"), password: Secret("open sesame"))
+            .description
+        #expect(!description.contains("QWxhZGRp"))
+    }
+
+    @Test("Duration in seconds, milliseconds, microseconds and nanoseconds, truncated toward zero")
+    func durations() {
+        let duration = Duration.seconds(2) + .nanoseconds(345_678_901)
+        #expect(duration.timeInterval == 2.345678901)
+        #expect(duration.milliseconds == 2_345)
+        #expect(duration.microseconds == 2_345_678)
+        #expect(duration.nanoseconds == 2_345_678_901)
+        #expect(Duration.milliseconds(-1_500).milliseconds == -1_500)
+        #expect(Duration.zero.timeInterval == 0)
     }
 }

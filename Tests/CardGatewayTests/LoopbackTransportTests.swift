@@ -191,7 +191,7 @@ struct LoopbackTransportTests {
             _ = try await transport.send(request, body: nil, timeout: .milliseconds(500))
             Issue.record("expected a connection failure")
         } catch let error as TransportError {
-            #expect(!error.mayHaveReachedServer, "\(error)")
+            #expect(!error.mayHaveReachedProvider, "\(error)")
         }
     }
 }

@@ -109,6 +109,18 @@ struct ProviderHTTPClientTests {
     }
 
     @Test(
+        "a Retry-After date is read in RFC 9110's three forms, in GMT, and refused otherwise",
+        arguments: [
+            ("Tue, 14 Nov 2023 22:13:30 GMT", Duration.seconds(10)), ("Tuesday, 14-Nov-23 22:13:30 GMT", .seconds(10)),
+            ("Tue Nov 14 22:13:30 2023", .seconds(10)), ("Tue, 14 Nov 2023 22:13:30 UTC", nil),
+            ("Tue, 14 Nov 2023 22:13:30 GMT trailing", nil), ("Tue, 31 Feb 2023 22:13:30 GMT", nil),
+            ("Tue, 14 Nov 2023 24:13:30 GMT", nil), ("2023-11-14T22:13:30Z", nil),
+        ] as [(String, Duration?)])
+    func retryAfterDates(value: String, expected: Duration?) {
+        #expect(RetryPolicy.parseRetryAfter(value, now: Date(timeIntervalSince1970: 1_700_000_000)) == expected)
+    }
+
+    @Test(
         "absurd Retry-After values are refused or clamped, never a crash",
         arguments: [
             ("1e20", nil), ("-5", nil), ("1.5", nil), ("", nil), ("inf", nil), ("NaN", nil),

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 
 /// `cardgateway card reveal …`: card details, PIN reveal and PIN change without the backend seeing the clear data
@@ -198,9 +198,7 @@ struct RevealOfferJSON: Encodable {
         requires = offer.requires.map(\.rawValue)
         publicKey = offer.publicKey.map { PublicKey(format: $0.format, value: $0.value, expires: $0.expires) }
         apiVersion = offer.apiVersion
-        sessionLifetime = offer.sessionLifetime.map {
-            Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18
-        }
+        sessionLifetime = offer.sessionLifetime?.timeInterval
         mayRequireSCA = offer.mayRequireSCA
     }
 }

@@ -288,7 +288,7 @@ struct BearerClaims: JWTPayload {
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 
     func isValid(for configuration: JWTBearerAuthenticator.Configuration, at now: Date) -> Bool {
-        let leeway = RateLimiter.seconds(configuration.leeway)
+        let leeway = configuration.leeway.timeInterval
         guard issuer == configuration.issuer, audiences.contains(configuration.audience) else { return false }
         guard let expires, now.timeIntervalSince(expires) < leeway else { return false }
         if let notBefore, notBefore.timeIntervalSince(now) > leeway { return false }

@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 import HTTPTypes
 import Logging
@@ -146,7 +146,7 @@ extension ProvisioningServer {
             throw APIProblem.unauthenticated(invalidToken: true)
         }
         let age = now().timeIntervalSince(authentication.authenticatedAt ?? .distantPast)
-        guard age <= RateLimiter.seconds(maxAge), age >= -CardRevealPolicy.futureLeeway else {
+        guard age <= maxAge.timeInterval, age >= -CardRevealPolicy.futureLeeway else {
             throw APIProblem.recentSignInRequired(maxAge: maxAge)
         }
     }
@@ -155,7 +155,7 @@ extension ProvisioningServer {
 extension APIProblem {
     /// The token is valid but its sign-in is too old, or it does not say when it was: sign in again (RFC 9470).
     static func recentSignInRequired(maxAge: Duration) -> APIProblem {
-        let seconds = Int(RateLimiter.seconds(maxAge).rounded(.down))
+        let seconds = Int(maxAge.timeInterval.rounded(.down))
         return APIProblem(
             status: .unauthorized, type: "recentSignInRequired", title: "Recent sign-in required",
             detail:

@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 import Logging
 import Synchronization
@@ -55,7 +55,7 @@ struct CardRevealAudit: Sendable {
             // A card id or purpose that breaks the document's rule is logged as such, never as given.
             "card.id": .string(cardID.flatMap { OwnedCard.isValidID($0) ? $0 : nil } ?? "(invalid)"),
             "purpose": .string(purpose.flatMap { RevealPurpose(rawValue: $0)?.rawValue } ?? "(invalid)"),
-            "at": .string(ISO8601DateFormatter().string(from: now())),
+            "at": .string(InternetDateTime.format(now())),
             "outcome": .string(failure == nil && (200..<300).contains(status) ? "issued" : "refused"),
             "http.status": .stringConvertible(status),
         ]

@@ -133,13 +133,6 @@ struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
     }
 }
 
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-}
-
 /// Closes a connection whose request (head and body) is not read in full within the deadline: for the first
 /// request counted from the moment the connection is accepted (so a connection that sends nothing, or only part of a
 /// TLS handshake or of a head, is closed after the deadline, whatever the idle timeout), for each later one from its

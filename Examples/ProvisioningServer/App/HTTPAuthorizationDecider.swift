@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 import NIOCore
 
@@ -150,7 +150,5 @@ public enum AuthorizationDeciderWire {
     }
 
     /// RFC 3339, UTC, milliseconds: `2026-11-29T01:00:01.500Z`.
-    static func timestamp(_ date: Date) -> String {
-        Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
-    }
+    static func timestamp(_ date: Date) -> String { InternetDateTime.format(date, fractionalSeconds: true) }
 }

@@ -1,4 +1,4 @@
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -196,7 +196,7 @@ struct RequestScopeMiddleware: ServerMiddleware {
             "http.method": .string(operation.method),
             "http.route": .string(operation.path),
             "http.status": .stringConvertible(response.status.code),
-            "duration_ms": .stringConvertible(Self.milliseconds(ContinuousClock.now - started)),
+            "duration_ms": .stringConvertible((ContinuousClock.now - started).milliseconds),
         ]
         if let userID = user.value { metadata["user.id"] = .string(userID) }
         if let failure {
@@ -249,11 +249,6 @@ struct RequestScopeMiddleware: ServerMiddleware {
         case .known(let length): response.headerFields[.contentLength] = String(length)
         case .unknown: response.headerFields[.contentLength] = nil
         }
-    }
-
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }
 
@@ -401,38 +396,18 @@ struct RoutingProblemMiddleware: RouterMiddleware {
 }
 
 /// RFC 3339 date-times as the document's `format: date-time` allows them (either case of `T` and `Z`, offsets,
-/// any number of fractional digits) in; whole seconds in UTC (`2025-01-31T12:00:00Z`) out.
+/// any number of fractional digits) in; whole seconds in UTC (`2025-01-31T12:00:00Z`) out. Both through the core's
+/// `InternetDateTime`.
 struct RFC3339DateTranscoder: DateTranscoder {
     static let refusal = "not an RFC 3339 date-time"
 
-    func encode(_ date: Date) throws -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
-    }
+    func encode(_ date: Date) throws -> String { InternetDateTime.format(date) }
 
     func decode(_ text: String) throws -> Date {
-        guard let date = Self.parse(text) else {
+        guard let date = InternetDateTime.parse(text) else {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: Self.refusal))
         }
         return date
-    }
-
-    static func parse(_ text: String) -> Date? {
-        var normalised = text.uppercased()
-        // ISO8601DateFormatter reads at most millisecond fractions; finer digits are dropped (not rounded).
-        if let dot = normalised.firstIndex(of: "."),
-            let end = normalised[dot...].dropFirst().firstIndex(where: { !$0.isNumber })
-        {
-            let digits = normalised[normalised.index(after: dot)..<end]
-            guard !digits.isEmpty else { return nil }
-            normalised.replaceSubrange(normalised.index(after: dot)..<end, with: String(digits.prefix(3)))
-        }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        if let date = formatter.date(from: normalised) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: normalised)
     }
 }
 

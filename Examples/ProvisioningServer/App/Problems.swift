@@ -411,8 +411,7 @@ struct ProblemRendering: Sendable {
 
     /// A whole number of seconds, rounded up, at least 1.
     static func seconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return max(1, Int(seconds) + (attoseconds > 0 ? 1 : 0))
+        max(1, Int(duration.timeInterval.rounded(.up)))
     }
 
     /// The short form used inside lists.

@@ -37,7 +37,7 @@ final class RateLimiter: Sendable {
         let perSecond = self.perSecond
         return buckets.withLock { buckets in
             var bucket = buckets[key] ?? Bucket(tokens: capacity, updated: now)
-            let elapsed = Self.seconds(now - bucket.updated)
+            let elapsed = (now - bucket.updated).timeInterval
             bucket.tokens = min(capacity, bucket.tokens + max(0, elapsed) * perSecond)
             bucket.updated = now
             guard bucket.tokens >= cost else {
@@ -61,14 +61,11 @@ final class RateLimiter: Sendable {
         perSecond: Double
     ) {
         // A bucket that has refilled is the same as no bucket: dropping it changes nothing.
-        buckets = buckets.filter { _, bucket in bucket.tokens + seconds(now - bucket.updated) * perSecond < capacity }
+        buckets = buckets.filter { _, bucket in
+            bucket.tokens + (now - bucket.updated).timeInterval * perSecond < capacity
+        }
         if buckets.count >= maxKeys, let oldest = buckets.min(by: { $0.value.updated < $1.value.updated })?.key {
             buckets.removeValue(forKey: oldest)
         }
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

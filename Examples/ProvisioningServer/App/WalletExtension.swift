@@ -77,7 +77,7 @@ actor WalletExtensionCache {
 
     /// When a snapshot stops being served from the cache.
     func expiry(of snapshot: WalletExtensionSnapshot) -> Date {
-        snapshot.generatedAt.addingTimeInterval(Self.seconds(snapshot.hasErrors ? errorTTL : ttl))
+        snapshot.generatedAt.addingTimeInterval((snapshot.hasErrors ? errorTTL : ttl).timeInterval)
     }
 
     /// The cached snapshot, fresh or not; never builds one.
@@ -128,11 +128,6 @@ actor WalletExtensionCache {
         {
             snapshots[oldest] = nil
         }
-    }
-
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }
 

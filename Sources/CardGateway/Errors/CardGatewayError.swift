@@ -94,49 +94,23 @@ public struct CardGatewayError: Error, Sendable, CustomStringConvertible, Custom
     }
 
     static func defaultRetryable(_ code: Code) -> Bool {
-        // Compared one by one: an array literal here would be allocated on every error.
-        code == .rateLimited || code == .providerUnavailable || code == .timeout || code == .transport
+        [.rateLimited, .providerUnavailable, .timeout, .transport].contains(code)
     }
 
-    /// `CardGatewayError(code: …, provider: …, …): message [field: message; …]`, written into one string.
+    /// `CardGatewayError(code: …, provider: …, …): message [field: message; …]`.
     public var description: String {
-        let kind = providerKind?.description
-        let status = httpStatus.map { String($0) }
-        let wait = retryAfter?.description
-        // The pieces in order, given to `emit`: once to count their bytes, once to copy them.
-        func pieces(_ emit: (String) -> Void) {
-            func field(_ label: String, _ value: String?) {
-                guard let value else { return }
-                emit(label)
-                emit(value)
-            }
-            emit("CardGatewayError(code: ")
-            emit(code.rawValue)
-            field(", provider: ", provider)
-            field(", kind: ", kind)
-            field(", providerCode: ", providerCode)
-            field(", status: ", status)
-            field(", requestID: ", requestID)
-            field(", retryAfter: ", wait)
-            if isRetryable { emit(", retryable") }
-            emit("): ")
-            emit(message)
-            guard !fieldErrors.isEmpty else { return }
-            emit(" [")
-            for (position, fieldError) in fieldErrors.enumerated() {
-                if position > 0 { emit("; ") }
-                emit(fieldError.field)
-                emit(": ")
-                emit(fieldError.message)
-            }
-            emit("]")
+        var fields = ["code: \(code.rawValue)"]
+        let labelled: [(String, String?)] = [
+            ("provider", provider), ("kind", providerKind?.description), ("providerCode", providerCode),
+            ("status", httpStatus.map { String($0) }), ("requestID", requestID),
+            ("retryAfter", retryAfter?.description),
+        ]
+        for case (let label, let value?) in labelled { fields.append("\(label): \(value)") }
+        if isRetryable { fields.append("retryable") }
+        var text = "CardGatewayError(\(fields.joined(separator: ", "))): \(message)"
+        if !fieldErrors.isEmpty {
+            text += " [" + fieldErrors.map { "\($0.field): \($0.message)" }.joined(separator: "; ") + "]"
         }
-        var length = 0
-        pieces { length += $0.utf8.count }
-        // One allocation of the text's length, then the pieces appended in place.
-        var text = ""
-        text.reserveCapacity(length)
-        pieces { text += $0 }
         return text
     }
 
@@ -183,7 +157,7 @@ extension CardGatewayError {
 }
 
 /// Collects validation problems so that a request is refused with all of them at once.
-public struct ValidationProblems: Sendable {
+@_spi(AdapterSupport) public struct ValidationProblems: Sendable {
     public private(set) var errors: [CardGatewayError.FieldError] = []
     public init() {}
 

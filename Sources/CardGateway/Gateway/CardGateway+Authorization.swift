@@ -237,7 +237,7 @@ extension CardGateway {
                 (GatewayObservability.Dimensions.decidedBy, outcome.decidedBy.rawValue),
             ],
             factory: observability.metrics
-        ).recordNanoseconds(AttemptTelemetryMiddleware.nanoseconds(elapsed))
+        ).recordNanoseconds(elapsed.nanoseconds)
         if outcome.decidedBy == .standIn {
             Counter(
                 label: GatewayObservability.Names.authorizationStandIns,

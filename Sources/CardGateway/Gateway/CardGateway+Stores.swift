@@ -398,8 +398,7 @@ extension CardGateway {
         start: ContinuousClock.Instant, context: OperationContext, providerRequestID: String?
     ) async {
         let elapsed = ContinuousClock.now - start
-        let milliseconds = Int(
-            elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int(elapsed.milliseconds)
         let entry = ProvisioningJournalEntry(
             at: Date(), operation: operation, instance: instance.name, card: card, wallet: wallet, flow: flow,
             outcome: outcome,

@@ -209,7 +209,7 @@ public struct RevealSessionRequest: Sendable, Equatable, CustomStringConvertible
 
     /// The problems that stop the request in `flow` before any provider is asked: a card id that is empty or has a
     /// control character, a missing or empty input the flow needs, an input it does not take.
-    public func problems(in flow: RevealFlow) -> ValidationProblems {
+    @_spi(AdapterSupport) public func problems(in flow: RevealFlow) -> ValidationProblems {
         var problems = ValidationProblems()
         func plain(_ text: String) -> Bool {
             !text.isEmpty && !text.unicodeScalars.contains { $0.properties.generalCategory == .control }

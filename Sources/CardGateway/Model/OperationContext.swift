@@ -42,7 +42,7 @@ extension OperationContext {
     /// Problems with the caller's idempotency key and request id: each, when given, is 1 to ``maxKeyLength``
     /// printable ASCII characters (no space, line break or NUL), so neither can split a header, a log line or a
     /// ledger key. The message never quotes the value.
-    public func problems() -> ValidationProblems {
+    @_spi(AdapterSupport) public func problems() -> ValidationProblems {
         var problems = ValidationProblems()
         // The common call carries neither: nothing to check (and no array of both to build).
         if idempotencyKey == nil && requestID == nil { return problems }

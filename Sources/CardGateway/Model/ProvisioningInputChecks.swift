@@ -26,7 +26,7 @@ public enum ProvisioningInputChecks: Sendable {
 
     /// Every problem with `request`: the input's own, an input of another wallet
     /// than the request's (Samsung Pay's ids are not Google Pay's), and the app version.
-    public static func problems(in request: ProvisioningRequest) -> ValidationProblems {
+    @_spi(AdapterSupport) public static func problems(in request: ProvisioningRequest) -> ValidationProblems {
         var problems = problems(in: request.input)
         if let inputWallet = request.input.wallet, inputWallet != request.wallet {
             problems.add("input", "carries \(inputWallet) input for a \(request.wallet) provisioning")
@@ -42,7 +42,7 @@ public enum ProvisioningInputChecks: Sendable {
     }
 
     /// Every problem with `input`, by field path (`input.certificates[1]`), never quoting a value.
-    public static func problems(in input: ProvisioningInput) -> ValidationProblems {
+    @_spi(AdapterSupport) public static func problems(in input: ProvisioningInput) -> ValidationProblems {
         var problems = ValidationProblems()
         if let apple = input.applePay {
             if apple.certificates.count != certificateCount {

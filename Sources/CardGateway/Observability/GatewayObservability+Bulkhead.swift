@@ -22,8 +22,7 @@ extension GatewayObservability {
             inFlightChanged: { inFlight.record($0) },
             waitingChanged: { waiting.record($0) },
             waited: { duration, outcome in
-                let components = duration.components
-                let nanoseconds = components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
+                let nanoseconds = duration.nanoseconds
                 switch outcome {
                 case .acquired: acquired.recordNanoseconds(nanoseconds)
                 case .expired: expired.recordNanoseconds(nanoseconds)

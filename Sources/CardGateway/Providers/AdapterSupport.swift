@@ -5,18 +5,28 @@ import Foundation
 @_spi(AdapterSupport) public struct HTTPStatusRule: Sendable, Equatable, CustomStringConvertible {
     public var code: CardGatewayError.Code
     public var isRetryable: Bool
-    /// Whether the provider may have acted on the request (a 5xx may come after the work was done; a 4xx
-    /// says the request was turned away).
-    public var mayHaveBeenActedOn: Bool
+    /// Whether the request may have reached the provider and been acted on (a 5xx may come after the work was done;
+    /// a 4xx says the request was turned away): ``CardGatewayError/mayHaveReachedProvider`` of the error it makes.
+    public var mayHaveReachedProvider: Bool
 
-    public init(_ code: CardGatewayError.Code, retryable: Bool, mayHaveBeenActedOn: Bool) {
+    public init(_ code: CardGatewayError.Code, retryable: Bool, mayHaveReachedProvider: Bool) {
         self.code = code
         self.isRetryable = retryable
-        self.mayHaveBeenActedOn = mayHaveBeenActedOn
+        self.mayHaveReachedProvider = mayHaveReachedProvider
+    }
+
+    /// The former name of ``mayHaveReachedProvider``, kept only until the rooms use the one name (issue 46); then
+    /// removed.
+    public var mayHaveBeenActedOn: Bool { mayHaveReachedProvider }
+
+    /// The former spelling of ``init(_:retryable:mayHaveReachedProvider:)``, kept only until the rooms use the one
+    /// name (issue 46); then removed.
+    public init(_ code: CardGatewayError.Code, retryable: Bool, mayHaveBeenActedOn: Bool) {
+        self.init(code, retryable: retryable, mayHaveReachedProvider: mayHaveBeenActedOn)
     }
 
     public var description: String {
-        "\(code) (retryable: \(isRetryable), may have been acted on: \(mayHaveBeenActedOn))"
+        "\(code) (retryable: \(isRetryable), may have reached the provider: \(mayHaveReachedProvider))"
     }
 }
 
@@ -24,7 +34,7 @@ import Foundation
 /// (RFC 9110). Adapters use it for every status their provider documents nothing special for, and extend it
 /// only with what is provider-specific, each difference justified where the adapter declares it.
 ///
-/// | status | code | retryable | may have been acted on |
+/// | status | code | retryable | may have reached the provider |
 /// |---|---|---|---|
 /// | 400, 422 and other 4xx | invalidRequest | no | no |
 /// | 401 | authenticationFailed | no | no |
@@ -41,15 +51,15 @@ import Foundation
 @_spi(AdapterSupport) public enum HTTPStatusTable: Sendable {
     public static func rule(for status: Int) -> HTTPStatusRule {
         switch status {
-        case 401: return HTTPStatusRule(.authenticationFailed, retryable: false, mayHaveBeenActedOn: false)
-        case 403: return HTTPStatusRule(.permissionDenied, retryable: false, mayHaveBeenActedOn: false)
-        case 404: return HTTPStatusRule(.notFound, retryable: false, mayHaveBeenActedOn: false)
-        case 408: return HTTPStatusRule(.timeout, retryable: true, mayHaveBeenActedOn: true)
-        case 409: return HTTPStatusRule(.conflict, retryable: false, mayHaveBeenActedOn: false)
-        case 429: return HTTPStatusRule(.rateLimited, retryable: true, mayHaveBeenActedOn: false)
-        case 400...499: return HTTPStatusRule(.invalidRequest, retryable: false, mayHaveBeenActedOn: false)
-        case 500...599: return HTTPStatusRule(.providerUnavailable, retryable: true, mayHaveBeenActedOn: true)
-        default: return HTTPStatusRule(.invalidResponse, retryable: false, mayHaveBeenActedOn: true)
+        case 401: return HTTPStatusRule(.authenticationFailed, retryable: false, mayHaveReachedProvider: false)
+        case 403: return HTTPStatusRule(.permissionDenied, retryable: false, mayHaveReachedProvider: false)
+        case 404: return HTTPStatusRule(.notFound, retryable: false, mayHaveReachedProvider: false)
+        case 408: return HTTPStatusRule(.timeout, retryable: true, mayHaveReachedProvider: true)
+        case 409: return HTTPStatusRule(.conflict, retryable: false, mayHaveReachedProvider: false)
+        case 429: return HTTPStatusRule(.rateLimited, retryable: true, mayHaveReachedProvider: false)
+        case 400...499: return HTTPStatusRule(.invalidRequest, retryable: false, mayHaveReachedProvider: false)
+        case 500...599: return HTTPStatusRule(.providerUnavailable, retryable: true, mayHaveReachedProvider: true)
+        default: return HTTPStatusRule(.invalidResponse, retryable: false, mayHaveReachedProvider: true)
         }
     }
 

@@ -130,13 +130,6 @@ public final class Bulkhead: Sendable {
         self.observer = observer
     }
 
-    /// The earlier form: a gauge of the requests in flight only.
-    public convenience init(
-        instance: String, limit: Int = Bulkhead.defaultLimit, onInFlightChange: @escaping @Sendable (Int) -> Void
-    ) {
-        self.init(instance: instance, limit: limit, observer: Observer(inFlightChanged: onInFlightChange))
-    }
-
     /// Requests holding a slot now.
     public var inFlight: Int { inner.withLock { $0.inFlight } }
     /// Requests waiting for a slot now.

@@ -217,8 +217,7 @@ public final class CircuitBreaker: Sendable {
     }
 
     static func seconds(_ duration: Duration) -> String {
-        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        return String(format: "%.1f", value)
+        String(format: "%.1f", duration.timeInterval)
     }
 }
 

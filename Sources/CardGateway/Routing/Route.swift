@@ -52,7 +52,7 @@ public struct BINRange: Sendable, Equatable, Hashable, CustomStringConvertible {
     public var length: Int { low.count }
 
     /// Parses `LOW-HIGH` or a single prefix of 6 to 11 ASCII digits (both ends the same length, low ≤ high); the
-    /// failure says what is wrong. Read once, when the configuration loads: plain string code, no fast path.
+    /// failure says what is wrong. Read once, when the configuration loads.
     public static func parse(_ text: String) -> Result<BINRange, ConfigurationProblemText> {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
         // A value that could be a card number typed in by mistake is never repeated in the message.
@@ -101,8 +101,7 @@ public struct BINRange: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// ``padded`` for a range ``parse(_:)`` accepts; nil for any other (a range built with ``init(low:high:)`` from
     /// anything but 6 to 11 ASCII digits of one length, which can match no BIN).
     var paddedIfValid: (low: UInt64, high: UInt64)? {
-        // What ``parse(_:)`` accepts, checked on the two ends as they are: re-parsing `description` allocated about
-        // five times a range, which was most of building a router over 100,000 ranges (router/init-100k-bins).
+        // What ``parse(_:)`` accepts, checked on the two ends as they are.
         func isPrefix(_ part: String) -> Bool {
             (6...11).contains(part.utf8.count)
                 && part.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }

@@ -65,20 +65,12 @@ public enum SafeText: Sendable {
         scalar.properties.isAlphabetic || scalar.properties.numericType != nil || opaqueWordSymbols.contains(scalar)
     }
 
-    /// ``isWordSeparator(_:)``'s and ``isOpaqueWordScalar(_:)``'s answers for the 128 ASCII scalars, worked out once
-    /// from those rules (looking up a scalar's Unicode properties costs far more than reading these tables).
-    private static let asciiWordSeparators: [Bool] = (0..<128).map { isWordSeparator(Unicode.Scalar(UInt8($0))) }
-    private static let asciiOpaqueWordScalars: [Bool] = (0..<128).map { isOpaqueWordScalar(Unicode.Scalar(UInt8($0))) }
-
     static func isDigit(_ scalar: Unicode.Scalar) -> Bool { ("0"..."9").contains(scalar) }
 
     /// One pass over the text's scalars: the UTF-8 offsets of its sensitive words
     /// (``isSensitive(_:length:isOpaque:followsScheme:)``) in order, how many ASCII digits it holds and how many
     /// scalars. `utf8` is the text's UTF-8.
     static func sensitiveWords(in text: String, utf8: [UInt8]) -> (words: [Range<Int>], digits: Int, scalars: Int) {
-        // The ASCII answers, read once here (each read of a static property checks that it is initialised).
-        let separators = asciiWordSeparators
-        let opaqueScalars = asciiOpaqueWordScalars
         var words: [Range<Int>] = []
         var digits = 0
         var scalarCount = 0
@@ -92,7 +84,7 @@ public enum SafeText: Sendable {
         for scalar in text.unicodeScalars {
             let next = offset + UTF8.width(scalar)
             scalarCount += 1
-            if scalar.isASCII ? separators[Int(scalar.value)] : isWordSeparator(scalar) {
+            if isWordSeparator(scalar) {
                 if wordLength > 0 {
                     let word = utf8[wordStart..<offset]
                     if isSensitive(word, length: wordLength, isOpaque: wordIsOpaque, followsScheme: followsScheme) {
@@ -106,7 +98,7 @@ public enum SafeText: Sendable {
             } else {
                 if isDigit(scalar) { digits += 1 }
                 wordLength += 1
-                if wordIsOpaque && !(scalar.isASCII ? opaqueScalars[Int(scalar.value)] : isOpaqueWordScalar(scalar)) {
+                if wordIsOpaque && !isOpaqueWordScalar(scalar) {
                     wordIsOpaque = false
                 }
             }

@@ -179,14 +179,6 @@ public struct LedgerPolicy: Sendable, Equatable {
     public static let `default` = LedgerPolicy()
 }
 
-extension Duration {
-    /// Seconds as a `TimeInterval`, for `Date` arithmetic.
-    var timeInterval: TimeInterval {
-        let parts = components
-        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
-    }
-}
-
 /// Keeps the ledger in memory: at-most-once within one process. Several instances of a service need a shared one
 /// (`PostgresOperationLedger` in `CardGatewayPostgres`).
 public final class InMemoryOperationLedger: OperationLedger {

@@ -59,7 +59,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     }
 
     /// True unless the request provably never left this process.
-    public var mayHaveReachedServer: Bool {
+    public var mayHaveReachedProvider: Bool {
         kind != .connectFailed && kind != .invalidRequest
     }
 

@@ -25,8 +25,16 @@ import HTTPTypes
 
     /// `Authorization: Basic base64(username:password)`.
     public static func basic(username: Secret, password: Secret) -> HeaderAuthentication {
-        let encoded = Data("\(username.revealedValue):\(password.revealedValue)".utf8).base64EncodedString()
-        return HeaderAuthentication([(.authorization, Secret("Basic " + encoded))])
+        HeaderAuthentication([
+            (.authorization, Secret(basicValue(username: username.revealedValue, password: password.revealedValue)))
+        ])
+    }
+
+    /// The `Authorization` value HTTP Basic sends, `Basic base64(username:password)` (RFC 7617): what a webhook
+    /// receiver or a simulator compares an incoming header with (through `ConstantTime.equals`). It holds the
+    /// password: never log it.
+    public static func basicValue(username: String, password: String) -> String {
+        "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
     }
 
     public func intercept(

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Idempotency keys: one per logical operation, reused across its retries.
-public enum IdempotencyKeys: Sendable {
+@_spi(AdapterSupport) public enum IdempotencyKeys: Sendable {
     /// The key for one provider request of an operation. With an operation key, it is derived from it and
     /// `scope` (so the same operation repeated by the caller gets the same key, and two requests of one
     /// operation get different keys); without one, it is a fresh random UUID.

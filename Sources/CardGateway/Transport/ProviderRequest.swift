@@ -44,8 +44,7 @@ public struct ProviderRequest: Sendable, CustomStringConvertible {
 
     public var description: String { "ProviderRequest(\(method.rawValue) \(path), operation: \(operation))" }
 
-    /// Reads (GET, HEAD, OPTIONS) are safe to repeat; every other method is not (a switch, not an array
-    /// literal that every request would allocate).
+    /// Reads (GET, HEAD, OPTIONS) are safe to repeat; every other method is not.
     private static func defaultRepeatability(_ method: HTTPRequest.Method) -> Repeatability {
         switch method {
         case .get, .head, .options: return .safe

@@ -57,37 +57,34 @@ public struct RetryPolicy: Sendable, Equatable {
     }
 }
 
-/// RFC 9110's preferred HTTP date, IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), parsed by arithmetic: no
-/// formatter or calendar is built per call, and nothing is shared between threads.
+/// An HTTP date in the three forms RFC 9110 (section 5.6.7) has a recipient read: IMF-fixdate
+/// (`Sun, 06 Nov 1994 08:49:37 GMT`), the obsolete RFC 850 form (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime
+/// (`Sun Nov  6 08:49:37 1994`), in GMT. Foundation's strict parse strategies, matched against the whole text.
 enum HTTPDate {
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-    private static let weekdays: Set<Substring> = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    private static let posix = Locale(identifier: "en_US_POSIX")
+    private static let imfFixdate = Date.ParseStrategy(
+        format: """
+            \(weekday: .abbreviated), \(day: .twoDigits) \(month: .abbreviated) \(year: .padded(4)) \
+            \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\
+            \(second: .twoDigits) GMT
+            """, locale: posix, timeZone: .gmt, isLenient: false)
+    private static let rfc850 = Date.ParseStrategy(
+        format: """
+            \(weekday: .wide), \(day: .twoDigits)-\(month: .abbreviated)-\(year: .twoDigits) \
+            \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\
+            \(second: .twoDigits) GMT
+            """, locale: posix, timeZone: .gmt, isLenient: false)
+    private static let asctime = Date.ParseStrategy(
+        format: """
+            \(weekday: .abbreviated) \(month: .abbreviated) \(day: .defaultDigits) \
+            \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\
+            \(second: .twoDigits) \(year: .padded(4))
+            """, locale: posix, timeZone: .gmt, isLenient: false)
 
     static func parse(_ text: String) -> Date? {
-        // "Sun, 06 Nov 1994 08:49:37 GMT": six space-separated parts.
-        let parts = text.split(separator: " ", omittingEmptySubsequences: false)
-        guard parts.count == 6, parts[0].count == 4, parts[0].last == ",", weekdays.contains(parts[0].dropLast()),
-            parts[5] == "GMT",
-            parts[1].count == 2, let day = Int(parts[1]), (1...31).contains(day),
-            let monthIndex = months.firstIndex(where: { $0 == parts[2] }),
-            parts[3].count == 4, let year = Int(parts[3]), year >= 1970
-        else { return nil }
-        let clock = parts[4].split(separator: ":", omittingEmptySubsequences: false)
-        guard clock.count == 3, clock.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
-            let hour = Int(clock[0]), let minute = Int(clock[1]), let second = Int(clock[2]),
-            (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
-        else { return nil }
-        let days = daysSinceEpoch(year: year, month: monthIndex + 1, day: day)
-        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3_600 + minute * 60 + second))
-    }
-
-    /// Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
-    static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        for strategy in [imfFixdate, rfc850, asctime] {
+            if let match = text.wholeMatch(of: strategy) { return match.output }
+        }
+        return nil
     }
 }

@@ -35,8 +35,8 @@ struct RetryStep: ProviderMiddleware {
             } catch let error as TransportError {
                 // A caller that gave up is told so, not shown a transport failure.
                 if Task.isCancelled { throw CancellationError() }
-                mayHaveReached = mayHaveReached || error.mayHaveReachedServer
-                let repeatable = request.repeatability != .never || !error.mayHaveReachedServer
+                mayHaveReached = mayHaveReached || error.mayHaveReachedProvider
+                let repeatable = request.repeatability != .never || !error.mayHaveReachedProvider
                 if attempt < retry.maxAttempts && repeatable && error.kind != .invalidRequest
                     && error.kind != .responseTooLarge
                 {
