@@ -165,4 +165,44 @@ struct GrowableAPITests {
         #expect(ChargeInitiator.customer.kind == .customer && ChargeInitiator.customer.merchantReason == nil)
         #expect(merchant != .merchant(.delayed) && merchant == .merchant(.reauthorisation))
     }
+
+    /// Every member of `type`: read back by name, described by its name, written to JSON as its quoted name; an unknown
+    /// name is refused by `init?(rawValue:)`.
+    private func checkNames<Name: GrowableName>(_ type: Name.Type, json: Bool = true) throws {
+        #expect(!Name.allCases.isEmpty)
+        #expect(Set(Name.allCases.map(\.rawValue)).count == Name.allCases.count, "\(Name.self)")
+        for member in Name.allCases {
+            #expect(Name(rawValue: member.rawValue) == member, "\(Name.self).\(member)")
+            #expect(member.description == member.rawValue, "\(Name.self).\(member)")
+            if json, let encodable = member as? any Encodable {
+                let text = String(decoding: try JSONEncoder().encode(encodable), as: UTF8.self)
+                #expect(text == "\"\(member.rawValue)\"", "\(Name.self).\(member)")
+            }
+        }
+        #expect(Name(rawValue: "no-such-name") == nil, "\(Name.self)")
+    }
+
+    @Test("every GrowableName: a known name reads back, describes and encodes as itself; an unknown one is refused")
+    func growableNames() throws {
+        try checkNames(CardStatus.self)
+        try checkNames(CardType.self)
+        try checkNames(CardScheme.self)
+        try checkNames(WalletTokenStatus.self)
+        try checkNames(ChargeStatus.self)
+        try checkNames(PaymentMethodKind.self)
+        try checkNames(RevealPurpose.self)
+        try checkNames(RevealFlow.self)
+        try checkNames(RevealInput.self)
+        try checkNames(CardStatusIntent.self)
+        try checkNames(CardStatusReason.self)
+        try checkNames(WalletTokenIntent.self)
+        try checkNames(Capability.self)
+        try checkNames(Wallet.self)
+        try checkNames(ProvisioningFlow.self)
+        try checkNames(GatewayEvent.Kind.Name.self)
+        try checkNames(ProvisioningInput.Kind.self)
+        try checkNames(ProvisioningResponse.Kind.self)
+        try checkNames(ClientSessionRequest.Intent.Kind.self)
+        try checkNames(ChargeInitiator.Kind.self)
+    }
 }

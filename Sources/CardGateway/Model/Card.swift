@@ -20,21 +20,15 @@ public struct CardRef: Hashable, Sendable, Codable, CustomStringConvertible {
 /// raw value is stable in JSON, ledger rows and configuration. `init?(rawValue:)` accepts only the statuses this
 /// version knows; decoding keeps any word, so a row written by a newer version reads back, compares equal to none
 /// of the members below (``isKnown`` is false) and encodes again unchanged.
-public struct CardStatus: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+public struct CardStatus: GrowableName, Codable {
     public let rawValue: String
     private init(_ rawValue: String) { self.rawValue = rawValue }
-    /// A status this version knows; nil for any other word.
-    public init?(rawValue: String) {
-        guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-        self = known
-    }
     /// Keeps a word this version does not know (see the type's note).
     public init(from decoder: any Decoder) throws {
         self.init(try decoder.singleValueContainer().decode(String.self))
     }
     /// Whether this version knows the status (false only for a word decoded from a newer version's data).
     public var isKnown: Bool { Self.allCases.contains(self) }
-    public var description: String { rawValue }
 
     /// Usable.
     public static let active = CardStatus("active")
@@ -62,21 +56,15 @@ public struct CardStatus: RawRepresentable, Hashable, Sendable, Codable, CaseIte
 
 /// Whether a card is a plastic or only a number. A struct with static members, like ``CardStatus``, and decoded
 /// the same way: a word this version does not know is kept.
-public struct CardType: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+public struct CardType: GrowableName, Codable {
     public let rawValue: String
     private init(_ rawValue: String) { self.rawValue = rawValue }
-    /// A type this version knows; nil for any other word.
-    public init?(rawValue: String) {
-        guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-        self = known
-    }
     /// Keeps a word this version does not know.
     public init(from decoder: any Decoder) throws {
         self.init(try decoder.singleValueContainer().decode(String.self))
     }
     /// Whether this version knows the type (false only for a word decoded from a newer version's data).
     public var isKnown: Bool { Self.allCases.contains(self) }
-    public var description: String { rawValue }
 
     public static let physical = CardType("physical")
     public static let virtual = CardType("virtual")
@@ -86,15 +74,9 @@ public struct CardType: RawRepresentable, Hashable, Sendable, Codable, CaseItera
 }
 
 /// A card network. A struct with static members, so that a new network breaks no caller's `switch`.
-public struct CardScheme: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+public struct CardScheme: GrowableName, Codable {
     public let rawValue: String
     private init(_ rawValue: String) { self.rawValue = rawValue }
-    /// A network this version knows; nil for any other name.
-    public init?(rawValue: String) {
-        guard let known = CardScheme.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-        self = known
-    }
-    public var description: String { rawValue }
 
     public static let visa = CardScheme("visa")
     public static let mastercard = CardScheme("mastercard")
@@ -187,21 +169,15 @@ public struct Card: Sendable, Codable, Equatable {
 
 /// The status of a card's token in a wallet. A struct with static members, like ``CardStatus``, and decoded the
 /// same way: a word this version does not know is kept.
-public struct WalletTokenStatus: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+public struct WalletTokenStatus: GrowableName, Codable {
     public let rawValue: String
     private init(_ rawValue: String) { self.rawValue = rawValue }
-    /// A status this version knows; nil for any other word.
-    public init?(rawValue: String) {
-        guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-        self = known
-    }
     /// Keeps a word this version does not know.
     public init(from decoder: any Decoder) throws {
         self.init(try decoder.singleValueContainer().decode(String.self))
     }
     /// Whether this version knows the status (false only for a word decoded from a newer version's data).
     public var isKnown: Bool { Self.allCases.contains(self) }
-    public var description: String { rawValue }
 
     /// Requested or initiated, not yet usable.
     public static let requested = WalletTokenStatus("requested")

@@ -9,15 +9,9 @@ import Foundation
 // card details, Stripe's `expand[]=number`) are deliberately not offered.
 
 /// What the cardholder asks for. Named like ``Wallet``: a new purpose breaks no caller's `switch`.
-public struct RevealPurpose: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+public struct RevealPurpose: GrowableName, Codable {
     public let rawValue: String
     private init(_ rawValue: String) { self.rawValue = rawValue }
-    /// A purpose this version knows; nil for any other name.
-    public init?(rawValue: String) {
-        guard let known = RevealPurpose.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-        self = known
-    }
-    public var description: String { rawValue }
 
     /// The card's number, CVC and expiry, shown to the cardholder.
     public static let cardDetails = RevealPurpose("cardDetails")
@@ -48,15 +42,9 @@ public struct RevealPurpose: RawRepresentable, Hashable, Sendable, Codable, Case
 }
 
 /// How the front end and the provider meet. The backend's part differs per flow; the clear data never reaches it.
-public struct RevealFlow: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+public struct RevealFlow: GrowableName, Codable {
     public let rawValue: String
     private init(_ rawValue: String) { self.rawValue = rawValue }
-    /// A flow this version knows; nil for any other name.
-    public init?(rawValue: String) {
-        guard let known = RevealFlow.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-        self = known
-    }
-    public var description: String { rawValue }
 
     /// The front end makes a nonce with the provider's library; the backend asks for an ephemeral key bound to that
     /// nonce and hands the key's secret back; the front end reads the card from the provider with both (Stripe
@@ -94,14 +82,9 @@ public struct RevealFlow: RawRepresentable, Hashable, Sendable, Codable, CaseIte
 }
 
 /// One thing the front end supplies for a session.
-public struct RevealInput: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+public struct RevealInput: GrowableName, Codable {
     public let rawValue: String
     private init(_ rawValue: String) { self.rawValue = rawValue }
-    public init?(rawValue: String) {
-        guard let known = RevealInput.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-        self = known
-    }
-    public var description: String { rawValue }
 
     /// The nonce the provider's front-end library made (``RevealSessionRequest/clientNonce``).
     public static let clientNonce = RevealInput("clientNonce")

@@ -167,15 +167,9 @@ public struct ActivateCardRequest: Sendable, CustomStringConvertible {
 
 /// What a support desk asks of a card's status. Each provider maps the intent onto its own states (see
 /// docs/LIFECYCLE.md): lock and unlock are reversible, cancel is final.
-public struct CardStatusIntent: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+public struct CardStatusIntent: GrowableName, Codable {
     public let rawValue: String
     private init(_ rawValue: String) { self.rawValue = rawValue }
-    /// An intent this version knows; nil for any other name.
-    public init?(rawValue: String) {
-        guard let known = CardStatusIntent.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-        self = known
-    }
-    public var description: String { rawValue }
 
     /// Stop the card being used until it is unlocked.
     public static let lock = CardStatusIntent("lock")
@@ -198,15 +192,9 @@ public struct CardStatusIntent: RawRepresentable, Hashable, Sendable, Codable, C
 
 /// Why a card or wallet token changes status, in the words most issuers share. A provider with no place for a
 /// reason ignores it; one with a closed list refuses the reasons it does not have, before anything is sent.
-public struct CardStatusReason: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+public struct CardStatusReason: GrowableName, Codable {
     public let rawValue: String
     private init(_ rawValue: String) { self.rawValue = rawValue }
-    /// A reason this version knows; nil for any other name.
-    public init?(rawValue: String) {
-        guard let known = CardStatusReason.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-        self = known
-    }
-    public var description: String { rawValue }
 
     public static let lost = CardStatusReason("lost")
     public static let stolen = CardStatusReason("stolen")
@@ -258,15 +246,9 @@ public struct SetCardPINRequest: Sendable, CustomStringConvertible {
 }
 
 /// What a support desk asks of a wallet token: suspend and resume are reversible, delete is final.
-public struct WalletTokenIntent: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+public struct WalletTokenIntent: GrowableName, Codable {
     public let rawValue: String
     private init(_ rawValue: String) { self.rawValue = rawValue }
-    /// An intent this version knows; nil for any other name.
-    public init?(rawValue: String) {
-        guard let known = WalletTokenIntent.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-        self = known
-    }
-    public var description: String { rawValue }
 
     public static let suspend = WalletTokenIntent("suspend")
     public static let resume = WalletTokenIntent("resume")

@@ -30,15 +30,9 @@ public struct GatewayEvent: Sendable, Equatable {
 
         /// Which event this is; its raw value is the event's stable name. A struct with static members, so that a
         /// new event breaks no caller's `switch`.
-        public struct Name: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+        public struct Name: GrowableName {
             public let rawValue: String
             private init(_ rawValue: String) { self.rawValue = rawValue }
-            /// A name this version knows; nil for any other.
-            public init?(rawValue: String) {
-                guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-                self = known
-            }
-            public var description: String { rawValue }
 
             public static let cardStatusChanged = Name("cardStatusChanged")
             public static let walletTokenCreated = Name("walletTokenCreated")

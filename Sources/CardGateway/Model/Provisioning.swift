@@ -151,15 +151,9 @@ public struct ProvisioningInput: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Which input this is. A struct with static members, so that a new kind breaks no caller's `switch`.
-    public struct Kind: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    public struct Kind: GrowableName {
         public let rawValue: String
         private init(_ rawValue: String) { self.rawValue = rawValue }
-        /// A kind this version knows; nil for any other name.
-        public init?(rawValue: String) {
-            guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = known
-        }
-        public var description: String { rawValue }
 
         public static let applePay = Kind("applePay")
         public static let googlePay = Kind("googlePay")
@@ -379,15 +373,9 @@ public struct ProvisioningResponse: Sendable, Equatable, CustomStringConvertible
     }
 
     /// Which answer this is. A struct with static members, so that a new kind breaks no caller's `switch`.
-    public struct Kind: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    public struct Kind: GrowableName {
         public let rawValue: String
         private init(_ rawValue: String) { self.rawValue = rawValue }
-        /// A kind this version knows; nil for any other name.
-        public init?(rawValue: String) {
-            guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = known
-        }
-        public var description: String { rawValue }
 
         public static let applePay = Kind("applePay")
         public static let googlePay = Kind("googlePay")

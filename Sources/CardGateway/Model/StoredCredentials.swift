@@ -43,15 +43,9 @@ public struct CardholderConsent: Sendable, Codable, Equatable {
 /// How the shopper pays in the app session. A struct with static members, so that a new method breaks no
 /// caller's `switch`; the raw value is stable in JSON and configuration. An input: decoding accepts only the
 /// methods this version knows (a method it cannot act on is refused, not carried).
-public struct PaymentMethodKind: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+public struct PaymentMethodKind: GrowableName, Codable {
     public let rawValue: String
     private init(_ rawValue: String) { self.rawValue = rawValue }
-    /// A method this version knows; nil for any other name.
-    public init?(rawValue: String) {
-        guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-        self = known
-    }
-    public var description: String { rawValue }
 
     public static let card = PaymentMethodKind("card")
     public static let applePay = PaymentMethodKind("applePay")
@@ -71,15 +65,9 @@ public struct ClientSessionRequest: Sendable, Equatable {
         }
 
         /// Which intent this is. A struct with static members, so that a new intent breaks no caller's `switch`.
-        public struct Kind: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+        public struct Kind: GrowableName {
             public let rawValue: String
             private init(_ rawValue: String) { self.rawValue = rawValue }
-            /// An intent this version knows; nil for any other name.
-            public init?(rawValue: String) {
-                guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-                self = known
-            }
-            public var description: String { rawValue }
 
             public static let store = Kind("store")
             public static let reuse = Kind("reuse")
@@ -211,15 +199,9 @@ public struct ChargeInitiator: Sendable, Equatable {
     }
 
     /// Which initiator this is. A struct with static members, so that a new one breaks no caller's `switch`.
-    public struct Kind: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    public struct Kind: GrowableName {
         public let rawValue: String
         private init(_ rawValue: String) { self.rawValue = rawValue }
-        /// An initiator this version knows; nil for any other name.
-        public init?(rawValue: String) {
-            guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = known
-        }
-        public var description: String { rawValue }
 
         public static let customer = Kind("customer")
         public static let merchant = Kind("merchant")
@@ -265,21 +247,15 @@ public struct ChargeRequest: Sendable, Equatable {
 
 /// Where a charge stands. A struct with static members, like ``CardStatus``, and decoded the same way: a word this
 /// version does not know (a ledger row written by a newer version) is kept.
-public struct ChargeStatus: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+public struct ChargeStatus: GrowableName, Codable {
     public let rawValue: String
     private init(_ rawValue: String) { self.rawValue = rawValue }
-    /// A status this version knows; nil for any other word.
-    public init?(rawValue: String) {
-        guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-        self = known
-    }
     /// Keeps a word this version does not know.
     public init(from decoder: any Decoder) throws {
         self.init(try decoder.singleValueContainer().decode(String.self))
     }
     /// Whether this version knows the status (false only for a word decoded from a newer version's data).
     public var isKnown: Bool { Self.allCases.contains(self) }
-    public var description: String { rawValue }
 
     /// Authorised, waiting to settle.
     public static let authorised = ChargeStatus("authorised")

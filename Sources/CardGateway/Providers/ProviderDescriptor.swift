@@ -21,15 +21,9 @@ public struct ProviderKind: Hashable, Sendable, Codable, CustomStringConvertible
 ///
 /// A struct with static members rather than an enum, so that a new capability breaks no caller's `switch`
 /// (match the members you handle and keep a `default`). The raw value is stable in configuration and logs.
-public struct Capability: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+public struct Capability: GrowableName, Codable {
     public let rawValue: String
     private init(_ rawValue: String) { self.rawValue = rawValue }
-    /// A capability this version knows; nil for any other name.
-    public init?(rawValue: String) {
-        guard let known = Capability.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-        self = known
-    }
-    public var description: String { rawValue }
 
     /// ``CardLookup``: `card(_:)`. Every issuer adapter has it.
     public static let cardLookup = Capability("cardLookup")
@@ -83,15 +77,9 @@ public struct Capability: RawRepresentable, Hashable, Sendable, Codable, CaseIte
 
 /// A mobile wallet a card can be added to. A struct with static members, so that a new wallet breaks no
 /// caller's `switch`; the raw value is stable in configuration, JSON and logs.
-public struct Wallet: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+public struct Wallet: GrowableName, Codable {
     public let rawValue: String
     private init(_ rawValue: String) { self.rawValue = rawValue }
-    /// A wallet this version knows; nil for any other name.
-    public init?(rawValue: String) {
-        guard let known = Wallet.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-        self = known
-    }
-    public var description: String { rawValue }
 
     public static let applePay = Wallet("applePay")
     public static let googlePay = Wallet("googlePay")
@@ -109,15 +97,9 @@ public struct Wallet: RawRepresentable, Hashable, Sendable, Codable, CaseIterabl
 
 /// How a wallet gets the card, which decides what the app must send and what it gets back. A struct with
 /// static members, so that a new flow breaks no caller's `switch`.
-public struct ProvisioningFlow: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+public struct ProvisioningFlow: GrowableName, Codable {
     public let rawValue: String
     private init(_ rawValue: String) { self.rawValue = rawValue }
-    /// A flow this version knows; nil for any other name.
-    public init?(rawValue: String) {
-        guard let known = ProvisioningFlow.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-        self = known
-    }
-    public var description: String { rawValue }
 
     /// The app sends Apple's certificates, nonce and signature (or Google's device ids); the backend returns
     /// the encrypted wallet payload (Paysafe, Bridge).
