@@ -19,7 +19,7 @@ import Foundation
 enum LithicErrors {
     /// The table above.
     static func rule(status: Int) -> HTTPStatusRule {
-        if status == 409 { return HTTPStatusRule(.invalidCardState, retryable: false, mayHaveBeenActedOn: false) }
+        if status == 409 { return HTTPStatusRule(.invalidCardState, retryable: false, mayHaveReachedProvider: false) }
         return HTTPStatusTable.rule(for: status)
     }
 
@@ -40,7 +40,7 @@ enum LithicErrors {
         return CardGatewayError(
             rule.code, message, provider: instance, providerKind: .lithic, httpStatus: response.status,
             requestID: body?.debuggingRequestID.map { SafeText.scrub($0, maxLength: 64) },
-            isRetryable: rule.isRetryable, mayHaveReachedProvider: rule.mayHaveBeenActedOn,
+            isRetryable: rule.isRetryable, mayHaveReachedProvider: rule.mayHaveReachedProvider,
             retryAfter: rule.isRetryable ? response.retryAfter : nil
         )
     }

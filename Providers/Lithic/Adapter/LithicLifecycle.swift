@@ -113,7 +113,8 @@ extension LithicProvider {
     /// action that cannot be undone"), with `substatus` from the reason and `comment`. `PATCH /v1/cards/{card_token}`
     /// `{state, substatus?, comment?}` after reading the card: a card already in the asked state is returned without a
     /// write; any other state the intent does not start from is ``CardGatewayError/Code/invalidCardState``. The
-    /// `PATCH` sets an absolute state, so repeating it changes nothing: it is retried with the same bytes.
+    /// `PATCH` is sent once: Lithic documents no idempotency key for it, so a repeat would run the update again (a
+    /// call that may have reached Lithic fails with `mayHaveReachedProvider`; read the card to know its state).
     public func changeStatus(_ change: CardStatusRequest, context: OperationContext) async throws -> Card {
         var problems = ValidationProblems()
         ProviderIDs.check(
@@ -155,7 +156,7 @@ extension LithicProvider {
         let response = try await send(
             ProviderRequest(
                 .patch, LithicAPI.card(change.card.id), headers: headers(json: true), body: body,
-                repeatability: .idempotentByContent, operation: "update card state"),
+                repeatability: .never, operation: "update card state"),
             context: context
         )
         return try map(try decode(LithicWireCard.self, from: response, what: "card"), ref: change.card)

@@ -47,13 +47,13 @@ enum LithicMapping {
     /// Lithic's timestamps: `2021-06-28T22:53:15Z` (cards) and `2023-08-28T15:57:14.578051` (tokenizations, UTC
     /// without a zone designator, as the document's examples show).
     static func date(_ text: String?) -> Date? {
-        guard var text, !text.isEmpty else { return nil }
-        if text.hasSuffix("Z") { text.removeLast() }
-        guard !text.contains("+") else {
-            return try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-        }
-        let parts = text.split(separator: ".", maxSplits: 1)
-        guard let whole = parts.first, let seconds = InternetDateTime.parseWholeSeconds(whole + "Z") else { return nil }
+        guard let text, !text.isEmpty else { return nil }
+        if let date = InternetDateTime.parse(text) { return date }
+        // No zone designator (tokenizations), or more fractional digits than the reader takes: the whole seconds as
+        // UTC, the fraction added.
+        let body = text.hasSuffix("Z") || text.hasSuffix("z") ? String(text.dropLast()) : text
+        let parts = body.split(separator: ".", maxSplits: 1)
+        guard let whole = parts.first, let seconds = InternetDateTime.parse(whole + "Z") else { return nil }
         guard parts.count == 2 else { return seconds }
         let digits = parts[1]
         guard !digits.isEmpty, digits.allSatisfy(\.isNumber), let fraction = Double("0." + digits) else { return nil }

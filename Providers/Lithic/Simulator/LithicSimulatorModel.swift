@@ -29,7 +29,8 @@ struct SimulatedLithicCard: Sendable {
             "pin_status": "NOT_SET", "spend_limit": 0, "spend_limit_duration": "TRANSACTION", "state": state,
             "type": type, "replacement_for": NSNull(), "pending_commands": [String](),
         ]
-        object["substatus"] = substatus ?? NSNull()
+        // `substatus` is `[string, null]` with an enumeration that lists no null: the card example omits it.
+        if let substatus { object["substatus"] = substatus }
         if let comment { object["comment"] = comment }
         return object
     }
