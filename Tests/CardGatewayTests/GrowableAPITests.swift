@@ -204,5 +204,8 @@ struct GrowableAPITests {
         try checkNames(ProvisioningResponse.Kind.self)
         try checkNames(ClientSessionRequest.Intent.Kind.self)
         try checkNames(ChargeInitiator.Kind.self)
+        try checkNames(MerchantInitiatedReason.self)
+        try checkNames(ProvisioningDeviceType.self)
+        try checkNames(GatewayOperation.self)
     }
 }

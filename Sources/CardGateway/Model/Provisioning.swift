@@ -103,17 +103,9 @@ public struct SamsungPayProvisioningInput: Sendable, Equatable {
 
 /// The kind of device a card is being added on, as the app reports it (Marqeta's `device_type`). A struct with
 /// static members, so that a new kind breaks no caller's `switch`; the raw value is stable in JSON and logs.
-public struct ProvisioningDeviceType: RawRepresentable, Hashable, Sendable, Codable, CaseIterable,
-    CustomStringConvertible
-{
+public struct ProvisioningDeviceType: GrowableName, Codable {
     public let rawValue: String
     private init(_ rawValue: String) { self.rawValue = rawValue }
-    /// A kind this version knows; nil for any other name.
-    public init?(rawValue: String) {
-        guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-        self = known
-    }
-    public var description: String { rawValue }
 
     public static let mobilePhone = ProvisioningDeviceType("mobilePhone")
     public static let watch = ProvisioningDeviceType("watch")

@@ -171,17 +171,9 @@ public struct StoredCredential: Sendable, Codable, Equatable {
 
 /// Why a merchant charges a stored card without the cardholder present. A struct with static members, so that a
 /// new reason breaks no caller's `switch`. An input: decoding accepts only the reasons this version knows.
-public struct MerchantInitiatedReason: RawRepresentable, Hashable, Sendable, Codable, CaseIterable,
-    CustomStringConvertible
-{
+public struct MerchantInitiatedReason: GrowableName, Codable {
     public let rawValue: String
     private init(_ rawValue: String) { self.rawValue = rawValue }
-    /// A reason this version knows; nil for any other name.
-    public init?(rawValue: String) {
-        guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-        self = known
-    }
-    public var description: String { rawValue }
 
     public static let unscheduled = MerchantInitiatedReason("unscheduled")
     public static let reauthorisation = MerchantInitiatedReason("reauthorisation")

@@ -2,7 +2,7 @@
 ///
 /// A struct with static members rather than an enum, so that a new operation breaks no caller's `switch`
 /// (match what you handle and keep a `default`). Each operation names the capability it needs.
-public struct GatewayOperation: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+public struct GatewayOperation: GrowableName, Codable {
     public let rawValue: String
     /// The capability an instance needs to serve this operation.
     public let capability: Capability
@@ -10,12 +10,6 @@ public struct GatewayOperation: RawRepresentable, Hashable, Sendable, Codable, C
     private init(_ rawValue: String, _ capability: Capability) {
         self.rawValue = rawValue
         self.capability = capability
-    }
-
-    /// An operation this version knows; nil for any other name.
-    public init?(rawValue: String) {
-        guard let known = GatewayOperation.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-        self = known
     }
 
     public static func == (lhs: GatewayOperation, rhs: GatewayOperation) -> Bool { lhs.rawValue == rhs.rawValue }
@@ -56,6 +50,4 @@ public struct GatewayOperation: RawRepresentable, Hashable, Sendable, Codable, C
         .confirmProvisioning, .clientSession, .verifyResult, .charge, .webhook, .cardDetailsReveal, .pinReveal,
         .pinChange, .authorization,
     ]
-
-    public var description: String { rawValue }
 }
