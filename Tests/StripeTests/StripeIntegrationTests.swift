@@ -77,7 +77,8 @@ struct StripeIntegrationTests {
             }
             let raw = try #require(transport.responseBodies.last)
             #expect(key.rawJSON.revealedBytes == raw)
-            #expect(String(decoding: raw, as: UTF8.self).contains("\n  \"associated_objects\": ["))
+            // Pretty-printed, as Stripe answers, and passed on unchanged.
+            #expect(String(decoding: raw, as: UTF8.self).contains("\n  \"associated_objects\""))
             let parsed = try JSONValue.parse(raw)
             #expect(parsed["id"]?.stringValue == key.id)
             #expect(key.expires.timeIntervalSince(try #require(key.created)) == 3600)
@@ -214,7 +215,7 @@ struct StripeIntegrationTests {
                 Issue.record("expected an ephemeral key")
                 return
             }
-            #expect(String(decoding: key.rawJSON.revealedBytes, as: UTF8.self).contains("\"livemode\": true"))
+            #expect(try JSONValue.parse(key.rawJSON.revealedBytes)["livemode"] == .bool(true))
             try await adapter.revokeEphemeralKey(id: key.id, apiVersion: "2026-10-28.endive", context: context)
             let entry = try #require(handle.journal.last)
             #expect(entry.method == "DELETE")
