@@ -335,25 +335,6 @@ extension CardGateway {
         decoder.dateDecodingStrategy = .iso8601
         return decoder
     }()
-
-    /// A write whose outcome is a card: the ledger keeps its reference only, and a repeat reads the card afresh.
-    func ledgeredCard(
-        _ operation: GatewayOperation, _ instance: ProviderInstance, provider: any CardLookup,
-        fingerprint: @autoclosure () -> String,
-        context: OperationContext, send: () async throws -> Card
-    ) async throws -> Card {
-        try await ledgered(
-            operation, instance, fingerprint: fingerprint(), context: context,
-            encode: { try Self.ledgerEncoder.encode($0.ref) },
-            replay: { data in
-                let ref = try Self.ledgerDecoder.decode(CardRef.self, from: data)
-                var readContext = context
-                readContext.idempotencyKey = nil
-                return try await attributed(instance, .card) { try await provider.card(ref, context: readContext) }
-            },
-            send: send
-        )
-    }
 }
 
 // MARK: Provisioning journal
