@@ -97,7 +97,7 @@ struct StripeContractTests {
             if variant == .tampered {
                 body = Data(
                     String(decoding: body, as: UTF8.self).replacingOccurrences(
-                        of: "\"amount\": 700", with: "\"amount\": 70000"
+                        of: #""amount" ?: 700\b"#, with: "\"amount\": 70000", options: .regularExpression
                     ).utf8)
             }
             return WebhookDelivery(headers: headers, body: body)
