@@ -131,6 +131,9 @@ var targets: [Target] = [
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
         ],
         swiftSettings: swiftSettings
     ),
@@ -408,6 +411,9 @@ let package = Package(
             .executable(name: "cardgateway", targets: ["cardgateway"]),
             .executable(name: "provisioning-server", targets: ["provisioning-server"]),
             .library(name: "CardGatewayPostgres", targets: ["CardGatewayPostgres"]),
+            // For the benchmark package (Benchmarks/) only, not part of the library's API: the authorization
+            // benchmark drives the provisioning server as the demo runs it, on the embedded simulators.
+            .library(name: "CardGatewayExamples", targets: ["ExampleSupport", "ProvisioningServerApp"]),
         ]) + [
             .library(name: "CardGateway", targets: ["CardGateway"]),
             .library(name: "CardGatewayAsyncHTTPClient", targets: ["CardGatewayAsyncHTTPClient"]),

@@ -146,6 +146,18 @@ let package = Package(
                 "ProviderFixtures",
             ]
         ),
+        // authorization/<kind>/1000-per-second (issue 47): the provisioning server's decision path with an instant
+        // decider beside a bare Hummingbird route answering the provider's approval, each simulator playing the network.
+        benchmarkTarget(
+            "AuthorizationBenchmarks",
+            dependencies: [
+                .product(name: "CardGateway", package: "CardGateway"),
+                .product(name: "CardGatewaySimulation", package: "CardGateway"),
+                .product(name: "CardGatewayExamples", package: "CardGateway"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         // The operation ledger's cost per write: in memory, and on PostgreSQL on loopback when
         // CARDGATEWAY_TEST_DATABASE_URL names a database (scripts/dev-postgres starts one).
         benchmarkTarget(

@@ -121,7 +121,7 @@ extension DemoSteps {
 }
 
 /// Runs `server` on 127.0.0.1 (a free port) for the duration of `body`.
-func withAuthorizationEndpoint<R: Sendable>(
+public func withAuthorizationEndpoint<R: Sendable>(
     _ server: ProvisioningServer, _ body: (_ port: Int) async throws -> R
 ) async throws -> R {
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
