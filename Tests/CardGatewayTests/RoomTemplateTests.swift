@@ -108,10 +108,7 @@ struct RoomTemplateTests {
 
     /// Rooms with a known drift from the content rules below, and what it is: their failures are recorded as known
     /// issues, and once the room is fixed the known issue is not recorded, which fails the test until the entry goes.
-    static let knownDrift: [String: String] = [
-        "Lithic":
-            "Codable wire structs beside their capability (Authorizations, CardReveal, Provisioning, Webhooks) instead of LithicWire.swift; routes in LithicSimulatorCardReveal.swift and LithicSimulatorHandlers.swift instead of LithicSimulator.swift"
-    ]
+    static let knownDrift: [String: String] = [:]
 
     /// Expects `problems` to be empty, as a known issue for a room listed in ``knownDrift``.
     static func expectNone(_ problems: [String], provider: String) {

@@ -99,20 +99,3 @@ extension LithicProvider: CardReveal {
         return flow
     }
 }
-
-/// `create-embed-session-request`: `type` and `target_origin` (required); `expiration` and `max_pin_length` not sent
-/// (Lithic's defaults: ten minutes, eight digits).
-struct LithicWireEmbedRequest: Encodable, Sendable {
-    var type: String
-    var targetOrigin: String
-
-    enum CodingKeys: String, CodingKey {
-        case type
-        case targetOrigin = "target_origin"
-    }
-}
-
-/// `embed-session-response`: `session`.
-struct LithicWireEmbedSession: Decodable, Sendable {
-    var session: String?
-}

@@ -129,24 +129,3 @@ struct LithicWebhookEvents: Sendable {
         return []
     }
 }
-
-/// The members of the webhook payloads the adapter reads.
-struct LithicWireWebhook: Decodable, Sendable {
-    struct PreviousFields: Decodable, Sendable {
-        var state: String?
-    }
-
-    var eventType: String?
-    var cardToken: String?
-    var state: String?
-    var previousFields: PreviousFields?
-    var created: String?
-    var tokenization: LithicWireTokenization?
-
-    enum CodingKeys: String, CodingKey {
-        case state, created, tokenization
-        case eventType = "event_type"
-        case cardToken = "card_token"
-        case previousFields = "previous_fields"
-    }
-}

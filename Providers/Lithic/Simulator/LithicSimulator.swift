@@ -65,8 +65,15 @@ public struct LithicSimulator: ProviderSimulator {
                 await self.handle(request, context) { _ in try self.tokenizationAction(action, context) }
             }
         }
-        registerProvisioningRoutes(on: router)
-        registerCardRevealRoutes(on: router)
+        router.post("/v1/cards/:card_token/provision") { request, context in
+            await self.handle(request, context) { body in try self.provision(context, body) }
+        }
+        router.post("/v1/cards/:card_token/embed") { request, context in
+            await self.handle(request, context) { body in try self.createEmbedSession(context, body) }
+        }
+        router.get("/v1/embed") { request, _ in
+            self.embedFrame(request).hummingbirdResponse
+        }
     }
 
     /// Lithic's error body for an injected fault, an unknown route or a handler error.

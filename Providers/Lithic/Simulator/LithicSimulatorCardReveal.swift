@@ -8,20 +8,11 @@ import Hummingbird
 // (`create-embed-session-request` → `embed-session-response`) and `GET /v1/embed?session=&type=` serves the frame
 // (HTML) it opens, without the API key (the browser loads it).
 extension LithicSimulator {
-    func registerCardRevealRoutes(on router: Router<SimulatorContext>) {
-        router.post("/v1/cards/:card_token/embed") { request, context in
-            await self.handle(request, context) { body in try self.createEmbedSession(context, body) }
-        }
-        router.get("/v1/embed") { request, _ in
-            self.embedFrame(request).hummingbirdResponse
-        }
-    }
-
     /// `type` (`CARD_EMBED`, `PIN_SETTING_EMBED`) and `target_origin` (an https origin without path, query, fragment
     /// or credentials) required; `expiration` (Unix seconds, in the future, at most ten minutes away; ten minutes by
     /// default); `max_pin_length` 4–8, refused for `CARD_EMBED`. A `CLOSED` card is refused (422, *unconfirmed*).
     /// Answers `{session}`: 32 random-looking bytes, Base64URL.
-    private func createEmbedSession(_ context: SimulatorContext, _ body: Data) throws -> SimulatedResponse {
+    func createEmbedSession(_ context: SimulatorContext, _ body: Data) throws -> SimulatedResponse {
         let token = context.parameters.get("card_token") ?? ""
         let object = try jsonObject(body)
         guard let type = object["type"] as? String, ["CARD_EMBED", "PIN_SETTING_EMBED"].contains(type) else {
@@ -62,7 +53,7 @@ extension LithicSimulator {
     /// `PIN_SETTING` for a `PIN_SETTING_EMBED` one. Each type of a session opens once ("Attempting to re-use session
     /// tokens will result in 401's"); an expired or unknown session is 401 too. The frame is HTML; the card data
     /// shown is the simulator's made-up test data (its PAN is the test number 4000 0000 0000 and the last four).
-    private func embedFrame(_ request: Request) -> SimulatedResponse {
+    func embedFrame(_ request: Request) -> SimulatedResponse {
         let query = SimulatorHTTP.queryItems(request.uri.query)
         let value = query.first { $0.name == "session" }?.value ?? ""
         let type = query.first { $0.name == "type" }?.value ?? ""

@@ -6,12 +6,6 @@ import Hummingbird
 
 // The simulator's digital wallet provisioning (`POST /v1/cards/{card_token}/provision`).
 extension LithicSimulator {
-    func registerProvisioningRoutes(on router: Router<SimulatorContext>) {
-        router.post("/v1/cards/:card_token/provision") { request, context in
-            await self.handle(request, context) { body in try self.provision(context, body) }
-        }
-    }
-
     /// SHA-256 hex digests of the bytes the last Apple Pay provisioning request carried, Base64-decoded: the
     /// certificate, the nonce, then the nonce signature. The journal masks those fields.
     public var lastApplePayDigests: [String] { state.lastApplePayDigests.withLock { $0 } }
@@ -22,7 +16,7 @@ extension LithicSimulator {
     /// provisioned (the refusal's status, 422, is *unconfirmed*). Answers `provisioning_payload`: Apple's
     /// `{activationData, encryptedData, ephemeralPublicKey}` (Base64 of bytes derived from the inputs), or for Google
     /// and Samsung the Base64 of a JSON object standing for the wallet's opaque card.
-    private func provision(_ context: SimulatorContext, _ body: Data) throws -> SimulatedResponse {
+    func provision(_ context: SimulatorContext, _ body: Data) throws -> SimulatedResponse {
         let token = context.parameters.get("card_token") ?? ""
         let object = try jsonObject(body)
         guard let wallet = object["digital_wallet"] as? String,
