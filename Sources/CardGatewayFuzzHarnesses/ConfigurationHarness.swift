@@ -1,6 +1,7 @@
 import CardGateway
 import CardGatewayAdyen
 import CardGatewayBridge
+import CardGatewayLithic
 import CardGatewayMarqeta
 import CardGatewayPaysafe
 import CardGatewayStripe
@@ -12,7 +13,7 @@ import Foundation
 /// which builds each instance and sends nothing). Secrets resolve from a fixed in-memory environment and file
 /// set: the harness reads no real environment variable or file.
 public enum ConfigurationHarness {
-    static let registry = ProviderRegistry([.paysafe, .adyen, .stripe, .bridge, .trustpayments, .marqeta])
+    static let registry = ProviderRegistry([.paysafe, .adyen, .stripe, .bridge, .trustpayments, .marqeta, .lithic])
 
     /// `env:FUZZ_SECRET`, `env:STRIPE_KEY`, `file:fuzz-secret` resolve; every other reference does not.
     static let secrets = SecretResolver(

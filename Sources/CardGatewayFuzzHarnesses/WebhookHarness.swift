@@ -1,6 +1,7 @@
 @_spi(AdapterSupport) import CardGateway
 import CardGatewayAdyen
 import CardGatewayBridge
+import CardGatewayLithic
 import CardGatewayMarqeta
 import CardGatewayPaysafe
 import CardGatewayStripe
@@ -147,7 +148,30 @@ extension WebhookHarness {
         makeVerifier: { try webhookVerifier(.marqeta) }
     )
 
-    public static let all: [WebhookHarness] = [.paysafe, .adyen, .stripe, .bridge, .marqeta]
+    /// Standard Webhooks: `webhook-signature: v1,<Base64 HMAC-SHA256("{webhook-id}.{webhook-timestamp}.{body}")>`
+    /// keyed with the Base64-decoded part of the `whsec_…` secret. Every delivery carries a fixed `webhook-id` and
+    /// `webhook-timestamp` (``FuzzClock/now``), so the signature check and the parser behind it are what the input
+    /// reaches.
+    public static let lithic = WebhookHarness(
+        name: "lithic", headerName: "webhook-signature",
+        fixedHeaders: HTTPFields([
+            HTTPField(name: HTTPField.Name("webhook-id")!, value: lithicWebhookID),
+            HTTPField(
+                name: HTTPField.Name("webhook-timestamp")!, value: String(Int64(FuzzClock.now.timeIntervalSince1970))),
+        ]),
+        sign: { body in
+            let key = Data(base64Encoded: String(FuzzSeeds.Lithic.webhookSecret.dropFirst("whsec_".count))) ?? Data()
+            let message =
+                Data("\(lithicWebhookID).\(Int64(FuzzClock.now.timeIntervalSince1970)).".utf8) + body
+            return "v1," + hmacSHA256(key: key, message: message).base64EncodedString()
+        },
+        makeVerifier: { try webhookVerifier(.lithic) }
+    )
+
+    /// The `webhook-id` of every Lithic delivery.
+    static let lithicWebhookID = "msg_fuzz0000000000000000000001"
+
+    public static let all: [WebhookHarness] = [.paysafe, .adyen, .stripe, .bridge, .marqeta, .lithic]
 }
 
 /// Fuzzes Trust Payments' response JWT verification (`verifyResult`): Trust Payments has no webhooks; the

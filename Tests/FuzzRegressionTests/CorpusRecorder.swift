@@ -10,6 +10,7 @@ import Synchronization
 import Testing
 import AdyenSimulator
 import BridgeSimulator
+import LithicSimulator
 import MarqetaSimulator
 import PaysafeSimulator
 import StripeSimulator
@@ -91,6 +92,39 @@ struct CorpusRecorder {
                     }
                     try Self.write(seed, target: "\(harness.name)-responses", name: unique)
                 }
+            }
+        }
+    }
+
+    /// Lithic's folders alone (`--filter CorpusRecorder/recordLithic`): its responses, and its webhooks signed by
+    /// the harness and as the simulator signed them (a raw seed keeps the simulator's `webhook-id`, which the
+    /// harness's fixed one replaces, so it reaches the refusal path).
+    @Test func recordLithic() async throws {
+        try await Self.record(.lithic, simulator: LithicSimulator(clock: Self.clock))
+        let lithic = LithicSimulator(clock: Self.clock)
+        typealias LithicSeed = LithicSimulator.Seed
+        let deliveries: [(String, LithicSimulator.SignedDelivery)] = [
+            ("card-paused", lithic.signedCardUpdated(card: LithicSeed.lockableCard, state: "PAUSED", previous: "OPEN")),
+            (
+                "card-closed",
+                lithic.signedCardUpdated(card: LithicSeed.cancellableCard, state: "CLOSED", previous: "OPEN")
+            ),
+            (
+                "tokenization-paused",
+                lithic.signedTokenizationUpdated(token: LithicSeed.activeToken, status: "PAUSED")
+            ),
+            (
+                "digital-wallet-tokenization-deactivated",
+                lithic.signedTokenizationUpdated(
+                    token: LithicSeed.deletableToken, status: "DEACTIVATED", deprecated: true)
+            ),
+        ]
+        for (name, signed) in deliveries {
+            try Self.write(WebhookHarness.seed(body: signed.body), target: "lithic-webhooks", name: name)
+            if let value = signed.headers.first(where: { $0.0.lowercased() == "webhook-signature" })?.1 {
+                try Self.write(
+                    WebhookHarness.rawSeed(header: value, body: signed.body), target: "lithic-webhooks",
+                    name: "\(name)-raw")
             }
         }
     }
