@@ -186,10 +186,10 @@ struct LibraryBadInputTests {
                         CardRef(id: id, customer: PaysafeSimulator.Seed.euCustomer), via: .instance(Instance.paysafe))
                 }
                 await Self.expectRefused("paysafe lock, \(name) id", value: id) {
-                    _ = try await gateway.updateCard(
-                        UpdateCardRequest(
-                            card: CardRef(id: id, customer: PaysafeSimulator.Seed.euCustomer),
-                            change: .status(.locked, reason: "test")),
+                    _ = try await gateway.changeCardStatus(
+                        CardStatusRequest(
+                            card: CardRef(id: id, customer: PaysafeSimulator.Seed.euCustomer), intent: .lock,
+                            comment: "test"),
                         via: .instance(Instance.paysafe)
                     )
                 }

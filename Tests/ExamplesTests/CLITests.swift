@@ -173,12 +173,6 @@ struct CLITests {
             let noCVV = await runCLI(["card", "activate"] + base + ["--last-four", "4403", Paysafe.issuedCardID])
             #expect(noCVV.exitCode == 64)
 
-            let lockedCard = await runCLI(
-                ["card", "update"] + base + ["--status", "locked", "--reason", "lost", Paysafe.activeVisaCardID])
-            #expect(try lockedCard.json()["status"]?.stringValue == "locked")
-            let unlocked = await runCLI(["card", "update"] + base + ["--status", "active", Paysafe.activeVisaCardID])
-            #expect(try unlocked.json()["status"]?.stringValue == "active")
-
             let programs = await runCLI(["card", "programs"] + base)
             #expect(
                 try programs.json().arrayValue?.compactMap { $0["name"]?.stringValue }.contains(

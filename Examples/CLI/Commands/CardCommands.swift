@@ -7,7 +7,7 @@ struct CardCommand: AsyncParsableCommand {
         commandName: "card", abstract: "Card management for any configured provider, through the router.",
         subcommands: [
             Get.self, List.self, Create.self, Activate.self, Lock.self, Unlock.self, Cancel.self, SetPIN.self,
-            Update.self, Programs.self, CardRevealCommand.self,
+            Programs.self, CardRevealCommand.self,
         ]
     )
 
@@ -247,46 +247,6 @@ struct CardCommand: AsyncParsableCommand {
                 try CLIOutput.json(
                     try await config.withGateway() { gateway in
                         try await gateway.setCardPIN(request, via: target.target)
-                    })
-            }
-        }
-    }
-
-    struct Update: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract:
-                "Change a card's status (active, locked, cancelled) or its PIN (read from stdin with --pin), in the shape of Paysafe's update call."
-        )
-        @OptionGroup var config: ConfigOptions
-        @OptionGroup var target: TargetOptions
-        @Option var customer: String?
-        @Option(help: "The new status: active, locked, cancelled, inactive.") var status: String?
-        @Option var reason: String?
-        @Flag(help: "Set the PIN, read from stdin.") var pin: Bool = false
-        @Argument var cardID: String
-
-        func run() async throws {
-            try await reportingErrors {
-                let change: UpdateCardRequest.Change
-                switch (status, pin) {
-                case (let status?, false):
-                    guard let parsed = CardStatus(rawValue: status) else {
-                        throw CLIUsageError(message: "unknown status \"\(status)\"")
-                    }
-                    change = .status(parsed, reason: reason)
-                case (nil, true):
-                    guard let value = CLIStreams.firstInputLine(), !value.isEmpty else {
-                        throw CLIUsageError(message: "pass the PIN on stdin")
-                    }
-                    change = .pin(Secret(value))
-                default:
-                    throw CLIUsageError(message: "give exactly one of --status or --pin")
-                }
-                try CLIOutput.json(
-                    try await config.withGateway() { gateway in
-                        try await gateway.updateCard(
-                            UpdateCardRequest(card: CardRef(id: cardID, customer: customer), change: change),
-                            via: target.target)
                     })
             }
         }

@@ -124,29 +124,6 @@ extension CardGateway {
         ) { provider, _ in try await provider.setPIN(request, context: context) }
     }
 
-    /// A status or PIN change in the shape of Paysafe's update call: `.status(.locked)` locks, `.status(.active)`
-    /// unlocks, `.status(.cancelled)` cancels and `.pin` sets the PIN. Other statuses cannot be requested.
-    public func updateCard(
-        _ request: UpdateCardRequest, via target: RouteTarget, context: OperationContext = OperationContext()
-    ) async throws -> Card {
-        switch request.change {
-        case .pin(let pin):
-            return try await setCardPIN(SetCardPINRequest(card: request.card, pin: pin), via: target, context: context)
-        case .status(let status, let comment):
-            let intent: CardStatusIntent
-            switch status {
-            case .locked: intent = .lock
-            case .active: intent = .unlock
-            case .cancelled: intent = .cancel
-            default:
-                throw CardGatewayError.invalidRequest(
-                    "a card can be changed to locked, active or cancelled, not \(status)", field: "status")
-            }
-            return try await changeCardStatus(
-                CardStatusRequest(card: request.card, intent: intent, comment: comment), via: target, context: context)
-        }
-    }
-
     public func programs(
         customer: String?, via target: RouteTarget, context: OperationContext = OperationContext()
     ) async throws -> [CardProgram] {

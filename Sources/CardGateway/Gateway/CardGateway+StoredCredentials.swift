@@ -12,18 +12,11 @@ extension CardGateway {
         ) { provider, _ in try await provider.clientSession(request, context: context) }
     }
 
-    /// Verifies the SDK's result and keeps the reference in the credential store.
+    /// Verifies the SDK's result and keeps the reference in the credential store, with the cardholder's consent to
+    /// storing the card (the consent given with the store session) when there is one, as the card schemes require it
+    /// recorded.
     public func verifyResult(
-        _ token: Secret, customer: String? = nil, via target: RouteTarget,
-        context: OperationContext = OperationContext()
-    ) async throws -> StoredCredential {
-        try await verifyAndKeep(token, customer: customer, consent: nil, via: target, context: context)
-    }
-
-    /// The same, keeping when the cardholder consented to storing the card (the consent given with the store
-    /// session) with the reference, as the card schemes require it recorded.
-    public func verifyResult(
-        _ token: Secret, customer: String? = nil, consent: CardholderConsent?, via target: RouteTarget,
+        _ token: Secret, customer: String? = nil, consent: CardholderConsent? = nil, via target: RouteTarget,
         context: OperationContext = OperationContext()
     ) async throws -> StoredCredential {
         try await verifyAndKeep(token, customer: customer, consent: consent, via: target, context: context)

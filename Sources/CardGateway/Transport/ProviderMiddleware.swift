@@ -82,7 +82,7 @@ public struct ClosureMiddleware: ProviderMiddleware {
 /// Adds fixed headers to every request that does not set them already (a tenant header for a proxy, say).
 /// Configured per instance as `{"name": "headers", "options": {"X-Tenant": "eu-1"}}`.
 public struct StaticHeadersMiddleware: ProviderMiddleware {
-    public let fields: HTTPFieldsSnapshot
+    @_spi(AdapterSupport) public let fields: HTTPFieldsSnapshot
 
     public init(_ fields: [(name: String, value: String)]) throws {
         var snapshot: [(HTTPField.Name, String)] = []
@@ -109,7 +109,7 @@ public struct StaticHeadersMiddleware: ProviderMiddleware {
 }
 
 /// A fixed list of header fields, `Sendable` and `Equatable`.
-public struct HTTPFieldsSnapshot: Sendable, Equatable {
+@_spi(AdapterSupport) public struct HTTPFieldsSnapshot: Sendable, Equatable {
     public let fields: [(HTTPField.Name, String)]
     public init(_ fields: [(HTTPField.Name, String)]) { self.fields = fields }
     public static func == (lhs: Self, rhs: Self) -> Bool {
@@ -118,7 +118,7 @@ public struct HTTPFieldsSnapshot: Sendable, Equatable {
 }
 
 /// Header values that may be sent: no CR, LF, NUL or other control character but tab.
-public enum HeaderValues: Sendable {
+@_spi(AdapterSupport) public enum HeaderValues: Sendable {
     public static func isSafe(_ value: String) -> Bool {
         value.unicodeScalars.allSatisfy { $0 == "\t" || ($0.value >= 0x20 && $0.value != 0x7f) }
     }
@@ -127,8 +127,6 @@ public enum HeaderValues: Sendable {
 extension Array where Element == any ProviderMiddleware {
     /// Runs the middlewares in order around `terminal`.
     func chained(to terminal: @escaping ProviderNext) -> ProviderNext {
-        // A loop rather than `reduce`: closures made inside the generic `reduce` are kept at its abstraction, so
-        // every step was called through two more reabstraction thunks (two more async frames) per request.
         var next = terminal
         for middleware in reversed() {
             let inner = next
