@@ -1,6 +1,6 @@
 import AdyenSimulator
 import BridgeSimulator
-import CardGateway
+@_spi(AdapterSupport) import CardGateway
 import CardGatewaySimulation
 import Foundation
 import Synchronization
@@ -110,7 +110,7 @@ struct DemoRecorder {
                 errorCode: nil, milliseconds: 0)
         }
         let elapsed = clock.now - start
-        result.milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        result.milliseconds = elapsed.timeInterval * 1000
         report.steps.append(result)
         progress(name, result)
     }
@@ -366,7 +366,7 @@ struct DemoSteps {
             let minted = try await gateway.clientSession(request, via: via)
             session.value = minted
             return "session JWT for the mobile SDK"
-                + (minted.expires.map { ", expires \(ISO8601DateFormatter().string(from: $0))" } ?? "")
+                + (minted.expires.map { ", expires \(InternetDateTime.format($0))" } ?? "")
         }
         await recorder.step("credentials on file: the mobile SDK pays (simulated)", name) {
             guard let session = session.value else {
@@ -572,7 +572,7 @@ struct DemoSteps {
         } else if let input = response.issuerSDKInput {
             return "\(input.count) bytes for the issuer SDK"
         } else if let key = response.ephemeralKey {
-            return "ephemeral key \(key.id), expires \(ISO8601DateFormatter().string(from: key.expires))"
+            return "ephemeral key \(key.id), expires \(InternetDateTime.format(key.expires))"
         } else {
             return "a \(response.kind) answer"
         }

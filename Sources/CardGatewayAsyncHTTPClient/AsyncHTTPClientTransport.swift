@@ -118,8 +118,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
 
     /// An attempt's timeout as AsyncHTTPClient takes it: whole nanoseconds, at least one.
     static func timeAmount(_ timeout: Duration) -> TimeAmount {
-        .nanoseconds(
-            max(1, timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000))
+        .nanoseconds(max(1, timeout.nanoseconds))
     }
 
     /// Sorts AsyncHTTPClient and NIO errors into the transport's kinds, telling "never left" apart from

@@ -323,7 +323,7 @@ public struct CardGateway: Sendable {
                     (GatewayObservability.Dimensions.outcome, outcome),
                 ]
             }
-            timer.recordNanoseconds(AttemptTelemetryMiddleware.nanoseconds(ContinuousClock.now - started))
+            timer.recordNanoseconds((ContinuousClock.now - started).nanoseconds)
             counter.increment()
             if let failure {
                 logger.warning(

@@ -226,7 +226,4 @@ struct AttemptTelemetryMiddleware: ProviderMiddleware {
             }
         }
     }
-
-    /// `duration.nanoseconds`, for `CardGateway.swift`'s call until it reads the property itself.
-    static func nanoseconds(_ duration: Duration) -> Int64 { duration.nanoseconds }
 }
