@@ -138,7 +138,7 @@ public final class Bulkhead: Sendable {
     public var rejected: Int { inner.withLock { $0.rejected } }
 
     /// Takes a slot if one is free now, without waiting: false when the limit is reached. ``acquire(until:)`` starts
-    /// with it; `BulkheadMiddleware` calls it first so that a free slot costs no asynchronous call. Throws
+    /// with it; `BulkheadMiddleware` calls it first and waits only when it is false. Throws
     /// `CancellationError` when the caller gave up. Reports no wait (the caller does, or ``acquire(until:)``).
     func acquireIfFree() throws -> Bool {
         try Task.checkCancellation()

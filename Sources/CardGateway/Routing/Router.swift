@@ -2,8 +2,7 @@ import Foundation
 
 /// The route that matched, and why.
 ///
-/// A decision does not pay for its explanation: ``reason`` is worded when it is read (from the router's tables
-/// and the key, kept by reference), so ``Router/match(_:)`` allocates nothing.
+/// ``reason`` is worded when it is read, from the router's tables and what the match recorded of the key.
 public struct RouteMatch: Sendable, Equatable, Codable {
     public var routeIndex: Int
     public var instance: String
@@ -20,8 +19,7 @@ public struct RouteMatch: Sendable, Equatable, Codable {
 
     private enum StoredReason: Sendable {
         case text(String)
-        /// The router's tables (one reference) and what the reason is worded from (plain numbers): no allocation,
-        /// and nothing of the key's strings retained.
+        /// The router's tables and what the reason is worded from (plain numbers, none of the key's strings).
         case deferred(RouterTables, MatchEvidence)
     }
 
@@ -96,8 +94,7 @@ enum RouteDimension: Sendable, CaseIterable {
 
 /// Picks the provider instance for a key: the first route, in configuration order, whose every condition
 /// holds. Lookups use per-dimension indexes (hash maps for values, binary search over disjoint BIN
-/// segments) and allocate nothing, so their cost does not grow with the number of BIN ranges; the reason
-/// for a match is worded only when read. Indexes hold sparse route lists, so memory grows with the
+/// segments); the reason for a match is worded only when read. Indexes hold sparse route lists, so memory grows with the
 /// conditions written, not with routes × values.
 ///
 /// ``match(_:)`` and ``explain(_:)`` decide from the same index: `explain` takes the match `match` finds, and
@@ -111,7 +108,7 @@ public struct Router: Sendable {
         tables = RouterTables(routes: routes)
     }
 
-    /// The first matching route, or nil. Allocates nothing: the match's ``RouteMatch/reason`` is worded when read.
+    /// The first matching route, or nil. The match's ``RouteMatch/reason`` is worded when read.
     public func match(_ key: RouteKey) -> RouteMatch? {
         let lookup = tables.lookup(key)
         guard let routeIndex = tables.locate(lookup) else { return nil }
@@ -214,8 +211,8 @@ extension RouterTables {
         locate(lookup(key), enumerationLimit: enumerationLimit, oneWord: oneWord)
     }
 
-    /// The position of the first route whose every condition holds. Allocates nothing: the per-dimension lists are
-    /// the index's own arrays (retained, not copied). Three algorithms, one file each, decide from the same index:
+    /// The position of the first route whose every condition holds, read from the index's own per-dimension
+    /// lists. Three algorithms, one file each, decide from the same index:
     /// a table of at most 64 routes (`oneWord`) is decided a word at a time (RouterOneWordMatch.swift); a larger one
     /// enumerates the most selective dimension's candidates (RouterSelectiveMatch.swift), or, when every dimension
     /// has more than `enumerationLimit` of them, scans the bitsets a word at a time (RouterWordScan.swift).

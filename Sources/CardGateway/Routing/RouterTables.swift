@@ -37,8 +37,8 @@ struct BINProbe: Sendable {
     }
 
     init?(_ bin: String) {
-        // Read in place from the string's contiguous UTF-8 when it has one (a native string does): iterating
-        // `bin.utf8` itself costs several times more for a string longer than 15 bytes.
+        // Read in place from the string's contiguous UTF-8 when it has one (a native string does), else from
+        // `bin.utf8`.
         guard let probe = bin.utf8.withContiguousStorageIfAvailable(Self.read) ?? Self.read(bin.utf8) else {
             return nil
         }
@@ -79,12 +79,11 @@ final class RouterTables: Sendable {
         /// For a table of at most 64 routes, each slot's routes as one word (empty otherwise).
         let masks: [UInt64]
 
-        /// Up to this many values, a lookup compares them in turn rather than hashing the key's value: comparing a
-        /// short string is a few instructions, hashing one (SipHash) a few hundred.
+        /// Up to this many values, a lookup compares them in turn rather than hashing the key's value.
         static let comparedValues = 8
 
         init<Values: Sequence<String>>(count: Int, _ values: (Int) -> Values?) {
-            // Counted first, so that the lists are allocated once at their size, and a dimension no route constrains
+            // Counted first, so that the lists are reserved at their size, and a dimension no route constrains
             // (the usual case for most of them) keeps no list at all: its lookups never read one.
             var openCount = 0
             for position in 0..<count where values(position) == nil { openCount += 1 }
@@ -180,7 +179,7 @@ final class RouterTables: Sendable {
         struct Interval { var low: UInt64; var high: UInt64; var route: Int32; var range: Int32; var length: UInt8 }
 
         init(routes: [Route]) {
-            // Counted first, so that both lists are allocated once at their size.
+            // Counted first, so that both lists are reserved at their size.
             var openCount = 0
             var rangeCount = 0
             for route in routes {
@@ -351,7 +350,7 @@ final class RouterTables: Sendable {
         var evidence = MatchEvidence(
             issuer: issuers.slot(key.issuer), program: programs.slot(key.program), country: countries.slot(key.country),
             currency: currencies.slot(key.currency), tenant: tenants.slot(key.tenant),
-            // Read only when constrained: the raw value of a wallet or an operation is a string to retain and release.
+            // Read only when constrained.
             wallet: wallets.constrained ? wallets.slot(key.wallet?.rawValue) : -1,
             operation: operations.constrained ? operations.slot(key.operation?.rawValue) : -1
         )

@@ -175,8 +175,7 @@ import Logging
     /// when no response came.
     public func send(_ request: ProviderRequest, context: OperationContext) async throws -> ProviderResponse {
         var logger = context.logger.label == OperationContext.noopLogger.label ? self.logger : context.logger
-        // A logger that drops everything (no logger given) is not given metadata: its dictionary would be allocated
-        // and filled on every request for nothing.
+        // A logger that drops everything (no logger given) is not given metadata.
         if !(logger.handler is SwiftLogNoOpLogHandler) {
             logger[metadataKey: "cardgateway.provider"] = .string(instance)
             logger[metadataKey: "cardgateway.provider.kind"] = .string(kind.name)
