@@ -117,7 +117,7 @@ enum BridgeErrors {
         }
         return Row(
             status: status, code: rule.code, isRetryable: rule.isRetryable,
-            mayHaveReachedProvider: rule.mayHaveBeenActedOn, summary: summary)
+            mayHaveReachedProvider: rule.mayHaveReachedProvider, summary: summary)
     }
 
     /// The gateway error for a non-success response.

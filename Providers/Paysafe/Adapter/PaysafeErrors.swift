@@ -59,7 +59,7 @@ enum PaysafeErrors: Sendable {
     }
 
     static let statusOverrides: [Int: HTTPStatusRule] = [
-        405: HTTPStatusRule(.unsupported, retryable: false, mayHaveBeenActedOn: false)
+        405: HTTPStatusRule(.unsupported, retryable: false, mayHaveReachedProvider: false)
     ]
 
     /// The normalised code for a Paysafe error response.

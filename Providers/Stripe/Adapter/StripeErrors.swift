@@ -49,7 +49,7 @@ enum StripeErrors {
         }
         let statusRule = HTTPStatusTable.rule(for: status, overrides: statusOverrides)
         return Rule(
-            code: statusRule.code, retryable: statusRule.isRetryable, mayHaveActed: statusRule.mayHaveBeenActedOn)
+            code: statusRule.code, retryable: statusRule.isRetryable, mayHaveActed: statusRule.mayHaveReachedProvider)
     }
 
     /// Where Stripe's documented statuses differ from the core's default table (stripe.com/docs/api/errors,
@@ -57,8 +57,8 @@ enum StripeErrors {
     /// which Stripe uses for card errors; 409 is "the request conflicts with another request (perhaps due to
     /// using the same idempotent key)", which Stripe's own clients repeat.
     static let statusOverrides: [Int: HTTPStatusRule] = [
-        402: HTTPStatusRule(.declined, retryable: false, mayHaveBeenActedOn: false),
-        409: HTTPStatusRule(.conflict, retryable: true, mayHaveBeenActedOn: true),
+        402: HTTPStatusRule(.declined, retryable: false, mayHaveReachedProvider: false),
+        409: HTTPStatusRule(.conflict, retryable: true, mayHaveReachedProvider: true),
     ]
 
     /// The error for a non-2xx `response`.

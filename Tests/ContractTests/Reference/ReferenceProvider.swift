@@ -102,7 +102,7 @@ struct ReferenceProvider: CardListing, CardIssuance, CardActivation, CardStatusC
         let rule = HTTPStatusTable.rule(for: response.status)
         return CardGatewayError(
             mapped, message, providerCode: code, httpStatus: response.status, requestID: response.header("Request-Id"),
-            isRetryable: rule.isRetryable, mayHaveReachedProvider: rule.mayHaveBeenActedOn,
+            isRetryable: rule.isRetryable, mayHaveReachedProvider: rule.mayHaveReachedProvider,
             retryAfter: response.retryAfter
         )
     }
