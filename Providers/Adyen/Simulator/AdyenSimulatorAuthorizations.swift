@@ -116,7 +116,7 @@ extension AdyenSimulator {
         }
         var country: String?
         if let code = order.merchant.country {
-            guard let alpha3 = Self.alpha3(code) else {
+            guard let alpha3 = SimulatedCountryCodes.alpha3(code) else {
                 return restError(
                     status: 422, errorCode: AdyenSimulatorErrors.genericCode(422),
                     title: AdyenSimulatorErrors.title(422),
@@ -182,7 +182,7 @@ extension AdyenSimulator {
         guard let instrument = state.instruments.get(order.card), instrument.type == "card" else { return nil }
         var country: String?
         if let code = order.merchant.country {
-            guard let alpha3 = Self.alpha3(code) else { return nil }
+            guard let alpha3 = SimulatedCountryCodes.alpha3(code) else { return nil }
             country = alpha3
         }
         let id = Self.relayedAuthorisationID()
@@ -262,37 +262,4 @@ extension AdyenSimulator {
         return .success((status, decision["refusalReason"] as? String))
     }
 
-    /// ISO 3166-1 alpha-2 → alpha-3 (`NL` → `NLD`), the simulator's own copy of the 249 current entries (Debian's
-    /// iso-codes 4.18, `iso_3166-1.json`), so that the adapter's table is checked against another.
-    static func alpha3(_ alpha2: String) -> String? {
-        countryTable[alpha2.uppercased()]
-    }
-
-    private static let countryTable: [String: String] = {
-        var table: [String: String] = [:]
-        for entry in countryPairs.split(whereSeparator: { $0 == "," || $0 == "\n" || $0 == " " }) where entry.count == 5
-        {
-            table[String(entry.prefix(2))] = String(entry.suffix(3))
-        }
-        return table
-    }()
-
-    /// `alpha2alpha3` pairs, sorted by alpha-2.
-    private static let countryPairs = """
-        ADAND,AEARE,AFAFG,AGATG,AIAIA,ALALB,AMARM,AOAGO,AQATA,ARARG,ASASM,ATAUT,AUAUS,AWABW,AXALA,AZAZE,BABIH,
-        BBBRB,BDBGD,BEBEL,BFBFA,BGBGR,BHBHR,BIBDI,BJBEN,BLBLM,BMBMU,BNBRN,BOBOL,BQBES,BRBRA,BSBHS,BTBTN,BVBVT,
-        BWBWA,BYBLR,BZBLZ,CACAN,CCCCK,CDCOD,CFCAF,CGCOG,CHCHE,CICIV,CKCOK,CLCHL,CMCMR,CNCHN,COCOL,CRCRI,CUCUB,
-        CVCPV,CWCUW,CXCXR,CYCYP,CZCZE,DEDEU,DJDJI,DKDNK,DMDMA,DODOM,DZDZA,ECECU,EEEST,EGEGY,EHESH,ERERI,ESESP,
-        ETETH,FIFIN,FJFJI,FKFLK,FMFSM,FOFRO,FRFRA,GAGAB,GBGBR,GDGRD,GEGEO,GFGUF,GGGGY,GHGHA,GIGIB,GLGRL,GMGMB,
-        GNGIN,GPGLP,GQGNQ,GRGRC,GSSGS,GTGTM,GUGUM,GWGNB,GYGUY,HKHKG,HMHMD,HNHND,HRHRV,HTHTI,HUHUN,IDIDN,IEIRL,
-        ILISR,IMIMN,ININD,IOIOT,IQIRQ,IRIRN,ISISL,ITITA,JEJEY,JMJAM,JOJOR,JPJPN,KEKEN,KGKGZ,KHKHM,KIKIR,KMCOM,
-        KNKNA,KPPRK,KRKOR,KWKWT,KYCYM,KZKAZ,LALAO,LBLBN,LCLCA,LILIE,LKLKA,LRLBR,LSLSO,LTLTU,LULUX,LVLVA,LYLBY,
-        MAMAR,MCMCO,MDMDA,MEMNE,MFMAF,MGMDG,MHMHL,MKMKD,MLMLI,MMMMR,MNMNG,MOMAC,MPMNP,MQMTQ,MRMRT,MSMSR,MTMLT,
-        MUMUS,MVMDV,MWMWI,MXMEX,MYMYS,MZMOZ,NANAM,NCNCL,NENER,NFNFK,NGNGA,NINIC,NLNLD,NONOR,NPNPL,NRNRU,NUNIU,
-        NZNZL,OMOMN,PAPAN,PEPER,PFPYF,PGPNG,PHPHL,PKPAK,PLPOL,PMSPM,PNPCN,PRPRI,PSPSE,PTPRT,PWPLW,PYPRY,QAQAT,
-        REREU,ROROU,RSSRB,RURUS,RWRWA,SASAU,SBSLB,SCSYC,SDSDN,SESWE,SGSGP,SHSHN,SISVN,SJSJM,SKSVK,SLSLE,SMSMR,
-        SNSEN,SOSOM,SRSUR,SSSSD,STSTP,SVSLV,SXSXM,SYSYR,SZSWZ,TCTCA,TDTCD,TFATF,TGTGO,THTHA,TJTJK,TKTKL,TLTLS,
-        TMTKM,TNTUN,TOTON,TRTUR,TTTTO,TVTUV,TWTWN,TZTZA,UAUKR,UGUGA,UMUMI,USUSA,UYURY,UZUZB,VAVAT,VCVCT,VEVEN,
-        VGVGB,VIVIR,VNVNM,VUVUT,WFWLF,WSWSM,YEYEM,YTMYT,ZAZAF,ZMZMB,ZWZWE
-        """
 }

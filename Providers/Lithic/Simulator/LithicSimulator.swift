@@ -90,7 +90,7 @@ public struct LithicSimulator: ProviderSimulator {
             try authorize(request)
             let buffer = try await request.body.collect(upTo: 1 << 20)
             return try body(Data(buffer.readableBytesView)).hummingbirdResponse
-        } catch let error as LithicSimulatedFailure {
+        } catch let error as LithicSimulatorFailure {
             return error.response.hummingbirdResponse
         } catch {
             return faultResponse(status: 400, message: "The request could not be read.").hummingbirdResponse
@@ -155,7 +155,7 @@ public struct LithicSimulator: ProviderSimulator {
         let work: () throws -> SimulatedResponse = {
             let sequence = state.cards.count + 1
             let token = state.ids.uuid()
-            let card = SimulatedLithicCard(
+            let card = LithicSimulatorCard(
                 token: token, accountToken: account, cardProgramToken: program,
                 state: type == "PHYSICAL" ? "PENDING_FULFILLMENT" : initial, substatus: nil,
                 lastFour: String(format: "%04d", state.ids.nextInt(in: 0...9999)), type: type, expMonth: "11",
@@ -303,10 +303,10 @@ public struct LithicSimulator: ProviderSimulator {
         return object
     }
 
-    func invalid(_ message: String) -> LithicSimulatedFailure { failure(400, message) }
+    func invalid(_ message: String) -> LithicSimulatorFailure { failure(400, message) }
 
-    func failure(_ status: Int, _ message: String) -> LithicSimulatedFailure {
-        LithicSimulatedFailure(response: LithicSimulatorErrors.body(status, message))
+    func failure(_ status: Int, _ message: String) -> LithicSimulatorFailure {
+        LithicSimulatorFailure(response: LithicSimulatorErrors.body(status, message))
     }
 
     static func isUUID(_ text: String) -> Bool { UUID(uuidString: text) != nil }

@@ -43,7 +43,7 @@ extension LithicSimulator {
         let inquiry = order.kind == "balanceInquiry"
         let amount = inquiry ? 0 : order.amount
         let partial = !inquiry && (order.amountAdjustable ?? false)
-        let country = order.merchant.country.map { Self.alpha3(forAlpha2: $0) ?? $0 } ?? "USA"
+        let country = order.merchant.country.map { SimulatedCountryCodes.alpha3($0) ?? $0 } ?? "USA"
         let money: [String: Any] = ["amount": amount, "currency": order.currency]
         let payload: [String: Any] = [
             "event_type": "card_authorization.approval_request", "token": token,
@@ -166,32 +166,4 @@ extension LithicSimulator {
             + String(chars[17..<20]) + "-" + String(chars[20..<32])
     }
 
-    /// ISO 3166-1 alpha-3 for an alpha-2 code (Lithic's `merchant.country` is alpha-3), or nil.
-    static func alpha3(forAlpha2 code: String) -> String? {
-        let upper = code.uppercased()
-        for entry in countryPairs.split(whereSeparator: { $0 == "," || $0 == "\n" || $0 == " " }) where entry.count == 5
-        {
-            if entry.hasPrefix(upper) { return String(entry.suffix(3)) }
-        }
-        return nil
-    }
-
-    /// `alpha2alpha3` pairs (Debian iso-codes `iso_3166-1.json`, as the core's `CountryCodes`).
-    static let countryPairs = """
-        ADAND,AEARE,AFAFG,AGATG,AIAIA,ALALB,AMARM,AOAGO,AQATA,ARARG,ASASM,ATAUT,AUAUS,AWABW,AXALA,AZAZE,BABIH,
-        BBBRB,BDBGD,BEBEL,BFBFA,BGBGR,BHBHR,BIBDI,BJBEN,BLBLM,BMBMU,BNBRN,BOBOL,BQBES,BRBRA,BSBHS,BTBTN,BVBVT,
-        BWBWA,BYBLR,BZBLZ,CACAN,CCCCK,CDCOD,CFCAF,CGCOG,CHCHE,CICIV,CKCOK,CLCHL,CMCMR,CNCHN,COCOL,CRCRI,CUCUB,
-        CVCPV,CWCUW,CXCXR,CYCYP,CZCZE,DEDEU,DJDJI,DKDNK,DMDMA,DODOM,DZDZA,ECECU,EEEST,EGEGY,EHESH,ERERI,ESESP,
-        ETETH,FIFIN,FJFJI,FKFLK,FMFSM,FOFRO,FRFRA,GAGAB,GBGBR,GDGRD,GEGEO,GFGUF,GGGGY,GHGHA,GIGIB,GLGRL,GMGMB,
-        GNGIN,GPGLP,GQGNQ,GRGRC,GSSGS,GTGTM,GUGUM,GWGNB,GYGUY,HKHKG,HMHMD,HNHND,HRHRV,HTHTI,HUHUN,IDIDN,IEIRL,
-        ILISR,IMIMN,ININD,IOIOT,IQIRQ,IRIRN,ISISL,ITITA,JEJEY,JMJAM,JOJOR,JPJPN,KEKEN,KGKGZ,KHKHM,KIKIR,KMCOM,
-        KNKNA,KPPRK,KRKOR,KWKWT,KYCYM,KZKAZ,LALAO,LBLBN,LCLCA,LILIE,LKLKA,LRLBR,LSLSO,LTLTU,LULUX,LVLVA,LYLBY,
-        MAMAR,MCMCO,MDMDA,MEMNE,MFMAF,MGMDG,MHMHL,MKMKD,MLMLI,MMMMR,MNMNG,MOMAC,MPMNP,MQMTQ,MRMRT,MSMSR,MTMLT,
-        MUMUS,MVMDV,MWMWI,MXMEX,MYMYS,MZMOZ,NANAM,NCNCL,NENER,NFNFK,NGNGA,NINIC,NLNLD,NONOR,NPNPL,NRNRU,NUNIU,
-        NZNZL,OMOMN,PAPAN,PEPER,PFPYF,PGPNG,PHPHL,PKPAK,PLPOL,PMSPM,PNPCN,PRPRI,PSPSE,PTPRT,PWPLW,PYPRY,QAQAT,
-        REREU,ROROU,RSSRB,RURUS,RWRWA,SASAU,SBSLB,SCSYC,SDSDN,SESWE,SGSGP,SHSHN,SISVN,SJSJM,SKSVK,SLSLE,SMSMR,
-        SNSEN,SOSOM,SRSUR,SSSSD,STSTP,SVSLV,SXSXM,SYSYR,SZSWZ,TCTCA,TDTCD,TFATF,TGTGO,THTHA,TJTJK,TKTKL,TLTLS,
-        TMTKM,TNTUN,TOTON,TRTUR,TTTTO,TVTUV,TWTWN,TZTZA,UAUKR,UGUGA,UMUMI,USUSA,UYURY,UZUZB,VAVAT,VCVCT,VEVEN,
-        VGVGB,VIVIR,VNVNM,VUVUT,WFWLF,WSWSM,YEYEM,YTMYT,ZAZAF,ZMZMB,ZWZWE
-        """
 }

@@ -45,7 +45,7 @@ extension LithicSimulator {
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
         state.sessions.put(
-            session, SimulatedEmbedSession(cardToken: token, type: type, targetOrigin: origin, expires: expires))
+            session, LithicSimulatorEmbedSession(cardToken: token, type: type, targetOrigin: origin, expires: expires))
         return .json(200, ["session": session])
     }
 

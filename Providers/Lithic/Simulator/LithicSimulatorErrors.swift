@@ -20,3 +20,8 @@ public enum LithicSimulatorErrors: Sendable {
         return .json(status, ["message": message, "debugging_request_id": id])
     }
 }
+
+/// A refusal in Lithic's shape, thrown inside handlers.
+struct LithicSimulatorFailure: Error {
+    var response: SimulatedResponse
+}

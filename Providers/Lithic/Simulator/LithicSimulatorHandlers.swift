@@ -39,7 +39,7 @@ extension LithicSimulator {
                     decoded.append(bytes)
                 }
                 state.lastApplePayDigests.withLock {
-                    $0 = decoded.map { SHA256.hash(data: $0).map { String(format: "%02x", $0) }.joined() }
+                    $0 = decoded.map { ByteEncoding.hex(SHA256.hash(data: $0)) }
                 }
             }
             let seed = Data(card.token.utf8) + decoded.reduce(Data(), +)

@@ -5,7 +5,7 @@ import Synchronization
 
 /// A card as the simulator keeps it (no PAN or CVV: the simulator answers as Lithic does to an API key without PCI
 /// access, without `pan` and `cvv`).
-struct SimulatedLithicCard: Sendable {
+struct LithicSimulatorCard: Sendable {
     var token: String
     var accountToken: String
     var cardProgramToken: String
@@ -37,7 +37,7 @@ struct SimulatedLithicCard: Sendable {
 }
 
 /// A tokenization as the simulator keeps it.
-struct SimulatedTokenization: Sendable {
+struct LithicSimulatorTokenization: Sendable {
     var token: String
     var cardToken: String
     var accountToken: String
@@ -65,8 +65,8 @@ struct SimulatedTokenization: Sendable {
 
 /// The simulator's mutable state, in the kit's stores.
 final class LithicSimulatorState: Sendable {
-    let cards = SimulatorStore<String, SimulatedLithicCard>(LithicSimulator.Seed.cards.map { ($0.token, $0) })
-    let tokens = SimulatorStore<String, SimulatedTokenization>(
+    let cards = SimulatorStore<String, LithicSimulatorCard>(LithicSimulator.Seed.cards.map { ($0.token, $0) })
+    let tokens = SimulatorStore<String, LithicSimulatorTokenization>(
         LithicSimulator.Seed.tokenizations.map { ($0.token, $0) })
     let ids = DeterministicIDs(seed: 0x11741C)
     /// `Idempotency-Key` of `POST /v1/cards`: the first answer of each key, replayed to the same body.
@@ -74,7 +74,7 @@ final class LithicSimulatorState: Sendable {
     /// Digests of the decoded bytes of the last Apple Pay provisioning request (certificate, nonce, signature).
     let lastApplePayDigests = Mutex<[String]>([])
     /// Embed sessions by session value (LithicSimulatorCardReveal.swift).
-    let sessions = SimulatorStore<String, SimulatedEmbedSession>([])
+    let sessions = SimulatorStore<String, LithicSimulatorEmbedSession>([])
     /// What each ASA request recorded, by transaction token (LithicSimulatorAuthorizations.swift).
     let asaOutcomes = SimulatorStore<String, Data>([])
     let asaSequence = Mutex<Int>(0)
@@ -98,17 +98,12 @@ final class LithicSimulatorState: Sendable {
 }
 
 /// An embed session as the simulator keeps it: single-use, short-lived.
-struct SimulatedEmbedSession: Sendable {
+struct LithicSimulatorEmbedSession: Sendable {
     var cardToken: String
     var type: String
     var targetOrigin: String
     var expires: Date
     var used: Bool = false
-}
-
-/// A refusal in Lithic's shape, thrown inside handlers.
-struct LithicSimulatedFailure: Error {
-    var response: SimulatedResponse
 }
 
 extension LithicSimulator {
@@ -117,9 +112,7 @@ extension LithicSimulator {
         var out = ""
         var counter = 0
         while out.count < count {
-            for byte in SHA256.hash(data: Data("\(counter)|\(text)".utf8)) where out.count < count {
-                out += String(format: "%02x", byte)
-            }
+            out += ByteEncoding.hex(SHA256.hash(data: Data("\(counter)|\(text)".utf8)))
             counter += 1
         }
         return String(out.prefix(count))

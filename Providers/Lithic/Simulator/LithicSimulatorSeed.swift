@@ -65,7 +65,7 @@ extension LithicSimulator {
         /// When the seed was created: 2025-01-01T00:00:00Z, one minute apart.
         static let epoch = Date(timeIntervalSince1970: 1_735_689_600)
 
-        static var cards: [SimulatedLithicCard] {
+        static var cards: [LithicSimulatorCard] {
             let rows: [(String, String, String, String, String?)] = [
                 (activeCard, "OPEN", "4242", "VIRTUAL", nil),
                 (lockableCard, "OPEN", "1002", "VIRTUAL", nil),
@@ -76,7 +76,7 @@ extension LithicSimulator {
                 (walletCard, "OPEN", "1007", "VIRTUAL", nil),
             ]
             return rows.enumerated().map { index, row in
-                SimulatedLithicCard(
+                LithicSimulatorCard(
                     token: row.0, accountToken: accountToken, cardProgramToken: cardProgram, state: row.1,
                     substatus: row.4, lastFour: row.2, type: row.3, expMonth: "08", expYear: "2030",
                     memo: "Sim card \(index + 1)", created: epoch.addingTimeInterval(Double(index) * 60),
@@ -84,7 +84,7 @@ extension LithicSimulator {
             }
         }
 
-        static var tokenizations: [SimulatedTokenization] {
+        static var tokenizations: [LithicSimulatorTokenization] {
             let rows: [(String, String, String, String)] = [
                 (activeToken, walletCard, "ACTIVE", "APPLE_PAY"),
                 (deletableToken, walletCard, "ACTIVE", "GOOGLE_PAY"),
@@ -94,7 +94,7 @@ extension LithicSimulator {
             ]
             return rows.enumerated().map { index, row in
                 let created = epoch.addingTimeInterval(3600 + Double(index) * 60)
-                return SimulatedTokenization(
+                return LithicSimulatorTokenization(
                     token: row.0, cardToken: row.1, accountToken: accountToken, status: row.2, requestor: row.3,
                     created: created, updated: created, sequence: index + 1)
             }
