@@ -42,9 +42,7 @@ struct InternetDateTimeTests {
             let date = InternetDateTime.parse(text)
             #expect(date != nil, "\(text)")
             #expect(date == Self.formatter(text), "\(text)")
-            #expect(InternetDateTime.parseWholeSeconds(text) == date, "\(text)")
         }
-        #expect(InternetDateTime.parseWholeSeconds("2024-01-31T23:59:59.5Z") == nil)
         let refused = [
             "2024-01-01 00:00:00Z", "2024-01-01", "", "２024-01-01T00:00:00Z", "2024-01-01T00:00:00",
             "2024-01-01T00:00:00Z\n", "T00:00:00Z",

@@ -232,7 +232,7 @@ extension AdyenProvider: CardReveal {
     /// spec's example shows), read as the start of that day in UTC (the earliest it can mean).
     static func expiryDate(_ text: String) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if trimmed.count == 10 { return InternetDateTime.parseWholeSeconds(trimmed + "T00:00:00Z") }
+        if trimmed.count == 10 { return InternetDateTime.parse(trimmed + "T00:00:00Z") }
         return AdyenMapping.date(trimmed)
     }
 }

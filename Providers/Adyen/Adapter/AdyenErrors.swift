@@ -26,8 +26,8 @@ enum AdyenErrors {
     }
 
     /// Whether a request that got this status may have been acted on by Adyen.
-    static func mayHaveBeenActedOn(status: Int) -> Bool {
-        HTTPStatusTable.rule(for: status).mayHaveBeenActedOn
+    static func mayHaveReachedProvider(status: Int) -> Bool {
+        HTTPStatusTable.rule(for: status).mayHaveReachedProvider
     }
 
     /// The normalised error for a non-success response.
@@ -65,7 +65,7 @@ enum AdyenErrors {
         }
         return CardGatewayError(
             code, message, provider: instance, providerKind: kind, providerCode: providerCode, httpStatus: status,
-            requestID: requestID, mayHaveReachedProvider: mayHaveBeenActedOn(status: status),
+            requestID: requestID, mayHaveReachedProvider: mayHaveReachedProvider(status: status),
             retryAfter: code == .rateLimited || code == .providerUnavailable ? response.retryAfter : nil,
             fieldErrors: fieldErrors
         )

@@ -26,10 +26,10 @@ enum MarqetaErrors {
     /// The table above, without the body.
     static func rule(status: Int, errorCode: String?) -> HTTPStatusRule {
         if status == 400, let errorCode, MarqetaAPI.invalidTransitionCodes.contains(errorCode) {
-            return HTTPStatusRule(.invalidCardState, retryable: false, mayHaveBeenActedOn: false)
+            return HTTPStatusRule(.invalidCardState, retryable: false, mayHaveReachedProvider: false)
         }
         if status == 422, let errorCode, MarqetaAPI.walletTokenStateCodes.contains(errorCode) {
-            return HTTPStatusRule(.invalidCardState, retryable: false, mayHaveBeenActedOn: false)
+            return HTTPStatusRule(.invalidCardState, retryable: false, mayHaveReachedProvider: false)
         }
         return HTTPStatusTable.rule(for: status)
     }
@@ -53,7 +53,7 @@ enum MarqetaErrors {
             rule.code, message, provider: instance, providerKind: .marqeta, providerCode: providerCode,
             httpStatus: response.status,
             requestID: requestID(response), isRetryable: rule.isRetryable,
-            mayHaveReachedProvider: rule.mayHaveBeenActedOn,
+            mayHaveReachedProvider: rule.mayHaveReachedProvider,
             retryAfter: rule.isRetryable ? response.retryAfter : nil
         )
     }

@@ -294,8 +294,9 @@ public struct WalletTokenRequest: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "WalletTokenRequest(card: \(card), token: \(token), intent: \(intent))" }
 }
 
-/// A change to a card: its status (lock, unlock, cancel…) or its PIN. ``CardGateway/updateCard(_:via:context:)``
-/// turns it into the matching intent (``CardStatusRequest``) or a ``SetCardPINRequest``.
+/// A change to a card: its status (lock, unlock, cancel…) or its PIN, in the shape of Paysafe's card update (the
+/// Paysafe adapter's own `updateCard(_:context:)` sends it; the gateway's neutral calls are ``CardStatusRequest`` and
+/// ``SetCardPINRequest``).
 public struct UpdateCardRequest: Sendable, CustomStringConvertible {
     public enum Change: Sendable {
         case status(CardStatus, reason: String?)

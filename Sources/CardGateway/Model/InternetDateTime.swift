@@ -20,12 +20,6 @@ import Foundation
         (fractionalSeconds ? withFraction : wholeSeconds).format(date)
     }
 
-    /// ``parse(_:)`` for a date-time without fractional seconds; nil for one with them. Kept only for the callers
-    /// that still use this name (Lithic's mapping, Adyen's card reveal) until they call ``parse(_:)`` (issue 46).
-    public static func parseWholeSeconds(_ text: String) -> Date? {
-        text.contains(".") ? nil : parse(text)
-    }
-
     private static let wholeSeconds = Date.ISO8601FormatStyle()
     private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 }

@@ -15,16 +15,6 @@ import Foundation
         self.mayHaveReachedProvider = mayHaveReachedProvider
     }
 
-    /// The former name of ``mayHaveReachedProvider``, kept only until the rooms use the one name (issue 46); then
-    /// removed.
-    public var mayHaveBeenActedOn: Bool { mayHaveReachedProvider }
-
-    /// The former spelling of ``init(_:retryable:mayHaveReachedProvider:)``, kept only until the rooms use the one
-    /// name (issue 46); then removed.
-    public init(_ code: CardGatewayError.Code, retryable: Bool, mayHaveBeenActedOn: Bool) {
-        self.init(code, retryable: retryable, mayHaveReachedProvider: mayHaveBeenActedOn)
-    }
-
     public var description: String {
         "\(code) (retryable: \(isRetryable), may have reached the provider: \(mayHaveReachedProvider))"
     }
