@@ -12,7 +12,7 @@ public struct ProviderRequest: Sendable, CustomStringConvertible {
         case idempotent(header: HTTPField.Name, scope: String)
         /// A write the provider de-duplicates by a key the adapter has already written into the request itself
         /// (Marqeta's body `token`): repeated like an idempotent write, with the same bytes on every attempt. The
-        /// adapter derives the key with ``IdempotencyKeys/derive(operationKey:scope:maxLength:)`` once per call.
+        /// adapter derives the key with `IdempotencyKeys.derive(operationKey:scope:maxLength:)` once per call.
         case idempotentByContent
         /// A write that must never be repeated once it may have reached the provider (a charge). It is still
         /// repeated when the connection provably never opened.
@@ -20,7 +20,7 @@ public struct ProviderRequest: Sendable, CustomStringConvertible {
     }
 
     public var method: HTTPRequest.Method
-    /// Path below the base URL, starting with `/`, ids already escaped (``URLEncoding/pathSegment(_:)``).
+    /// Path below the base URL, starting with `/`, ids already escaped (`URLEncoding.pathSegment(_:)`).
     public var path: String
     public var query: [(name: String, value: String)]
     public var headers: HTTPFields
