@@ -41,7 +41,7 @@ extension LithicSimulator {
         guard card.state != "CLOSED" else { throw failure(422, "Card is CLOSED.") }
         var bytes = Data()
         for _ in 0..<2 { bytes += Data(state.ids.uuid().utf8) }
-        let session = SHA256.hash(data: bytes).withUnsafeBytes { Data($0) }.base64EncodedString()
+        let session = Data(SHA256.hash(data: bytes)).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
         state.sessions.put(
