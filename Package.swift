@@ -1,4 +1,5 @@
 // swift-tools-version: 6.2
+import Foundation
 import PackageDescription
 
 /// One set of settings for every target: Swift 6 language mode, explicit existentials and warnings as errors
@@ -10,6 +11,16 @@ let swiftSettings: [SwiftSetting] = [
 ]
 
 let providers = ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments", "Marqeta", "Lithic"]
+
+/// Whether a folder exists under the package: while the rooms' example and fuzz parts move into their rooms
+/// (issue 46), a room's `Examples/` or `Fuzz/` is a target once its folder is there.
+func exists(_ path: String) -> Bool {
+    FileManager.default.fileExists(atPath: Context.packageDirectory + "/" + path)
+}
+let fuzzRooms = providers.filter { exists("Providers/\($0)/Fuzz") }
+let exampleRooms = providers.filter { exists("Providers/\($0)/Examples") }
+let fuzzSupport: [Target.Dependency] = exists("Sources/CardGatewayFuzzSupport") ? ["CardGatewayFuzzSupport"] : []
+let exampleKit: [Target.Dependency] = exists("Examples/Kit") ? ["CardGatewayExampleKit"] : []
 
 /// Set by scripts/fuzz only: the fuzz package (Fuzz/) needs the core, the adapters and their harnesses, so the example
 /// programs and the PostgreSQL module are left out of its graph. SwiftPM builds a package's build-tool plugins (the
@@ -211,7 +222,8 @@ for name in providers {
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-            ] + testExtras[name, default: []],
+            ] + testExtras[name, default: []]
+                + (fuzzRooms.contains(name) ? [.target(name: "\(name)Fuzz")] + fuzzSupport : []),
             // Published examples and specs, read from the source tree by the tests (never bundled). Paysafe publishes
             // no wire examples (its seed is SDK code), so its room has none.
             exclude: name == "Paysafe" ? [] : ["Fixtures"],
@@ -224,6 +236,38 @@ for name in providers {
 // runs real adapter, webhook and configuration code and never traps by itself. The libFuzzer executable is in
 // the separate package Fuzz/ (built with AddressSanitizer and libFuzzer: scripts/fuzz); the regression tests run every corpus and
 // regression file through the same harnesses in `swift test`. No NIO here.
+if !fuzzSupport.isEmpty {
+    // What every harness shares (the response and webhook harness shapes, seeds, keys): the rooms' harnesses build
+    // on it, and CardGatewayFuzzHarnesses lists them all.
+    targets.append(
+        .target(
+            name: "CardGatewayFuzzSupport",
+            dependencies: [
+                "CardGateway",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        )
+    )
+}
+for name in fuzzRooms {
+    // A room's own fuzz harnesses (Providers/<Name>/Fuzz): its adapter's response decoding and webhooks.
+    targets.append(
+        .target(
+            name: "\(name)Fuzz",
+            dependencies: [
+                "CardGateway", .target(name: "CardGateway\(name)"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ] + fuzzSupport + providerExtras[name, default: []],
+            path: "Providers/\(name)/Fuzz",
+            swiftSettings: swiftSettings
+        )
+    )
+}
 targets += [
     .target(
         name: "CardGatewayFuzzHarnesses",
@@ -232,7 +276,8 @@ targets += [
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
-        ] + providers.map { .target(name: "CardGateway\($0)") },
+        ] + providers.map { .target(name: "CardGateway\($0)") } + fuzzSupport
+            + fuzzRooms.map { .target(name: "\($0)Fuzz") },
         swiftSettings: swiftSettings
     ),
     .testTarget(
@@ -244,13 +289,44 @@ targets += [
         ]
             + providers.flatMap { name -> [Target.Dependency] in
                 [.target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator")]
-            },
+            } + fuzzSupport + fuzzRooms.map { .target(name: "\($0)Fuzz") },
         swiftSettings: swiftSettings
     ),
 ]
 
 // The example programs: the `cardgateway` CLI, the provisioning server, and what they share.
+if !fuzzBuild && !exampleKit.isEmpty {
+    // What the example programs ask of a room (its embedded simulator, sample inputs, demo steps, simulated
+    // authorizations, benchmark subject), so that each room brings its own (Providers/<Name>/Examples).
+    targets.append(
+        .target(
+            name: "CardGatewayExampleKit",
+            dependencies: [
+                "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewaySimulation",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Examples/Kit",
+            swiftSettings: swiftSettings
+        )
+    )
+}
 if !fuzzBuild {
+    for name in exampleRooms {
+        targets.append(
+            .target(
+                name: "\(name)Examples",
+                dependencies: [
+                    "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewaySimulation",
+                    .target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator"),
+                    .product(name: "Logging", package: "swift-log"),
+                    .product(name: "HTTPTypes", package: "swift-http-types"),
+                ] + exampleKit,
+                path: "Providers/\(name)/Examples",
+                swiftSettings: swiftSettings
+            )
+        )
+    }
     targets += [
         .target(
             name: "ExampleSupport",
@@ -262,7 +338,7 @@ if !fuzzBuild {
             ]
                 + providers.flatMap { name -> [Target.Dependency] in
                     [.target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator")]
-                },
+                } + exampleKit + exampleRooms.map { .target(name: "\($0)Examples") },
             path: "Examples/Support",
             swiftSettings: swiftSettings
         ),
