@@ -99,3 +99,42 @@ public enum PaysafeSCAAttemptPath: String, Sendable, CaseIterable {
     case v1
     case v2
 }
+
+/// One business call, before the token is attached.
+struct PaysafeCall: Sendable {
+    var method: HTTPRequest.Method
+    var path: String
+    var query: [(name: String, value: String)]
+    var body: Data?
+    var operation: String
+    /// Whether a solved SCA from the context goes with it: the operation's main request carries it, helper
+    /// reads (the card fetched before an update) and the SCA attempt itself do not.
+    var sendsSCA: Bool
+    /// The write's name in the `signRequests` option; the request carries `Signature` when the option names it.
+    var signing: PaysafeSignedOperation?
+
+    init(
+        _ method: HTTPRequest.Method, _ path: String, query: [(name: String, value: String)] = [], body: Data? = nil,
+        operation: String,
+        sendsSCA: Bool = true, signing: PaysafeSignedOperation? = nil
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.body = body
+        self.operation = operation
+        self.sendsSCA = sendsSCA
+        self.signing = signing
+    }
+
+    /// Reads are `.safe`; writes are `.never`: Paysafe documents no idempotency key, so a write is never
+    /// repeated once it may have reached Paysafe.
+    func request(sca: SCAAuthorization?) -> ProviderRequest {
+        var headers = HTTPFields()
+        if body != nil { headers[.contentType] = "application/json" }
+        if let sca { headers[PaysafeAPI.scaAuthorizationHeader] = PaysafeSCA.authorizationHeaderValue(sca) }
+        return ProviderRequest(
+            method, path, query: query, headers: headers, body: body, repeatability: method == .get ? .safe : .never,
+            operation: operation)
+    }
+}
