@@ -16,22 +16,6 @@ public enum RouteTarget: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// A configured provider instance, ready to use.
-public struct ProviderInstance: Sendable {
-    public let name: String
-    public let configuration: ProviderInstanceConfiguration
-    public let provider: any CardProvider
-    /// The instance's circuit breaker: its ``CircuitBreaker/state`` says whether calls go through.
-    public let breaker: CircuitBreaker
-    /// The instance's limit on requests in flight.
-    public let bulkhead: Bulkhead
-    /// The operation timer and counter per operation and outcome, made once.
-    let operationMetrics: MetricCache
-
-    public var kind: ProviderKind { configuration.kind }
-    public var descriptor: ProviderDescriptor { provider.descriptor }
-}
-
 /// The gateway: every capability of every configured provider, through the router.
 ///
 /// ```swift
@@ -85,7 +69,7 @@ public struct CardGateway: Sendable {
         middlewares: @Sendable (ProviderInstanceConfiguration) -> InstanceMiddlewares = { _ in .none },
         observability: GatewayObservability = .bootstrapped
     ) throws {
-        let built = Self.buildInstances(
+        let built = ProviderInstances.build(
             configuration: configuration, registry: registry, transport: transport, logger: logger,
             credentialStore: credentialStore,
             now: now ?? { clock.date }, clock: clock, middlewares: middlewares, observability: observability
@@ -99,153 +83,6 @@ public struct CardGateway: Sendable {
         self.clock = clock
         self.operationLedger = InMemoryOperationLedger(clock: clock)
         self.logger = logger
-    }
-
-    /// Every problem the adapters find in a configuration that loaded: what `GatewayConfiguration.load` cannot
-    /// know (a Stripe live key in a sandbox instance, a Trust Payments max age of 0…), each with the instance's
-    /// path. Builds each adapter once, sending nothing. Empty when a gateway can be built from `configuration`.
-    public static func problems(
-        in configuration: GatewayConfiguration, registry: ProviderRegistry
-    ) -> [ConfigurationProblem] {
-        buildInstances(
-            configuration: configuration, registry: registry, transport: RefusingTransport(),
-            logger: OperationContext.noopLogger,
-            credentialStore: InMemoryCredentialReferenceStore(), now: { Date() }, clock: .system,
-            middlewares: { _ in .none },
-            observability: GatewayObservability(metrics: NOOPMetricsHandler.instance, tracer: NoOpTracer())
-        ).problems
-    }
-
-    /// Builds every instance, collecting the problems of all of them rather than stopping at the first.
-    private static func buildInstances(
-        configuration: GatewayConfiguration, registry: ProviderRegistry, transport: any HTTPTransport, logger: Logger,
-        credentialStore: any CredentialReferenceStore, now: @escaping @Sendable () -> Date, clock: GatewayClock,
-        middlewares: @Sendable (ProviderInstanceConfiguration) -> InstanceMiddlewares,
-        observability: GatewayObservability
-    ) -> (instances: [String: ProviderInstance], problems: [ConfigurationProblem]) {
-        var instances: [String: ProviderInstance] = [:]
-        var problems: [ConfigurationProblem] = []
-        for (name, instanceConfiguration) in configuration.providers.sorted(by: { $0.key < $1.key }) {
-            let path = "providers.\(name)"
-            guard let factory = registry.factory(for: instanceConfiguration.kind) else {
-                problems.append(
-                    ConfigurationProblem(
-                        path: path + ".kind", message: "no adapter is registered for \(instanceConfiguration.kind)"))
-                continue
-            }
-            var instanceLogger = logger
-            instanceLogger[metadataKey: "cardgateway.provider"] = .string(name)
-            let configured: InstanceMiddlewares
-            do {
-                configured = try Self.configuredMiddlewares(instanceConfiguration.middlewares, registry: registry)
-            } catch let problem as ConfigurationProblem {
-                problems.append(
-                    ConfigurationProblem(path: "\(path).middlewares\(problem.path)", message: problem.message))
-                continue
-            } catch {
-                problems.append(
-                    ConfigurationProblem(path: path + ".middlewares", message: "a middleware could not be built"))
-                continue
-            }
-            let added = middlewares(instanceConfiguration)
-            let dimensions = [
-                (GatewayObservability.Dimensions.kind, instanceConfiguration.kind.name),
-                (GatewayObservability.Dimensions.instance, name),
-            ]
-            let metrics = observability.metrics
-            let breakerGauge = Gauge(
-                label: GatewayObservability.Names.breakerState, dimensions: dimensions, factory: metrics)
-            breakerGauge.record(0)
-            let breaker = CircuitBreaker(
-                instance: name, settings: instanceConfiguration.circuitBreaker, logger: instanceLogger, clock: clock,
-                onStateChange: { _, to in
-                    switch to {
-                    case .closed: breakerGauge.record(0)
-                    case .halfOpen: breakerGauge.record(1)
-                    case .open: breakerGauge.record(2)
-                    }
-                    Counter(
-                        label: GatewayObservability.Names.breakerTransitions,
-                        dimensions: dimensions + [(GatewayObservability.Dimensions.to, to.name)], factory: metrics
-                    )
-                    .increment()
-                })
-            let bulkhead = Bulkhead(
-                instance: name, limit: instanceConfiguration.maxConcurrentRequests,
-                maxWaiting: instanceConfiguration.maxWaitingRequests, clock: clock,
-                observer: GatewayObservability.bulkheadObserver(dimensions: dimensions, factory: metrics)
-            )
-            let gatewaySteps = GatewayAttemptSteps(
-                breaker: breaker, bulkhead: bulkhead, observability: observability,
-                propagatesTraceContext: instanceConfiguration.propagateTraceContext)
-            let http: ProviderHTTPClient
-            do {
-                http = try ProviderHTTPClient(
-                    instance: name, kind: instanceConfiguration.kind, baseURL: instanceConfiguration.baseURL,
-                    transport: transport, timeout: instanceConfiguration.timeout, retry: instanceConfiguration.retry,
-                    logger: instanceLogger, clock: clock,
-                    gatewaySteps: gatewaySteps, requestMiddlewares: configured.request + added.request,
-                    attemptMiddlewares: configured.attempt + added.attempt
-                )
-            } catch let error as CardGatewayError {
-                problems.append(ConfigurationProblem(path: path + ".baseURL", message: error.message))
-                continue
-            } catch {
-                problems.append(ConfigurationProblem(path: path + ".baseURL", message: "the base URL cannot be used"))
-                continue
-            }
-            do {
-                let setup = ProviderSetup(
-                    configuration: instanceConfiguration, http: http, logger: instanceLogger,
-                    credentialStore: credentialStore, now: now)
-                let provider = try factory.make(setup)
-                let operationMetrics = MetricCache(
-                    factory: metrics, timerLabel: GatewayObservability.Names.operationDuration,
-                    counterLabel: GatewayObservability.Names.operations
-                )
-                instances[name] = ProviderInstance(
-                    name: name, configuration: instanceConfiguration, provider: provider, breaker: breaker,
-                    bulkhead: bulkhead, operationMetrics: operationMetrics
-                )
-            } catch let error as CardGatewayError {
-                if error.fieldErrors.isEmpty {
-                    problems.append(ConfigurationProblem(path: path, message: error.message))
-                } else {
-                    problems += error.fieldErrors.map {
-                        ConfigurationProblem(
-                            path: $0.field.hasPrefix(path) ? $0.field : "\(path).\($0.field)", message: $0.message)
-                    }
-                }
-            } catch {
-                problems.append(
-                    ConfigurationProblem(path: path, message: "the adapter could not be built (\(type(of: error)))"))
-            }
-        }
-        return (instances, problems)
-    }
-
-    /// Builds the middlewares an instance's configuration names, split by placement. Throws a
-    /// ``ConfigurationProblem`` whose path is relative to the `middlewares` array (`[0].name`).
-    private static func configuredMiddlewares(
-        _ references: [MiddlewareReference], registry: ProviderRegistry
-    ) throws -> InstanceMiddlewares {
-        var built = InstanceMiddlewares()
-        for (index, reference) in references.enumerated() {
-            guard let factory = registry.middlewareFactory(named: reference.name) else {
-                throw ConfigurationProblem(
-                    path: "[\(index)].name",
-                    message: "no middleware is registered as \"\(SafeText.scrub(reference.name, maxLength: 60))\"")
-            }
-            let middleware: any ProviderMiddleware
-            do { middleware = try factory.make(reference.options) } catch let error as CardGatewayError {
-                throw ConfigurationProblem(path: "[\(index)].options", message: error.message)
-            }
-            switch factory.placement {
-            case .attempt: built.attempt.append(middleware)
-            default: built.request.append(middleware)
-            }
-        }
-        return built
     }
 
     public func instance(named name: String) -> ProviderInstance? { instances[name] }
