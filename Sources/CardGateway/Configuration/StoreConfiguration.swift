@@ -10,17 +10,17 @@ import Foundation
 /// Without it everything stays in memory. The core only reads the section; `CardGatewayPostgres` opens the
 /// database. The URL is a secret (it carries the password) and is never printed.
 public struct StoreConfiguration: Sendable, CustomStringConvertible {
-    public struct Kind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// Where the store is. A growable name: the configuration loader accepts only the kinds this version knows.
+    public struct Kind: GrowableName {
         public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
+        private init(_ rawValue: String) { self.rawValue = rawValue }
 
         /// In this process's memory (the default).
-        public static let memory = Kind(rawValue: "memory")
+        public static let memory = Kind("memory")
         /// A PostgreSQL database that every instance shares (`CardGatewayPostgres`).
-        public static let postgres = Kind(rawValue: "postgres")
+        public static let postgres = Kind("postgres")
 
-        public static let all: [Kind] = [.memory, .postgres]
+        public static let allCases: [Kind] = [.memory, .postgres]
     }
 
     public var kind: Kind
@@ -88,13 +88,13 @@ extension ConfigurationLoader {
         }
         checkUnknownKeys(object, allowed: Self.storeKeys, path: path)
         var failed = false
-        let kinds = StoreConfiguration.Kind.all.map(\.rawValue).joined(separator: ", ")
+        let kinds = StoreConfiguration.Kind.allCases.map(\.rawValue).joined(separator: ", ")
         guard let kindValue = object["kind"] else {
             problem("\(path).kind", "is required; one of \(kinds)")
             return nil
         }
         guard let kindName = kindValue.stringValue,
-            let kind = StoreConfiguration.Kind.all.first(where: { $0.rawValue == kindName })
+            let kind = StoreConfiguration.Kind(rawValue: kindName)
         else {
             problem("\(path).kind", "must be one of \(kinds)")
             return nil

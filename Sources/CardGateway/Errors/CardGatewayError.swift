@@ -6,6 +6,10 @@ import Foundation
 /// HTTP status, the request id and a message that never contains a body, a header or card data.
 public struct CardGatewayError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// A stable, growable code. Compare with the static members; the raw value is stable for metrics and logs.
+    ///
+    /// Not a ``GrowableName``: its `init(rawValue:)` takes any word and so does its decoding, since a code a newer
+    /// version (a server, a ledger row) sends must still be read and passed on, whereas a growable name's
+    /// `init?(rawValue:)` refuses a word this version does not know.
     public struct Code: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }

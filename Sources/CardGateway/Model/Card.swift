@@ -103,6 +103,9 @@ public struct CardExpiry: Hashable, Sendable, Codable, CustomStringConvertible {
 }
 
 /// An action a provider says the card allows now (Paysafe `AVAILABLE_ACTIONS`). Unknown actions are kept.
+///
+/// Not a ``GrowableName``: an action the core does not name is the provider's own word, kept as it is, so
+/// `init(rawValue:)` takes any word (a growable name's `init?(rawValue:)` refuses one this version does not know).
 public struct CardAction: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
     public var rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }

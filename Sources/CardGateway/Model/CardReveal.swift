@@ -224,6 +224,9 @@ public struct RevealSessionRequest: Sendable, Equatable, CustomStringConvertible
 }
 
 /// The outcome of a PIN change, in Adyen's words (`completed`, `pending`, `unavailable`).
+///
+/// Not a ``GrowableName``: the adapter passes on whatever word the provider answers, so `init(rawValue:)` takes any
+/// word (a growable name's `init?(rawValue:)` refuses one this version does not know).
 public struct PINChangeStatus: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }

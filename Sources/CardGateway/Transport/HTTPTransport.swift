@@ -22,15 +22,9 @@ public protocol HTTPTransport: Sendable {
 /// Why a request produced no response, and whether it can have reached the server.
 public struct TransportError: Error, Sendable, CustomStringConvertible {
     /// Why no response came. A struct with static members, so that a new kind breaks no caller's `switch`.
-    public struct Kind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Kind: GrowableName {
         public let rawValue: String
         private init(_ rawValue: String) { self.rawValue = rawValue }
-        /// A kind this version knows; nil for any other name.
-        public init?(rawValue: String) {
-            guard let known = Kind.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = known
-        }
-        public var description: String { rawValue }
 
         /// No connection was made: the request never left, so repeating it is always safe.
         public static let connectFailed = Kind("connectFailed")
