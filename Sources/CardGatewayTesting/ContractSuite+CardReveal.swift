@@ -3,7 +3,7 @@ import CardGatewayAsyncHTTPClient
 import CardGatewaySimulation
 import Foundation
 
-// Card details and PIN (docs/CARD_REVEAL.md): the contract every adapter declaring a reveal purpose is held to.
+// Card details and PIN (CardDetailsAndPIN.md): the contract every adapter declaring a reveal purpose is held to.
 //
 // For each purpose the descriptor declares: the descriptor names a flow for it and the adapter conforms to
 // `CardReveal`; an offer through the gateway names that flow and asks for exactly `flow.inputs(for:)`; a session
