@@ -1,6 +1,6 @@
 import Foundation
 
-// Card details and PIN for the cardholder (docs/CARD_REVEAL.md). Routed like every other operation, by purpose:
+// Card details and PIN for the cardholder (CardDetailsAndPIN.md). Routed like every other operation, by purpose:
 // ``GatewayOperation/cardDetailsReveal``, ``GatewayOperation/pinReveal`` and ``GatewayOperation/pinChange``. Neither
 // step is ledgered or journaled: a session is never replayed or stored, and asking again makes a new one.
 extension CardGateway {
