@@ -73,7 +73,7 @@ extension CardGateway {
 
     /// Locks, unlocks or cancels a card, routed as ``GatewayOperation/lockCard``, ``GatewayOperation/unlockCard`` or
     /// ``GatewayOperation/cancelCard``. A change the card's state does not allow is `invalidCardState` for every
-    /// provider; see docs/LIFECYCLE.md for what each provider sends and the status that results.
+    /// provider; see <doc:CardLifecycle> for what each provider sends and the status that results.
     public func changeCardStatus(
         _ change: CardStatusRequest, via target: RouteTarget, context: OperationContext = OperationContext()
     ) async throws -> Card {
