@@ -1,6 +1,6 @@
 import Foundation
 
-// Card details and PIN for the cardholder, without the backend seeing them (docs/CARD_REVEAL.md).
+// Card details and PIN for the cardholder, without the backend seeing them (CardDetailsAndPIN.md).
 //
 // Every issuer that offers this does it so that the clear number, CVC or PIN never passes through the bank's
 // backend: the front end (the issuer's SDK, web library or secure frame) and the provider meet directly, and the
