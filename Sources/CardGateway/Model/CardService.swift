@@ -166,7 +166,7 @@ public struct ActivateCardRequest: Sendable, CustomStringConvertible {
 }
 
 /// What a support desk asks of a card's status. Each provider maps the intent onto its own states (see
-/// docs/LIFECYCLE.md): lock and unlock are reversible, cancel is final.
+/// <doc:CardLifecycle>): lock and unlock are reversible, cancel is final.
 public struct CardStatusIntent: GrowableName, Codable {
     public let rawValue: String
     private init(_ rawValue: String) { self.rawValue = rawValue }
