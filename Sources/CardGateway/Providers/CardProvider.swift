@@ -70,7 +70,7 @@ public protocol WalletProvisioning: CardLookup {
 }
 
 /// Shows a card's details or PIN to the cardholder, or lets them change the PIN, without the backend seeing the
-/// clear data (docs/CARD_REVEAL.md). The descriptor says which purposes, by which flow (``ProviderDescriptor/revealFlows``),
+/// clear data (<doc:CardDetailsAndPIN>). The descriptor says which purposes, by which flow (``ProviderDescriptor/revealFlows``),
 /// and the capabilities ``Capability/cardDetailsReveal``, ``Capability/pinReveal`` and ``Capability/pinChange``.
 /// A session is never stored or replayed: each call makes a new one.
 public protocol CardReveal: CardLookup {
