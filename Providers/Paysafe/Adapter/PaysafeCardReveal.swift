@@ -2,7 +2,7 @@
 import Foundation
 import HTTPTypes
 
-/// Card details for the cardholder without the backend seeing them (docs/CARD_REVEAL.md): Paysafe's secure-details
+/// Card details for the cardholder without the backend seeing them (CardDetailsAndPIN.md): Paysafe's secure-details
 /// link, in the normalised ``CardReveal`` API as ``RevealPurpose/cardDetails`` by ``RevealFlow/secureLink``.
 ///
 /// Paysafe shows a card's PAN, CVV, expiry and cardholder name only in secure views (the card service's
