@@ -2,7 +2,7 @@
 import Foundation
 import HTTPTypes
 
-/// Card details for the cardholder without the backend seeing them (docs/CARD_REVEAL.md), by Marqeta.js.
+/// Card details for the cardholder without the backend seeing them (CardDetailsAndPIN.md), by Marqeta.js.
 ///
 /// The backend asks Marqeta for a client access token bound to the card (`POST /users/auth/clientaccesstoken
 /// {card_token}`, Create client access token, core-api/users/user-authentication); the front end hands it to
