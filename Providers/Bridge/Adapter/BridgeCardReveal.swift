@@ -2,7 +2,7 @@
 import Foundation
 import HTTPTypes
 
-// Card details and PIN change at Bridge (docs/CARD_REVEAL.md, README "Card details and PIN").
+// Card details and PIN change at Bridge (CardDetailsAndPIN.md, README "Card details and PIN").
 //
 // Card details (spec "Generate an Ephemeral Key to Reveal Card Details"; guide "Safely reveal card details to
 // customers"): the front end makes a random secret and a timestamp and derives the nonce from them (HMAC-SHA256 of
