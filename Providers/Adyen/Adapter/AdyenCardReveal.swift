@@ -3,7 +3,7 @@ import Foundation
 import HTTPTypes
 import Synchronization
 
-/// Card details and PIN on Adyen's Configuration API, without the backend seeing them (docs/CARD_REVEAL.md;
+/// Card details and PIN on Adyen's Configuration API, without the backend seeing them (CardDetailsAndPIN.md;
 /// `Providers/Adyen/README.md`, "Card details and PIN"). Every purpose is the ``RevealFlow/encryptedSessionKey``
 /// flow:
 ///
