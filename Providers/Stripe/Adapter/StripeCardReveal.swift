@@ -2,7 +2,7 @@
 import Foundation
 import HTTPTypes
 
-// Card details and PIN by Stripe Issuing Elements, PIN change by an encrypted PIN (docs/CARD_REVEAL.md, README
+// Card details and PIN by Stripe Issuing Elements, PIN change by an encrypted PIN (CardDetailsAndPIN.md, README
 // "Card details and PIN").
 //
 // Card details and PIN: Stripe.js makes a nonce for one card (`stripe.createEphemeralKeyNonce({issuingCard})`); the
