@@ -9,7 +9,7 @@ import MarqetaSimulator
 import PaysafeSimulator
 import StripeSimulator
 
-// The demo's card details and PIN steps (docs/CARD_REVEAL.md): for every purpose each provider offers, the backend's
+// The demo's card details and PIN steps (CardDetailsAndPIN.md): for every purpose each provider offers, the backend's
 // two steps through the gateway (offer, session), then the app's side on the simulator, the way the provider's
 // front-end library or SDK does it. The demo prints what a cardholder would see on a lock screen and nothing more:
 // the last four digits, never the full number, CVC or PIN.
