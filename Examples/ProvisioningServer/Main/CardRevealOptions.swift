@@ -1,7 +1,7 @@
 import ArgumentParser
 import ProvisioningServerApp
 
-/// The card details and PIN routes' flags (docs/CARD_REVEAL.md, "Server").
+/// The card details and PIN routes' flags (docs/SERVER.md, "Card details and PIN").
 struct CardRevealOptions: ParsableArguments {
     @Option(
         name: .customLong("reveal-rate-limit-per-user"),
