@@ -156,7 +156,7 @@ public struct ProvisioningServer: Sendable {
     /// Receives the access log (method, path template, status, duration, user id) and server events.
     public let logger: Logger
     /// Receives the audit trail of the card details and PIN sessions: one line per attempt, refused ones included
-    /// (docs/CARD_REVEAL.md, "Server"). Its own channel, so that the access log's level never silences it.
+    /// (docs/SERVER.md, "Card details and PIN"). Its own channel, so that the access log's level never silences it.
     public let auditLogger: Logger
     let onEvent: @Sendable (GatewayEvent) async -> Void
     let now: @Sendable () -> Date
