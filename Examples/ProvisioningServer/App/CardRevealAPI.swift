@@ -4,7 +4,7 @@ import HTTPTypes
 import Logging
 import Synchronization
 
-// Card details, PIN reveal and PIN change for the signed-in user's own cards (docs/CARD_REVEAL.md, "Server").
+// Card details, PIN reveal and PIN change for the signed-in user's own cards (docs/SERVER.md, "Card details and PIN").
 //
 // The clear number, CVC and PIN never pass through this server: it relays what the app supplied (a nonce, an
 // encrypted session key) to the card's provider and hands back what the app needs (an ephemeral key, data only the
