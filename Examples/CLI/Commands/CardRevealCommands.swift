@@ -3,7 +3,7 @@ import ArgumentParser
 import Foundation
 
 /// `cardgateway card reveal …`: card details, PIN reveal and PIN change without the backend seeing the clear data
-/// (docs/CARD_REVEAL.md). The CLI stands where the bank's backend stands: it relays what the front end supplied
+/// (docs/CLI.md). The CLI stands where the bank's backend stands: it relays what the front end supplied
 /// (a nonce, an encrypted session key…) and prints what the front end needs back. The material it prints is opaque
 /// (encrypted, or a short-lived key, token or link for the provider's own front end), never a clear number or PIN;
 /// this is the one place the CLI prints it, as it is the front end's relay.
