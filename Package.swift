@@ -233,9 +233,11 @@ for name in providers {
 }
 
 // Fuzzing (docs/RELIABILITY.md, "Fuzzing"): one harness per target, each a function of the input bytes that
-// runs real adapter, webhook and configuration code and never traps by itself. The libFuzzer executable is in
-// the separate package Fuzz/ (built with AddressSanitizer and libFuzzer: scripts/fuzz); the regression tests run every corpus and
-// regression file through the same harnesses in `swift test`. No NIO here.
+// runs real adapter, webhook and configuration code and never traps by itself. Each room brings its own harnesses
+// (Providers/<Name>/Fuzz, module <Name>Fuzz) and its corpus recorder (Tests/<Name>Tests/<Name>FuzzCorpusTests.swift);
+// CardGatewayFuzzHarnesses lists the rooms' targets (FuzzTargets.all) beside the cross-provider ones. The libFuzzer
+// executable is in the separate package Fuzz/ (built with AddressSanitizer and libFuzzer: scripts/fuzz); the regression
+// tests run every corpus and regression file through the same harnesses in `swift test`. No NIO here.
 if !fuzzSupport.isEmpty {
     // What every harness shares (the response and webhook harness shapes, seeds, keys): the rooms' harnesses build
     // on it, and CardGatewayFuzzHarnesses lists them all.
@@ -253,7 +255,8 @@ if !fuzzSupport.isEmpty {
     )
 }
 for name in fuzzRooms {
-    // A room's own fuzz harnesses (Providers/<Name>/Fuzz): its adapter's response decoding and webhooks.
+    // A room's own fuzz harnesses (Providers/<Name>/Fuzz): its adapter's response decoding and webhooks. No provider
+    // extras: the harnesses sign with Crypto and _CryptoExtras themselves (Bridge's are _CryptoExtras, listed already).
     targets.append(
         .target(
             name: "\(name)Fuzz",
@@ -262,7 +265,7 @@ for name in fuzzRooms {
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ] + fuzzSupport + providerExtras[name, default: []],
+            ] + fuzzSupport,
             path: "Providers/\(name)/Fuzz",
             swiftSettings: swiftSettings
         )
@@ -282,14 +285,11 @@ targets += [
     ),
     .testTarget(
         name: "FuzzRegressionTests",
+        // The corpus and regression runs and the harnesses' reach; each room records its own corpus in its tests.
         dependencies: [
-            "CardGatewayFuzzHarnesses", "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewaySimulation",
-            "CardGatewayTesting",
+            "CardGatewayFuzzHarnesses", "CardGateway",
             .product(name: "HTTPTypes", package: "swift-http-types"),
-        ]
-            + providers.flatMap { name -> [Target.Dependency] in
-                [.target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator")]
-            } + fuzzSupport + fuzzRooms.map { .target(name: "\($0)Fuzz") },
+        ] + fuzzSupport,
         swiftSettings: swiftSettings
     ),
 ]

@@ -1,6 +1,7 @@
 import CardGateway
 import CardGatewayAdyen
 import CardGatewayBridge
+import CardGatewayFuzzSupport
 import CardGatewayLithic
 import CardGatewayMarqeta
 import CardGatewayPaysafe

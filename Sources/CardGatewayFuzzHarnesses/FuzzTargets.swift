@@ -1,31 +1,32 @@
+import AdyenFuzz
+import BridgeFuzz
+import CardGatewayFuzzSupport
 import Foundation
+import LithicFuzz
+import MarqetaFuzz
+import PaysafeFuzz
+import StripeFuzz
+import TrustPaymentsFuzz
 
 /// Every fuzz target by name: the name is the libFuzzer target's (`scripts/fuzz <name>`), the folder of its
 /// seed corpus (`Fuzz/Corpus/<name>/`) and of its regressions (`Fuzz/Regressions/<name>/`).
 public enum FuzzTargets {
-    public struct Target: Sendable {
-        public let name: String
-        public let summary: String
-        public let run: @Sendable (Data) -> Void
-    }
+    public typealias Target = FuzzTarget
+
+    /// One line a room: the targets its `Providers/<Name>/Fuzz` brings (`FuzzTarget.<name>`, in
+    /// `<Name>FuzzHarnesses.swift`).
+    static let rooms: [[FuzzTarget]] = [
+        FuzzTarget.paysafe,
+        FuzzTarget.adyen,
+        FuzzTarget.stripe,
+        FuzzTarget.bridge,
+        FuzzTarget.trustPayments,
+        FuzzTarget.marqeta,
+        FuzzTarget.lithic,
+    ]
 
     public static let all: [Target] =
-        ResponseHarness.all.map { harness in
-            Target(
-                name: "\(harness.name)-responses",
-                summary: "\(harness.name) adapter: every operation's response decoding, success and error",
-                run: { harness.run($0) })
-        }
-        + WebhookHarness.all.map { harness in
-            Target(
-                name: "\(harness.name)-webhooks",
-                summary: "\(harness.name) webhook verification and parsing (signed and raw)", run: { harness.run($0) })
-        }
-        + [
-            Target(
-                name: "trustpayments-results",
-                summary: "Trust Payments response JWT verification and parsing (verifyResult)",
-                run: TrustPaymentsResultHarness.run),
+        rooms.flatMap { $0 } + [
             Target(
                 name: "configuration", summary: "configuration loading, validation and every adapter's checks",
                 run: ConfigurationHarness.run),

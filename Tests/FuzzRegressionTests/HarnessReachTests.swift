@@ -1,9 +1,10 @@
 import CardGateway
+import CardGatewayFuzzSupport
 import Foundation
 import HTTPTypes
 import Synchronization
 import Testing
-@testable import CardGatewayFuzzHarnesses
+import CardGatewayFuzzHarnesses
 
 /// The response harnesses reach what they claim to: every operation sends at least one request that the fuzz
 /// input answers (an operation refused before sending would fuzz nothing), and an operation whose reads get fixed
@@ -31,14 +32,17 @@ struct HarnessReachTests {
         }
     }
 
+    /// Every room's response harness, as `FuzzTargets.all` registers it.
+    static let harnesses = FuzzTargets.all.compactMap(\.responses)
+
     static var cases: [String] {
-        ResponseHarness.all.flatMap { harness in harness.operations.map { "\(harness.name).\($0.name)" } }
+        harnesses.flatMap { harness in harness.operations.map { "\(harness.name).\($0.name)" } }
     }
 
     @Test("every operation sends a request the input answers; one with fixed reads reaches its write", arguments: cases)
     func reach(_ name: String) async throws {
         let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
-        let harness = try #require(ResponseHarness.all.first { $0.name == parts[0] })
+        let harness = try #require(Self.harnesses.first { $0.name == parts[0] })
         let operation = try #require(harness.operations.first { $0.name == parts[1] })
         let transport = ReachTransport(fixed: harness.fixedAnswers(for: operation))
         let provider = try harness.makeProvider(transport: transport)

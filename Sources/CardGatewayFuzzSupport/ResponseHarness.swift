@@ -7,11 +7,11 @@ public struct FuzzOperation: Sendable {
     public let name: String
     /// The requests the operation sends before the one whose answer is fuzzed (the read before a write), answered
     /// with a valid fixed body so that the fuzzed answer reaches the write's decoding and error mapping.
-    let fixed: [FixedAnswer]
-    let body: @Sendable (any CardProvider, OperationContext) async throws -> Void
+    package let fixed: [FixedAnswer]
+    package let body: @Sendable (any CardProvider, OperationContext) async throws -> Void
 
     /// An operation on the adapter type `P`; it does nothing for a provider of another type.
-    static func on<P: CardProvider>(
+    package static func on<P: CardProvider>(
         _ name: String, _ type: P.Type, fixed: [FixedAnswer] = [],
         _ body: @escaping @Sendable (P, OperationContext) async throws -> Void
     ) -> FuzzOperation {
@@ -24,12 +24,18 @@ public struct FuzzOperation: Sendable {
 
 /// A request the harness answers with a fixed, valid body (status 200, JSON) instead of the fuzz input: one
 /// whose method is `method` (any method when nil) and whose path, without its query, ends in `pathSuffix`.
-struct FixedAnswer: Sendable {
-    var method: HTTPRequest.Method?
-    var pathSuffix: String
-    var body: Data
+package struct FixedAnswer: Sendable {
+    package var method: HTTPRequest.Method?
+    package var pathSuffix: String
+    package var body: Data
 
-    func matches(_ request: HTTPRequest) -> Bool {
+    package init(method: HTTPRequest.Method?, pathSuffix: String, body: Data) {
+        self.method = method
+        self.pathSuffix = pathSuffix
+        self.body = body
+    }
+
+    package func matches(_ request: HTTPRequest) -> Bool {
         guard method == nil || request.method == method, let path = request.path else { return false }
         return path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first?.hasSuffix(pathSuffix)
             == true
@@ -38,7 +44,7 @@ struct FixedAnswer: Sendable {
 
 extension FixedAnswer {
     /// A JSON answer to `method` requests ending in `pathSuffix`.
-    init(_ method: HTTPRequest.Method?, _ pathSuffix: String, _ json: String) {
+    package init(_ method: HTTPRequest.Method?, _ pathSuffix: String, _ json: String) {
         self.init(method: method, pathSuffix: pathSuffix, body: Data(json.utf8))
     }
 }
@@ -60,14 +66,14 @@ public struct ResponseHarness: Sendable {
     public let options: [String: JSONValue]
     public let operations: [FuzzOperation]
     /// Stored credentials the instance's store starts with (Trust Payments charges need their parent).
-    let storedCredentials: [StoredCredential]
+    package let storedCredentials: [StoredCredential]
     /// The path suffix of an OAuth token request, and a valid answer to it.
-    let tokenPathSuffix: String?
-    let tokenAnswer: Data
+    package let tokenPathSuffix: String?
+    package let tokenAnswer: Data
 
     /// The fixed answers of `operation` when the high bit of byte 0 is clear: the OAuth token's and the
     /// operation's own.
-    func fixedAnswers(for operation: FuzzOperation) -> [FixedAnswer] {
+    package func fixedAnswers(for operation: FuzzOperation) -> [FixedAnswer] {
         var answers = operation.fixed
         if let tokenPathSuffix {
             answers.append(FixedAnswer(method: nil, pathSuffix: tokenPathSuffix, body: tokenAnswer))
@@ -75,7 +81,7 @@ public struct ResponseHarness: Sendable {
         return answers
     }
 
-    init(
+    package init(
         name: String, factory: ProviderFactory, credentials: [String: Secret], options: [String: JSONValue] = [:],
         operations: [FuzzOperation],
         storedCredentials: [StoredCredential] = [], tokenPathSuffix: String? = nil, tokenAnswer: Data = Data()
@@ -90,7 +96,7 @@ public struct ResponseHarness: Sendable {
         self.tokenAnswer = tokenAnswer
     }
 
-    static let fuzzBaseURL = URL(string: "https://fuzz.cardgateway.invalid")!
+    package static let fuzzBaseURL = URL(string: "https://fuzz.cardgateway.invalid")!
 
     /// The adapter through its factory, sending through `transport` to `baseURL`, with no retries and the fixed
     /// clock.

@@ -5,7 +5,7 @@ import HTTPTypes
 
 /// Runs `body` to completion from synchronous code (a libFuzzer entry point or a test's loop). The caller's
 /// thread waits on a semaphore; `body` runs on the cooperative pool, so the caller must not be on that pool.
-func runBlocking(_ body: @escaping @Sendable () async -> Void) {
+package func runBlocking(_ body: @escaping @Sendable () async -> Void) {
     let done = DispatchSemaphore(value: 0)
     Task {
         await body()
@@ -16,19 +16,23 @@ func runBlocking(_ body: @escaping @Sendable () async -> Void) {
 
 /// The statuses a fuzzed response can carry, picked by one input byte: successes, the client errors each
 /// adapter maps, throttling, server errors and a redirect (which no adapter follows).
-enum FuzzResponses {
-    static let statuses: [Int] = [200, 201, 202, 204, 400, 401, 402, 403, 404, 409, 422, 429, 500, 502, 503, 302]
-    static let contentTypes: [String?] = ["application/json", "application/json; charset=utf-8", nil, "text/html"]
+package enum FuzzResponses {
+    package static let statuses: [Int] = [
+        200, 201, 202, 204, 400, 401, 402, 403, 404, 409, 422, 429, 500, 502, 503, 302,
+    ]
+    package static let contentTypes: [String?] = [
+        "application/json", "application/json; charset=utf-8", nil, "text/html",
+    ]
 
     /// Status and content type from the selector byte: the low four bits pick the status, the next two the
     /// content type.
-    static func response(selector: UInt8) -> (status: Int, contentType: String?) {
+    package static func response(selector: UInt8) -> (status: Int, contentType: String?) {
         (statuses[Int(selector & 0x0f)], contentTypes[Int((selector >> 4) & 0x03)])
     }
 
     /// The selector byte that gives `status` with a JSON content type (for recording seeds); nil for a status
     /// the table lacks.
-    static func selector(status: Int) -> UInt8? {
+    package static func selector(status: Int) -> UInt8? {
         statuses.firstIndex(of: status).map { UInt8($0) }
     }
 }
@@ -36,13 +40,22 @@ enum FuzzResponses {
 /// Answers every request with the same fuzzed response, so that whatever the adapter sends, the bytes it
 /// decodes are the fuzzer's. A request that one of `fixed` matches (an OAuth token request, the read before a
 /// write) gets that answer's body with status 200 instead, so that the operation behind it is reached.
-struct FuzzTransport: HTTPTransport {
-    var status: Int
-    var contentType: String?
-    var body: Data
-    var fixed: [FixedAnswer] = []
+package struct FuzzTransport: HTTPTransport {
+    package var status: Int
+    package var contentType: String?
+    package var body: Data
+    package var fixed: [FixedAnswer] = []
 
-    func send(_ request: HTTPRequest, body requestBody: Data?, timeout: Duration) async throws -> TransportResponse {
+    package init(status: Int, contentType: String?, body: Data, fixed: [FixedAnswer] = []) {
+        self.status = status
+        self.contentType = contentType
+        self.body = body
+        self.fixed = fixed
+    }
+
+    package func send(
+        _ request: HTTPRequest, body requestBody: Data?, timeout: Duration
+    ) async throws -> TransportResponse {
         if let answer = fixed.first(where: { $0.matches(request) }) {
             var fields = HTTPFields()
             fields[.contentType] = "application/json"
@@ -61,4 +74,6 @@ public enum FuzzClock {
 }
 
 /// Why a harness's in-memory file read failed.
-struct FuzzNoSuchFile: Error {}
+package struct FuzzNoSuchFile: Error {
+    package init() {}
+}
