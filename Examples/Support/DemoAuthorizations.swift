@@ -33,11 +33,13 @@ struct DemoAuthorizationDecider: AuthorizationDecider {
 
 extension DemoSteps {
     /// The providers whose adapter declares `.authorizations`, with their instance and the demo card's currency.
-    var authorizationProviders: [(kind: String, instance: String, currency: String)] {
-        [
-            ("stripe", Instance.stripe, "USD"), ("adyen", Instance.adyen, "EUR"), ("marqeta", Instance.marqeta, "USD"),
-            ("lithic", Instance.lithic, "USD"),
-        ]
+    /// The rooms whose simulators play the card network, with the network, for instances that answer authorizations.
+    var authorizationProviders: [(kind: String, instance: String, network: ExampleNetwork)] {
+        simulators.rooms.compactMap { room -> (kind: String, instance: String, network: ExampleNetwork)? in
+            let room = type(of: room)
+            guard let network = room.network else { return nil }
+            return (room.kind, room.instance, network)
+        }
         .filter {
             gateway.instance(named: $0.instance)?.descriptor.capabilities.contains(.authorizations) == true
         }
@@ -63,17 +65,16 @@ extension DemoSteps {
     }
 
     func authorizationSteps(
-        _ recorder: inout DemoRecorder, providers: [(kind: String, instance: String, currency: String)],
+        _ recorder: inout DemoRecorder, providers: [(kind: String, instance: String, network: ExampleNetwork)],
         running: RunningSimulators, port: Int
     ) async {
         for provider in providers {
-            guard let handle = running.handle(provider.kind),
-                let card = SimulatedAuthorizations.defaultCard(provider.kind)
-            else { continue }
+            guard let handle = running.handle(provider.kind) else { continue }
+            let card = provider.network.defaultCard
             let url = "http://127.0.0.1:\(port)/authorizations/\(provider.instance)"
             func order(_ merchant: String, mcc: String, amount: Int64, adjustable: Bool = false) -> AuthorizationOrder {
                 AuthorizationOrder(
-                    url: url, card: card, amount: amount, currency: provider.currency,
+                    url: url, card: card, amount: amount, currency: provider.network.currency,
                     merchant: .init(name: merchant, categoryCode: mcc, country: "US", city: "Seattle"),
                     amountAdjustable: adjustable)
             }
@@ -82,7 +83,10 @@ extension DemoSteps {
                 try expect(
                     (200..<300).contains(result.status),
                     "the simulator refused the order (HTTP \(result.status))")
-                return try RecordedAuthorization(kind: provider.kind, json: result.json)
+                guard let json = result.json, case .object = json else {
+                    throw DemoExpectationFailure(message: "the simulator's answer is not a JSON object")
+                }
+                return try provider.network.record(json)
             }
             await recorder.step("authorization: approved by the decider", provider.instance) {
                 let recorded = try await send(order("Corner Shop", mcc: "5411", amount: 1_250))
@@ -95,10 +99,8 @@ extension DemoSteps {
                 try expect(!recorded.timedOut, "the provider timed out: \(recorded.summary)")
                 return recorded.summary
             }
-            if provider.kind == "adyen" {
-                recorder.skip(
-                    "authorization: approved for a smaller amount", provider.instance,
-                    because: "not applicable: Adyen's relayed authorisation answer takes no partial amount")
+            if let reason = provider.network.noPartialApproval {
+                recorder.skip("authorization: approved for a smaller amount", provider.instance, because: reason)
             } else {
                 await recorder.step("authorization: approved for a smaller amount", provider.instance) {
                     let recorded = try await send(
@@ -138,64 +140,16 @@ public func withAuthorizationEndpoint<R: Sendable>(
     }
 }
 
-/// What a provider recorded of one authorization, read from its simulator's answer (the demo's and the tests' one
-/// reading of the four providers' records).
-public struct RecordedAuthorization: Sendable {
-    public var approved: Bool
-    /// The approved amount in minor units, when the provider records one.
-    public var approvedMinor: Int64?
-    /// Whether the provider gave up waiting (its own fallback decided).
-    public var timedOut: Bool
-    /// A safe sentence: the provider's own words for the outcome.
-    public var summary: String
-
-    /// Reads `json`, the answer of `kind`'s simulator to `POST /__simulator/authorizations`.
+extension RecordedAuthorization {
+    /// What the simulator of `kind` answered (the provider's record of the authorization), read by its room's
+    /// network (``ExampleNetwork/record``).
     public init(kind: String, json: JSONValue?) throws {
         guard let json, case .object = json else {
             throw DemoExpectationFailure(message: "the simulator's answer is not a JSON object")
         }
-        switch kind {
-        case "stripe":
-            // The issuing.authorization: the last request_history entry is this request's.
-            let history = json["request_history"]?.arrayValue ?? []
-            let last = history.last
-            let reason = last?["reason"]?.stringValue ?? "?"
-            approved = last?["approved"]?.boolValue ?? json["approved"]?.boolValue ?? false
-            // The authorization's amount is what was held (request_history's is what was asked).
-            approvedMinor = approved ? json["amount"]?.intValue.map(Int64.init) : nil
-            timedOut = reason == "webhook_timeout"
-            summary =
-                "Stripe request_history: reason \(reason), approved \(approved), asked "
-                + (last?["amount"]?.intValue.map(String.init) ?? "?")
-                + (approvedMinor.map { ", held \($0)" } ?? "")
-        case "adyen":
-            let status = json["status"]?.stringValue ?? "?"
-            let decidedBy = json["decidedBy"]?.stringValue ?? "?"
-            approved = status == "Authorised"
-            approvedMinor = nil
-            timedOut = decidedBy == "fallback"
-            summary = "Adyen: \(status), decided by \(decidedBy)"
-        case "lithic":
-            // Lithic's ASA record: result (APPROVED or a decline reason), detailed_result, approved_amount, attempts.
-            let result = json["result"]?.stringValue ?? "?"
-            let detailed = json["detailed_result"]?.stringValue
-            approved = result == "APPROVED"
-            timedOut = detailed == "CUSTOMER_ASA_TIMEOUT"
-            approvedMinor = approved ? json["approved_amount"]?.intValue.map(Int64.init) : nil
-            summary =
-                "Lithic ASA: \(result)" + (detailed.map { ", detailed_result \($0)" } ?? "")
-                + (approvedMinor.map { ", approved_amount \($0)" } ?? "")
-        default:
-            let log = json["gateway_log"]
-            let state = json["state"]?.stringValue ?? "?"
-            approved = state == "PENDING"
-            timedOut = log?["timed_out"]?.boolValue ?? false
-            approvedMinor = json["approved_amount"]?.numberValue.map { Int64(($0 * 100).rounded()) }
-            let code = log?["response"]?["code"]?.stringValue ?? "none"
-            summary =
-                "Marqeta: \(state), gateway_log: HTTP \(code), timed_out \(timedOut)"
-                + (json["approved_amount"]?.numberValue.map { ", approved_amount \($0)" } ?? "")
-                + (json["decline_reason"]?.stringValue.map { ", decline_reason \($0)" } ?? "")
+        guard let network = SimulatedAuthorizations.network(kind) else {
+            throw DemoExpectationFailure(message: "no simulator of \(kind) plays the card network")
         }
+        self = try network.record(json)
     }
 }

@@ -1,16 +1,26 @@
+@_exported import CardGatewayExampleKit
+import AdyenExamples
+import BridgeExamples
 import CardGateway
-import CardGatewayAdyen
-import CardGatewayBridge
-import CardGatewayLithic
-import CardGatewayMarqeta
-import CardGatewayPaysafe
-import CardGatewayStripe
-import CardGatewayTrustPayments
+import LithicExamples
+import MarqetaExamples
+import PaysafeExamples
+import StripeExamples
+import TrustPaymentsExamples
 
-/// The adapters the example programs know: all six in this repository.
+/// The rooms the example programs know, in the order their simulators start and their demo steps run: the one list
+/// a new provider's room joins (with Package.swift's `providers`).
+public enum ExampleRooms: Sendable {
+    public static let all: [any ExampleRoom.Type] = [
+        PaysafeExampleRoom.self, AdyenExampleRoom.self, StripeExampleRoom.self, BridgeExampleRoom.self,
+        TrustPaymentsExampleRoom.self, MarqetaExampleRoom.self, LithicExampleRoom.self,
+    ]
+}
+
+/// The adapters the example programs know: every room's.
 ///
 /// A service of your own registers only the adapters it links, the same way:
 /// `var registry = ProviderRegistry(); registry.register(.stripe)`.
 public enum ExampleRegistry: Sendable {
-    public static let all = ProviderRegistry([.paysafe, .adyen, .stripe, .bridge, .trustpayments, .marqeta, .lithic])
+    public static let all = ProviderRegistry(ExampleRooms.all.map { $0.factory })
 }

@@ -20,29 +20,20 @@ public enum SimulatedAuthorizations {
         public var json: JSONValue? { try? JSONValue.parse(body) }
     }
 
-    /// The providers whose simulators can play the network, by kind name.
-    public static let kinds = ["stripe", "adyen", "marqeta", "lithic"]
+    /// The providers whose simulators can play the network, by kind name, in the rooms' order.
+    public static var kinds: [String] { ExampleRooms.all.filter { $0.network != nil }.map { $0.kind } }
 
-    /// A seeded active card of `kind`'s simulator, used when no card is named.
-    public static func defaultCard(_ kind: String) -> String? {
-        switch kind {
-        case "stripe": return "ic_1SimActiveEligible000000"
-        case "adyen": return "PI32272223222C5GXTDWH3TTN"
-        case "marqeta": return "card_sim_active_0001"
-        case "lithic": return "c0000000-0000-4000-8000-000000000001"
-        default: return nil
-        }
+    /// The network `kind`'s simulator plays.
+    static func network(_ kind: String) -> ExampleNetwork? {
+        ExampleRooms.all.first { $0.kind == kind }?.network
     }
 
-    /// The embedded simulator of `kind`.
+    /// A seeded active card of `kind`'s simulator, used when no card is named.
+    public static func defaultCard(_ kind: String) -> String? { network(kind)?.defaultCard }
+
+    /// The embedded simulator of `kind`, when it plays the network.
     public static func simulator(_ kind: String, in simulators: EmbeddedSimulators) -> (any ProviderSimulator)? {
-        switch kind {
-        case "stripe": return simulators.stripe
-        case "adyen": return simulators.adyen
-        case "marqeta": return simulators.marqeta
-        case "lithic": return simulators.lithic
-        default: return nil
-        }
+        simulators.rooms.first { type(of: $0).kind == kind && type(of: $0).network != nil }?.simulator
     }
 
     /// Posts `order` to the simulator at `simulatorURL`'s control path and returns its answer. The simulator waits
