@@ -121,10 +121,9 @@ struct ControlPlane: Sendable {
             guard seconds.isFinite else { return Self.error(400, "advanceSeconds must be a finite number") }
             clock.advance(by: seconds)
         case (nil, let now?):
-            let parsed =
-                (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(now))
-                ?? (try? Date.ISO8601FormatStyle().parse(now))
-            guard let date = parsed else { return Self.error(400, "now must be an ISO 8601 date-time") }
+            guard let date = SimulatorDateTime.parse(now) else {
+                return Self.error(400, "now must be an ISO 8601 date-time")
+            }
             clock.set(date)
         default:
             return Self.error(400, "give exactly one of advanceSeconds and now")
@@ -187,7 +186,7 @@ private struct ClockState: Encodable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(self.now), forKey: .now)
+        try container.encode(SimulatorDateTime.format(self.now, fraction: .milliseconds), forKey: .now)
         try container.encode(self.now.timeIntervalSince1970, forKey: .epochSeconds)
     }
 

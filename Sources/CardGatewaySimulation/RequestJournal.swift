@@ -103,8 +103,6 @@ public struct JournalEntry: Sendable, Codable, Equatable {
         case method, path, query, headers, body, bodyText, responseStatus, timestamp, handling
     }
 
-    private static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-
     /// Decodes the JSON form described on the type. `bodyText` is used only when `body` is absent.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -113,7 +111,7 @@ public struct JournalEntry: Sendable, Codable, Equatable {
         self.query = try container.decodeIfPresent(String.self, forKey: .query)
         self.headers = try container.decodeIfPresent([String: String].self, forKey: .headers) ?? [:]
         if let base64 = try container.decodeIfPresent(String.self, forKey: .body) {
-            guard let data = Data(base64Encoded: base64) else {
+            guard let data = ByteEncoding.decodeBase64(base64) else {
                 throw DecodingError.dataCorruptedError(
                     forKey: .body, in: container, debugDescription: "body is not valid base64")
             }
@@ -123,8 +121,7 @@ public struct JournalEntry: Sendable, Codable, Equatable {
         }
         self.responseStatus = try container.decode(Int.self, forKey: .responseStatus)
         let timestamp = try container.decode(String.self, forKey: .timestamp)
-        let parsed = (try? Self.timestampStyle.parse(timestamp)) ?? (try? Date.ISO8601FormatStyle().parse(timestamp))
-        guard let date = parsed else {
+        guard let date = SimulatorDateTime.parse(timestamp) else {
             throw DecodingError.dataCorruptedError(
                 forKey: .timestamp, in: container, debugDescription: "timestamp is not ISO 8601")
         }
@@ -139,10 +136,10 @@ public struct JournalEntry: Sendable, Codable, Equatable {
         try container.encode(self.path, forKey: .path)
         try container.encodeIfPresent(self.query, forKey: .query)
         try container.encode(self.headers, forKey: .headers)
-        try container.encode(self.body.base64EncodedString(), forKey: .body)
+        try container.encode(ByteEncoding.base64(self.body), forKey: .body)
         try container.encode(self.bodyText, forKey: .bodyText)
         try container.encode(self.responseStatus, forKey: .responseStatus)
-        try container.encode(Self.timestampStyle.format(self.timestamp), forKey: .timestamp)
+        try container.encode(SimulatorDateTime.format(self.timestamp, fraction: .milliseconds), forKey: .timestamp)
         try container.encode(self.handling, forKey: .handling)
     }
 }

@@ -46,7 +46,8 @@ public struct SimulatedResponse: Sendable, Equatable {
         return SimulatedResponse(status: status, headers: [("content-type", "application/json")], body: data)
     }
 
-    /// A JSON response encoded with a `JSONEncoder` configured for sorted keys, unescaped slashes and ISO 8601 dates,
+    /// A JSON response encoded with a `JSONEncoder` configured for sorted keys, unescaped slashes and RFC 3339 dates
+    /// (``SimulatorDateTime/format(_:fraction:timeZone:)``, `2024-01-31T23:59:59Z`),
     /// with `content-type: application/json`.
     ///
     /// If encoding fails the result is a 500 response with body `{"error":"simulator produced a value that is not valid JSON"}`.
@@ -56,7 +57,10 @@ public struct SimulatedResponse: Sendable, Equatable {
     public static func json<T: Encodable>(_ status: Int, encodable: T) -> SimulatedResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(SimulatorDateTime.format(date))
+        }
         return Self.json(status, encodable: encodable, encoder: encoder)
     }
 

@@ -31,11 +31,34 @@ public enum SimulatorHTTP: Sendable {
     /// - Returns: User and password, or `nil` if the header is absent, not Basic, not valid base64/UTF-8 or has no `:`.
     public static func basicCredentials(_ authorization: String?) -> (user: String, password: String)? {
         guard let encoded = self.credentials(authorization, scheme: "basic"),
-            let data = Data(base64Encoded: encoded),
+            let data = ByteEncoding.decodeBase64(encoded),
             let decoded = String(data: data, encoding: .utf8),
             let colon = decoded.firstIndex(of: ":")
         else { return nil }
         return (user: String(decoded[..<colon]), password: String(decoded[decoded.index(after: colon)...]))
+    }
+
+    /// The `Authorization` value HTTP Basic sends, `Basic base64(user:password)` (RFC 7617 section 2): what a simulator
+    /// that plays a provider's network or webhook sender writes. It holds the password: never log it.
+    /// - Parameters:
+    ///   - user: The user id (it must not contain `:`).
+    ///   - password: The password.
+    public static func basicAuthorization(user: String, password: String) -> String {
+        "Basic " + ByteEncoding.base64(Data("\(user):\(password)".utf8))
+    }
+
+    /// Whether an `Authorization` header value carries exactly these HTTP Basic credentials: both compared with
+    /// `ConstantTime.equals` (both always compared, so the time taken does not tell which one differed).
+    /// - Parameters:
+    ///   - authorization: The header value, or `nil`.
+    ///   - user: The user the simulator accepts.
+    ///   - password: The password the simulator accepts.
+    /// - Returns: False when the header is absent, not Basic, malformed, or either credential differs.
+    public static func basicCredentialsMatch(_ authorization: String?, user: String, password: String) -> Bool {
+        guard let given = self.basicCredentials(authorization) else { return false }
+        let userMatches = ConstantTime.equals(given.user.utf8, user.utf8)
+        let passwordMatches = ConstantTime.equals(given.password.utf8, password.utf8)
+        return userMatches && passwordMatches
     }
 
     /// Extracts the token of an HTTP `Authorization: Bearer <token>` header value (scheme matched case-insensitively).

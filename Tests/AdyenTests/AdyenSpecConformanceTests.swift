@@ -170,29 +170,29 @@ struct AdyenSpecConformanceTests {
             _ = try? await noRole.provision(
                 ProvisioningRequest(card: card, wallet: .applePay, input: .issuerSDK(output: nil)), context: context)
 
-            // Card details and PIN: the app's side is the simulator's (AdyenSimulatedApp), the relay the adapter's.
+            // Card details and PIN: the app's side is the simulator's (AdyenSimulatorApp), the relay the adapter's.
             let detailsOffer = try await provider.revealOffer(for: card, purpose: .cardDetails, context: context)
             _ = try await provider.revealPublicKey(for: .cardDetails, format: "jwk", context: context)
-            let details = try AdyenSimulatedApp.session(publicKeyPEM: detailsOffer.publicKey?.value ?? "")
+            let details = try AdyenSimulatorApp.session(publicKeyPEM: detailsOffer.publicKey?.value ?? "")
             let detailsRequest = RevealSessionRequest(
                 card: card, purpose: .cardDetails, encryptedKey: Secret(details.encryptedKey))
             _ = try await provider.revealSession(detailsRequest, context: context)
             _ = try? await provider.revealSession(detailsRequest, context: context)
             let pinOffer = try await provider.revealOffer(for: card, purpose: .pinReveal, context: context)
-            let pin = try AdyenSimulatedApp.session(publicKeyPEM: pinOffer.publicKey?.value ?? "")
+            let pin = try AdyenSimulatorApp.session(publicKeyPEM: pinOffer.publicKey?.value ?? "")
             _ = try await provider.revealSession(
                 RevealSessionRequest(card: card, purpose: .pinReveal, encryptedKey: Secret(pin.encryptedKey)),
                 context: context)
             let changeOffer = try await provider.revealOffer(for: card, purpose: .pinChange, context: context)
-            let change = try AdyenSimulatedApp.session(publicKeyPEM: changeOffer.publicKey?.value ?? "")
-            let block = try AdyenSimulatedApp.pinChange(pin: "2580", key: change.key)
+            let change = try AdyenSimulatorApp.session(publicKeyPEM: changeOffer.publicKey?.value ?? "")
+            let block = try AdyenSimulatorApp.pinChange(pin: "2580", key: change.key)
             _ = try await provider.revealSession(
                 RevealSessionRequest(
                     card: card, purpose: .pinChange, encryptedKey: Secret(change.encryptedKey),
                     encryptedPINBlock: Secret(block.encryptedPinBlock), pinToken: Secret(block.token)),
                 context: context
             )
-            let again = try AdyenSimulatedApp.session(publicKeyPEM: changeOffer.publicKey?.value ?? "")
+            let again = try AdyenSimulatorApp.session(publicKeyPEM: changeOffer.publicKey?.value ?? "")
             _ = try? await provider.revealSession(
                 RevealSessionRequest(
                     card: card, purpose: .pinChange, encryptedKey: Secret(again.encryptedKey),

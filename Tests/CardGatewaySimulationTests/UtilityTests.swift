@@ -138,11 +138,72 @@ struct UtilityTests {
         #expect(SimulatorHTTP.basicCredentials("Basic !!!") == nil)
         #expect(SimulatorHTTP.basicCredentials("Basic " + Data("nocolon".utf8).base64EncodedString()) == nil)
 
+        // RFC 7617 section 2's example, both ways.
+        #expect(
+            SimulatorHTTP.basicAuthorization(user: "Aladdin", password: "open sesame")
+                == "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==")
+        #expect(SimulatorHTTP.basicCredentials("Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==")?.password == "open sesame")
+        let written = SimulatorHTTP.basicAuthorization(user: "merchant", password: "pa:ss")
+        #expect(written == header)
+        #expect(SimulatorHTTP.basicCredentialsMatch(written, user: "merchant", password: "pa:ss"))
+        #expect(!SimulatorHTTP.basicCredentialsMatch(written, user: "merchant", password: "pa:sS"))
+        #expect(!SimulatorHTTP.basicCredentialsMatch(written, user: "merchanT", password: "pa:ss"))
+        #expect(!SimulatorHTTP.basicCredentialsMatch(written, user: "merchant", password: "pa"))
+        #expect(!SimulatorHTTP.basicCredentialsMatch(nil, user: "merchant", password: "pa:ss"))
+        #expect(!SimulatorHTTP.basicCredentialsMatch("Bearer merchant:pa:ss", user: "merchant", password: "pa:ss"))
+
         #expect(SimulatorHTTP.bearerToken("Bearer sk_test_123") == "sk_test_123")
         #expect(SimulatorHTTP.bearerToken("bearer   tok  ") == "tok")
         #expect(SimulatorHTTP.bearerToken("Bearer ") == nil)
         #expect(SimulatorHTTP.bearerToken("Basic abc") == nil)
         #expect(SimulatorHTTP.bearerToken(nil) == nil)
+    }
+
+    @Test("dates: each provider's published form written, RFC 3339 read")
+    func dates() throws {
+        let instant = Date(timeIntervalSince1970: 1_706_745_599)  // 2024-01-31T23:59:59Z
+        #expect(SimulatorDateTime.format(instant) == "2024-01-31T23:59:59Z")
+        #expect(SimulatorDateTime.format(instant.addingTimeInterval(0.123_4)) == "2024-01-31T23:59:59Z")
+        #expect(
+            SimulatorDateTime.format(instant.addingTimeInterval(0.123_4), fraction: .milliseconds)
+                == "2024-01-31T23:59:59.123Z")
+        #expect(SimulatorDateTime.format(instant, fraction: .milliseconds) == "2024-01-31T23:59:59.000Z")
+        #expect(
+            SimulatorDateTime.format(instant.addingTimeInterval(0.578_051), fraction: .microseconds)
+                == "2024-01-31T23:59:59.578051Z")
+        #expect(
+            SimulatorDateTime.format(instant.addingTimeInterval(0.999_999_6), fraction: .microseconds)
+                == "2024-01-31T23:59:59.999999Z")
+        // Adyen's examples: `2021-01-01T01:00:00+01:00` is midnight UTC, written at Amsterdam's winter offset.
+        let amsterdam = try #require(TimeZone(secondsFromGMT: 3600))
+        let midnight = Date(timeIntervalSince1970: 1_609_459_200)
+        #expect(SimulatorDateTime.format(midnight, timeZone: amsterdam) == "2021-01-01T01:00:00+01:00")
+        #expect(
+            SimulatorDateTime.format(midnight.addingTimeInterval(0.25), fraction: .microseconds, timeZone: amsterdam)
+                == "2021-01-01T01:00:00.250000+01:00")
+        // Lithic's tokenization examples (`2023-08-28T15:57:14.578051`) and Trust Payments' timestamps.
+        let lithic = try #require(SimulatorDateTime.parse("2023-08-28T15:57:14Z")).addingTimeInterval(0.578_051)
+        #expect(SimulatorDateTime.formatWithoutZone(lithic, fraction: .microseconds) == "2023-08-28T15:57:14.578051")
+        #expect(SimulatorDateTime.formatWithoutZone(instant, separator: " ") == "2024-01-31 23:59:59")
+        #expect(SimulatorDateTime.fullDate(instant) == "2024-01-31")
+        #expect(SimulatorDateTime.fullDate(instant.addingTimeInterval(1)) == "2024-02-01")
+
+        #expect(SimulatorDateTime.parse("2024-01-31T23:59:59Z") == instant)
+        #expect(SimulatorDateTime.parse("2024-01-31t23:59:59z") == instant)
+        #expect(SimulatorDateTime.parse("2024-02-01T00:59:59+01:00") == instant)
+        #expect(SimulatorDateTime.parse("2024-01-31T23:59:59.000Z") == instant)
+        let micro = try #require(SimulatorDateTime.parse("2024-01-31T23:59:59.578051Z"))
+        #expect(abs(micro.timeIntervalSince(instant) - 0.578_051) < 0.000_002)
+        for text in ["2024-01-31", "2024-01-31T23:59:59", "2024-01-31 23:59:59Z", "2024-01-31T23:59:59Z ", "", "soon"] {
+            #expect(SimulatorDateTime.parse(text) == nil, "\(text)")
+        }
+        // Every written form with a zone reads back.
+        for fraction in [SimulatorDateTime.Fraction.none, .milliseconds, .microseconds] {
+            #expect(SimulatorDateTime.parse(SimulatorDateTime.format(instant, fraction: fraction)) == instant)
+            #expect(
+                SimulatorDateTime.parse(SimulatorDateTime.format(instant, fraction: fraction, timeZone: amsterdam))
+                    == instant)
+        }
     }
 
     @Test("simulated responses: JSON with sorted keys, headers, conversion")

@@ -88,12 +88,12 @@ struct AdyenContractTests {
         let reveal = ContractFixtures.Reveal(
             card: CardRef(id: Seed.activeMastercardID), missing: CardRef(id: "PI0000000000000000000NONE")
         ) { offer, _ in
-            let app = try AdyenSimulatedApp.session(publicKeyPEM: offer.publicKey?.value ?? "")
+            let app = try AdyenSimulatorApp.session(publicKeyPEM: offer.publicKey?.value ?? "")
             guard offer.purpose == .pinChange else {
                 return RevealSessionRequest(
                     card: offer.card, purpose: offer.purpose, encryptedKey: Secret(app.encryptedKey))
             }
-            let block = try AdyenSimulatedApp.pinChange(pin: "1357", key: app.key)
+            let block = try AdyenSimulatorApp.pinChange(pin: "1357", key: app.key)
             return RevealSessionRequest(
                 card: offer.card, purpose: .pinChange, encryptedKey: Secret(app.encryptedKey),
                 encryptedPINBlock: Secret(block.encryptedPinBlock),

@@ -62,7 +62,7 @@ struct CardRevealCLITests {
                 "card", "reveal", "offer", AdyenSimulator.Seed.activeVisaID, "--purpose", "pin", "--config", path,
                 "--issuer", Issuer.adyen,
             ]).json()
-            let app = try AdyenSimulatedApp.session(
+            let app = try AdyenSimulatorApp.session(
                 publicKeyPEM: try #require(offer["publicKey"]?["value"]?.stringValue))
             let pin = await runCLI([
                 "card", "reveal", "pin", AdyenSimulator.Seed.activeVisaID, "--encrypted-key", app.encryptedKey,
@@ -76,7 +76,7 @@ struct CardRevealCLITests {
             let block = try #require(session["encryptedPINBlock"]?.stringValue.flatMap(ByteEncoding.decodeHex))
             let token = try #require(session["pinToken"]?.stringValue)
             #expect(
-                try PINBlock4.decipher(block, token: token, key: app.key)
+                try AdyenSimulatorPINBlock.decipher(block, token: token, key: app.key)
                     == AdyenSimulator.Seed.initialPIN(of: AdyenSimulator.Seed.activeVisaID))
             let request = try #require(
                 running.handle("adyen")?.journal.entries(method: "POST", pathContains: "/pins/reveal").last)

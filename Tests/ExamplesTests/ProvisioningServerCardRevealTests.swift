@@ -675,7 +675,7 @@ struct ProvisioningServerCardRevealSimulatorTests {
                 let token = DemoUsers.aliceToken
                 let offer = try await client.send(.get, "/v1/cards/travel/reveal/offer?purpose=pinReveal", token: token)
                 #expect(offer.status == 200, "\(offer.text)")
-                let app = try AdyenSimulatedApp.session(
+                let app = try AdyenSimulatorApp.session(
                     publicKeyPEM: try #require(offer.json()["publicKey"]?["value"]?.stringValue))
                 let session = try await client.send(
                     .post, "/v1/cards/travel/reveal/pinReveal", token: token,
@@ -684,7 +684,7 @@ struct ProvisioningServerCardRevealSimulatorTests {
                 #expect(session.header("Cache-Control") == "no-store")
                 let json = try session.json()
                 let block = try #require(json["encryptedPinBlock"]?.stringValue.flatMap(ByteEncoding.decodeHex))
-                let pin = try PINBlock4.decipher(
+                let pin = try AdyenSimulatorPINBlock.decipher(
                     block, token: try #require(json["pinToken"]?.stringValue), key: app.key)
                 #expect(pin == AdyenSimulator.Seed.initialPIN(of: AdyenSimulator.Seed.activeVisaID))
 

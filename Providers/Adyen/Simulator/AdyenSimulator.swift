@@ -189,9 +189,10 @@ public struct AdyenSimulator: ProviderSimulator {
                 throw unauthorized()
             }
             roles = found.value
-        } else if let basic = SimulatorHTTP.basicCredentials(request.headers[.authorization]) {
-            guard ConstantTime.equals(basic.user.utf8, credentials.webServiceUser.utf8),
-                ConstantTime.equals(basic.password.utf8, credentials.webServicePassword.utf8)
+        } else if let authorization = request.headers[.authorization] {
+            guard
+                SimulatorHTTP.basicCredentialsMatch(
+                    authorization, user: credentials.webServiceUser, password: credentials.webServicePassword)
             else {
                 throw unauthorized()
             }

@@ -135,10 +135,9 @@ extension AdyenSimulator {
             return .json(200, record.json)
         }
 
-        let credentials = Data("\(relayedAuthorisation.username):\(relayedAuthorisation.password)".utf8)
-        let headers: [(String, String)] = [
-            ("Authorization", "Basic " + credentials.base64EncodedString()), ("Content-Type", "application/json"),
-        ]
+        let authorization = SimulatorHTTP.basicAuthorization(
+            user: relayedAuthorisation.username, password: relayedAuthorisation.password)
+        let headers: [(String, String)] = [("Authorization", authorization), ("Content-Type", "application/json")]
         var fields = HTTPFields()
         for (name, value) in headers { fields.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
         let reply = await SimulatedNetwork.send(body, headers: fields, to: order.url, deadline: .milliseconds(deadline))

@@ -55,7 +55,7 @@ extension AdyenSimulator {
             let data = try JSONSerialization.data(withJSONObject: jwk, options: [.sortedKeys])
             value = String(decoding: data, as: UTF8.self)
         }
-        return .json(200, ["publicKey": value, "publicKeyExpiryDate": Self.day(key.expires)])
+        return .json(200, ["publicKey": value, "publicKeyExpiryDate": SimulatorDateTime.fullDate(key.expires)])
     }
 
     /// `POST /paymentInstruments/reveal`.
@@ -83,7 +83,8 @@ extension AdyenSimulator {
         let sessionKey = try revealState.sessionKey(object["encryptedKey"] ?? "", purpose: "pinReveal", simulator: self)
         let token = revealState.newToken()
         let pin = revealState.pin(of: instrument.id)
-        let block = try PINBlock4.encipher(pin: pin, token: token, key: sessionKey, random: revealState.randomBytes(8))
+        let block = try AdyenSimulatorPINBlock.encipher(
+            pin: pin, token: token, key: sessionKey, random: revealState.randomBytes(8))
         return .json(200, ["encryptedPinBlock": ByteEncoding.hex(block).uppercased(), "token": token])
     }
 
@@ -103,7 +104,7 @@ extension AdyenSimulator {
         let sessionKey = try revealState.sessionKey(
             object["encryptedKey"] ?? "", purpose: "pinChange", simulator: self, consume: false)
         guard let blockBytes = ByteEncoding.decodeHex(object["encryptedPinBlock"] ?? ""), blockBytes.count == 16,
-            let pin = try? PINBlock4.decipher(blockBytes, token: token, key: sessionKey)
+            let pin = try? AdyenSimulatorPINBlock.decipher(blockBytes, token: token, key: sessionKey)
         else {
             throw failure(
                 422, AdyenSimulatorErrors.invalidPINBlock, "Invalid PIN block",
@@ -175,11 +176,6 @@ extension AdyenSimulator {
         )
         .replacingOccurrences(of: "=", with: "")
     }
-
-    /// `yyyy-MM-dd` in UTC.
-    static func day(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day())
-    }
 }
 
 extension AdyenSimulator.Seed {
@@ -234,7 +230,7 @@ extension AdyenSimulator.Seed {
 /// An ISO 9564 format 4 PIN block, enciphered with AES as Adyen's PIN endpoints use it, with the 16-digit `token`
 /// in the place of the PAN: PIN field `4 N P…P A…A` + 8 random bytes, PAN field `4` + token + fifteen `0`s;
 /// block = E(E(PIN field) ⊕ PAN field). Public so that a test or demo acting as the app can make and read blocks.
-public enum PINBlock4 {
+public enum AdyenSimulatorPINBlock {
     /// The format 4 block for `pin` (4 to 12 digits) under `key` and `token` (16 digits).
     public static func encipher(pin: String, token: String, key: SymmetricKey, random: [UInt8]) throws -> Data {
         guard (4...12).contains(pin.count), pin.allSatisfy(\.isASCIIDigit), random.count == 8 else {
@@ -395,11 +391,13 @@ final class AdyenSimulatorRevealState: Sendable {
 
 /// The simulated cardholder app's side of the flow (what Adyen's card reveal SDKs do): for tests, demos and the
 /// contract suite. Not a model of security: it exists to drive the simulator with real cryptography.
-public enum AdyenSimulatedApp {
+public enum AdyenSimulatorApp {
     /// A session: the app's AES-256 key and that key encrypted (RSA PKCS #1 v1.5) with the `pem` public key Adyen
     /// gave (Base64 DER), in capital hexadecimal.
     public static func session(publicKeyPEM: String) throws -> (key: SymmetricKey, encryptedKey: String) {
-        guard let der = Data(base64Encoded: publicKeyPEM) else { throw PINBlock4.PINBlockError.invalidBlock }
+        guard let der = Data(base64Encoded: publicKeyPEM) else {
+            throw AdyenSimulatorPINBlock.PINBlockError.invalidBlock
+        }
         let publicKey = try _RSA.Encryption.PublicKey(derRepresentation: der)
         let key = SymmetricKey(size: .bits256)
         let encrypted = try key.withUnsafeBytes {
@@ -410,10 +408,12 @@ public enum AdyenSimulatedApp {
 
     /// The card details in `encryptedData` (AES-256-CBC, zero IV): the JSON object Adyen encrypted.
     public static func cardDetails(_ encryptedData: String, key: SymmetricKey) throws -> [String: Any] {
-        guard let bytes = ByteEncoding.decodeHex(encryptedData) else { throw PINBlock4.PINBlockError.invalidBlock }
+        guard let bytes = ByteEncoding.decodeHex(encryptedData) else {
+            throw AdyenSimulatorPINBlock.PINBlockError.invalidBlock
+        }
         let plain = try AES._CBC.decrypt(bytes, using: key, iv: AES._CBC.IV(ivBytes: [UInt8](repeating: 0, count: 16)))
         guard let object = try JSONSerialization.jsonObject(with: plain) as? [String: Any] else {
-            throw PINBlock4.PINBlockError.invalidBlock
+            throw AdyenSimulatorPINBlock.PINBlockError.invalidBlock
         }
         return object
     }
@@ -422,7 +422,11 @@ public enum AdyenSimulatedApp {
     public static func pinChange(pin: String, key: SymmetricKey) throws -> (encryptedPinBlock: String, token: String) {
         let state = AdyenSimulatorRevealState(clock: SimulationClock())
         let token = state.newToken()
-        let block = try PINBlock4.encipher(pin: pin, token: token, key: key, random: state.randomBytes(8))
+        let block = try AdyenSimulatorPINBlock.encipher(pin: pin, token: token, key: key, random: state.randomBytes(8))
         return (ByteEncoding.hex(block).uppercased(), token)
     }
 }
+
+// The former names, for the examples being moved into the rooms this round (issue 46); removed once nothing names them.
+public typealias AdyenSimulatedApp = AdyenSimulatorApp
+public typealias PINBlock4 = AdyenSimulatorPINBlock

@@ -81,7 +81,8 @@ struct AdyenSimulatorNetworkToken: Sendable {
         var object: [String: Any] = [
             "id": id, "paymentInstrumentId": paymentInstrumentID, "status": status, "type": type,
             "brandVariant": brandVariant,
-            "tokenLastFour": tokenLastFour, "creationDate": AdyenSimulator.timestamp(creationDate),
+            "tokenLastFour": tokenLastFour,
+            "creationDate": SimulatorDateTime.format(creationDate, timeZone: AdyenSimulator.timeZone),
         ]
         if let deviceOS { object["device"] = ["formFactor": "mobile_phone", "osName": deviceOS] }
         if let tokenRequestorName {

@@ -49,7 +49,9 @@ extension AdyenSimulator {
     func paymentInstrumentWebhook(type: String, instrument: AdyenSimulatorInstrument) -> SentWebhook {
         let envelope: [String: Any] = [
             "data": ["balancePlatform": Seed.balancePlatform, "paymentInstrument": instrument.json],
-            "environment": "test", "timestamp": Self.timestamp(simulationClock.now()), "type": type,
+            "environment": "test",
+            "timestamp": SimulatorDateTime.format(simulationClock.now(), timeZone: AdyenSimulator.timeZone),
+            "type": type,
         ]
         let body =
             (try? JSONSerialization.data(withJSONObject: envelope, options: [.sortedKeys, .withoutEscapingSlashes]))
@@ -90,7 +92,9 @@ extension AdyenSimulator {
             ]
         }
         let envelope: [String: Any] = [
-            "type": type, "environment": "test", "timestamp": Self.timestamp(simulationClock.now()), "data": data,
+            "type": type, "environment": "test",
+            "timestamp": SimulatorDateTime.format(simulationClock.now(), timeZone: AdyenSimulator.timeZone),
+            "data": data,
         ]
         let body =
             (try? JSONSerialization.data(withJSONObject: envelope, options: [.sortedKeys, .withoutEscapingSlashes]))

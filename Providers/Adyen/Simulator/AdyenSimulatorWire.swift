@@ -9,11 +9,7 @@ extension AdyenSimulator {
         "transactionRule",
     ]
 
-    /// ISO 8601 with the Amsterdam winter offset, as Adyen's examples show (`2021-01-01T01:00:00+01:00`).
-    static func timestamp(_ date: Date) -> String {
-        date.formatted(timestampStyle)
-    }
-
-    static let timestampStyle = Date.ISO8601FormatStyle(
-        timeZoneSeparator: .colon, timeZone: TimeZone(secondsFromGMT: 3600) ?? .gmt)
+    /// The zone the simulator writes its date-times in: Amsterdam's winter offset, as Adyen's examples show
+    /// (`2021-01-01T01:00:00+01:00`).
+    static let timeZone = TimeZone(secondsFromGMT: 3600) ?? .gmt
 }

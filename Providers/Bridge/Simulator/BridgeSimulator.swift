@@ -175,7 +175,7 @@ public struct BridgeSimulator: ProviderSimulator {
         guard let apiKey = Self.header(request, "api-key") else {
             return BridgeSimulatorErrors.authentication(code: "required", message: "Missing Api-Key header")
         }
-        guard credentials.apiKeys.contains(apiKey) else {
+        guard credentials.apiKeys.contains(where: { ConstantTime.equals($0.utf8, apiKey.utf8) }) else {
             return BridgeSimulatorErrors.authentication(code: "invalid", message: "Invalid Api-Key header")
         }
         let idempotencyKey = Self.header(request, "idempotency-key")

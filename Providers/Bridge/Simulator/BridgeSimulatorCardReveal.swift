@@ -158,8 +158,9 @@ extension BridgeSimulator {
                 location: "query", key: "client_secret,client_timestamp")
         }
         let mac = Data(Self.hmac(secret: secret, timestamp: timestamp))
-        let matches = stored.nonce.lowercased() == ByteEncoding.hex(mac) || stored.nonce == mac.base64EncodedString()
-        guard matches else {
+        let matchesHex = ConstantTime.equals(stored.nonce.lowercased().utf8, ByteEncoding.hex(mac).utf8)
+        let matchesBase64 = ConstantTime.equals(stored.nonce.utf8, ByteEncoding.base64(mac).utf8)
+        guard matchesHex || matchesBase64 else {
             return BridgeSimulatorErrors.error(
                 401, code: "nonce_mismatch",
                 message: "The ephemeral key was not created for a nonce derived from this secret and timestamp",

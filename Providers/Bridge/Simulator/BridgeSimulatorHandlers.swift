@@ -210,14 +210,14 @@ extension BridgeSimulator {
         var startingAt = now
         var endingAt: Date?
         if let text = json["starting_at"] as? String {
-            if let date = BridgeSimulatorWire.parseDate(text) {
+            if let date = SimulatorDateTime.parse(text) {
                 startingAt = date
             } else {
                 problems.add("starting_at", "starting_at must be an ISO8601 date-time")
             }
         }
         if let text = json["ending_at"] as? String {
-            if let date = BridgeSimulatorWire.parseDate(text) {
+            if let date = SimulatorDateTime.parse(text) {
                 endingAt = date
             } else {
                 problems.add("ending_at", "ending_at must be an ISO8601 date-time")

@@ -1,3 +1,4 @@
+import CardGatewaySimulation
 import Crypto
 import Foundation
 import _CryptoExtras
@@ -68,7 +69,7 @@ extension BridgeSimulator {
             "event_object_id": objectID,
             "event_object": object,
             "event_object_changes": changes,
-            "event_created_at": BridgeSimulatorWire.formatDate(when),
+            "event_created_at": SimulatorDateTime.format(when, fraction: .milliseconds),
         ]
         // `event_object_status` is an enum in the spec that lacks the card statuses; it is sent only with its values.
         if let status = object["status"] as? String, Self.webhookObjectStatuses.contains(status) {

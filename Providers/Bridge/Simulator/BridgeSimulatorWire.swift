@@ -1,6 +1,8 @@
+import CardGatewaySimulation
 import Foundation
 
-/// The simulator's JSON, with the field names of Bridge's OpenAPI schemas.
+/// The simulator's JSON, with the field names of Bridge's OpenAPI schemas; date-times with milliseconds in UTC
+/// (`2024-01-31T23:59:59.123Z`).
 enum BridgeSimulatorWire {
     /// `CardAccount`.
     static func cardAccount(_ account: BridgeSimulatorCardAccount) -> [String: Any] {
@@ -31,21 +33,13 @@ enum BridgeSimulatorWire {
             "card_account_id": cardAccountID,
             "initiator": freeze.initiator,
             "reason": freeze.reason,
-            "starting_at": formatDate(freeze.startingAt),
-            "created_at": formatDate(freeze.createdAt),
+            "starting_at": SimulatorDateTime.format(freeze.startingAt, fraction: .milliseconds),
+            "created_at": SimulatorDateTime.format(freeze.createdAt, fraction: .milliseconds),
         ]
         if let detail = freeze.reasonDetail { object["reason_detail"] = detail }
-        if let ending = freeze.endingAt { object["ending_at"] = formatDate(ending) }
+        if let ending = freeze.endingAt {
+            object["ending_at"] = SimulatorDateTime.format(ending, fraction: .milliseconds)
+        }
         return object
-    }
-
-    /// `2024-01-31T23:59:59.123Z`.
-    static func formatDate(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-    }
-
-    static func parseDate(_ text: String) -> Date? {
-        (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-            ?? (try? Date(text, strategy: Date.ISO8601FormatStyle()))
     }
 }

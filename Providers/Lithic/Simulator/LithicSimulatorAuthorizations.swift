@@ -48,7 +48,8 @@ extension LithicSimulator {
         let payload: [String: Any] = [
             "event_type": "card_authorization.approval_request", "token": token,
             "status": inquiry ? "BALANCE_INQUIRY" : "AUTHORIZATION",
-            "created": Self.timestamp(now), "acquirer_fee": 0, "amount": amount, "authorization_amount": amount,
+            "created": SimulatorDateTime.format(now), "acquirer_fee": 0, "amount": amount,
+            "authorization_amount": amount,
             "merchant_amount": amount, "settled_amount": 0, "cash_amount": 0, "cardholder_currency": order.currency,
             "merchant_currency": order.currency, "transaction_initiator": "CARDHOLDER", "network": "VISA",
             "network_risk_score": 12,

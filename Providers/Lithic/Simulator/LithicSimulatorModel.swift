@@ -24,7 +24,7 @@ struct LithicSimulatorCard: Sendable {
     func json() -> [String: Any] {
         var object: [String: Any] = [
             "token": token, "account_token": accountToken, "card_program_token": cardProgramToken,
-            "cardholder_currency": "USD", "created": LithicSimulator.timestamp(created), "exp_month": expMonth,
+            "cardholder_currency": "USD", "created": SimulatorDateTime.format(created), "exp_month": expMonth,
             "exp_year": expYear, "funding": NSNull(), "hostname": "", "last_four": lastFour, "memo": memo,
             "pin_status": "NOT_SET", "spend_limit": 0, "spend_limit_duration": "TRANSACTION", "state": state,
             "type": type, "replacement_for": NSNull(), "pending_commands": [String](),
@@ -48,7 +48,8 @@ struct LithicSimulatorTokenization: Sendable {
     var updated: Date
     var sequence: Int
 
-    /// `tokenization`: every required member (`dpan` null: the simulator shows no device PAN).
+    /// `tokenization`: every required member (`dpan` null: the simulator shows no device PAN). Its times as the
+    /// document's examples write them: UTC, microseconds, no zone (`2023-08-28T15:57:14.578051`).
     func json() -> [String: Any] {
         [
             "token": token, "card_token": cardToken, "account_token": accountToken, "status": status,
@@ -56,8 +57,8 @@ struct LithicSimulatorTokenization: Sendable {
             "token_unique_reference": "DM4MMC" + LithicSimulator.hexDigest("tur|" + token, count: 40),
             "tokenization_channel": "DIGITAL_WALLET", "dpan": NSNull(),
             "device_id": LithicSimulator.hexDigest("device|" + token, count: 24),
-            "created_at": LithicSimulator.microsecondTimestamp(created),
-            "updated_at": LithicSimulator.microsecondTimestamp(updated),
+            "created_at": SimulatorDateTime.formatWithoutZone(created, fraction: .microseconds),
+            "updated_at": SimulatorDateTime.formatWithoutZone(updated, fraction: .microseconds),
             "events": [[String: Any]](),
         ]
     }
@@ -118,14 +119,4 @@ extension LithicSimulator {
         return String(out.prefix(count))
     }
 
-    /// `2025-01-01T00:00:00Z` (cards).
-    static func timestamp(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
-
-    /// `2023-08-28T15:57:14.578051` (tokenizations: UTC, microseconds, no zone, as the document's examples).
-    static func microsecondTimestamp(_ date: Date) -> String {
-        let whole = date.timeIntervalSince1970.rounded(.down)
-        let micros = Int(((date.timeIntervalSince1970 - whole) * 1_000_000).rounded())
-        let text = Date(timeIntervalSince1970: whole).formatted(Date.ISO8601FormatStyle())
-        return String(text.dropLast()) + String(format: ".%06d", min(micros, 999_999))
-    }
 }

@@ -36,7 +36,7 @@ extension LithicSimulator {
         let payload: [String: Any] = [
             "event_type": deprecated ? "digital_wallet.tokenization_updated" : "tokenization.updated",
             "account_token": stored.accountToken, "card_token": stored.cardToken,
-            "created": Self.microsecondTimestamp(now), "tokenization": stored.json(),
+            "created": SimulatorDateTime.formatWithoutZone(now, fraction: .microseconds), "tokenization": stored.json(),
         ]
         return signed(payload, secret: secret, at: now)
     }

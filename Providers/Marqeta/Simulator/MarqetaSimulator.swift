@@ -107,9 +107,9 @@ public struct MarqetaSimulator: ProviderSimulator {
 
     /// HTTP Basic: the application token and the access token, compared in constant time.
     private func authorize(_ request: Request) throws {
-        guard let basic = SimulatorHTTP.basicCredentials(request.headers[.authorization]),
-            ConstantTime.equals(basic.user.utf8, Seed.applicationToken.utf8),
-            ConstantTime.equals(basic.password.utf8, Seed.accessToken.utf8)
+        guard
+            SimulatorHTTP.basicCredentialsMatch(
+                request.headers[.authorization], user: Seed.applicationToken, password: Seed.accessToken)
         else {
             throw failure(
                 401, MarqetaSimulatorErrors.unauthorized,

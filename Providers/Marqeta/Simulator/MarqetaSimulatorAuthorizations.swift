@@ -80,7 +80,7 @@ extension MarqetaSimulator {
             value += 1
             return value
         }
-        let now = Self.timestamp(simulationClock.now())
+        let now = SimulatorDateTime.format(simulationClock.now())
         let transaction = Self.uuid("transaction|\(sequence)|\(order.card)")
         let jitToken = Self.uuid("jit_funding|\(sequence)|\(order.card)")
         let requested = method == "pgfs.balanceinquiry" ? 0 : order.amount
@@ -115,8 +115,8 @@ extension MarqetaSimulator {
                 "funding": [
                     "amount": amount,
                     "source": [
-                        "active": true, "created_time": Self.timestamp(Seed.created),
-                        "last_modified_time": Self.timestamp(Seed.created), "is_default_account": false,
+                        "active": true, "created_time": SimulatorDateTime.format(Seed.created),
+                        "last_modified_time": SimulatorDateTime.format(Seed.created), "is_default_account": false,
                         "token": Seed.gatewayFundingSource,
                         "type": "programgateway",
                     ] as [String: Any],
@@ -128,7 +128,7 @@ extension MarqetaSimulator {
         let body =
             (try? JSONSerialization.data(withJSONObject: message, options: [.sortedKeys, .withoutEscapingSlashes]))
             ?? Data()
-        let basic = "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
+        let basic = SimulatorHTTP.basicAuthorization(user: username, password: password)
         return JITFundingMessage(
             transactionToken: transaction, jitToken: jitToken, method: method, userToken: card.userToken,
             amount: requested, currency: order.currency, partialApprovalCapable: partial,

@@ -61,7 +61,10 @@ extension MarqetaSimulator {
         state.clientAccessTokens.put(token, issued)
         return .json(
             201,
-            ["token": token, "created": Self.timestamp(issued.created), "expires": Self.timestamp(issued.expires)])
+            [
+                "token": token, "created": SimulatorDateTime.format(issued.created),
+                "expires": SimulatorDateTime.format(issued.expires),
+            ])
     }
 
     func readCardForFrames(_ request: Request, card cardToken: String) -> SimulatedResponse {

@@ -110,7 +110,7 @@ extension MarqetaSimulator {
                 "last_four": card.lastFour, "pan": updated.maskedPAN,
                 "barcode": updated.barcode, "pin_is_set": false, "expedite": false, "expiration": card.expiration,
                 "expiration_time": Self.expirationTime(card.expiration),
-                "created_time": Self.timestamp(now),
+                "created_time": SimulatorDateTime.format(now),
             ]
             if let reasonCode { answer["reason_code"] = reasonCode }
             if let reason = object["reason"] as? String { answer["reason"] = reason }
@@ -145,7 +145,7 @@ extension MarqetaSimulator {
             $0 = (decoded + [nonce, signature]).map { ByteEncoding.hex(SHA256.hash(data: $0)) }
         }
         let seed = Data(card.token.utf8) + nonce + signature
-        let now = Self.timestamp(simulationClock.now())
+        let now = SimulatorDateTime.format(simulationClock.now())
         return .json(
             201,
             [
@@ -166,7 +166,7 @@ extension MarqetaSimulator {
         var opaque = Data("androidpay|\(card.token)|".utf8)
         opaque.append(contentsOf: SHA256.hash(data: Data("\(account)|\(device)".utf8)))
         opaque.append(contentsOf: [0xc0, 0xff, 0xee, 0x00, 0x01])
-        let now = Self.timestamp(simulationClock.now())
+        let now = SimulatorDateTime.format(simulationClock.now())
         return .json(
             201,
             [
@@ -197,7 +197,7 @@ extension MarqetaSimulator {
         let payload =
             Data("samsungpay|".utf8)
             + Self.derived("extra_provision_payload", Data("\(card.token)|\(user)|\(device)".utf8), 64)
-        let now = Self.timestamp(simulationClock.now())
+        let now = SimulatorDateTime.format(simulationClock.now())
         return .json(
             201,
             [
@@ -320,7 +320,7 @@ extension MarqetaSimulator {
             }
             var answer: [String: Any] = [
                 "token": given ?? state.ids.uuid(), "state": target, "type": type,
-                "channel": object["channel"] as? String ?? "API", "created_time": Self.timestamp(now),
+                "channel": object["channel"] as? String ?? "API", "created_time": SimulatorDateTime.format(now),
                 "fulfillment_status": "PROVISIONED",
                 // Marqeta's example answer: `digital_wallet_token` is `{token}` only.
                 "digital_wallet_token": ["token": stored.token],

@@ -39,8 +39,8 @@ struct MarqetaSimulatorCard: Sendable {
             "expiration_time": MarqetaSimulator.expirationTime(expiration), "state": state,
             "state_reason": stateReason, "fulfillment_status": fulfillmentStatus, "instrument_type": instrumentType,
             "pin_is_set": false,
-            "expedite": false, "created_time": MarqetaSimulator.timestamp(created),
-            "last_modified_time": MarqetaSimulator.timestamp(lastModified),
+            "expedite": false, "created_time": SimulatorDateTime.format(created),
+            "last_modified_time": SimulatorDateTime.format(lastModified),
         ]
     }
 }
@@ -70,8 +70,8 @@ struct MarqetaSimulatorWalletToken: Sendable {
             "token": token, "card_token": cardToken, "state": state, "state_reason": "",
             "fulfillment_status": state == "REQUESTED" ? "DECISION_YELLOW" : "PROVISIONED",
             "issuer_eligibility_decision": "0000",
-            "created_time": MarqetaSimulator.timestamp(created),
-            "last_modified_time": MarqetaSimulator.timestamp(lastModified),
+            "created_time": SimulatorDateTime.format(created),
+            "last_modified_time": SimulatorDateTime.format(lastModified),
             "token_service_provider": [
                 "token_requestor_name": requestor, "token_reference_id": "DNITHE" + String(token.suffix(12)),
                 "pan_reference_id": panReferenceID, "token_requestor_id": requestorID,

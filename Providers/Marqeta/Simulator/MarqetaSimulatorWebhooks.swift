@@ -24,7 +24,7 @@ extension MarqetaSimulator {
             "validations": [
                 "user": ["birth_date": false, "phone": false, "random_name_line1_postfix": false, "ssn": false]
             ],
-            "created_time": Self.timestamp(simulationClock.now()),
+            "created_time": SimulatorDateTime.format(simulationClock.now()),
         ]
         return signed(
             body: Self.webhookBody(category: Self.cardTransitionCategory, event), secret: secret, username: username,
@@ -44,7 +44,7 @@ extension MarqetaSimulator {
                 + String(ByteEncoding.hex(SHA256.hash(data: Data("\(token)|\(tokenState)".utf8))).prefix(24)),
             "state": tokenState, "type": type, "channel": "TOKEN_SERVICE_PROVIDER",
             "fulfillment_status": tokenState == "REQUESTED" ? "DECISION_YELLOW" : "PROVISIONED",
-            "created_time": Self.timestamp(simulationClock.now()),
+            "created_time": SimulatorDateTime.format(simulationClock.now()),
             "digital_wallet_token": ["token": token, "card_token": card],
         ]
         return signed(body: Self.webhookBody(category: Self.tokenTransitionCategory, event))
@@ -65,7 +65,7 @@ extension MarqetaSimulator {
         body: Data, secret: String = Seed.webhookSecret, username: String = Seed.webhookUsername,
         password: String = Seed.webhookPassword
     ) -> (headers: [(String, String)], body: Data) {
-        let authorization = "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
+        let authorization = SimulatorHTTP.basicAuthorization(user: username, password: password)
         return (
             [
                 ("Content-Type", "application/json"), ("Authorization", authorization),

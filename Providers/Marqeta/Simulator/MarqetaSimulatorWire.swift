@@ -15,11 +15,6 @@ extension MarqetaSimulator {
         return Data(base64Encoded: text)
     }
 
-    /// `2025-01-01T00:00:00Z`.
-    static func timestamp(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle())
-    }
-
     /// The end of the expiry month of `MMYY`, as `expiration_time`.
     static func expirationTime(_ expiration: String) -> String {
         guard expiration.count == 4, let month = Int(expiration.prefix(2)), let year = Int(expiration.suffix(2)) else {

@@ -8,8 +8,9 @@ extension PaysafeSimulatorEngine {
 
     func issueToken(_ request: PaysafeSimulatorRequest) -> SimulatedResponse {
         locked {
-            guard let basic = SimulatorHTTP.basicCredentials(request.header("authorization")),
-                basic.user == credentials.clientID, basic.password == credentials.clientSecret,
+            guard
+                SimulatorHTTP.basicCredentialsMatch(
+                    request.header("authorization"), user: credentials.clientID, password: credentials.clientSecret),
                 request.parameter("brand") == credentials.brand
             else { return PaysafeSimulatorErrors.unauthorized("The authentication credentials are invalid.") }
             let fields = SimulatorHTTP.formFields(request.body)
@@ -529,7 +530,7 @@ extension PaysafeSimulatorEngine {
                 200,
                 [
                     "url": Self.secureViewURL(authority: request.authority, token: token),
-                    "expirationTime": Wire.iso(expires),
+                    "expirationTime": SimulatorDateTime.format(expires),
                 ])
         }
     }
@@ -564,7 +565,8 @@ extension PaysafeSimulatorEngine {
                 "eventId": event.eventId, "walletOperationId": event.walletOperationId,
                 "authenticationMode": "OUTSOURCED",
                 "availableVerifications": [["method": "PIN"], ["method": "OTP", "channel": "SMS", "target": masked]],
-                "creationTime": Wire.iso(event.created), "expirationTime": Wire.iso(event.expires),
+                "creationTime": SimulatorDateTime.format(event.created),
+                "expirationTime": SimulatorDateTime.format(event.expires),
             ]
         ]
         let json = (try? JSONSerialization.data(withJSONObject: challenge, options: [.sortedKeys])) ?? Data()
@@ -636,7 +638,8 @@ extension PaysafeSimulatorEngine {
                     "id": ids.next(prefix: "", length: 7), "eventId": event.eventId,
                     "walletOperationId": event.walletOperationId,
                     "authenticationMode": "OUTSOURCED", "verification": verificationObject, "status": status,
-                    "creationTime": Wire.iso(clock.now()), "allowableAttempts": Seed.scaAllowableAttempts,
+                    "creationTime": SimulatorDateTime.format(clock.now()),
+                    "allowableAttempts": Seed.scaAllowableAttempts,
                     "currentAttempts": event.attempts,
                 ])
         }

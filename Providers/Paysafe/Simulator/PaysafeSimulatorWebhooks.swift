@@ -25,7 +25,7 @@ extension PaysafeSimulator {
     ) -> (headers: [(String, String)], body: Data) {
         var object: [String: Any] = [
             "id": id ?? engine.ids.uuid(), "cardId": cardID, "customerId": customerID, "tokenAction": tokenAction,
-            "eventTimestamp": PaysafeSimulatorWire.iso(eventTimestamp ?? simulationClock.now()),
+            "eventTimestamp": SimulatorDateTime.format(eventTimestamp ?? simulationClock.now()),
         ]
         if let result { object["result"] = result }
         if let eventID { object["eventId"] = eventID }

@@ -4,12 +4,6 @@ import Foundation
 
 /// Paysafe's JSON as the simulator writes it, and small wire helpers. Error bodies: PaysafeSimulatorErrors.swift.
 enum PaysafeSimulatorWire {
-    /// `2024-01-31T23:59:59Z`. The format style, not a new `ISO8601DateFormatter` a call: making one through ICU was
-    /// a fifth of the simulator's CPU under load (load/paysafe, docs/LOAD.md).
-    static func iso(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle())
-    }
-
     /// Non-empty hexadecimal in either case, an even number of digits.
     static func isHex(_ text: String) -> Bool {
         !text.isEmpty && ByteEncoding.decodeHex(text) != nil
@@ -61,12 +55,13 @@ enum PaysafeSimulatorWire {
             "cardId": card.cardId, "status": card.status,
             "expiry": ["month": card.expiryMonth, "year": card.expiryYear],
             "bin": card.bin, "lastFour": card.lastFour, "customerId": card.customerId, "cardType": card.cardType,
-            "programName": card.programName, "currency": card.currency, "createdDate": iso(card.createdDate),
+            "programName": card.programName, "currency": card.currency,
+            "createdDate": SimulatorDateTime.format(card.createdDate),
             "accountId": card.accountId, "scheme": card.scheme, "isPinSet": card.pin != nil,
         ]
         if let mobile = card.mobile { object["mobile"] = mobile }
         if let reason = card.statusReason { object["statusReason"] = reason }
-        if let date = card.activationDate { object["activationDate"] = iso(date) }
+        if let date = card.activationDate { object["activationDate"] = SimulatorDateTime.format(date) }
         if let externalId = card.externalId { object["externalId"] = externalId }
         if let address = card.deliveryAddress { object["deliveryAddress"] = address }
         if includeTokenizations {

@@ -49,7 +49,8 @@ extension StripeSimulator {
     func revealCard(_ call: StripeSimulatorCall, version: String?) throws(StripeSimulatorFailure) -> StripeSimulatorJSON
     {
         guard let secret = SimulatorHTTP.bearerToken(call.header("authorization")),
-            let key = ephemeralKeys.all().first(where: { $0.secret == secret }), !key.revoked
+            let key = ephemeralKeys.all().first(where: { ConstantTime.equals($0.secret.utf8, secret.utf8) }),
+            !key.revoked
         else {
             throw .invalid(
                 "Invalid API Key provided: \(Self.masked(SimulatorHTTP.bearerToken(call.header("authorization")) ?? ""))",

@@ -109,9 +109,9 @@ extension StripeSimulator {
             )
         }
         let livemode: Bool
-        if key == credentials.testSecretKey {
+        if ConstantTime.equals(key.utf8, credentials.testSecretKey.utf8) {
             livemode = false
-        } else if key == credentials.liveSecretKey {
+        } else if ConstantTime.equals(key.utf8, credentials.liveSecretKey.utf8) {
             livemode = true
         } else {
             throw .invalid("Invalid API Key provided: \(Self.masked(key))", status: 401)
@@ -524,7 +524,9 @@ extension StripeSimulator {
         guard let secret = SimulatorHTTP.bearerToken(call.header("authorization")), secret.hasPrefix("ek_") else {
             throw .invalid("This endpoint takes an ephemeral key (ek_…) as the Bearer token.", status: 401)
         }
-        guard let key = ephemeralKeys.all().first(where: { $0.secret == secret }), !key.revoked else {
+        guard let key = ephemeralKeys.all().first(where: { ConstantTime.equals($0.secret.utf8, secret.utf8) }),
+            !key.revoked
+        else {
             throw .invalid("Invalid API Key provided: \(Self.masked(secret))", status: 401)
         }
         guard now < key.expires else {

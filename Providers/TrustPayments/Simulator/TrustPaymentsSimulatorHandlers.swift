@@ -7,9 +7,9 @@ extension TrustPaymentsSimulator {
     // MARK: Webservices JSON
 
     func handleWebservices(authorization: String?, requestReferenceHeader: String?, body: Data) -> SimulatedResponse {
-        guard let basic = SimulatorHTTP.basicCredentials(authorization),
-            ConstantTime.equals(basic.user.utf8, credentials.webservicesUsername.utf8),
-            ConstantTime.equals(basic.password.utf8, credentials.webservicesPassword.utf8)
+        guard
+            SimulatorHTTP.basicCredentialsMatch(
+                authorization, user: credentials.webservicesUsername, password: credentials.webservicesPassword)
         else {
             return faultResponse(status: 401, message: "Authorization Required")
         }
@@ -21,7 +21,7 @@ extension TrustPaymentsSimulator {
         let requests = envelope["request"] as? [Any]
         let firstReference = (requests?.first as? [String: Any])?["requestreference"] as? String
         let requestReference = requestReferenceHeader ?? firstReference
-        guard envelope["alias"] as? String == basic.user else {
+        guard envelope["alias"] as? String == credentials.webservicesUsername else {
             return webservicesEnvelope(
                 requestReference: requestReference, elements: [gateway.errorElement("30000", data: ["alias"])])
         }
@@ -34,7 +34,8 @@ extension TrustPaymentsSimulator {
                 requestReference: requestReference, elements: [gateway.errorElement("60025", data: ["request"])])
         }
         let elements = objects.flatMap {
-            gateway.process($0, allowedSites: Set(credentials.siteReferences), operatorName: basic.user)
+            gateway.process(
+                $0, allowedSites: Set(credentials.siteReferences), operatorName: credentials.webservicesUsername)
         }
         return webservicesEnvelope(requestReference: requestReference, elements: elements)
     }
@@ -168,12 +169,9 @@ extension TrustPaymentsSimulatorGateway {
         ]
     }
 
+    /// `transactionstartedtimestamp`: UTC, a space between date and time, no zone (`2024-01-31 23:59:59`).
     func timestamp() -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        return formatter.string(from: clock.now())
+        SimulatorDateTime.formatWithoutZone(clock.now(), separator: " ")
     }
 
     /// Processes one request (one element of the envelope's `request`, or a JWT payload with the SDK's card
