@@ -330,15 +330,14 @@ if !fuzzBuild {
     targets += [
         .target(
             name: "ExampleSupport",
+            // The rooms' example pieces (Providers/<Name>/Examples), listed once in ExampleRooms.all: no adapter or
+            // simulator of its own.
             dependencies: [
                 "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewaySimulation", "ProvisioningServerApp",
                 "CardGatewayPostgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]
-                + providers.flatMap { name -> [Target.Dependency] in
-                    [.target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator")]
-                } + exampleKit + exampleRooms.map { .target(name: "\($0)Examples") },
+            ] + exampleKit + exampleRooms.map { .target(name: "\($0)Examples") },
             path: "Examples/Support",
             swiftSettings: swiftSettings
         ),

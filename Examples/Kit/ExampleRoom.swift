@@ -53,6 +53,18 @@ public protocol ExampleRoom: Sendable {
 
     /// The room's own demo steps (lookup, provisioning, lifecycle…), recorded in order. Default: none.
     func demo(_ steps: DemoSteps, _ recorder: inout DemoRecorder) async
+
+    /// The seeded card the demo's card reveal steps use (routed by ``via``); nil leaves the room out of them (the
+    /// default).
+    static var revealCard: CardRef? { get }
+
+    /// The app's side of a reveal offer (the session it asks the backend for, and what its front end does with it);
+    /// what the cardholder would see, last four digits at most. Default: the shared flows
+    /// (``DemoSteps/appSide(_:via:)``).
+    func revealAppSide(_ offer: RevealOffer, via: RouteTarget, steps: DemoSteps) async throws -> String
+
+    /// The room's cards among the demo users' (the provisioning server's demo directory). Default: none.
+    static var demoUserCards: [DemoUserCard] { get }
 }
 
 extension ExampleRoom {
@@ -71,6 +83,11 @@ extension ExampleRoom {
     public func sampleWebhook(now: Date) throws -> (headers: [(String, String)], body: Data)? { nil }
     public static var noWebhookReason: String { "\(displayName) sends no webhook the gateway verifies" }
     public func demo(_ steps: DemoSteps, _ recorder: inout DemoRecorder) async {}
+    public static var revealCard: CardRef? { nil }
+    public static var demoUserCards: [DemoUserCard] { [] }
+    public func revealAppSide(_ offer: RevealOffer, via: RouteTarget, steps: DemoSteps) async throws -> String {
+        try await steps.appSide(offer, via: via)
+    }
 
     /// The route to the instance by ``issuer``: what the demo's steps use; any key when the room has no issuer.
     public static var via: RouteTarget { .key(RouteKey(issuer: issuer)) }
@@ -130,5 +147,29 @@ public struct RecordedAuthorization: Sendable {
         self.approvedMinor = approvedMinor
         self.timedOut = timedOut
         self.summary = summary
+    }
+}
+
+/// One card of a demo user (ExampleSupport's `DemoUsers`): the user, the public id the app uses, the provider's card,
+/// its name in the app and the wallets offered. The route is the room's ``ExampleRoom/via``.
+public struct DemoUserCard: Sendable {
+    /// The demo users.
+    public static let alice = "alice"
+    public static let bob = "bob"
+
+    public var user: String
+    public var id: String
+    public var ref: CardRef
+    public var displayName: String
+    public var wallets: [Wallet]
+
+    public init(
+        user: String, id: String, ref: CardRef, displayName: String, wallets: [Wallet] = [.applePay, .googlePay]
+    ) {
+        self.user = user
+        self.id = id
+        self.ref = ref
+        self.displayName = displayName
+        self.wallets = wallets
     }
 }

@@ -1,11 +1,6 @@
-import AdyenSimulator
-import BridgeSimulator
 import CardGateway
 import Logging
-import MarqetaSimulator
-import PaysafeSimulator
 import ProvisioningServerApp
-import StripeSimulator
 
 /// The provisioning server's users when it runs on the embedded simulators: two app users whose cards sit at
 /// different providers. The tokens are well-known demo values, printed in the README; never use them elsewhere.
@@ -13,58 +8,21 @@ public enum DemoUsers: Sendable {
     public static let aliceToken = "demo-token-alice-7f3a9c51"
     public static let bobToken = "demo-token-bob-c41d2e88"
 
+    /// Alice's and Bob's cards: each room's ``ExampleRoom/demoUserCards``, in the rooms' order.
     public static var accounts: [InMemoryCardDirectory.Account] {
-        typealias Issuer = EmbeddedSimulators.Issuer
-        let alice = InMemoryCardDirectory.Account(
-            user: AppUser(id: "alice", displayName: "Alice"), token: Secret(aliceToken),
-            cards: [
-                OwnedCard(
-                    id: "everyday",
-                    ref: CardRef(id: PaysafeSimulator.Seed.activeCardID, customer: PaysafeSimulator.Seed.euCustomer),
-                    route: .key(RouteKey(issuer: Issuer.paysafe)), displayName: "Everyday card (Paysafe)"
-                ),
-                OwnedCard(
-                    id: "frozen",
-                    ref: CardRef(id: PaysafeSimulator.Seed.lockedCardID, customer: PaysafeSimulator.Seed.euCustomer),
-                    route: .key(RouteKey(issuer: Issuer.paysafe)), displayName: "Locked card (Paysafe)"
-                ),
-                OwnedCard(
-                    id: "travel", ref: CardRef(id: AdyenSimulator.Seed.activeVisaID),
-                    route: .key(RouteKey(issuer: Issuer.adyen)), displayName: "Travel card (Adyen)"),
-                OwnedCard(
-                    id: "business", ref: CardRef(id: StripeSimulator.Seed.activeCardID),
-                    route: .key(RouteKey(issuer: Issuer.stripe)),
-                    displayName: "Business card (Stripe)", wallets: [.applePay]
-                ),
-                OwnedCard(
-                    id: "crypto",
-                    ref: CardRef(id: BridgeSimulator.Seed.activeVisa, customer: BridgeSimulator.Seed.customerID),
-                    route: .key(RouteKey(issuer: Issuer.bridge)), displayName: "Stablecoin card (Bridge)"
-                ),
-            ]
-        )
-        let bob = InMemoryCardDirectory.Account(
-            user: AppUser(id: "bob", displayName: "Bob"), token: Secret(bobToken),
-            cards: [
-                OwnedCard(
-                    id: "crypto",
-                    ref: CardRef(
-                        id: BridgeSimulator.Seed.otherCustomerActiveVisa, customer: BridgeSimulator.Seed.otherCustomerID
-                    ),
-                    route: .key(RouteKey(issuer: Issuer.bridge)), displayName: "Stablecoin card (Bridge)"
-                ),
-                OwnedCard(
-                    id: "new", ref: CardRef(id: StripeSimulator.Seed.inactiveCardID),
-                    route: .key(RouteKey(issuer: Issuer.stripe)), displayName: "New card (Stripe)"),
-                OwnedCard(
-                    id: "rewards",
-                    ref: CardRef(id: MarqetaSimulator.Seed.activeCard, customer: MarqetaSimulator.Seed.userToken),
-                    route: .key(RouteKey(issuer: Issuer.marqeta)), displayName: "Rewards card (Marqeta)",
-                    wallets: [.applePay, .googlePay, .samsungPay]
-                ),
-            ]
-        )
-        return [alice, bob]
+        let users = [
+            (AppUser(id: DemoUserCard.alice, displayName: "Alice"), aliceToken),
+            (AppUser(id: DemoUserCard.bob, displayName: "Bob"), bobToken),
+        ]
+        let cards = ExampleRooms.all.flatMap { room in room.demoUserCards.map { (room.via, $0) } }
+        return users.map { user, token in
+            InMemoryCardDirectory.Account(
+                user: user, token: Secret(token),
+                cards: cards.filter { $0.1.user == user.id }.map { via, card in
+                    OwnedCard(
+                        id: card.id, ref: card.ref, route: via, displayName: card.displayName, wallets: card.wallets)
+                })
+        }
     }
 }
 
