@@ -143,7 +143,7 @@ extension AdyenProvider {
                 status: decision.approved ? "Authorised" : "Refused"))
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        return AuthorizationAnswer(status: .ok, headers: headers, body: try encode(answer))
+        return AuthorizationAnswer(status: .ok, headers: headers, body: try calls.encode(answer))
     }
 
     /// The magnitude of a signed Adyen amount, its currency upper case; nil when absent.

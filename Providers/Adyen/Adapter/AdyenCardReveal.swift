@@ -95,22 +95,22 @@ extension AdyenProvider: CardReveal {
 
         switch request.purpose {
         case .pinReveal:
-            let body = try encode(AdyenWireRevealRequest(paymentInstrumentId: request.card.id, encryptedKey: key))
+            let body = try calls.encode(AdyenWireRevealRequest(paymentInstrumentId: request.card.id, encryptedKey: key))
             let response = try await sendReveal(
                 ProviderRequest(
-                    .post, AdyenAPI.pinsReveal, headers: headers(json: true), body: body, repeatability: .never,
+                    .post, AdyenAPI.pinsReveal, headers: calls.headers(json: true), body: body, repeatability: .never,
                     operation: "reveal pin"),
                 family: .pinReveal, secrets: secrets, context: context
             )
-            let answer = try decode(AdyenWireRevealPinResponse.self, from: response, what: "PIN reveal")
+            let answer = try calls.decode(AdyenWireRevealPinResponse.self, from: response, what: "PIN reveal")
             guard let block = answer.encryptedPinBlock, !block.isEmpty, let token = answer.token, !token.isEmpty else {
-                throw invalidResponse("Adyen's PIN reveal has no encryptedPinBlock or token", response)
+                throw calls.invalidResponse("Adyen's PIN reveal has no encryptedPinBlock or token", response)
             }
             return RevealSession(
                 card: request.card, purpose: .pinReveal, flow: flow,
                 material: .encryptedPINBlock(Secret(block), token: Secret(token)))
         case .pinChange:
-            let body = try encode(
+            let body = try calls.encode(
                 AdyenWirePinChangeRequest(
                     paymentInstrumentId: request.card.id, encryptedKey: key, encryptedPinBlock: pinBlock ?? "",
                     token: request.pinToken?.revealedValue ?? ""
@@ -119,30 +119,30 @@ extension AdyenProvider: CardReveal {
             // reveal: the encrypted session key is single-use).
             let response = try await sendReveal(
                 ProviderRequest(
-                    .post, AdyenAPI.pinsChange, headers: headers(json: true), body: body, repeatability: .never,
+                    .post, AdyenAPI.pinsChange, headers: calls.headers(json: true), body: body, repeatability: .never,
                     operation: "change pin"),
                 family: .pinChange, secrets: secrets, context: context
             )
-            let answer = try decode(AdyenWirePinChangeResponse.self, from: response, what: "PIN change")
+            let answer = try calls.decode(AdyenWirePinChangeResponse.self, from: response, what: "PIN change")
             guard let status = answer.status, !status.isEmpty else {
-                throw invalidResponse("Adyen's PIN change has no status", response)
+                throw calls.invalidResponse("Adyen's PIN change has no status", response)
             }
             return RevealSession(
                 card: request.card, purpose: .pinChange, flow: flow,
                 material: .pinChange(PINChangeStatus(rawValue: status)))
         default:
-            let body = try encode(AdyenWireRevealRequest(paymentInstrumentId: request.card.id, encryptedKey: key))
+            let body = try calls.encode(AdyenWireRevealRequest(paymentInstrumentId: request.card.id, encryptedKey: key))
             let response = try await sendReveal(
                 ProviderRequest(
-                    .post, AdyenAPI.paymentInstrumentsReveal, headers: headers(json: true), body: body,
+                    .post, AdyenAPI.paymentInstrumentsReveal, headers: calls.headers(json: true), body: body,
                     repeatability: .never, operation: "reveal card details"
                 ),
                 family: .panReveal, secrets: secrets, context: context
             )
-            let answer = try decode(
+            let answer = try calls.decode(
                 AdyenWirePaymentInstrumentRevealResponse.self, from: response, what: "card details reveal")
             guard let data = answer.encryptedData, !data.isEmpty else {
-                throw invalidResponse("Adyen's card details reveal has no encryptedData", response)
+                throw calls.invalidResponse("Adyen's card details reveal has no encryptedData", response)
             }
             return RevealSession(
                 card: request.card, purpose: request.purpose, flow: flow, material: .encryptedData(Secret(data)))
@@ -164,14 +164,15 @@ extension AdyenProvider: CardReveal {
         if let cached = revealKeys.key(cacheKey, at: now()) { return cached }
         let response = try await send(
             ProviderRequest(
-                .get, AdyenAPI.publicKey, query: [("purpose", wirePurpose), ("format", format)], headers: headers(),
+                .get, AdyenAPI.publicKey, query: [("purpose", wirePurpose), ("format", format)],
+                headers: calls.headers(),
                 operation: "get public key"
             ),
             family: Self.revealFamily(purpose), context: context
         )
-        let answer = try decode(AdyenWirePublicKeyResponse.self, from: response, what: "public key")
+        let answer = try calls.decode(AdyenWirePublicKeyResponse.self, from: response, what: "public key")
         guard let value = answer.publicKey, !value.isEmpty else {
-            throw invalidResponse("Adyen's public key answer has no publicKey", response)
+            throw calls.invalidResponse("Adyen's public key answer has no publicKey", response)
         }
         let expires = answer.publicKeyExpiryDate.flatMap(Self.expiryDate)
         let key = RevealPublicKey(format: format, value: value, expires: expires)
@@ -209,13 +210,9 @@ extension AdyenProvider: CardReveal {
     private func sendReveal(
         _ request: ProviderRequest, family: AdyenEndpointFamily, secrets: [String], context: OperationContext
     ) async throws -> ProviderResponse {
-        let response = try await http.send(request, context: context)
-        guard response.isSuccess else {
-            throw AdyenErrors.error(
-                for: response, family: family, instance: http.instance, kind: .adyen,
-                redacting: [apiKey.revealedValue] + secrets)
+        try await calls.send(request, context: context) { response, _ in
+            error(for: response, family: family, redacting: secrets)
         }
-        return response
     }
 
     /// `text` as the hexadecimal Adyen takes when it is hexadecimal already (sent as given), or its Base64 decoded

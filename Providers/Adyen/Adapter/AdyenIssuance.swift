@@ -22,20 +22,21 @@ extension AdyenProvider {
     /// sent (Adyen's `card.authentication` needs a password too).
     public func createCard(_ request: CreateCardRequest, context: OperationContext) async throws -> Card {
         let body = try Self.creationBody(request)
-        let encoded = try encode(body)
+        let encoded = try calls.encode(body)
         let digest = String(ByteEncoding.hex(MessageAuthentication.sha256(encoded)).prefix(24))
         let response = try await send(
             ProviderRequest(
-                .post, AdyenAPI.paymentInstruments, headers: headers(json: true), body: encoded,
+                .post, AdyenAPI.paymentInstruments, headers: calls.headers(json: true), body: encoded,
                 repeatability: .idempotent(
                     header: AdyenAPI.idempotencyKeyHeader, scope: "POST \(AdyenAPI.paymentInstruments) \(digest)"),
                 operation: "create payment instrument"
             ),
             family: .paymentInstrument, context: context
         )
-        let created = try decode(AdyenWirePaymentInstrument.self, from: response, what: "created payment instrument")
+        let created = try calls.decode(
+            AdyenWirePaymentInstrument.self, from: response, what: "created payment instrument")
         guard created.card != nil else {
-            throw invalidResponse("Adyen's new payment instrument is not a card", response)
+            throw calls.invalidResponse("Adyen's new payment instrument is not a card", response)
         }
         return try mapCard(
             created, ref: CardRef(id: created.id, customer: created.balanceAccountId ?? request.customer))

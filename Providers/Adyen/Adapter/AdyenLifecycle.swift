@@ -55,12 +55,12 @@ extension AdyenProvider {
             let response = try await send(
                 ProviderRequest(
                     .get, AdyenAPI.balanceAccountPaymentInstruments(balanceAccount), query: parameters,
-                    headers: headers(),
+                    headers: calls.headers(),
                     operation: "list payment instruments"
                 ),
                 family: .paymentInstrument, context: context
             )
-            let page = try decode(
+            let page = try calls.decode(
                 AdyenWirePaginatedPaymentInstruments.self, from: response, what: "payment instrument list")
             let instruments = page.paymentInstruments ?? []
             let hasNext = page.hasNext ?? false
@@ -155,7 +155,7 @@ extension AdyenProvider {
         } else {
             wireComment = givenComment
         }
-        let body = try encode(
+        let body = try calls.encode(
             AdyenWireUpdatePaymentInstrumentRequest(
                 status: target, statusReason: wireReason, statusComment: wireComment))
         let path = AdyenAPI.paymentInstrument(current.id)
@@ -163,7 +163,7 @@ extension AdyenProvider {
             wireComment.map { String(ByteEncoding.hex(MessageAuthentication.sha256(Data($0.utf8))).prefix(16)) } ?? ""
         let response = try await http.send(
             ProviderRequest(
-                .patch, path, headers: headers(json: true), body: body,
+                .patch, path, headers: calls.headers(json: true), body: body,
                 repeatability: .idempotent(
                     header: AdyenAPI.idempotencyKeyHeader,
                     scope: "PATCH \(path) \(target) \(wireReason ?? "") \(commentDigest)"),
@@ -172,9 +172,7 @@ extension AdyenProvider {
             context: context
         )
         guard response.isSuccess else {
-            let error = AdyenErrors.error(
-                for: response, family: .paymentInstrument, instance: http.instance, kind: .adyen,
-                redacting: [apiKey.revealedValue])
+            let error = self.error(for: response, family: .paymentInstrument)
             if (400..<500).contains(response.status), response.status != 429,
                 let now = try? await paymentInstrument(current.id, context: context), now.status == "closed"
             {
@@ -185,7 +183,8 @@ extension AdyenProvider {
             }
             throw error
         }
-        let updated = try decode(AdyenWirePaymentInstrument.self, from: response, what: "updated payment instrument")
+        let updated = try calls.decode(
+            AdyenWirePaymentInstrument.self, from: response, what: "updated payment instrument")
         return try mapCard(
             updated, ref: CardRef(id: updated.id, customer: updated.balanceAccountId ?? card.ref.customer))
     }
@@ -230,11 +229,11 @@ extension AdyenProvider {
             )
         }
         let target = AdyenMapping.networkTokenStatus(for: change.intent)
-        let body = try encode(AdyenWireUpdateNetworkTokenRequest(status: target.rawValue))
+        let body = try calls.encode(AdyenWireUpdateNetworkTokenRequest(status: target.rawValue))
         let path = AdyenAPI.networkToken(change.token)
         let response = try await http.send(
             ProviderRequest(
-                .patch, path, headers: headers(json: true), body: body,
+                .patch, path, headers: calls.headers(json: true), body: body,
                 repeatability: .idempotent(
                     header: AdyenAPI.idempotencyKeyHeader, scope: "PATCH \(path) \(target.rawValue)"),
                 operation: "update network token status"
@@ -242,9 +241,7 @@ extension AdyenProvider {
             context: context
         )
         guard response.isSuccess else {
-            let error = AdyenErrors.error(
-                for: response, family: .networkTokens, instance: http.instance, kind: .adyen,
-                redacting: [apiKey.revealedValue])
+            let error = self.error(for: response, family: .networkTokens)
             if (400..<500).contains(response.status), response.status != 429,
                 let now = try? await networkTokenWithOwner(id: change.token, context: context),
                 now.token.providerStatus == "closed"
@@ -257,7 +254,7 @@ extension AdyenProvider {
         }
         // Adyen answers 202 with no content; a body that is there must at least be JSON, or the answer is not Adyen's.
         if !response.body.isEmpty, (try? JSONSerialization.jsonObject(with: response.body)) == nil {
-            throw invalidResponse("Adyen's answer to the network token update could not be read", response)
+            throw calls.invalidResponse("Adyen's answer to the network token update could not be read", response)
         }
         var updated = current
         updated.providerStatus = target.rawValue
@@ -270,12 +267,12 @@ extension AdyenProvider {
         id: String, context: OperationContext
     ) async throws -> (token: WalletToken, owner: String?) {
         let response = try await send(
-            ProviderRequest(.get, AdyenAPI.networkToken(id), headers: headers(), operation: "get network token"),
+            ProviderRequest(.get, AdyenAPI.networkToken(id), headers: calls.headers(), operation: "get network token"),
             family: .networkTokens, context: context
         )
-        let wire = try decode(AdyenWireGetNetworkTokenResponse.self, from: response, what: "network token").token
+        let wire = try calls.decode(AdyenWireGetNetworkTokenResponse.self, from: response, what: "network token").token
         guard let token = AdyenMapping.walletToken(wire) else {
-            throw invalidResponse("Adyen's network token has no id", response)
+            throw calls.invalidResponse("Adyen's network token has no id", response)
         }
         return (token, wire.paymentInstrumentId)
     }

@@ -46,7 +46,10 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
     /// The same as ``descriptor`` (static): every Adyen instance can do the same.
     public var descriptor: ProviderDescriptor { Self.descriptor }
 
-    let http: ProviderHTTPClient
+    /// The instance's client with the API key, and the plumbing of every call. Adyen's errors name the role the
+    /// endpoint needs, so each call names its endpoint family (``send(_:family:context:)``).
+    let calls: ProviderCalls
+    var http: ProviderHTTPClient { calls.http }
     let apiKey: Secret
     /// The hex-decoded webhook HMAC key, when configured.
     let hmacKey: SensitiveData?
@@ -107,7 +110,9 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
             username: authorizationUsername, password: authorizationPassword, instance: http.instance)
         var client = http
         client.idempotencyKeyMaxLength = AdyenAPI.idempotencyKeyMaxLength
-        self.http = client.authenticated(by: HeaderAuthentication.apiKey(AdyenAPI.apiKeyHeader, apiKey))
+        self.calls = ProviderCalls(
+            client.authenticated(by: HeaderAuthentication.apiKey(AdyenAPI.apiKeyHeader, apiKey)), provider: "Adyen",
+            kind: .adyen, requestID: { $0.header(AdyenAPI.pspReferenceHeader.rawName) }, errors: nil)
         self.apiKey = apiKey
         let clock = http.clock
         self.now = now ?? { clock.date }
@@ -131,11 +136,11 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
         try validate(cardID: card.id)
         let response = try await send(
             ProviderRequest(
-                .get, AdyenAPI.networkTokens(paymentInstrument: card.id), headers: headers(),
+                .get, AdyenAPI.networkTokens(paymentInstrument: card.id), headers: calls.headers(),
                 operation: "list network tokens"),
             family: .networkTokens, context: context
         )
-        let list = try decode(AdyenWireListNetworkTokensResponse.self, from: response, what: "network token list")
+        let list = try calls.decode(AdyenWireListNetworkTokensResponse.self, from: response, what: "network token list")
         return (list.networkTokens ?? []).compactMap(AdyenMapping.walletToken)
     }
 
@@ -143,14 +148,14 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
     public func networkToken(id: String, context: OperationContext) async throws -> WalletToken {
         try validate(tokenID: id)
         let response = try await send(
-            ProviderRequest(.get, AdyenAPI.networkToken(id), headers: headers(), operation: "get network token"),
+            ProviderRequest(.get, AdyenAPI.networkToken(id), headers: calls.headers(), operation: "get network token"),
             family: .networkTokens, context: context
         )
         guard
             let token = AdyenMapping.walletToken(
-                try decode(AdyenWireGetNetworkTokenResponse.self, from: response, what: "network token").token)
+                try calls.decode(AdyenWireGetNetworkTokenResponse.self, from: response, what: "network token").token)
         else {
-            throw invalidResponse("Adyen's network token has no id", response)
+            throw calls.invalidResponse("Adyen's network token has no id", response)
         }
         return token
     }
@@ -161,20 +166,18 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
     public func updateNetworkToken(id: String, status: AdyenNetworkTokenStatus, context: OperationContext) async throws
     {
         try validate(tokenID: id)
-        let body = try encode(AdyenWireUpdateNetworkTokenRequest(status: status.rawValue))
+        let body = try calls.encode(AdyenWireUpdateNetworkTokenRequest(status: status.rawValue))
         // PATCH to a fixed status is idempotent by nature: repeating it leaves the same state. A retried close
         // whose first attempt was applied is answered with Adyen's closed-is-final refusal, so a refused close
         // that took more than one attempt is settled by reading the token.
         let response = try await http.send(
             ProviderRequest(
-                .patch, AdyenAPI.networkToken(id), headers: headers(json: true), body: body, repeatability: .safe,
+                .patch, AdyenAPI.networkToken(id), headers: calls.headers(json: true), body: body, repeatability: .safe,
                 operation: "update network token"),
             context: context
         )
         guard !response.isSuccess else { return }
-        let error = AdyenErrors.error(
-            for: response, family: .networkTokens, instance: http.instance, kind: .adyen,
-            redacting: [apiKey.revealedValue])
+        let error = self.error(for: response, family: .networkTokens)
         if status == .closed, response.attempts > 1, (400..<500).contains(response.status),
             let token = try? await networkToken(id: id, context: context),
             token.providerStatus == AdyenNetworkTokenStatus.closed.rawValue
@@ -264,12 +267,13 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
         let path = AdyenAPI.networkTokenActivationData(request.card.id)
         let response: ProviderResponse
         if let output {
-            let body = try encode(AdyenWireActivationDataRequest(sdkOutput: ByteEncoding.base64(output.revealedBytes)))
+            let body = try calls.encode(
+                AdyenWireActivationDataRequest(sdkOutput: ByteEncoding.base64(output.revealedBytes)))
             // One key per round trip: the scope carries a digest of this sdkOutput, so a caller reusing one
             // operation key for the whole relay still gets a distinct key for each POST (and the same key on retries).
             let outputDigest = ByteEncoding.hex(MessageAuthentication.sha256(output.revealedBytes))
             let digest = String(outputDigest.prefix(24))
-            var postHeaders = headers(json: true)
+            var postHeaders = calls.headers(json: true)
             if context.idempotencyKey?.isEmpty ?? true {
                 // Without an operation key the key is still stable: the same sdkOutput for the same card gets
                 // the same key, so a caller repeating the whole call after a lost answer is de-duplicated by Adyen.
@@ -286,16 +290,16 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
             )
         } else {
             response = try await send(
-                ProviderRequest(.get, path, headers: headers(), operation: "get network token activation data"),
+                ProviderRequest(.get, path, headers: calls.headers(), operation: "get network token activation data"),
                 family: .activationData, context: context
             )
         }
-        let decoded = try decode(AdyenWireActivationDataResponse.self, from: response, what: "activation data")
+        let decoded = try calls.decode(AdyenWireActivationDataResponse.self, from: response, what: "activation data")
         guard let text = decoded.sdkInput, !text.isEmpty else {
-            throw invalidResponse("Adyen's activation data has no sdkInput", response)
+            throw calls.invalidResponse("Adyen's activation data has no sdkInput", response)
         }
         guard let bytes = ByteEncoding.decodeBase64(text) else {
-            throw invalidResponse("Adyen's sdkInput is not standard Base64", response)
+            throw calls.invalidResponse("Adyen's sdkInput is not standard Base64", response)
         }
         return .issuerSDKInput(SensitiveData(bytes))
     }
@@ -322,53 +326,27 @@ public struct AdyenProvider: WalletProvisioning, WebhookVerifying, CardListing, 
     func paymentInstrument(_ id: String, context: OperationContext) async throws -> AdyenWirePaymentInstrument {
         let response = try await send(
             ProviderRequest(
-                .get, AdyenAPI.paymentInstrument(id), headers: headers(), operation: "get payment instrument"),
+                .get, AdyenAPI.paymentInstrument(id), headers: calls.headers(), operation: "get payment instrument"),
             family: .paymentInstrument, context: context
         )
-        return try decode(AdyenWirePaymentInstrument.self, from: response, what: "payment instrument")
+        return try calls.decode(AdyenWirePaymentInstrument.self, from: response, what: "payment instrument")
     }
 
-    /// Sends and maps any non-success status to the error table.
+    /// Sends and maps any non-success status to the error table of the endpoint's family.
     func send(
         _ request: ProviderRequest, family: AdyenEndpointFamily, context: OperationContext
     ) async throws -> ProviderResponse {
-        let response = try await http.send(request, context: context)
-        guard response.isSuccess else {
-            throw AdyenErrors.error(
-                for: response, family: family, instance: http.instance, kind: .adyen, redacting: [apiKey.revealedValue])
-        }
-        return response
+        try await calls.send(request, context: context) { response, _ in error(for: response, family: family) }
     }
 
-    func headers(json: Bool = false) -> HTTPFields {
-        var fields = HTTPFields()
-        if json { fields[.contentType] = "application/json" }
-        return fields
-    }
-
-    /// One encoder for every request body.
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
-    func encode<T: Encodable>(_ value: T) throws -> Data {
-        try Self.encoder.encode(value)
-    }
-
-    func decode<T: Decodable>(_ type: T.Type, from response: ProviderResponse, what: String) throws -> T {
-        try response.decode(
-            type, provider: "Adyen", what: what, instance: http.instance, kind: .adyen,
-            requestID: response.header(AdyenAPI.pspReferenceHeader.rawName)
-        )
-    }
-
-    func invalidResponse(_ message: String, _ response: ProviderResponse) -> CardGatewayError {
-        CardGatewayError(
-            .invalidResponse, message, provider: http.instance, providerKind: .adyen, httpStatus: response.status,
-            requestID: response.header(AdyenAPI.pspReferenceHeader.rawName), mayHaveReachedProvider: true
-        )
+    /// ``AdyenErrors``' error for a non-success response at an endpoint of `family`, with the API key and `secrets`
+    /// redacted should Adyen ever echo one.
+    func error(
+        for response: ProviderResponse, family: AdyenEndpointFamily, redacting secrets: [String] = []
+    ) -> CardGatewayError {
+        AdyenErrors.error(
+            for: response, family: family, instance: http.instance, kind: .adyen,
+            redacting: [apiKey.revealedValue] + secrets)
     }
 
     // MARK: Validation

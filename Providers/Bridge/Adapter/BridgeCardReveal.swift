@@ -98,18 +98,18 @@ extension BridgeProvider: CardReveal {
             guard let nonce = request.clientNonce else {
                 throw CardGatewayError.invalidRequest("is required", field: "clientNonce")
             }
-            let response = try await send(
+            let response = try await calls.send(
                 ProviderRequest(
-                    .post, BridgeAPI.ephemeralKeys(customer: customer, card: id), headers: headers(json: true),
-                    body: try encodeBody(BridgeEphemeralKeyInput(clientNonce: nonce.revealedValue)),
+                    .post, BridgeAPI.ephemeralKeys(customer: customer, card: id), headers: calls.headers(json: true),
+                    body: try calls.encode(BridgeEphemeralKeyInput(clientNonce: nonce.revealedValue)),
                     repeatability: .idempotent(header: BridgeAPI.idempotencyKeyHeader, scope: "ephemeral_keys"),
                     operation: "create card details ephemeral key"
                 ),
                 context: requestContext
             )
-            let decoded: BridgeEphemeralKeyResponse = try decode(response, what: "ephemeral key")
+            let decoded: BridgeEphemeralKeyResponse = try calls.decode(from: response, what: "ephemeral key")
             guard let key = decoded.ephemeralKey, !key.isEmpty else {
-                throw invalidResponse("Bridge's answer has no ephemeral_key", response)
+                throw calls.invalidResponse("Bridge's answer has no ephemeral_key", response)
             }
             context.logger.debug(
                 "created a Bridge ephemeral key for card details", metadata: ["provider": .string(http.instance)])
@@ -118,17 +118,17 @@ extension BridgeProvider: CardReveal {
                 expires: Date().addingTimeInterval(BridgeAPI.ephemeralKeyLifetime)
             )
         case .pinChange:
-            let response = try await send(
+            let response = try await calls.send(
                 ProviderRequest(
-                    .post, BridgeAPI.pinUpdateURL(customer: customer, card: id), headers: headers(),
+                    .post, BridgeAPI.pinUpdateURL(customer: customer, card: id), headers: calls.headers(),
                     repeatability: .idempotent(header: BridgeAPI.idempotencyKeyHeader, scope: "pin"),
                     operation: "create card PIN update URL"
                 ),
                 context: requestContext
             )
-            let decoded: BridgePINUpdateResponse = try decode(response, what: "PIN update URL")
+            let decoded: BridgePINUpdateResponse = try calls.decode(from: response, what: "PIN update URL")
             guard let text = decoded.url, let url = URL(string: text), Self.isFrameURL(url) else {
-                throw invalidResponse("Bridge's answer has no usable PIN update url (https expected)", response)
+                throw calls.invalidResponse("Bridge's answer has no usable PIN update url (https expected)", response)
             }
             context.logger.debug("created a Bridge PIN update URL", metadata: ["provider": .string(http.instance)])
             return RevealSession(card: ref, purpose: .pinChange, flow: flow, material: .secureLink(Secret(text)))
@@ -146,12 +146,5 @@ extension BridgeProvider: CardReveal {
         case "http": return ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased())
         default: return false
         }
-    }
-
-    private func invalidResponse(_ message: String, _ response: ProviderResponse) -> CardGatewayError {
-        CardGatewayError(
-            .invalidResponse, message, provider: http.instance, providerKind: .bridge, httpStatus: response.status,
-            requestID: BridgeErrors.requestID(response), mayHaveReachedProvider: true
-        )
     }
 }

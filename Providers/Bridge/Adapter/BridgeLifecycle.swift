@@ -32,12 +32,13 @@ extension BridgeProvider {
         problems.require(query.types.isEmpty, "types", "Bridge's card accounts name no card type to filter on")
         try problems.throwIfAny()
         let customer = query.customer ?? ""
-        let response = try await send(
+        let response = try await calls.send(
             ProviderRequest(
-                .get, BridgeAPI.cardAccounts(customer: customer), headers: headers(), operation: "list card accounts"),
+                .get, BridgeAPI.cardAccounts(customer: customer), headers: calls.headers(),
+                operation: "list card accounts"),
             context: context
         )
-        let list: BridgeCardAccountList = try decode(response, what: "card account list")
+        let list: BridgeCardAccountList = try calls.decode(from: response, what: "card account list")
         let requestID = BridgeErrors.requestID(response)
         var cards = try list.data.map {
             try BridgeMapping.card(
@@ -90,22 +91,23 @@ extension BridgeProvider {
                 provider: http.instance, providerKind: .bridge
             )
         }
-        let body = try encodeBody(
+        let body = try calls.encode(
             BridgeCardAccountInput(
                 currency: currency, chain: chain, clientReferenceID: request.externalID,
                 cardDesignShortname: request.program.isEmpty ? nil : request.program
             ))
         let digest = ByteEncoding.hex(MessageAuthentication.sha256(body).prefix(12))
-        let response = try await send(
+        let response = try await calls.send(
             ProviderRequest(
-                .post, BridgeAPI.cardAccounts(customer: request.customer), headers: headers(json: true), body: body,
+                .post, BridgeAPI.cardAccounts(customer: request.customer), headers: calls.headers(json: true),
+                body: body,
                 repeatability: .idempotent(
                     header: BridgeAPI.idempotencyKeyHeader, scope: "create_card_account:\(request.customer)|\(digest)"),
                 operation: "create card account"
             ),
             context: context
         )
-        let account: BridgeCardAccount = try decode(response, what: "card account")
+        let account: BridgeCardAccount = try calls.decode(from: response, what: "card account")
         var card = try BridgeMapping.card(
             account, requested: CardRef(id: account.id ?? "", customer: request.customer), httpStatus: response.status,
             requestID: BridgeErrors.requestID(response)
@@ -197,13 +199,13 @@ extension BridgeProvider {
         _ ref: CardRef, context: OperationContext
     ) async throws -> (BridgeCardAccount, CardRef, ProviderResponse) {
         let (customer, id) = try validated(ref)
-        let response = try await send(
+        let response = try await calls.send(
             ProviderRequest(
-                .get, BridgeAPI.cardAccount(customer: customer, card: id), headers: headers(),
+                .get, BridgeAPI.cardAccount(customer: customer, card: id), headers: calls.headers(),
                 operation: "get card account"),
             context: context
         )
-        let account: BridgeCardAccount = try decode(response, what: "card account")
+        let account: BridgeCardAccount = try calls.decode(from: response, what: "card account")
         return (account, CardRef(id: id, customer: customer), response)
     }
 

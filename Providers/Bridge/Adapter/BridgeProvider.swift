@@ -33,8 +33,9 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
     public let certificateEncoding: BridgeCertificateEncoding
     /// The chain new card accounts are funded on; nil refuses card issuance as not configured.
     public let cardChain: String?
-    let http: ProviderHTTPClient
-    private let apiKey: Secret
+    /// The instance's client with the API key, and the plumbing of every call (``BridgeErrors`` for its errors).
+    let calls: ProviderCalls
+    var http: ProviderHTTPClient { calls.http }
     private let webhookKey: _RSA.Signing.PublicKey?
 
     /// Builds the adapter from configuration (what ``ProviderFactory/bridge`` does).
@@ -80,8 +81,10 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
         client.idempotencyKeyMaxLength = BridgeAPI.idempotencyKeyMaxLength
         // A conflict or an expired key is answered the same way however often the same key is repeated.
         client.retryAdvice = { response in [409, 422].contains(response.status) ? false : nil }
-        self.http = client.authenticated(by: HeaderAuthentication.apiKey(BridgeAPI.apiKeyHeader, apiKey))
-        self.apiKey = apiKey
+        self.calls = ProviderCalls(
+            client.authenticated(by: HeaderAuthentication.apiKey(BridgeAPI.apiKeyHeader, apiKey)), provider: "Bridge",
+            kind: .bridge, requestID: BridgeErrors.requestID,
+            errors: { [instance = http.instance] response, _ in BridgeErrors.error(for: response, instance: instance) })
         self.certificateEncoding = certificateEncoding
         self.descriptor = Self.standardDescriptor
         if let pem = webhookPublicKey, !pem.isEmpty {
@@ -109,13 +112,13 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
     /// `GET /customers/{customerID}/card_accounts/{cardAccountID}`.
     public func card(_ ref: CardRef, context: OperationContext) async throws -> Card {
         let (customer, id) = try validated(ref)
-        let response = try await send(
+        let response = try await calls.send(
             ProviderRequest(
-                .get, BridgeAPI.cardAccount(customer: customer, card: id), headers: headers(),
+                .get, BridgeAPI.cardAccount(customer: customer, card: id), headers: calls.headers(),
                 operation: "get card account"),
             context: context
         )
-        let account: BridgeCardAccount = try decode(response, what: "card account")
+        let account: BridgeCardAccount = try calls.decode(from: response, what: "card account")
         return try BridgeMapping.card(
             account, requested: ref, httpStatus: response.status, requestID: BridgeErrors.requestID(response))
     }
@@ -206,11 +209,11 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
         // The scope carries a digest of this attempt's body: an Apple nonce is single-use, so a caller reusing one
         // operation key for a new attempt (new nonce, other device) must get a new key, not Bridge's replay of a
         // payload encrypted for the old nonce. Retries of one attempt send the same bytes and share the key.
-        let encoded = try encodeBody(body)
+        let encoded = try calls.encode(body)
         let attemptDigest = ByteEncoding.hex(MessageAuthentication.sha256(encoded).prefix(12))
-        let response = try await send(
+        let response = try await calls.send(
             ProviderRequest(
-                .post, BridgeAPI.provisioningRequest(customer: customer, card: id), headers: headers(json: true),
+                .post, BridgeAPI.provisioningRequest(customer: customer, card: id), headers: calls.headers(json: true),
                 body: encoded,
                 repeatability: .idempotent(
                     header: BridgeAPI.idempotencyKeyHeader,
@@ -219,7 +222,7 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
             ),
             context: context
         )
-        let decoded: BridgeProvisioningResponse = try decode(response, what: "provisioning response")
+        let decoded: BridgeProvisioningResponse = try calls.decode(from: response, what: "provisioning response")
         return try BridgeMapping.provisioningResponse(
             decoded, wallet: request.wallet, httpStatus: response.status,
             requestID: BridgeErrors.requestID(response)
@@ -247,10 +250,10 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
             initiator: initiator.rawValue, reason: reason.rawValue, reasonDetail: reasonDetail,
             endingAt: endingAt.map(BridgeDates.format)
         )
-        let response = try await send(
+        let response = try await calls.send(
             ProviderRequest(
-                .post, BridgeAPI.freeze(customer: customer, card: id), headers: headers(json: true),
-                body: try encodeBody(body),
+                .post, BridgeAPI.freeze(customer: customer, card: id), headers: calls.headers(json: true),
+                body: try calls.encode(body),
                 // The parameters are in the scope: a caller reusing one operation key for a different freeze
                 // gets a different key, not Bridge's replay of the earlier one.
                 repeatability: .idempotent(
@@ -262,7 +265,7 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
             ),
             context: context
         )
-        let freeze: BridgeCardFreeze = try decode(response, what: "freeze")
+        let freeze: BridgeCardFreeze = try calls.decode(from: response, what: "freeze")
         return BridgeMapping.freezeResult(freeze, card: CardRef(id: id, customer: customer))
     }
 
@@ -272,17 +275,17 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
         card: CardRef, initiator: BridgeFreezeInitiator = .developer, context: OperationContext
     ) async throws -> BridgeFreezeResult {
         let (customer, id) = try validated(card)
-        let response = try await send(
+        let response = try await calls.send(
             ProviderRequest(
-                .post, BridgeAPI.unfreeze(customer: customer, card: id), headers: headers(json: true),
-                body: try encodeBody(BridgeUnfreezeInput(initiator: initiator.rawValue)),
+                .post, BridgeAPI.unfreeze(customer: customer, card: id), headers: calls.headers(json: true),
+                body: try calls.encode(BridgeUnfreezeInput(initiator: initiator.rawValue)),
                 repeatability: .idempotent(
                     header: BridgeAPI.idempotencyKeyHeader, scope: "unfreeze:\(customer)/\(id)|\(initiator.rawValue)"),
                 operation: "unfreeze card account"
             ),
             context: context
         )
-        let freeze: BridgeCardFreeze = try decode(response, what: "unfreeze")
+        let freeze: BridgeCardFreeze = try calls.decode(from: response, what: "unfreeze")
         return BridgeMapping.freezeResult(freeze, card: CardRef(id: id, customer: customer))
     }
 
@@ -304,36 +307,7 @@ public struct BridgeProvider: CardListing, CardIssuance, CardStatusControl, Wall
         return try BridgeWebhooks.verify(delivery, key: webhookKey, now: now, logger: http.logger)
     }
 
-    // MARK: Plumbing
-
-    func headers(json: Bool = false) -> HTTPFields {
-        var fields = HTTPFields()
-        if json { fields[.contentType] = "application/json" }
-        return fields
-    }
-
-    func send(_ request: ProviderRequest, context: OperationContext) async throws -> ProviderResponse {
-        let response = try await http.send(request, context: context)
-        guard response.isSuccess else { throw BridgeErrors.error(for: response, instance: http.instance) }
-        return response
-    }
-
-    func decode<T: Decodable>(_ response: ProviderResponse, what: String) throws -> T {
-        try response.decode(
-            T.self, provider: "Bridge", what: what, instance: http.instance, kind: .bridge,
-            requestID: BridgeErrors.requestID(response))
-    }
-
-    /// One encoder for every request body.
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
-    func encodeBody(_ value: some Encodable) throws -> Data {
-        try Self.encoder.encode(value)
-    }
+    // MARK: Validation
 
     /// The customer and card ids, checked (both 1–42 characters, schema `Id`); problems go into `problems`.
     func collect(_ ref: CardRef, into problems: inout ValidationProblems) -> (String?, String?) {

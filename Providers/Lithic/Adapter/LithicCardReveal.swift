@@ -47,16 +47,16 @@ extension LithicProvider: CardReveal {
         }
         try await checkRevealable(request.card, context: context)
         let type = request.purpose == .pinChange ? "PIN_SETTING_EMBED" : "CARD_EMBED"
-        let body = try encode(LithicWireEmbedRequest(type: type, targetOrigin: origin))
-        let response = try await send(
+        let body = try calls.encode(LithicWireEmbedRequest(type: type, targetOrigin: origin))
+        let response = try await calls.send(
             ProviderRequest(
-                .post, LithicAPI.embed(request.card.id), headers: headers(json: true), body: body,
+                .post, LithicAPI.embed(request.card.id), headers: calls.headers(json: true), body: body,
                 repeatability: .never, operation: "create an embed session"),
             context: context
         )
-        let answer = try decode(LithicWireEmbedSession.self, from: response, what: "embed session")
+        let answer = try calls.decode(LithicWireEmbedSession.self, from: response, what: "embed session")
         guard let session = answer.session, !session.isEmpty else {
-            throw invalidResponse("Lithic's embed session answer has no session", response)
+            throw calls.invalidResponse("Lithic's embed session answer has no session", response)
         }
         let material: RevealMaterial
         if request.purpose == .pinChange {
@@ -70,7 +70,7 @@ extension LithicProvider: CardReveal {
                 .replacingOccurrences(of: "+", with: "%2B").replacingOccurrences(of: "/", with: "%2F")
             components?.percentEncodedQuery = query
             guard let url = components?.url?.absoluteString else {
-                throw invalidResponse("Lithic's embed session cannot be put in a frame URL", response)
+                throw calls.invalidResponse("Lithic's embed session cannot be put in a frame URL", response)
             }
             material = .secureLink(Secret(url))
         } else {

@@ -38,11 +38,11 @@ extension LithicProvider {
         if sendsState, let state = states.first { items.append(("state", state)) }
         if let limit = query.limit { items.append(("page_size", String(limit))) }
         if let cursor = query.cursor { items.append(("starting_after", cursor)) }
-        let response = try await send(
-            ProviderRequest(.get, LithicAPI.cards, query: items, headers: headers(), operation: "list cards"),
+        let response = try await calls.send(
+            ProviderRequest(.get, LithicAPI.cards, query: items, headers: calls.headers(), operation: "list cards"),
             context: context
         )
-        let page = try decode(LithicWirePage<LithicWireCard>.self, from: response, what: "card list")
+        let page = try calls.decode(LithicWirePage<LithicWireCard>.self, from: response, what: "card list")
         let all = try (page.data ?? []).map { try map($0, ref: nil) }
         var cards = all
         if !query.statuses.isEmpty { cards = cards.filter { query.statuses.contains($0.status) } }
@@ -89,21 +89,21 @@ extension LithicProvider {
             problems.require(!memo.isEmpty && memo.count <= 255, "externalID", "must be 1 to 255 characters")
         }
         try problems.throwIfAny()
-        let body = try encode(
+        let body = try calls.encode(
             LithicWireCreateCard(
                 type: "VIRTUAL", accountToken: request.customer,
                 cardProgramToken: request.program.isEmpty ? nil : request.program, memo: request.externalID
             ))
-        var fields = headers(json: true)
+        var fields = calls.headers(json: true)
         fields[LithicAPI.idempotencyKeyHeader] = LithicAPI.idempotencyKey(
             context, scope: "cards:\(request.customer):\(request.program):\(request.externalID ?? "")")
-        let response = try await send(
+        let response = try await calls.send(
             ProviderRequest(
                 .post, LithicAPI.cards, headers: fields, body: body, repeatability: .idempotentByContent,
                 operation: "create card"),
             context: context
         )
-        let wire = try decode(LithicWireCard.self, from: response, what: "card")
+        let wire = try calls.decode(LithicWireCard.self, from: response, what: "card")
         return try map(wire, ref: CardRef(id: wire.token ?? "", customer: request.customer))
     }
 
@@ -149,17 +149,17 @@ extension LithicProvider {
                 provider: http.instance, providerKind: .lithic
             )
         }
-        let body = try encode(
+        let body = try calls.encode(
             LithicWireUpdateCard(
                 state: target, substatus: change.intent == .unlock ? nil : LithicAPI.substatus(change.reason),
                 comment: change.comment))
-        let response = try await send(
+        let response = try await calls.send(
             ProviderRequest(
-                .patch, LithicAPI.card(change.card.id), headers: headers(json: true), body: body,
+                .patch, LithicAPI.card(change.card.id), headers: calls.headers(json: true), body: body,
                 repeatability: .never, operation: "update card state"),
             context: context
         )
-        return try map(try decode(LithicWireCard.self, from: response, what: "card"), ref: change.card)
+        return try map(try calls.decode(LithicWireCard.self, from: response, what: "card"), ref: change.card)
     }
 
     // MARK: WalletTokenListing
@@ -179,12 +179,13 @@ extension LithicProvider {
                 ("card_token", card.id), ("page_size", String(LithicAPI.tokenizationPageSize)),
             ]
             if let after { items.append(("starting_after", after)) }
-            let response = try await send(
+            let response = try await calls.send(
                 ProviderRequest(
-                    .get, LithicAPI.tokenizations, query: items, headers: headers(), operation: "list tokenizations"),
+                    .get, LithicAPI.tokenizations, query: items, headers: calls.headers(),
+                    operation: "list tokenizations"),
                 context: context
             )
-            let page = try decode(
+            let page = try calls.decode(
                 LithicWirePage<LithicWireTokenization>.self, from: response, what: "tokenization list")
             let data = page.data ?? []
             tokens += data
@@ -244,20 +245,21 @@ extension LithicProvider {
                 provider: http.instance, providerKind: .lithic
             )
         }
-        _ = try await send(
+        _ = try await calls.send(
             ProviderRequest(
-                .post, LithicAPI.tokenizationAction(change.token, action), headers: headers(), repeatability: .never,
+                .post, LithicAPI.tokenizationAction(change.token, action), headers: calls.headers(),
+                repeatability: .never,
                 operation: "\(action) tokenization"),
             context: context
         )
-        let response = try await send(
+        let response = try await calls.send(
             ProviderRequest(
-                .get, LithicAPI.tokenization(change.token), headers: headers(), operation: "get tokenization"),
+                .get, LithicAPI.tokenization(change.token), headers: calls.headers(), operation: "get tokenization"),
             context: context
         )
-        let read = try decode(LithicWireTokenization.self, from: response, what: "tokenization")
+        let read = try calls.decode(LithicWireTokenization.self, from: response, what: "tokenization")
         guard let result = LithicMapping.walletToken(read) else {
-            throw invalidResponse("Lithic's tokenization answer has no token or status", response)
+            throw calls.invalidResponse("Lithic's tokenization answer has no token or status", response)
         }
         return result
     }

@@ -37,8 +37,9 @@ public struct LithicProvider: CardListing, CardIssuance, CardStatusControl, Wall
     public var descriptor: ProviderDescriptor { Self.descriptor }
 
     public let options: LithicOptions
-    let http: ProviderHTTPClient
-    private let apiKey: Secret
+    /// The instance's client with the API key, and the plumbing of every call (``LithicErrors`` for its errors).
+    let calls: ProviderCalls
+    var http: ProviderHTTPClient { calls.http }
     /// The webhooks' verifier (the event subscription's `whsec_` secret), when configured.
     let webhook: LithicStandardWebhook?
     /// The ASA requests' verifier (the ASA HMAC secret), when configured.
@@ -87,8 +88,14 @@ public struct LithicProvider: CardListing, CardIssuance, CardStatusControl, Wall
         self.asa = try verifier(asaSecret, "asaSecret", "ASA request")
         self.webhookEvents = LithicWebhookEvents(instance: http.instance, logger: http.logger)
         self.options = options
-        self.apiKey = apiKey
-        self.http = http.authenticated(by: HeaderAuthentication.apiKey(.authorization, apiKey))
+        self.calls = ProviderCalls(
+            http.authenticated(by: HeaderAuthentication.apiKey(.authorization, apiKey)), provider: "Lithic",
+            kind: .lithic, acceptsJSON: true, requestID: LithicErrors.requestID,
+            errors: { [instance = http.instance] response, request in
+                // A write Lithic cannot de-duplicate is never called retryable once it may have been acted on.
+                LithicErrors.error(for: response, instance: instance, redacting: [apiKey.revealedValue])
+                    .answering(request)
+            })
     }
 
     /// Safe to log: the instance, never a key or secret.
@@ -124,9 +131,10 @@ public struct LithicProvider: CardListing, CardIssuance, CardStatusControl, Wall
     // MARK: Plumbing
 
     func fetchCard(_ token: String, context: OperationContext) async throws -> LithicWireCard {
-        let response = try await send(
-            ProviderRequest(.get, LithicAPI.card(token), headers: headers(), operation: "get card"), context: context)
-        return try decode(LithicWireCard.self, from: response, what: "card")
+        let response = try await calls.send(
+            ProviderRequest(.get, LithicAPI.card(token), headers: calls.headers(), operation: "get card"),
+            context: context)
+        return try calls.decode(LithicWireCard.self, from: response, what: "card")
     }
 
     func map(_ wire: LithicWireCard, ref: CardRef?) throws -> Card {
@@ -135,42 +143,6 @@ public struct LithicProvider: CardListing, CardIssuance, CardStatusControl, Wall
         } catch let error as CardGatewayError {
             throw error.attributed(to: http.instance, kind: .lithic)
         }
-    }
-
-    /// Sends and maps any non-success status to the error table (``LithicErrors``).
-    func send(_ request: ProviderRequest, context: OperationContext) async throws -> ProviderResponse {
-        let response = try await http.send(request, context: context)
-        guard response.isSuccess else {
-            throw LithicErrors.error(for: response, instance: http.instance, redacting: [apiKey.revealedValue])
-                .answering(request)
-        }
-        return response
-    }
-
-    func headers(json: Bool = false) -> HTTPFields {
-        var fields = HTTPFields()
-        fields[.accept] = "application/json"
-        if json { fields[.contentType] = "application/json" }
-        return fields
-    }
-
-    func encode<T: Encodable>(_ value: T) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(value)
-    }
-
-    func decode<T: Decodable>(_ type: T.Type, from response: ProviderResponse, what: String) throws -> T {
-        try response.decode(
-            type, provider: "Lithic", what: what, instance: http.instance, kind: .lithic,
-            requestID: LithicErrors.requestID(response))
-    }
-
-    func invalidResponse(_ message: String, _ response: ProviderResponse) -> CardGatewayError {
-        CardGatewayError(
-            .invalidResponse, message, provider: http.instance, providerKind: .lithic, httpStatus: response.status,
-            requestID: LithicErrors.requestID(response), mayHaveReachedProvider: true
-        )
     }
 
     func validate(token: String, field: String, what: String) throws {

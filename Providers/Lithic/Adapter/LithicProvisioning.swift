@@ -76,21 +76,22 @@ extension LithicProvider: WalletProvisioning {
                 "Lithic provisions \(request.wallet) by its own encrypted-payload input; the request carries \(request.input)",
                 provider: http.instance, providerKind: .lithic)
         }
-        let response = try await send(
+        let response = try await calls.send(
             ProviderRequest(
-                .post, LithicAPI.provision(request.card.id), headers: headers(json: true), body: try encode(body),
+                .post, LithicAPI.provision(request.card.id), headers: calls.headers(json: true),
+                body: try calls.encode(body),
                 repeatability: .never, operation: "provision \(request.wallet)"),
             context: context
         )
-        let answer = try decode(LithicWireProvisionResponse.self, from: response, what: "provisioning")
+        let answer = try calls.decode(LithicWireProvisionResponse.self, from: response, what: "provisioning")
         switch (request.wallet, answer.provisioningPayload) {
         case (.applePay, .apple(let apple)?):
             func part(_ text: String?, _ name: String) throws -> SensitiveData {
                 guard let text, !text.isEmpty else {
-                    throw invalidResponse("Lithic's Apple Pay provisioning_payload has no \(name)", response)
+                    throw calls.invalidResponse("Lithic's Apple Pay provisioning_payload has no \(name)", response)
                 }
                 guard let bytes = ByteEncoding.decodeBase64(text), !bytes.isEmpty else {
-                    throw invalidResponse("Lithic's \(name) is not Base64", response)
+                    throw calls.invalidResponse("Lithic's \(name) is not Base64", response)
                 }
                 return SensitiveData(bytes)
             }
@@ -104,7 +105,7 @@ extension LithicProvider: WalletProvisioning {
         case (.samsungPay, .text(let text)?) where !text.isEmpty:
             return .samsungPay(SamsungPayPayload(extraProvisionPayload: SensitiveData(Data(text.utf8))))
         default:
-            throw invalidResponse(
+            throw calls.invalidResponse(
                 "Lithic's answer has no provisioning_payload of the shape \(request.wallet) takes", response)
         }
     }

@@ -42,21 +42,22 @@ extension MarqetaProvider: CardReveal {
         try request.problems(in: .clientAccessToken).throwIfAny()
         try validate(token: request.card.id, field: "card.id", what: "a Marqeta card token")
         try await checkRevealable(request.card, context: context)
-        let body = try encode(MarqetaWireClientAccessTokenRequest(cardToken: request.card.id))
+        let body = try calls.encode(MarqetaWireClientAccessTokenRequest(cardToken: request.card.id))
         // Asking again would mint another live token: sent once, never repeated by the client.
-        let response = try await send(
+        let response = try await calls.send(
             ProviderRequest(
-                .post, MarqetaAPI.clientAccessToken, headers: headers(json: true), body: body, repeatability: .never,
+                .post, MarqetaAPI.clientAccessToken, headers: calls.headers(json: true), body: body,
+                repeatability: .never,
                 operation: "create a client access token"
             ),
             context: context
         )
-        let answer = try decode(MarqetaWireClientAccessToken.self, from: response, what: "client access token")
+        let answer = try calls.decode(MarqetaWireClientAccessToken.self, from: response, what: "client access token")
         guard let token = answer.token, !token.isEmpty else {
-            throw invalidResponse("Marqeta's client access token answer has no token", response)
+            throw calls.invalidResponse("Marqeta's client access token answer has no token", response)
         }
         if let bound = answer.cardToken, bound != request.card.id {
-            throw invalidResponse(
+            throw calls.invalidResponse(
                 "Marqeta's client access token is bound to another card than the one asked for", response)
         }
         return RevealSession(

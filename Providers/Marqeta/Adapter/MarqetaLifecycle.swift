@@ -42,12 +42,12 @@ extension MarqetaProvider {
         var items: [(name: String, value: String)] = []
         if let limit = query.limit { items.append(("count", String(limit))) }
         items.append(("start_index", String(start)))
-        let response = try await send(
+        let response = try await calls.send(
             ProviderRequest(
-                .get, MarqetaAPI.cardsByUser(user), query: items, headers: headers(), operation: "list cards"),
+                .get, MarqetaAPI.cardsByUser(user), query: items, headers: calls.headers(), operation: "list cards"),
             context: context
         )
-        let page = try decode(MarqetaWirePage<MarqetaWireCard>.self, from: response, what: "card list")
+        let page = try calls.decode(MarqetaWirePage<MarqetaWireCard>.self, from: response, what: "card list")
         let all = try (page.data ?? []).map { try map($0, ref: CardRef(id: $0.token ?? "", customer: user)) }
         var cards = all
         if !query.statuses.isEmpty { cards = cards.filter { query.statuses.contains($0.status) } }
@@ -98,18 +98,19 @@ extension MarqetaProvider {
             request.deliveryAddress == nil, "deliveryAddress",
             "Marqeta ships cards by the card product's fulfilment settings")
         try problems.throwIfAny()
-        let body = try encode(
+        let body = try calls.encode(
             MarqetaWireCreateCard(
                 token: MarqetaAPI.idempotencyToken(context, scope: "cards"), userToken: request.customer,
                 cardProductToken: request.program
             ))
-        let response = try await send(
+        let response = try await calls.send(
             ProviderRequest(
-                .post, MarqetaAPI.cards, headers: headers(json: true), body: body, repeatability: .idempotentByContent,
+                .post, MarqetaAPI.cards, headers: calls.headers(json: true), body: body,
+                repeatability: .idempotentByContent,
                 operation: "create card"),
             context: context
         )
-        let wire = try decode(MarqetaWireCard.self, from: response, what: "card")
+        let wire = try calls.decode(MarqetaWireCard.self, from: response, what: "card")
         return try map(wire, ref: CardRef(id: wire.token ?? "", customer: request.customer))
     }
 
@@ -158,21 +159,21 @@ extension MarqetaProvider {
                 provider: http.instance, providerKind: .marqeta
             )
         }
-        let body = try encode(
+        let body = try calls.encode(
             MarqetaWireCardTransitionRequest(
                 token: MarqetaAPI.idempotencyToken(context, scope: "cardtransitions"), cardToken: change.card.id,
                 state: target, channel: MarqetaAPI.apiChannel,
                 reasonCode: MarqetaAPI.reasonCode(change.intent == .unlock ? nil : change.reason),
                 reason: change.comment
             ))
-        let response = try await send(
+        let response = try await calls.send(
             ProviderRequest(
-                .post, MarqetaAPI.cardTransitions, headers: headers(json: true), body: body,
+                .post, MarqetaAPI.cardTransitions, headers: calls.headers(json: true), body: body,
                 repeatability: .idempotentByContent, operation: "card transition"
             ),
             context: context
         )
-        let transition = try decode(MarqetaWireCardTransition.self, from: response, what: "card transition")
+        let transition = try calls.decode(MarqetaWireCardTransition.self, from: response, what: "card transition")
         let state = transition.state ?? target
         card.providerStatus = state
         card.status = MarqetaMapping.cardStatus(state)
@@ -193,15 +194,15 @@ extension MarqetaProvider {
         var tokens: [MarqetaWireWalletToken] = []
         var start = 0
         for _ in 0..<MarqetaAPI.maxWalletTokenPages {
-            let response = try await send(
+            let response = try await calls.send(
                 ProviderRequest(
                     .get, MarqetaAPI.walletTokensByCard(card.id),
                     query: [("count", String(MarqetaAPI.walletTokenPageSize)), ("start_index", String(start))],
-                    headers: headers(), operation: "list digital wallet tokens"
+                    headers: calls.headers(), operation: "list digital wallet tokens"
                 ),
                 context: context
             )
-            let page = try decode(
+            let page = try calls.decode(
                 MarqetaWirePage<MarqetaWireWalletToken>.self, from: response, what: "digital wallet token list")
             let data = page.data ?? []
             tokens += data
@@ -256,22 +257,22 @@ extension MarqetaProvider {
                 provider: http.instance, providerKind: .marqeta
             )
         }
-        let body = try encode(
+        let body = try calls.encode(
             MarqetaWireWalletTokenTransitionRequest(
                 token: MarqetaAPI.idempotencyToken(context, scope: "digitalwallettokentransitions"),
                 digitalWalletToken: .init(token: change.token, cardToken: change.card.id),
                 channel: MarqetaAPI.apiChannel, state: target,
                 reasonCode: MarqetaAPI.reasonCode(change.intent == .resume ? nil : change.reason)
             ))
-        let response = try await send(
+        let response = try await calls.send(
             ProviderRequest(
-                .post, MarqetaAPI.walletTokenTransitions, headers: headers(json: true), body: body,
+                .post, MarqetaAPI.walletTokenTransitions, headers: calls.headers(json: true), body: body,
                 repeatability: .idempotentByContent,
                 operation: "digital wallet token transition"
             ),
             context: context
         )
-        let transition = try decode(
+        let transition = try calls.decode(
             MarqetaWireWalletTokenTransition.self, from: response, what: "digital wallet token transition")
         let state = transition.state ?? transition.digitalWalletToken?.state ?? target
         var result = token

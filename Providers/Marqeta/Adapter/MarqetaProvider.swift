@@ -37,8 +37,9 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
     public var descriptor: ProviderDescriptor { Self.descriptor }
 
     public let options: MarqetaOptions
-    let http: ProviderHTTPClient
-    private let accessToken: Secret
+    /// The instance's client with HTTP Basic, and the plumbing of every call (``MarqetaErrors`` for its errors).
+    let calls: ProviderCalls
+    var http: ProviderHTTPClient { calls.http }
     let webhook: MarqetaWebhookVerifier
     /// The program gateway funding source's Basic credentials, for JIT Funding requests (MarqetaAuthorizations.swift).
     let authorizationCredentials: MarqetaAuthorizationCredentials?
@@ -112,12 +113,17 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
             )
         }
         self.options = options
-        self.accessToken = accessToken
         var client = http.authenticated(
             by: HeaderAuthentication.basic(username: applicationToken, password: accessToken))
         // Marqeta's 409 is final: the idempotency token is already bound to another body (core-api/idempotency).
         client.retryAdvice = { response in response.status == 409 ? false : nil }
-        self.http = client
+        self.calls = ProviderCalls(
+            client, provider: "Marqeta", kind: .marqeta, acceptsJSON: true, requestID: MarqetaErrors.requestID,
+            errors: { [instance = http.instance] response, request in
+                // A write Marqeta cannot de-duplicate is never called retryable once it may have been acted on.
+                MarqetaErrors.error(for: response, instance: instance, redacting: [accessToken.revealedValue])
+                    .answering(request)
+            })
         self.webhook = MarqetaWebhookVerifier(
             username: webhookUsername, password: webhookPassword,
             secret: webhookSecret.flatMap { $0.isEmpty ? nil : $0 }, instance: http.instance,
@@ -217,7 +223,7 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
             problems.require(!input.nonceSignature.isEmpty, "input.nonceSignature", "is empty")
             try problems.throwIfAny()
             path = MarqetaAPI.applePayProvisioning
-            body = try encode(
+            body = try calls.encode(
                 MarqetaWireApplePayRequest(
                     cardToken: request.card.id, deviceType: deviceType, provisioningAppVersion: appVersion,
                     certificates: input.certificates.map { ByteEncoding.base64($0.revealedBytes) },
@@ -233,7 +239,7 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
                 maxLength: MarqetaAPI.walletIDMaxLength, into: &problems)
             try problems.throwIfAny()
             path = MarqetaAPI.googlePayProvisioning
-            body = try encode(
+            body = try calls.encode(
                 MarqetaWireGooglePayRequest(
                     cardToken: request.card.id, deviceType: deviceType, provisioningAppVersion: appVersion,
                     walletAccountID: input.clientWalletAccountID, deviceID: input.clientDeviceID
@@ -245,7 +251,7 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
                 into: &problems)
             try problems.throwIfAny()
             path = MarqetaAPI.samsungPayProvisioning
-            body = try encode(
+            body = try calls.encode(
                 MarqetaWireSamsungPayRequest(
                     cardToken: request.card.id, deviceType: deviceType, provisioningAppVersion: appVersion,
                     walletUserID: input.walletUserID, deviceID: input.deviceID
@@ -257,21 +263,22 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
                 provider: http.instance, providerKind: .marqeta
             )
         }
-        let response = try await send(
+        let response = try await calls.send(
             ProviderRequest(
-                .post, path, headers: headers(json: true), body: body, repeatability: .never,
+                .post, path, headers: calls.headers(json: true), body: body, repeatability: .never,
                 operation: "provision \(request.wallet)"),
             context: context
         )
         switch request.wallet {
         case .applePay:
-            let answer = try decode(MarqetaWireApplePayResponse.self, from: response, what: "Apple Pay provisioning")
+            let answer = try calls.decode(
+                MarqetaWireApplePayResponse.self, from: response, what: "Apple Pay provisioning")
             func part(_ text: String?, _ name: String) throws -> SensitiveData {
                 guard let text, !text.isEmpty else {
-                    throw invalidResponse("Marqeta's Apple Pay answer has no \(name)", response)
+                    throw calls.invalidResponse("Marqeta's Apple Pay answer has no \(name)", response)
                 }
                 guard let bytes = ByteEncoding.decodeBase64(text), !bytes.isEmpty else {
-                    throw invalidResponse("Marqeta's \(name) is not Base64", response)
+                    throw calls.invalidResponse("Marqeta's \(name) is not Base64", response)
                 }
                 return SensitiveData(bytes)
             }
@@ -282,11 +289,11 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
                     ephemeralPublicKey: try part(answer.ephemeralPublicKey, "ephemeral_public_key")
                 ))
         case .samsungPay:
-            let answer = try decode(
+            let answer = try calls.decode(
                 MarqetaWireSamsungPayResponse.self, from: response, what: "Samsung Pay provisioning")
             guard let data = answer.pushTokenizeRequestData, let payload = data.extraProvisionPayload, !payload.isEmpty
             else {
-                throw invalidResponse(
+                throw calls.invalidResponse(
                     "Marqeta's Samsung Pay answer has no push_tokenize_request_data.extra_provision_payload", response)
             }
             return .samsungPay(
@@ -298,10 +305,10 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
                     displayName: data.displayName.map { SafeText.scrub($0, maxLength: 64) }, lastFour: data.lastDigits
                 ))
         default:
-            let answer = try decode(
+            let answer = try calls.decode(
                 MarqetaWirePushProvisionResponse.self, from: response, what: "Google Pay provisioning")
             guard let data = answer.pushTokenizeRequestData, let opaque = data.opaquePaymentCard, !opaque.isEmpty else {
-                throw invalidResponse(
+                throw calls.invalidResponse(
                     "Marqeta's Google Pay answer has no push_tokenize_request_data.opaque_payment_card", response)
             }
             return .googlePay(
@@ -329,9 +336,10 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
     // MARK: Plumbing
 
     func fetchCard(_ token: String, context: OperationContext) async throws -> MarqetaWireCard {
-        let response = try await send(
-            ProviderRequest(.get, MarqetaAPI.card(token), headers: headers(), operation: "get card"), context: context)
-        return try decode(MarqetaWireCard.self, from: response, what: "card")
+        let response = try await calls.send(
+            ProviderRequest(.get, MarqetaAPI.card(token), headers: calls.headers(), operation: "get card"),
+            context: context)
+        return try calls.decode(MarqetaWireCard.self, from: response, what: "card")
     }
 
     func map(_ wire: MarqetaWireCard, ref: CardRef?) throws -> Card {
@@ -340,43 +348,6 @@ public struct MarqetaProvider: CardListing, CardIssuance, CardStatusControl, Wal
         } catch let error as CardGatewayError {
             throw error.attributed(to: http.instance, kind: .marqeta)
         }
-    }
-
-    /// Sends and maps any non-success status to the error table (``MarqetaErrors``).
-    func send(_ request: ProviderRequest, context: OperationContext) async throws -> ProviderResponse {
-        let response = try await http.send(request, context: context)
-        // A write Marqeta cannot de-duplicate is never called retryable once it may have been acted on.
-        guard response.isSuccess else {
-            throw MarqetaErrors.error(for: response, instance: http.instance, redacting: [accessToken.revealedValue])
-                .answering(request)
-        }
-        return response
-    }
-
-    func headers(json: Bool = false) -> HTTPFields {
-        var fields = HTTPFields()
-        fields[.accept] = "application/json"
-        if json { fields[.contentType] = "application/json" }
-        return fields
-    }
-
-    func encode<T: Encodable>(_ value: T) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(value)
-    }
-
-    func decode<T: Decodable>(_ type: T.Type, from response: ProviderResponse, what: String) throws -> T {
-        try response.decode(
-            type, provider: "Marqeta", what: what, instance: http.instance, kind: .marqeta,
-            requestID: MarqetaErrors.requestID(response))
-    }
-
-    func invalidResponse(_ message: String, _ response: ProviderResponse) -> CardGatewayError {
-        CardGatewayError(
-            .invalidResponse, message, provider: http.instance, providerKind: .marqeta, httpStatus: response.status,
-            requestID: MarqetaErrors.requestID(response), mayHaveReachedProvider: true
-        )
     }
 
     func validate(token: String, field: String, what: String) throws {

@@ -96,15 +96,15 @@ extension PaysafeProvider: CardReveal {
             ),
             context: context
         )
-        let wire = try decode(PaysafeWireSecureDetails.self, from: response, what: "secure details")
+        let wire = try calls.decode(PaysafeWireSecureDetails.self, from: response, what: "secure details")
         guard let link = [wire.url, wire.secureDetailsUrl].compactMap({ $0 }).first(where: { !$0.isEmpty })
         else {
-            throw invalidResponse("Paysafe's secure-details answer has no URL", response: response)
+            throw calls.invalidResponse("Paysafe's secure-details answer has no URL", response)
         }
         // The link shows the card's number to the cardholder: only over TLS (never quoted: it is a bearer link).
         guard let url = URL(string: link), Self.isSecureLink(url) else {
-            throw invalidResponse(
-                "Paysafe's secure-details answer has no usable URL (https expected)", response: response)
+            throw calls.invalidResponse(
+                "Paysafe's secure-details answer has no usable URL (https expected)", response)
         }
         var expires = [wire.expirationTime, wire.expiresAt, wire.expiryTime].compactMap { $0 }.lazy.compactMap(
             PaysafeMapping.date

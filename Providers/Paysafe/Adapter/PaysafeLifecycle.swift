@@ -77,7 +77,7 @@ extension PaysafeProvider {
             PaysafeCall(.get, PaysafeAPI.cards(customer: customer), query: items, operation: "list cards"),
             context: context
         )
-        let list = try decode(PaysafeWireCardList.self, from: response, what: "card list")
+        let list = try calls.decode(PaysafeWireCardList.self, from: response, what: "card list")
         return CardPage(
             cards: list.cards.map { PaysafeMapping.card($0, customer: customer) },
             total: list.meta?.numberOfRecords?.value,
@@ -110,7 +110,7 @@ extension PaysafeProvider {
             context: context
         )
         return PaysafeMapping.card(
-            try decode(PaysafeWireCard.self, from: response, what: "created card"), customer: request.customer)
+            try calls.decode(PaysafeWireCard.self, from: response, what: "created card"), customer: request.customer)
     }
 
     /// Activates a physical card (ISSUED or DIGITAL) with its last four digits and CVV. The card is fetched
@@ -218,7 +218,7 @@ extension PaysafeProvider {
             PaysafeCall(.get, PaysafeAPI.programs(customer: customer ?? ""), operation: "list programs"),
             context: context
         )
-        return try decode(PaysafeWirePrograms.self, from: response, what: "programs").programs.map(
+        return try calls.decode(PaysafeWirePrograms.self, from: response, what: "programs").programs.map(
             PaysafeMapping.program)
     }
 }

@@ -30,7 +30,10 @@ public struct PaysafeProvider: CardListing, CardIssuance, CardActivation, CardSt
     public var descriptor: ProviderDescriptor { Self.providerDescriptor }
 
     public let configuration: PaysafeConfiguration
-    let http: ProviderHTTPClient
+    /// The instance's client with the bearer token, and the plumbing of every call (``PaysafeErrors`` for its
+    /// errors).
+    let calls: ProviderCalls
+    var http: ProviderHTTPClient { calls.http }
     let now: @Sendable () -> Date
     let tokens: PaysafeTokenCache
     /// The decoded HMAC key of request signatures, when ``PaysafeConfiguration/signedRequests`` names any write.
@@ -84,7 +87,15 @@ public struct PaysafeProvider: CardListing, CardIssuance, CardActivation, CardSt
                 http: tokenClient, configuration: configuration, now: now, context: context)
         }
         self.tokens = tokens
-        self.http = http.authenticated(by: PaysafeAuthentication(tokens: tokens))
+        self.calls = ProviderCalls(
+            http.authenticated(by: PaysafeAuthentication(tokens: tokens)), provider: "Paysafe", kind: .paysafe,
+            requestID: { PaysafeErrors.requestID($0.headers) },
+            errors: { [instance = http.instance] response, request in
+                // Paysafe writes carry no idempotency key (`.never`): after a 5xx the write may have happened, so it
+                // must be looked up, not repeated.
+                PaysafeErrors.error(for: response, operation: request.operation, instance: instance)
+                    .answering(request)
+            })
     }
 
     // MARK: Card service
@@ -115,7 +126,8 @@ public struct PaysafeProvider: CardListing, CardIssuance, CardActivation, CardSt
                 operation: "get a card", sendsSCA: primary),
             context: context
         )
-        return PaysafeMapping.card(try decode(PaysafeWireCard.self, from: response, what: "card"), customer: customer)
+        return PaysafeMapping.card(
+            try calls.decode(PaysafeWireCard.self, from: response, what: "card"), customer: customer)
     }
 
     /// The card in a write's answer, or the card fetched again when the answer has no body.
@@ -125,7 +137,8 @@ public struct PaysafeProvider: CardListing, CardIssuance, CardActivation, CardSt
         if response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             return try await fetchCard(ref, context: context, primary: false)
         }
-        return PaysafeMapping.card(try decode(PaysafeWireCard.self, from: response, what: what), customer: ref.customer)
+        return PaysafeMapping.card(
+            try calls.decode(PaysafeWireCard.self, from: response, what: what), customer: ref.customer)
     }
 
     /// Sends one business call (with the solved SCA, when the call is the operation's main request); the bearer
@@ -148,12 +161,7 @@ public struct PaysafeProvider: CardListing, CardIssuance, CardActivation, CardSt
             throw PaysafeSCA.error(
                 challenge, status: response.status, headers: response.headers, instance: http.instance)
         }
-        guard response.isSuccess else {
-            // Paysafe writes carry no idempotency key (`.never`): after a 5xx the write may have happened, so it must
-            // be looked up, not repeated.
-            throw PaysafeErrors.error(for: response, operation: call.operation, instance: http.instance)
-                .answering(request)
-        }
+        guard response.isSuccess else { throw calls.error(for: response, answering: request) }
         if Self.mentionsSCADetails(response.body), let challenge = PaysafeSCA.challenge(inBody: response.body) {
             throw PaysafeSCA.error(
                 challenge, status: response.status, headers: response.headers, instance: http.instance)
@@ -215,19 +223,5 @@ public struct PaysafeProvider: CardListing, CardIssuance, CardActivation, CardSt
         do { return try Self.encoder.encode(value) } catch {
             throw CardGatewayError.invalidRequest("the request could not be encoded")
         }
-    }
-
-    func decode<T: Decodable>(_ type: T.Type, from response: ProviderResponse, what: String) throws -> T {
-        try response.decode(
-            type, provider: "Paysafe", what: what, instance: http.instance, kind: .paysafe,
-            requestID: PaysafeErrors.requestID(response.headers)
-        )
-    }
-
-    func invalidResponse(_ message: String, response: ProviderResponse) -> CardGatewayError {
-        CardGatewayError(
-            .invalidResponse, message, provider: http.instance, providerKind: .paysafe, httpStatus: response.status,
-            requestID: PaysafeErrors.requestID(response.headers), mayHaveReachedProvider: true
-        )
     }
 }

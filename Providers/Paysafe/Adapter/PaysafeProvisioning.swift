@@ -76,7 +76,7 @@ extension PaysafeProvider {
                 operation: "tokenize a card", signing: .tokenize),
             context: context
         )
-        let tokenization = try decode(PaysafeWireCardTokenization.self, from: response, what: "tokenization")
+        let tokenization = try calls.decode(PaysafeWireCardTokenization.self, from: response, what: "tokenization")
         return try mapTokenization(tokenization, wallet: request.wallet, response: response)
     }
 
@@ -101,7 +101,7 @@ extension PaysafeProvider {
         // The answer's fields are not documented, so none is read; but an answer that is not JSON (a proxy's HTML
         // page, a cut-off body) did not come from Paysafe's API and cannot be taken as the update's success.
         if !response.body.isEmpty {
-            _ = try decode(JSONValue.self, from: response, what: "tokenization update")
+            _ = try calls.decode(JSONValue.self, from: response, what: "tokenization update")
         }
     }
 
@@ -119,9 +119,8 @@ extension PaysafeProvider {
             if passData == nil { missing.append("encryptedPassData") }
             if ephemeral == nil { missing.append("ephemeralPublicKey") }
             guard let activation, let passData, let ephemeral else {
-                throw invalidResponse(
-                    "Paysafe's Apple Pay tokenization lacks valid Base64 \(missing.joined(separator: ", "))",
-                    response: response)
+                throw calls.invalidResponse(
+                    "Paysafe's Apple Pay tokenization lacks valid Base64 \(missing.joined(separator: ", "))", response)
             }
             return .applePay(
                 ApplePayPayload(
@@ -133,8 +132,8 @@ extension PaysafeProvider {
             // Google Pay and Samsung Pay (Paysafe's GOOGLE_PAY and SAMSUNG_PAY). Paysafe says to pass the opaque payment card as-is: it is kept as the string's UTF-8 bytes, which is
             // what Google's push tokenize takes (as every adapter does), never decoded.
             guard let opaque = wire.opaquePaymentCard, !opaque.isEmpty else {
-                throw invalidResponse(
-                    "Paysafe's Google Pay tokenization lacks an opaquePaymentCard", response: response)
+                throw calls.invalidResponse(
+                    "Paysafe's Google Pay tokenization lacks an opaquePaymentCard", response)
             }
             return .googlePay(
                 GooglePayPayload(

@@ -152,7 +152,7 @@ extension PaysafeProvider {
                 operation: "submit an SCA attempt", sendsSCA: false, signing: .scaAttempt),
             context: context
         )
-        let attempt = try decode(PaysafeWireSCAAttempt.self, from: response, what: "SCA attempt")
+        let attempt = try calls.decode(PaysafeWireSCAAttempt.self, from: response, what: "SCA attempt")
         return PaysafeSCAAttemptResult(
             id: attempt.id?.value, eventID: attempt.eventId ?? eventID,
             walletOperationID: attempt.walletOperationId ?? walletOperationID,

@@ -130,9 +130,12 @@ extension StripeProvider: CardReveal {
             card: request.card.id, apiVersion: apiVersion, nonce: nonce, idempotencyScope: nil, context: context
         )
         if response.header(StripeAPI.idempotentReplayedHeader) == "true" {
-            throw invalidResponse("Stripe replayed an earlier ephemeral key; a reveal session must be new", response)
+            throw calls.invalidResponse(
+                "Stripe replayed an earlier ephemeral key; a reveal session must be new", response)
         }
-        guard let secret = wire.secret else { throw invalidResponse("Stripe's ephemeral key has no secret", response) }
+        guard let secret = wire.secret else {
+            throw calls.invalidResponse("Stripe's ephemeral key has no secret", response)
+        }
         context.logger.debug(
             "minted a Stripe ephemeral key for Issuing Elements",
             metadata: [
@@ -163,7 +166,7 @@ extension StripeProvider: CardReveal {
         )
         let card = try decode(StripeCardWire.self, response, object: "issuing.card", \.object, what: "issuing card")
         guard card.id == request.card.id else {
-            throw invalidResponse("Stripe answered the PIN change with another card", response)
+            throw calls.invalidResponse("Stripe answered the PIN change with another card", response)
         }
         context.logger.debug(
             "relayed an encrypted PIN to Stripe", metadata: ["provider": .string(http.instance)])

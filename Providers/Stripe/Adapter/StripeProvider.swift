@@ -35,7 +35,11 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
     public var descriptor: ProviderDescriptor { Self.descriptor }
 
     let configuration: StripeConfiguration
-    let http: ProviderHTTPClient
+    /// The instance's client with Stripe's authentication, and the plumbing of every call (``StripeErrors`` for its
+    /// errors). Stripe's own `send` below shapes form bodies and versions, and its `decode` checks the status and the
+    /// answer's `object`.
+    let calls: ProviderCalls
+    var http: ProviderHTTPClient { calls.http }
     private let logger: Logger
     let now: @Sendable () -> Date
 
@@ -87,7 +91,10 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
         client.idempotencyKeyMaxLength = StripeAPI.idempotencyKeyMaxLength
         client.retryAdvice = { response in StripeErrors.shouldRetry(response) }
         self.configuration = configuration
-        self.http = client.authenticated(by: Self.authentication(configuration))
+        self.calls = ProviderCalls(
+            client.authenticated(by: Self.authentication(configuration)), provider: "Stripe", kind: .stripe,
+            requestID: { StripeErrors.requestID($0) },
+            errors: { [instance = http.instance] response, _ in StripeErrors.error(for: response, instance: instance) })
         self.logger = logger ?? http.logger
         self.now = now
     }
@@ -176,21 +183,11 @@ public struct StripeProvider: CardListing, CardIssuance, CardStatusControl, Wall
         what: String
     ) throws -> T {
         guard response.isSuccess else { throw StripeErrors.error(for: response, instance: http.instance) }
-        let value = try response.decode(
-            T.self, provider: "Stripe", what: what, instance: http.instance, kind: .stripe,
-            requestID: StripeErrors.requestID(response)
-        )
+        let value = try calls.decode(T.self, from: response, what: what)
         if let object = value[keyPath: objectField], object != expected {
-            throw invalidResponse("Stripe answered with an object of another type than \(what)", response)
+            throw calls.invalidResponse("Stripe answered with an object of another type than \(what)", response)
         }
         return value
-    }
-
-    func invalidResponse(_ message: String, _ response: ProviderResponse) -> CardGatewayError {
-        CardGatewayError(
-            .invalidResponse, message, provider: http.instance, providerKind: .stripe, httpStatus: response.status,
-            requestID: StripeErrors.requestID(response), mayHaveReachedProvider: true
-        )
     }
 
     static func validate(cardID: String) throws {

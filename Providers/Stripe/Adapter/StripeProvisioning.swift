@@ -160,12 +160,12 @@ extension StripeProvider {
         let wire = try decode(
             StripeEphemeralKeyWire.self, response, object: "ephemeral_key", \.object, what: "ephemeral key")
         guard let secret = wire.secret, !secret.isEmpty else {
-            throw invalidResponse("Stripe's ephemeral key has no secret", response)
+            throw calls.invalidResponse("Stripe's ephemeral key has no secret", response)
         }
         if let associated = wire.associatedObjects, !associated.isEmpty,
             !associated.contains(where: { $0.id == card && $0.type == "issuing.card" })
         {
-            throw invalidResponse("Stripe's ephemeral key is not scoped to the requested card", response)
+            throw calls.invalidResponse("Stripe's ephemeral key is not scoped to the requested card", response)
         }
         return (wire, response)
     }
