@@ -14,16 +14,19 @@ struct AuthorizeCommand: AsyncParsableCommand {
             Starts the provider's embedded simulator (or uses a running one, --simulator URL, e.g. from \
             `cardgateway simulate`), which sends the provider's authorization message for the card to --url, \
             signed or authenticated with the simulator's seed credentials (see the provider's README), and waits \
-            up to the provider's deadline. Prints the provider's recorded outcome as JSON: Stripe's \
-            request_history, Adyen's decision or fallback, Marqeta's gateway_log, Lithic's ASA result. Test your own \
-            endpoint with it:
+            up to the provider's deadline. Prints the provider's recorded outcome as JSON (Stripe's request_history, \
+            for one). Test your own endpoint with it:
 
               cardgateway authorize --provider stripe --url http://127.0.0.1:8080/authorizations/us-issuing \\
                 --amount 1250 --currency USD --mcc 5411 --country US
             """
     )
 
-    @Option(help: "The provider whose network to play: stripe, adyen, marqeta or lithic.") var provider: String
+    @Option(
+        help: ArgumentHelp(
+            "The provider whose network to play: \(SimulatedAuthorizations.kinds.joined(separator: ", ")).")
+    )
+    var provider: String
     @Option(help: "Where to send it (https://, or http:// on loopback).") var url: String
     @Option(help: "The amount in minor units (1250 is 12.50 USD).") var amount: Int64
     @Option(help: "ISO 4217, upper case.") var currency: String = "USD"
