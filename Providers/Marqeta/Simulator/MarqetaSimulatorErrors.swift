@@ -36,6 +36,11 @@ public enum MarqetaSimulatorErrors: Sendable {
     public static func genericCode(_ status: Int) -> String { "\(status)000" }
 }
 
+/// A refusal in Marqeta's shape, thrown inside handlers.
+struct MarqetaSimulatorFailure: Error {
+    var response: SimulatedResponse
+}
+
 extension MarqetaSimulator {
     func invalid(_ message: String) -> MarqetaSimulatorFailure {
         failure(400, MarqetaSimulatorErrors.invalidField, message)

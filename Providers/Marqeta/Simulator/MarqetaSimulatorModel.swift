@@ -140,11 +140,6 @@ final class MarqetaSimulatorState: Sendable {
     }
 }
 
-/// A refusal in Marqeta's shape, thrown inside handlers.
-struct MarqetaSimulatorFailure: Error {
-    var response: SimulatedResponse
-}
-
 extension MarqetaSimulator {
     /// `count` decimal digits derived from `text` (SHA-256), for stable made-up identifiers.
     static func digits(of text: String, count: Int) -> String {

@@ -55,8 +55,8 @@ extension TrustPaymentsSimulator {
     }
 }
 
-/// The gateway's error messages, as the official client's `errormessages.json` names them.
-enum TrustPaymentsSimulatorMessages {
+/// The gateway's error table: its messages, as the official client's `errormessages.json` names them.
+enum TrustPaymentsSimulatorErrors {
     static func message(_ code: String) -> String {
         switch code {
         case "0": return "Ok"

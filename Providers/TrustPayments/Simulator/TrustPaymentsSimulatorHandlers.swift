@@ -164,7 +164,7 @@ extension TrustPaymentsSimulatorGateway {
     /// An element for an error that stopped a request before any transaction was made.
     func errorElement(_ code: String, data: [String], requestType: String = "ERROR") -> [String: Any] {
         [
-            "errorcode": code, "errormessage": TrustPaymentsSimulatorMessages.message(code), "errordata": data,
+            "errorcode": code, "errormessage": TrustPaymentsSimulatorErrors.message(code), "errordata": data,
             "requesttypedescription": requestType, "transactionstartedtimestamp": timestamp(),
         ]
     }
@@ -348,7 +348,7 @@ extension TrustPaymentsSimulatorGateway {
 
             var element: [String: Any] = [
                 "transactionreference": reference, "requesttypedescription": type, "errorcode": errorCode,
-                "errormessage": TrustPaymentsSimulatorMessages.message(errorCode), "errordata": [String](),
+                "errormessage": TrustPaymentsSimulatorErrors.message(errorCode), "errordata": [String](),
                 "maskedpan": card.maskedPAN,
                 "paymenttypedescription": card.paymentType, "accounttypedescription": accountType,
                 "baseamount": String(amount),
