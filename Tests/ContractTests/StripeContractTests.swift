@@ -50,8 +50,9 @@ struct StripeContractTests {
             guard let stripe = provider as? StripeProvider else {
                 throw CardGatewayError(.unsupported, "not the Stripe adapter")
             }
-            _ = try await stripe.updateCardStatus(
-                card: CardRef(id: Seed.canceledCardID), status: .active, context: context)
+            // Unlocking is Stripe's status=active update, the one a reactivation sends.
+            _ = try await stripe.changeStatus(
+                CardStatusRequest(card: CardRef(id: Seed.canceledCardID), intent: .unlock), context: context)
         }
         let versionRequired = ContractFixtures.ErrorScenario(
             name: "an ephemeral key needs the SDK's API version", expected: .invalidRequest

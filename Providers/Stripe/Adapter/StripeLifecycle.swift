@@ -192,10 +192,11 @@ extension StripeProvider {
         return try await updateToken(id: change.token, status: target, context: context).token
     }
 
-    // MARK: Stripe's own card and token calls, beneath the normalised ones above
+    // MARK: Stripe's own card and token calls, beneath the normalised ones above (internal: the neutral API above is
+    // the adapter's API; the room's tests call them through `@testable import`)
 
     /// `GET /v1/issuing/cards` with cursor paging and Stripe's filters.
-    public func listCards(
+    func listCards(
         _ query: StripeCardListQuery = StripeCardListQuery(), context: OperationContext
     ) async throws -> StripeList<Card> {
         var problems = ValidationProblems()
@@ -255,7 +256,7 @@ extension StripeProvider {
 
     /// Activates, deactivates or cancels a card: `POST /v1/issuing/cards/{id}` with `status` active, inactive or
     /// canceled (final at Stripe), and for a cancellation an optional `cancellation_reason` lost or stolen.
-    public func updateCardStatus(
+    func updateCardStatus(
         card ref: CardRef, status: CardStatus, reason: String? = nil, context: OperationContext
     ) async throws -> Card {
         var problems = ValidationProblems()
@@ -289,7 +290,7 @@ extension StripeProvider {
     // MARK: Tokens
 
     /// `GET /v1/issuing/tokens?card=…` with cursor paging.
-    public func listTokens(
+    func listTokens(
         card ref: CardRef, status: WalletTokenStatus? = nil, limit: Int? = nil, startingAfter: String? = nil,
         context: OperationContext
     ) async throws -> StripeList<StripeIssuingToken> {
@@ -322,7 +323,7 @@ extension StripeProvider {
     }
 
     /// `GET /v1/issuing/tokens/{id}`.
-    public func token(id: String, context: OperationContext) async throws -> StripeIssuingToken {
+    func token(id: String, context: OperationContext) async throws -> StripeIssuingToken {
         var problems = ValidationProblems()
         Self.check(id: id, field: "id", into: &problems)
         try problems.throwIfAny()
@@ -332,7 +333,7 @@ extension StripeProvider {
     }
 
     /// Activates, suspends or deletes (final) a token: `POST /v1/issuing/tokens/{id}` with `status`.
-    public func updateToken(
+    func updateToken(
         id: String, status: WalletTokenStatus, context: OperationContext
     ) async throws -> StripeIssuingToken {
         var problems = ValidationProblems()
@@ -351,4 +352,73 @@ extension StripeProvider {
         return Self.issuingToken(
             try decode(StripeTokenWire.self, response, object: "issuing.token", \.object, what: "issuing token"))
     }
+}
+
+/// Which Issuing cards to list (`GET /v1/issuing/cards`), and which page.
+struct StripeCardListQuery: Sendable, Equatable {
+    /// 1…100; nil lets Stripe choose (10).
+    var limit: Int?
+    /// The last card id of the previous page.
+    var startingAfter: String?
+    /// The first card id of the next page, to page backwards.
+    var endingBefore: String?
+    /// active, inactive or cancelled.
+    var status: CardStatus?
+    /// physical or virtual.
+    var type: CardType?
+    /// A cardholder id (`ich_…`).
+    var cardholder: String?
+
+    init(
+        limit: Int? = nil, startingAfter: String? = nil, endingBefore: String? = nil, status: CardStatus? = nil,
+        type: CardType? = nil, cardholder: String? = nil
+    ) {
+        self.limit = limit
+        self.startingAfter = startingAfter
+        self.endingBefore = endingBefore
+        self.status = status
+        self.type = type
+        self.cardholder = cardholder
+    }
+}
+
+/// One page of a Stripe list, with its cursor.
+struct StripeList<Item: Sendable>: Sendable {
+    var items: [Item]
+    /// Stripe's `has_more`.
+    var hasMore: Bool
+    /// The id to pass as `startingAfter` for the next page (the last item's id), nil when there is no next page
+    /// or when this page was read backwards.
+    var nextStartingAfter: String?
+    /// The id to pass as `endingBefore` for the page before this one (the first item's id): after a backward read
+    /// with more items before it, or after a forward read that started after a cursor. Nil otherwise.
+    var previousEndingBefore: String?
+
+    init(items: [Item], hasMore: Bool, nextStartingAfter: String?, previousEndingBefore: String? = nil) {
+        self.items = items
+        self.hasMore = hasMore
+        self.nextStartingAfter = nextStartingAfter
+        self.previousEndingBefore = previousEndingBefore
+    }
+}
+
+extension StripeList: Equatable where Item: Equatable {}
+
+/// An Issuing token (`issuing.token`): a card's token in a wallet, with the card it belongs to.
+struct StripeIssuingToken: Sendable, Equatable {
+    var card: CardRef
+    var token: WalletToken
+    /// Stripe's `device_fingerprint`, when it has one.
+    var deviceFingerprint: String?
+    /// When the network last updated the token.
+    var networkUpdatedAt: Date?
+
+    init(card: CardRef, token: WalletToken, deviceFingerprint: String? = nil, networkUpdatedAt: Date? = nil) {
+        self.card = card
+        self.token = token
+        self.deviceFingerprint = deviceFingerprint
+        self.networkUpdatedAt = networkUpdatedAt
+    }
+
+    var id: String { token.id }
 }

@@ -114,7 +114,7 @@ extension StripeProvider {
     ///
     /// - Parameter apiVersion: the `Stripe-Version` to send (the one the key was minted with); nil sends the
     ///   configured account version, if any.
-    public func revokeEphemeralKey(id: String, apiVersion: String? = nil, context: OperationContext) async throws {
+    func revokeEphemeralKey(id: String, apiVersion: String? = nil, context: OperationContext) async throws {
         var problems = ValidationProblems()
         Self.check(id: id, field: "id", into: &problems)
         if let apiVersion, !StripeAPIVersion.isValid(apiVersion) {
