@@ -1,14 +1,14 @@
 import Foundation
 import HTTPTypes
 
-/// The plumbing every adapter's calls share, written once: send a ``ProviderRequest`` through the instance's
+/// The plumbing every adapter's calls share, written once: send a `ProviderRequest` through the instance's
 /// client and turn a non-success answer into the provider's error, the JSON headers of a request, the one encoder
 /// of request bodies, and the decoding of an answer, whose failure is `invalidResponse` with the status and the
 /// provider's request id and never the body.
 ///
 /// What differs per provider stays in its room and is handed in: its name in messages, whether every request says
 /// `Accept: application/json`, where its request id is (a header, the error body), and its error table. The
-/// authentication is the client's middleware (``ProviderHTTPClient/authenticated(by:)``), not this type's.
+/// authentication is the client's middleware (`ProviderHTTPClient/authenticated(by:)`), not this type's.
 ///
 /// ```swift
 /// calls = ProviderCalls(
@@ -30,7 +30,7 @@ import HTTPTypes
     /// The provider's name in messages ("Adyen's card answer could not be read: …").
     public let provider: String
     public let kind: ProviderKind
-    /// Whether every request says `Accept: application/json` (``headers(json:)``).
+    /// Whether every request says `Accept: application/json` (`headers(json:)`).
     public let acceptsJSON: Bool
     private let readRequestID: @Sendable (ProviderResponse) -> String?
     private let errorTable: ErrorTable?
@@ -39,11 +39,11 @@ import HTTPTypes
     ///   - http: the instance's client, with the adapter's authentication.
     ///   - provider: the provider's name in messages.
     ///   - kind: the provider kind errors carry.
-    ///   - acceptsJSON: whether ``headers(json:)`` adds `Accept: application/json` to every request.
+    ///   - acceptsJSON: whether `headers(json:)` adds `Accept: application/json` to every request.
     ///   - requestID: the provider's id for an exchange, read from its header or body; nil when it has none.
-    ///   - errors: the error table ``send(_:context:)`` uses for a non-success answer; nil when the adapter names a
-    ///     table with each call (``send(_:context:errors:)``), and then ``send(_:context:)`` uses
-    ///     ``HTTPStatusTable``'s rule for the status.
+    ///   - errors: the error table `send(_:context:)` uses for a non-success answer; nil when the adapter names a
+    ///     table with each call (`send(_:context:errors:)`), and then `send(_:context:)` uses
+    ///     `HTTPStatusTable`'s rule for the status.
     public init(
         _ http: ProviderHTTPClient, provider: String, kind: ProviderKind, acceptsJSON: Bool = false,
         requestID: @escaping @Sendable (ProviderResponse) -> String?, errors: ErrorTable?
@@ -98,7 +98,7 @@ import HTTPTypes
         return encoder
     }()
 
-    /// `value` as a JSON request body, by ``encoder``.
+    /// `value` as a JSON request body, by `encoder`.
     public func encode(_ value: some Encodable) throws -> Data {
         try Self.encoder.encode(value)
     }
@@ -120,7 +120,7 @@ import HTTPTypes
         )
     }
 
-    /// ``HTTPStatusTable``'s rule for the status, for an adapter that names its table with each call.
+    /// `HTTPStatusTable`'s rule for the status, for an adapter that names its table with each call.
     private var statusError: ErrorTable {
         { [provider, instance, kind, readRequestID] response, request in
             let rule = HTTPStatusTable.rule(for: response.status)
