@@ -202,5 +202,22 @@ let package = Package(
             path: "Load/FloorProxy",
             swiftSettings: swiftSettings
         ),
+        // The card network's side of scripts/authorization-benchmark (issue 47): a provider's signed authorization
+        // requests, built before the clock starts, sent at a fixed rate or with a fixed number in flight from a
+        // process of their own. In Load/ for the reason LedgerLoad is.
+        .executableTarget(
+            name: "AuthorizationLoad",
+            dependencies: [
+                .product(name: "CardGateway", package: "CardGateway"),
+                .product(name: "CardGatewaySimulation", package: "CardGateway"),
+                .product(name: "StripeSimulator", package: "CardGateway"),
+                .product(name: "AdyenSimulator", package: "CardGateway"),
+                .product(name: "MarqetaSimulator", package: "CardGateway"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Load/AuthorizationLoad",
+            swiftSettings: swiftSettings
+        ),
     ]
 )

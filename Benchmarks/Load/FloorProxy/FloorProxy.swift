@@ -19,6 +19,10 @@ import NIOCore
 // AsyncHTTPClientTransport's settings (`HTTPClient.shared`'s, redirects off, a pool of 1,024 connections per host),
 // so that the pool, like the server's, never limits the calls in flight. It lives in Load/, not Benchmarks/:
 // package-benchmark runs every executable under Benchmarks/ as a benchmark.
+//
+// For the authorization benchmark (issue 47, scripts/authorization-benchmark) it also answers
+// `POST /authorizations/{stripe|adyen|marqeta}` with that provider's approval as a fixed JSON body, reading nothing: the
+// Swift stack's floor for answering the network, side by side with the provisioning server's decision.
 
 struct Options {
     var upstream = ""
@@ -40,8 +44,8 @@ struct Options {
             }
         }
         while upstream.hasSuffix("/") { upstream.removeLast() }
-        guard upstream.hasPrefix("http://") || upstream.hasPrefix("https://") else {
-            throw UsageError(description: "usage: FloorProxy --upstream http://HOST:PORT [--port N] [--host ADDRESS]")
+        guard upstream.isEmpty || upstream.hasPrefix("http://") || upstream.hasPrefix("https://") else {
+            throw UsageError(description: "usage: FloorProxy [--upstream http://HOST:PORT] [--port N] [--host ADDRESS]")
         }
     }
 }
@@ -69,8 +73,29 @@ clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 
 let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration)
 let upstream = options.upstream
 
+/// Each provider's approval, as the bare route answers it: Stripe's `{"approved": true}` with its required
+/// `Stripe-Version`, Adyen's `Authorised` decision, Marqeta's `jit_funding` echo.
+let fixedApprovals: [String: (body: String, headers: HTTPFields)] = [
+    "stripe": (
+        #"{"approved":true}"#, [.contentType: "application/json", HTTPField.Name("Stripe-Version")!: "2024-06-20"]
+    ),
+    "adyen": (#"{"authorisationDecision":{"status":"Authorised"}}"#, [.contentType: "application/json"]),
+    "marqeta": (
+        #"{"jit_funding":{"token":"jit-bench","method":"pgfs.authorization","user_token":"user-bench","amount":12.5}}"#,
+        [.contentType: "application/json"]
+    ),
+]
+
 let router = Router()
+router.post("/authorizations/{kind}") { _, context -> Response in
+    guard let approval = context.parameters.get("kind").flatMap({ fixedApprovals[$0] }) else {
+        return Response(status: .notFound)
+    }
+    return Response(
+        status: .ok, headers: approval.headers, body: ResponseBody(byteBuffer: ByteBuffer(string: approval.body)))
+}
 router.get("**") { request, _ -> Response in
+    guard !upstream.isEmpty else { return Response(status: .notFound) }
     var outgoing = HTTPClientRequest(url: upstream + request.uri.description)
     if let authorization = request.headers[.authorization] {
         outgoing.headers.add(name: "Authorization", value: authorization)
@@ -102,4 +127,4 @@ do {
 } catch {
     FileHandle.standardError.write(Data("FloorProxy: \(error)\n".utf8))
 }
-try await client.shutdown()
+await client.shutdown()
