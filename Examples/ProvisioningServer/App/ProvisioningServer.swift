@@ -344,8 +344,21 @@ public struct ProvisioningServer: Sendable {
     public static func prometheusFactory(registry: PrometheusCollectorRegistry) -> PrometheusMetricsFactory {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.nameAndLabelSanitizer = { name, labels in
+            // Every metric handle a call makes passes through here (swift-metrics asks the factory for each), so a
+            // name that is already clean, as all of the gateway's are, is returned as it is: the Character-by-
+            // Character copy cost 20 µs a Stripe authorization, 3 % of the server's CPU for one (perf, issue 47).
+            func allowed(_ byte: UInt8) -> Bool {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: ":"):
+                    true
+                default: false
+                }
+            }
             func clean(_ text: String) -> String {
-                String(text.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == ":") ? $0 : "_" })
+                if text.utf8.allSatisfy(allowed) { return text }
+                return String(
+                    text.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == ":") ? $0 : "_" })
             }
             return (clean(name), labels.map { (clean($0.0), $0.1) })
         }

@@ -116,20 +116,20 @@ extension StripeProvider: AuthorizationResponding {
         guard let version = authorization.echo[Self.stripeVersionEcho] else {
             throw CardGatewayError.invalidRequest("the authorization was not read by the Stripe adapter")
         }
-        var body: [String: Any] = ["approved": decision.approved]
+        var body = StripeAuthorizationAnswerWire(approved: decision.approved)
         if decision.approved, let amount = decision.amount {
             if let problem = decision.problem(answering: request) {
                 throw CardGatewayError.invalidRequest("the decision \(problem)")
             }
-            body["amount"] = amount.minorUnits
+            body.amount = amount.minorUnits
         }
         if !decision.approved {
             let reason = decision.reason ?? .other
-            body["metadata"] = [
+            body.metadata = [
                 Self.declineReasonMetadataKey: Self.declineReasonMetadata[reason] ?? Self.declineReasonMetadata[.other]!
             ]
         }
-        let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
+        let data = try StripeJSON.encoder.encode(body)
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers[StripeAPI.stripeVersionHeader] = version

@@ -21,7 +21,10 @@ struct StripeWebhookVerifier: Sendable {
         var timestamp: Int64?
         var signatures: [String] = []
         for item in header.split(separator: ",", omittingEmptySubsequences: false) {
-            let pair = item.trimmingCharacters(in: .whitespaces)
+            // Optional whitespace around an item is HTTP's (RFC 9110: spaces and tabs).
+            var pair = item
+            while pair.first == " " || pair.first == "\t" { pair.removeFirst() }
+            while pair.last == " " || pair.last == "\t" { pair.removeLast() }
             guard let equals = pair.firstIndex(of: "=") else { continue }
             let key = pair[..<equals]
             let value = String(pair[pair.index(after: equals)...])

@@ -214,6 +214,21 @@ enum StripeJSON {
     static func decoder() -> JSONDecoder { shared }
 
     private static let shared = JSONDecoder()
+
+    /// The encoder of the answers the adapter writes (keys sorted, as Stripe's own examples are).
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+}
+
+/// The answer to `issuing_authorization.request`: `approved`; `amount` only for a smaller approved amount, `metadata`
+/// only on a decline (absent members are left out, not written as null).
+struct StripeAuthorizationAnswerWire: Encodable, Sendable {
+    var approved: Bool
+    var amount: Int64?
+    var metadata: [String: String]?
 }
 
 /// `issuing_authorization.request`: the members the adapter reads.
