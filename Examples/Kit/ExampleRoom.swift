@@ -120,16 +120,21 @@ public struct ExampleNetwork: Sendable {
     public var currency: String
     /// Why the demo's partial-approval step does not apply; nil when the provider takes a partial amount.
     public var noPartialApproval: String?
+    /// The provider's approval as a fixed answer (body and headers), what the authorization benchmark's bare route
+    /// answers to every request without reading it.
+    public var approval: (body: String, headers: [String: String])
     /// Reads the simulator's answer (the provider's record of the authorization).
     public var record: @Sendable (JSONValue) throws -> RecordedAuthorization
 
     public init(
         defaultCard: String, currency: String, noPartialApproval: String? = nil,
+        approval: (body: String, headers: [String: String]),
         record: @escaping @Sendable (JSONValue) throws -> RecordedAuthorization
     ) {
         self.defaultCard = defaultCard
         self.currency = currency
         self.noPartialApproval = noPartialApproval
+        self.approval = approval
         self.record = record
     }
 }

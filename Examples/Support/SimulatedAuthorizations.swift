@@ -23,10 +23,13 @@ public enum SimulatedAuthorizations {
     /// The providers whose simulators can play the network, by kind name, in the rooms' order.
     public static var kinds: [String] { ExampleRooms.all.filter { $0.network != nil }.map { $0.kind } }
 
-    /// The network `kind`'s simulator plays.
-    static func network(_ kind: String) -> ExampleNetwork? {
-        ExampleRooms.all.first { $0.kind == kind }?.network
+    /// The room of `kind`, when its simulator plays the network.
+    public static func room(_ kind: String) -> (any ExampleRoom.Type)? {
+        ExampleRooms.all.first { $0.kind == kind && $0.network != nil }
     }
+
+    /// The network `kind`'s simulator plays.
+    public static func network(_ kind: String) -> ExampleNetwork? { room(kind)?.network }
 
     /// A seeded active card of `kind`'s simulator, used when no card is named.
     public static func defaultCard(_ kind: String) -> String? { network(kind)?.defaultCard }

@@ -111,35 +111,26 @@ enum AuthorizationLoad {
     static let saturatedCallers = 128
     static let saturatedFor = Duration.seconds(3)
 
-    /// The provider's approval, as a fixed body: what the bare route answers to every request.
+    /// The provider's approval, as a fixed body: what the bare route answers to every request (its room's
+    /// ``ExampleNetwork/approval``).
     static func fixedApproval(_ kind: String) -> (body: String, headers: HTTPFields) {
         var headers: HTTPFields = [.contentType: "application/json"]
-        switch kind {
-        case "stripe":
-            headers[HTTPField.Name("Stripe-Version")!] = "2024-06-20"
-            return (#"{"approved":true}"#, headers)
-        case "adyen":
-            return (#"{"authorisationDecision":{"status":"Authorised"}}"#, headers)
-        default:
-            return (
-                #"{"jit_funding":{"token":"jit-bench","method":"pgfs.authorization","user_token":"user-bench","amount":12.5}}"#,
-                headers
-            )
+        let approval = SimulatedAuthorizations.network(kind)?.approval ?? (body: "{}", headers: [:])
+        for (name, value) in approval.headers.sorted(by: { $0.key < $1.key }) {
+            guard let field = HTTPField.Name(name) else { continue }
+            headers[field] = value
         }
+        return (approval.body, headers)
     }
 
     static func run(kind: String) async throws -> AuthorizationReport {
         let simulators = EmbeddedSimulators()
         guard let simulator = SimulatedAuthorizations.simulator(kind, in: simulators),
-            let card = SimulatedAuthorizations.defaultCard(kind)
+            let room = SimulatedAuthorizations.room(kind), let network = room.network
         else { throw BenchmarkFailure("no simulated network for \(kind)") }
-        let currency = kind == "adyen" ? "EUR" : "USD"
-        let instance =
-            switch kind {
-            case "stripe": EmbeddedSimulators.Instance.stripe
-            case "adyen": EmbeddedSimulators.Instance.adyen
-            default: EmbeddedSimulators.Instance.marqeta
-            }
+        let card = network.defaultCard
+        let currency = network.currency
+        let instance = room.instance
         return try await simulators.run { running in
             let gateway = try running.gateway()
             var configuration = ProvisioningServer.Configuration()

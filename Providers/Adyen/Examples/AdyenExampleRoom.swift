@@ -44,7 +44,8 @@ public struct AdyenExampleRoom: ExampleRoom {
     public static var network: ExampleNetwork? {
         ExampleNetwork(
             defaultCard: "PI32272223222C5GXTDWH3TTN", currency: "EUR",
-            noPartialApproval: "not applicable: Adyen's relayed authorisation answer takes no partial amount"
+            noPartialApproval: "not applicable: Adyen's relayed authorisation answer takes no partial amount",
+            approval: (#"{"authorisationDecision":{"status":"Authorised"}}"#, [:])
         ) { json in
             let status = json["status"]?.stringValue ?? "?"
             let decidedBy = json["decidedBy"]?.stringValue ?? "?"

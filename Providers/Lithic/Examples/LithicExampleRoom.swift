@@ -37,7 +37,11 @@ public struct LithicExampleRoom: ExampleRoom {
     }
 
     public static var network: ExampleNetwork? {
-        ExampleNetwork(defaultCard: "c0000000-0000-4000-8000-000000000001", currency: "USD") { json in
+        ExampleNetwork(
+            defaultCard: "c0000000-0000-4000-8000-000000000001", currency: "USD",
+            // lithic-openapi.yml, asa-response: `result` APPROVED accepts; the request's `token` may be left out.
+            approval: (#"{"result":"APPROVED"}"#, [:])
+        ) { json in
             // Lithic's ASA record: result (APPROVED or a decline reason), detailed_result, approved_amount, attempts.
             let result = json["result"]?.stringValue ?? "?"
             let detailed = json["detailed_result"]?.stringValue

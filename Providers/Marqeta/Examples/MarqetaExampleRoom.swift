@@ -46,7 +46,13 @@ public struct MarqetaExampleRoom: ExampleRoom {
     }
 
     public static var network: ExampleNetwork? {
-        ExampleNetwork(defaultCard: "card_sim_active_0001", currency: "USD") { json in
+        ExampleNetwork(
+            defaultCard: "card_sim_active_0001", currency: "USD",
+            approval: (
+                #"{"jit_funding":{"token":"jit-bench","method":"pgfs.authorization","user_token":"user-bench","amount":12.5}}"#,
+                [:]
+            )
+        ) { json in
             let log = json["gateway_log"]
             let state = json["state"]?.stringValue ?? "?"
             let timedOut = log?["timed_out"]?.boolValue ?? false

@@ -47,7 +47,11 @@ public struct StripeExampleRoom: ExampleRoom {
     }
 
     public static var network: ExampleNetwork? {
-        ExampleNetwork(defaultCard: "ic_1SimActiveEligible000000", currency: "USD") { json in
+        ExampleNetwork(
+            defaultCard: "ic_1SimActiveEligible000000", currency: "USD",
+            // The issuing_authorization.request webhook's synchronous answer, with the API version it is written in.
+            approval: (#"{"approved":true}"#, ["Stripe-Version": "2024-06-20"])
+        ) { json in
             // The issuing.authorization: the last request_history entry is this request's.
             let history = json["request_history"]?.arrayValue ?? []
             let last = history.last
