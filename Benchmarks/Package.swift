@@ -208,7 +208,6 @@ let package = Package(
         .executableTarget(
             name: "AuthorizationLoad",
             dependencies: [
-                .product(name: "CardGateway", package: "CardGateway"),
                 .product(name: "CardGatewaySimulation", package: "CardGateway"),
                 .product(name: "StripeSimulator", package: "CardGateway"),
                 .product(name: "AdyenSimulator", package: "CardGateway"),

@@ -1,6 +1,5 @@
 import AdyenSimulator
 import AsyncHTTPClient
-@_spi(AdapterSupport) import CardGateway
 import CardGatewaySimulation
 import Foundation
 import MarqetaSimulator
@@ -98,7 +97,7 @@ func messages(kind: String, count: Int) throws -> [Message] {
         let headers = [
             (
                 "Authorization",
-                HeaderAuthentication.basicValue(username: settings.username, password: settings.password)
+                SimulatorHTTP.basicAuthorization(user: settings.username, password: settings.password)
             ),
             ("Content-Type", "application/json"),
         ]
