@@ -47,7 +47,7 @@ extension AdyenSimulator {
         let key = try revealState.currentKey(for: purpose)
         let value: String
         if format == "pem" {
-            value = key.publicKeyDER.base64EncodedString()
+            value = ByteEncoding.base64(key.publicKeyDER)
         } else {
             let jwk: [String: Any] = [
                 "kty": "RSA", "use": "enc", "n": Self.base64URL(key.modulus), "e": Self.base64URL(key.publicExponent),
@@ -168,13 +168,11 @@ extension AdyenSimulator {
         }
     }
 
+    /// A JWK integer (RFC 7518 section 6.3.1): big-endian without leading zero bytes, in Base64url without padding.
     static func base64URL(_ data: Data) -> String {
         var bytes = data
         while bytes.count > 1, bytes.first == 0 { bytes = bytes.dropFirst() }
-        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
-            of: "/", with: "_"
-        )
-        .replacingOccurrences(of: "=", with: "")
+        return ByteEncoding.base64URL(Data(bytes))
     }
 }
 
@@ -395,7 +393,7 @@ public enum AdyenSimulatorApp {
     /// A session: the app's AES-256 key and that key encrypted (RSA PKCS #1 v1.5) with the `pem` public key Adyen
     /// gave (Base64 DER), in capital hexadecimal.
     public static func session(publicKeyPEM: String) throws -> (key: SymmetricKey, encryptedKey: String) {
-        guard let der = Data(base64Encoded: publicKeyPEM) else {
+        guard let der = ByteEncoding.decodeBase64(publicKeyPEM) else {
             throw AdyenSimulatorPINBlock.PINBlockError.invalidBlock
         }
         let publicKey = try _RSA.Encryption.PublicKey(derRepresentation: der)
@@ -426,7 +424,3 @@ public enum AdyenSimulatorApp {
         return (ByteEncoding.hex(block).uppercased(), token)
     }
 }
-
-// The former names, for the examples being moved into the rooms this round (issue 46); removed once nothing names them.
-public typealias AdyenSimulatedApp = AdyenSimulatorApp
-public typealias PINBlock4 = AdyenSimulatorPINBlock

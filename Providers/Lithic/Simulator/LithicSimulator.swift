@@ -318,15 +318,4 @@ public struct LithicSimulator: ProviderSimulator {
         "LOST", "COMPROMISED", "DAMAGED", "END_USER_REQUEST", "ISSUER_REQUEST", "NOT_ACTIVE", "SUSPICIOUS_ACTIVITY",
         "INTERNAL_REVIEW", "EXPIRED", "UNDELIVERABLE", "OTHER",
     ]
-
-    /// Standard Base64 with padding, nothing else.
-    static func strictBase64(_ text: String) -> Data? {
-        guard !text.isEmpty, text.count % 4 == 0,
-            text.utf8.allSatisfy({
-                ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 43 || $0 == 47
-                    || $0 == 61
-            })
-        else { return nil }
-        return Data(base64Encoded: text)
-    }
 }

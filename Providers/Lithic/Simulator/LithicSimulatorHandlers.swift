@@ -33,7 +33,7 @@ extension LithicSimulator {
             var decoded: [Data] = []
             if given.contains(where: { $0 != nil }) {
                 for (name, value) in zip(["certificate", "nonce", "nonce_signature"], given) {
-                    guard let value, let bytes = Self.strictBase64(value) else {
+                    guard let value, let bytes = ByteEncoding.decodeBase64(value), !bytes.isEmpty else {
                         throw invalid("\(name) must be Base64-encoded")
                     }
                     decoded.append(bytes)

@@ -64,7 +64,7 @@ extension LithicSimulator {
     /// `whsec_` (Standard Webhooks' `Webhook.sign`).
     public static func signature(id: String, timestamp: String, body: Data, secret: String) -> String {
         let encoded = secret.hasPrefix("whsec_") ? String(secret.dropFirst(6)) : secret
-        let key = SymmetricKey(data: Data(base64Encoded: encoded) ?? Data(encoded.utf8))
+        let key = SymmetricKey(data: ByteEncoding.decodeBase64(encoded) ?? Data(encoded.utf8))
         var message = Data("\(id).\(timestamp).".utf8)
         message.append(body)
         return "v1," + Data(HMAC<SHA256>.authenticationCode(for: message, using: key)).base64EncodedString()

@@ -130,15 +130,17 @@ extension MarqetaSimulator {
         }
         var decoded: [Data] = []
         for certificate in certificates {
-            guard let bytes = Self.strictBase64(certificate) else {
+            guard let bytes = ByteEncoding.decodeBase64(certificate), !bytes.isEmpty else {
                 throw invalid("certificates must be Base64-encoded")
             }
             decoded.append(bytes)
         }
-        guard let nonce = (object["nonce"] as? String).flatMap(Self.strictBase64) else {
+        guard let nonce = (object["nonce"] as? String).flatMap(ByteEncoding.decodeBase64), !nonce.isEmpty else {
             throw invalid("nonce must be Base64-encoded")
         }
-        guard let signature = (object["nonce_signature"] as? String).flatMap(Self.strictBase64) else {
+        guard let signature = (object["nonce_signature"] as? String).flatMap(ByteEncoding.decodeBase64),
+            !signature.isEmpty
+        else {
             throw invalid("nonce_signature must be Base64-encoded")
         }
         state.lastApplePayDigests.withLock {

@@ -542,7 +542,7 @@ extension PaysafeSimulatorEngine {
     ) -> SimulatedResponse? {
         guard customer.requiresSCA else { return nil }
         let now = clock.now()
-        if let header = request.header("sca-authorization"), let data = Data(base64Encoded: header),
+        if let header = request.header("sca-authorization"), let data = ByteEncoding.decodeBase64(header),
             let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
             let details = object["scaDetails"] as? [String: Any], let eventId = details["eventId"] as? String,
             let walletOperationId = details["walletOperationId"] as? String, var event = scaEvents.get(eventId),

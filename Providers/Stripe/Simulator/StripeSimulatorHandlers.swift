@@ -548,7 +548,7 @@ extension StripeSimulator {
         var material = Data(cardID.utf8)
         if ios {
             let certificates = params.list("ios[certificates]")
-            guard !certificates.isEmpty, certificates.allSatisfy({ Data(base64Encoded: $0) != nil }) else {
+            guard !certificates.isEmpty, certificates.allSatisfy({ ByteEncoding.decodeBase64($0) != nil }) else {
                 throw .invalid("ios[certificates] must be Base64 DER certificates.", param: "ios[certificates]")
             }
             for field in ["nonce", "nonce_signature"] {
