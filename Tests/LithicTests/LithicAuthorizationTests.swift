@@ -133,7 +133,11 @@ struct LithicAuthorizationTests {
         let simulator = LithicSimulator()
         let (provider, _) = try LithicFixture.scripted([])
         try await withResponder(provider: provider, status: 503) { url in
-            let response = try #require(await simulator.authorize(Self.order(url: url)))
+            // The retry is what is checked, not the machine's speed: a deadline a loaded test run cannot miss (with
+            // Lithic's two seconds the first 503 once arrived late under a full suite, and was not retried).
+            var order = Self.order(url: url)
+            order.deadlineMilliseconds = SimulatedNetwork.longestTestDeadline
+            let response = try #require(await simulator.authorize(order))
             let record = try #require(JSONSerialization.jsonObject(with: response.body) as? [String: Any])
             #expect(record["attempts"] as? Int == 2)
             #expect(record["result"] as? String == "DECLINED")
