@@ -216,12 +216,6 @@ struct StripeIntegrationTests {
                 return
             }
             #expect(try JSONValue.parse(key.rawJSON.revealedBytes)["livemode"] == .bool(true))
-            try await adapter.revokeEphemeralKey(id: key.id, apiVersion: "2026-10-28.endive", context: context)
-            let entry = try #require(handle.journal.last)
-            #expect(entry.method == "DELETE")
-            #expect(entry.header("idempotency-key") == nil)
-            let twice = await gatewayError { try await adapter.revokeEphemeralKey(id: key.id, context: context) }
-            #expect(twice?.code == .notFound)
 
             let missing = await gatewayError {
                 _ = try await adapter.card(CardRef(id: "ic_doesnotexist"), context: context)

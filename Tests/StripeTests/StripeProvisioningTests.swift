@@ -340,49 +340,6 @@ struct StripeProvisioningTests {
         #expect(error?.isRetryable == false)
     }
 
-    @Test func revokeEphemeralKey() async throws {
-        let transport = ScriptedTransport([
-            .stripe(
-                200,
-                #"{"id":"ephkey_1","object":"ephemeral_key","associated_objects":[],"created":1,"expires":2,"livemode":false}"#
-            )
-        ])
-        try await Fixture.provider(transport).revokeEphemeralKey(
-            id: "ephkey_1", apiVersion: "2020-08-27", context: OperationContext())
-        let request = try #require(transport.requests.first)
-        #expect(request.method == "DELETE")
-        #expect(request.path == "/v1/ephemeral_keys/ephkey_1")
-        #expect(request.header("Stripe-Version") == "2020-08-27")
-        #expect(request.header("Idempotency-Key") == nil)
-        #expect(request.body == nil)
-
-        let validation = ScriptedTransport([])
-        let error = await gatewayError {
-            try await Fixture.provider(validation).revokeEphemeralKey(
-                id: "", apiVersion: "bad", context: OperationContext())
-        }
-        #expect(error?.fieldErrors.map(\.field) == ["id", "apiVersion"])
-        #expect(validation.requestCount == 0)
-    }
-
-    @Test("a revoke whose retry finds the key gone has revoked it; a first-attempt 404 is an unknown key")
-    func revokeRetriedAfterItWorked() async throws {
-        let missing = Fixture.error(
-            type: "invalid_request_error", code: "resource_missing", message: "No such ephemeral key: 'ephkey_1'")
-        let transport = ScriptedTransport([
-            .stripe(500, Fixture.error(type: "api_error", message: "boom")), .stripe(404, missing),
-        ])
-        try await Fixture.provider(transport, sleeps: SleepRecorder()).revokeEphemeralKey(
-            id: "ephkey_1", context: OperationContext())
-        #expect(transport.requestCount == 2)
-
-        let unknown = ScriptedTransport([.stripe(404, missing)])
-        let error = await gatewayError {
-            try await Fixture.provider(unknown).revokeEphemeralKey(id: "ephkey_1", context: OperationContext())
-        }
-        #expect(error?.code == .notFound)
-    }
-
     @Test("an expired key replayed for a reused operation key is refused, never handed to the wallet SDK")
     func expiredReplayIsRefused() async throws {
         // Fixture.ephemeralKey expired in 2020.

@@ -12,7 +12,6 @@ enum StripeAPI {
     // MARK: Paths
 
     static let ephemeralKeys = "/v1/ephemeral_keys"
-    static func ephemeralKey(_ id: String) -> String { "/v1/ephemeral_keys/\(URLEncoding.pathSegment(id))" }
     static let issuingCards = "/v1/issuing/cards"
     static func issuingCard(_ id: String) -> String { "/v1/issuing/cards/\(URLEncoding.pathSegment(id))" }
     /// Issuing tokens: parts of this API are marked "preview" in Stripe's reference.

@@ -110,27 +110,6 @@ extension StripeProvider {
     /// arrives as an `issuing_token.created` webhook.
     public func confirm(_ confirmation: ProvisioningConfirmation, context: OperationContext) async throws {}
 
-    /// Revokes an ephemeral key before it expires: `DELETE /v1/ephemeral_keys/{id}`.
-    ///
-    /// - Parameter apiVersion: the `Stripe-Version` to send (the one the key was minted with); nil sends the
-    ///   configured account version, if any.
-    func revokeEphemeralKey(id: String, apiVersion: String? = nil, context: OperationContext) async throws {
-        var problems = ValidationProblems()
-        Self.check(id: id, field: "id", into: &problems)
-        if let apiVersion, !StripeAPIVersion.isValid(apiVersion) {
-            problems.add("apiVersion", "must be a Stripe API version such as 2020-08-27")
-        }
-        try problems.throwIfAny()
-        // DELETE is idempotent by definition at Stripe: no idempotency key, safe to repeat. A repeat whose first
-        // attempt was applied finds the key gone (404): that is the revocation having happened.
-        let response = try await send(
-            .delete, StripeAPI.ephemeralKey(id), stripeVersion: apiVersion ?? configuration.apiVersion,
-            repeatability: .safe, operation: "revoke ephemeral key", context: context
-        )
-        if response.status == 404 && response.attempts > 1 { return }
-        _ = try decode(StripeEphemeralKeyWire.self, response, object: "ephemeral_key", \.object, what: "ephemeral key")
-    }
-
     /// `POST /v1/ephemeral_keys` with `issuing_card` (and the front end's `nonce` for Issuing Elements), pinned by
     /// `Stripe-Version: apiVersion`: the one code path that mints ephemeral keys, for wallet provisioning and for card
     /// reveal. Checks that the answer is an `ephemeral_key` with a secret, scoped to the card.
