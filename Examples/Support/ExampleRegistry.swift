@@ -1,12 +1,15 @@
-@_exported import CardGatewayExampleKit
-import AdyenExamples
-import BridgeExamples
 import CardGateway
-import LithicExamples
-import MarqetaExamples
-import PaysafeExamples
-import StripeExamples
-import TrustPaymentsExamples
+
+// The kit, and what the rooms add to its names (`EmbeddedSimulators.Instance.stripe`, `SampleInputs.issuerSDKOutput`…),
+// wherever ExampleSupport is imported.
+@_exported import CardGatewayExampleKit
+@_exported import AdyenExamples
+@_exported import BridgeExamples
+@_exported import LithicExamples
+@_exported import MarqetaExamples
+@_exported import PaysafeExamples
+@_exported import StripeExamples
+@_exported import TrustPaymentsExamples
 
 /// The rooms the example programs know, in the order their simulators start and their demo steps run: the one list
 /// a new provider's room joins (with Package.swift's `providers`).
