@@ -5,9 +5,9 @@ import Logging
 import ProvisioningServerApp
 
 // The demo's real-time authorization steps (docs/SERVER.md, "Real-time authorizations"): the provisioning server
-// answers `POST /authorizations/{instance}` on 127.0.0.1 with a demo decider, and each provider's simulator plays the
-// card network against it (`POST /__simulator/authorizations`), then shows what the provider recorded: Stripe's
-// `request_history` reason, Adyen's decision or fallback, Marqeta's `gateway_log`, Lithic's ASA `result`.
+// answers `POST /authorizations/{instance}` on 127.0.0.1 with a demo decider, and the simulator of each room with a
+// card network (``ExampleRoom/network``) plays it against the server (`POST /__simulator/authorizations`), then shows
+// what the provider recorded, as the room reads it (Stripe's `request_history` reason, for one).
 
 /// The demo's decider, keyed on the merchant's name: "Slow Diner" is never answered in time (the stand-in answers
 /// the provider), "Fuel Station" is approved for 60.00 when the request allows a smaller amount, everything else in

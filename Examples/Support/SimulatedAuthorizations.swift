@@ -7,8 +7,8 @@ import HTTPTypes
 /// A simulated card network's authorization, sent by a provider's embedded simulator to any URL: what
 /// `cardgateway authorize` and the demo use. The simulator's control path `POST /__simulator/authorizations` takes an
 /// ``AuthorizationOrder``, sends the provider's signed message to the order's URL under the provider's deadline, and
-/// answers with what the provider records of it (Stripe's `request_history`, Adyen's outcome and fallback, Marqeta's
-/// `gateway_log`).
+/// answers with what the provider records of it (Stripe's `request_history`, for one). The rooms whose simulators play
+/// a network say so in ``ExampleRoom/network``.
 public enum SimulatedAuthorizations {
     /// What the simulator answered: its status and the provider's recorded outcome (JSON).
     public struct Result: Sendable {
