@@ -1,5 +1,4 @@
 // swift-tools-version: 6.2
-import Foundation
 import PackageDescription
 
 /// One set of settings for every target: Swift 6 language mode, explicit existentials and warnings as errors
@@ -11,16 +10,6 @@ let swiftSettings: [SwiftSetting] = [
 ]
 
 let providers = ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments", "Marqeta", "Lithic"]
-
-/// Whether a folder exists under the package: while the rooms' example and fuzz parts move into their rooms
-/// (issue 46), a room's `Examples/` or `Fuzz/` is a target once its folder is there.
-func exists(_ path: String) -> Bool {
-    FileManager.default.fileExists(atPath: Context.packageDirectory + "/" + path)
-}
-let fuzzRooms = providers.filter { exists("Providers/\($0)/Fuzz") }
-let exampleRooms = providers.filter { exists("Providers/\($0)/Examples") }
-let fuzzSupport: [Target.Dependency] = exists("Sources/CardGatewayFuzzSupport") ? ["CardGatewayFuzzSupport"] : []
-let exampleKit: [Target.Dependency] = exists("Examples/Kit") ? ["CardGatewayExampleKit"] : []
 
 /// Set by scripts/fuzz only: the fuzz package (Fuzz/) needs the core, the adapters and their harnesses, so the example
 /// programs and the PostgreSQL module are left out of its graph. SwiftPM builds a package's build-tool plugins (the
@@ -223,7 +212,7 @@ for name in providers {
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ] + testExtras[name, default: []]
-                + (fuzzRooms.contains(name) ? [.target(name: "\(name)Fuzz")] + fuzzSupport : []),
+                + [.target(name: "\(name)Fuzz"), "CardGatewayFuzzSupport"],
             // Published examples and specs, read from the source tree by the tests (never bundled). Paysafe publishes
             // no wire examples (its seed is SDK code), so its room has none.
             exclude: name == "Paysafe" ? [] : ["Fixtures"],
@@ -238,23 +227,21 @@ for name in providers {
 // CardGatewayFuzzHarnesses lists the rooms' targets (FuzzTargets.all) beside the cross-provider ones. The libFuzzer
 // executable is in the separate package Fuzz/ (built with AddressSanitizer and libFuzzer: scripts/fuzz); the regression
 // tests run every corpus and regression file through the same harnesses in `swift test`. No NIO here.
-if !fuzzSupport.isEmpty {
-    // What every harness shares (the response and webhook harness shapes, seeds, keys): the rooms' harnesses build
-    // on it, and CardGatewayFuzzHarnesses lists them all.
-    targets.append(
-        .target(
-            name: "CardGatewayFuzzSupport",
-            dependencies: [
-                "CardGateway",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ],
-            swiftSettings: swiftSettings
-        )
+// What every harness shares (the response and webhook harness shapes, seeds, keys): the rooms' harnesses build on it,
+// and CardGatewayFuzzHarnesses lists them all.
+targets.append(
+    .target(
+        name: "CardGatewayFuzzSupport",
+        dependencies: [
+            "CardGateway",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ],
+        swiftSettings: swiftSettings
     )
-}
-for name in fuzzRooms {
+)
+for name in providers {
     // A room's own fuzz harnesses (Providers/<Name>/Fuzz): its adapter's response decoding and webhooks. No provider
     // extras: the harnesses sign with Crypto and _CryptoExtras themselves (Bridge's are _CryptoExtras, listed already).
     targets.append(
@@ -265,7 +252,8 @@ for name in fuzzRooms {
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ] + fuzzSupport,
+                "CardGatewayFuzzSupport",
+            ],
             path: "Providers/\(name)/Fuzz",
             swiftSettings: swiftSettings
         )
@@ -279,8 +267,8 @@ targets += [
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
-        ] + providers.map { .target(name: "CardGateway\($0)") } + fuzzSupport
-            + fuzzRooms.map { .target(name: "\($0)Fuzz") },
+        ] + providers.map { .target(name: "CardGateway\($0)") } + ["CardGatewayFuzzSupport"]
+            + providers.map { .target(name: "\($0)Fuzz") },
         swiftSettings: swiftSettings
     ),
     .testTarget(
@@ -288,14 +276,14 @@ targets += [
         // The corpus and regression runs and the harnesses' reach; each room records its own corpus in its tests.
         dependencies: [
             "CardGatewayFuzzHarnesses", "CardGateway",
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-        ] + fuzzSupport,
+            .product(name: "HTTPTypes", package: "swift-http-types"), "CardGatewayFuzzSupport",
+        ],
         swiftSettings: swiftSettings
     ),
 ]
 
 // The example programs: the `cardgateway` CLI, the provisioning server, and what they share.
-if !fuzzBuild && !exampleKit.isEmpty {
+if !fuzzBuild {
     // What the example programs ask of a room (its embedded simulator, sample inputs, demo steps, simulated
     // authorizations, benchmark subject), so that each room brings its own (Providers/<Name>/Examples).
     targets.append(
@@ -310,9 +298,8 @@ if !fuzzBuild && !exampleKit.isEmpty {
             swiftSettings: swiftSettings
         )
     )
-}
-if !fuzzBuild {
-    for name in exampleRooms {
+    // A room's example pieces (Providers/<Name>/Examples): what the example programs run of that provider.
+    for name in providers {
         targets.append(
             .target(
                 name: "\(name)Examples",
@@ -320,8 +307,8 @@ if !fuzzBuild {
                     "CardGateway", "CardGatewayAsyncHTTPClient", "CardGatewaySimulation",
                     .target(name: "CardGateway\(name)"), .target(name: "\(name)Simulator"),
                     .product(name: "Logging", package: "swift-log"),
-                    .product(name: "HTTPTypes", package: "swift-http-types"),
-                ] + exampleKit,
+                    .product(name: "HTTPTypes", package: "swift-http-types"), "CardGatewayExampleKit",
+                ],
                 path: "Providers/\(name)/Examples",
                 swiftSettings: swiftSettings
             )
@@ -337,7 +324,8 @@ if !fuzzBuild {
                 "CardGatewayPostgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-            ] + exampleKit + exampleRooms.map { .target(name: "\($0)Examples") },
+                "CardGatewayExampleKit",
+            ] + providers.map { .target(name: "\($0)Examples") },
             path: "Examples/Support",
             swiftSettings: swiftSettings
         ),
