@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Every provider room follows the one template of `WritingAnAdapter.md` ("The room"): each file of
-/// `Providers/<Name>/Adapter`, `Providers/<Name>/Simulator` and `Tests/<Name>Tests` is either a role of the template,
+/// `Providers/<Name>/Adapter`, `Simulator`, `Fuzz`, `Examples` and `Tests/<Name>Tests` is either a role of the template,
 /// named `<Name>` + role, or listed under "Extras" in the provider's README; and the README has the template's
 /// sections, in its order, "Unverified facts" last. The template is read from the article, so the two cannot drift.
 @Suite("Provider rooms follow one template", .timeLimit(.minutes(1)))
@@ -72,6 +72,8 @@ struct RoomTemplateTests {
             ("Providers/<Name>/Adapter/", "Providers/\(provider)/Adapter"),
             ("Providers/<Name>/Simulator/", "Providers/\(provider)/Simulator"),
             ("Tests/<Name>Tests/", "Tests/\(provider)Tests"),
+            ("Providers/<Name>/Fuzz/", "Providers/\(provider)/Fuzz"),
+            ("Providers/<Name>/Examples/", "Providers/\(provider)/Examples"),
         ] {
             let roles = Set(try Self.roles(in: folder).map { $0.replacingOccurrences(of: "<Name>", with: provider) })
             for file in try Self.files(in: path) {
@@ -84,11 +86,26 @@ struct RoomTemplateTests {
         // Every extra the README lists exists, so the list cannot go stale.
         let present = Set(
             try Self.files(in: "Providers/\(provider)/Adapter") + Self.files(in: "Providers/\(provider)/Simulator")
-                + Self.files(in: "Tests/\(provider)Tests")
+                + Self.files(in: "Tests/\(provider)Tests") + Self.files(in: "Providers/\(provider)/Fuzz")
+                + Self.files(in: "Providers/\(provider)/Examples")
         )
         #expect(
             extras.subtracting(present).isEmpty,
             "Providers/\(provider)/README.md lists missing extras: \(extras.subtracting(present).sorted())")
+    }
+
+    @Test(
+        "every room brings its fuzz harnesses, corpus recorder and example room, so no shared file switches on it",
+        arguments: providers)
+    func roomBringsItsOwnPieces(provider: String) throws {
+        for path in [
+            "Providers/\(provider)/Fuzz/\(provider)FuzzHarnesses.swift",
+            "Tests/\(provider)Tests/\(provider)FuzzCorpusTests.swift",
+            "Providers/\(provider)/Examples/\(provider)ExampleRoom.swift",
+            "Providers/\(provider)/Examples/\(provider)ExampleDemo.swift",
+        ] {
+            #expect(FileManager.default.fileExists(atPath: Self.root.appendingPathComponent(path).path), "\(path)")
+        }
     }
 
     @Test("every provider README has the template's sections, in order, unverified facts last", arguments: providers)
