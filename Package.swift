@@ -476,7 +476,9 @@ let package = Package(
             .library(name: "CardGatewayPostgres", targets: ["CardGatewayPostgres"]),
             // For the benchmark package (Benchmarks/) only, not part of the library's API: the authorization
             // benchmark drives the provisioning server as the demo runs it, on the embedded simulators.
-            .library(name: "CardGatewayExamples", targets: ["ExampleSupport", "ProvisioningServerApp"]),
+            .library(
+                name: "CardGatewayExamples",
+                targets: ["CardGatewayExampleKit", "ExampleSupport", "ProvisioningServerApp"]),
         ]) + [
             .library(name: "CardGateway", targets: ["CardGateway"]),
             .library(name: "CardGatewayAsyncHTTPClient", targets: ["CardGatewayAsyncHTTPClient"]),

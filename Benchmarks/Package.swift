@@ -88,26 +88,21 @@ let package = Package(
         ),
         // glibc's live heap in bytes (mallinfo2), for the load benchmarks' memory per call in flight.
         .target(name: "HeapProbe", path: "Probes/HeapProbe"),
-        // The seven providers' adapters and simulators (Marqeta and Lithic in the live benchmarks only: e2e and load), the operations benchmarked for each, and the transports
-        // that record a simulator's answers and replay them in process (shared by the three targets below).
+        // The providers benchmarked, from the rooms' subjects (Providers/<Name>/Examples/<Name>ExampleBenchmark.swift,
+        // through CardGatewayExamples; Marqeta and Lithic in the live benchmarks only: e2e and load), and the
+        // transports that record a simulator's answers and replay them in process (shared by the targets below).
         .target(
             name: "ProviderFixtures",
             dependencies: [
                 .product(name: "CardGateway", package: "CardGateway"),
                 .product(name: "CardGatewayAsyncHTTPClient", package: "CardGateway"),
                 .product(name: "CardGatewaySimulation", package: "CardGateway"),
+                .product(name: "CardGatewayExamples", package: "CardGateway"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 "HeapProbe",
-            ]
-                + ["Paysafe", "Adyen", "Stripe", "Bridge", "TrustPayments", "Marqeta", "Lithic"].flatMap {
-                    name -> [Target.Dependency] in
-                    [
-                        .product(name: "CardGateway\(name)", package: "CardGateway"),
-                        .product(name: "\(name)Simulator", package: "CardGateway"),
-                    ]
-                },
+            ],
             path: "Benchmarks/ProviderFixtures",
             swiftSettings: swiftSettings
         ),

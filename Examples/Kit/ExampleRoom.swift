@@ -65,6 +65,13 @@ public protocol ExampleRoom: Sendable {
 
     /// The room's cards among the demo users' (the provisioning server's demo directory). Default: none.
     static var demoUserCards: [DemoUserCard] { get }
+
+    /// What the benchmark package runs of the provider (`Providers/<Name>/Examples/<Name>ExampleBenchmark.swift`),
+    /// over a fresh simulator of its own on each call; nil leaves the room out of the benchmarks (the default).
+    static func benchmarkSubject() -> ProviderSubject?
+    /// Whether the subject is in the benchmarks on a live simulator only (`e2e/`, `load/`), not the per-call ones
+    /// (`adapter/`, `gateway/`, their thresholds). Default: false.
+    static var benchmarkLiveOnly: Bool { get }
 }
 
 extension ExampleRoom {
@@ -85,6 +92,8 @@ extension ExampleRoom {
     public func demo(_ steps: DemoSteps, _ recorder: inout DemoRecorder) async {}
     public static var revealCard: CardRef? { nil }
     public static var demoUserCards: [DemoUserCard] { [] }
+    public static func benchmarkSubject() -> ProviderSubject? { nil }
+    public static var benchmarkLiveOnly: Bool { false }
     public func revealAppSide(_ offer: RevealOffer, via: RouteTarget, steps: DemoSteps) async throws -> String {
         try await steps.appSide(offer, via: via)
     }
