@@ -28,7 +28,6 @@ extension PaysafeExampleRoom {
                 cvv: Secret(Seed.issuedCardCVV)),
             lockable: CardRef(id: Seed.activeVisaCardID, customer: eu),
             cancellable: CardRef(id: Seed.digitalCardID, customer: eu),
-            pinChange: SetCardPINRequest(card: CardRef(id: Seed.activeVisaCardID, customer: eu), pin: Secret("5081")),
             programsCustomer: eu,
             tokensCard: CardRef(id: Seed.tokenizedCardID, customer: eu),
             offerCard: lookup,
