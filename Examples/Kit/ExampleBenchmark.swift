@@ -43,7 +43,8 @@ public struct ProviderSubject: Sendable {
     public var representative: String
     /// The same operation through `CardGateway`.
     public var throughGateway: @Sendable (CardGateway, RouteTarget, OperationContext) async throws -> Void
-    /// A request header whose value the provider's answer repeats and the adapter checks (see the benchmark package's `ReplayTransport`).
+    /// A request header whose value the provider's answer repeats and the adapter checks (see the benchmark
+    /// package's `ReplayTransport`).
     public var echoHeader: HTTPField.Name? = nil
 
     public init(

@@ -2,9 +2,9 @@ import CardGateway
 import CardGatewaySimulation
 import Foundation
 
-/// What the example programs (`cardgateway`, the provisioning server, the demo, the authorization benchmark) ask of a
-/// provider's room: its adapter, its instance in the built-in configuration, its embedded simulator, its sample
-/// inputs, its demo steps and the card network its simulator plays. Each room implements it in
+/// What the example programs (`cardgateway`, the provisioning server, the demo, the benchmarks) ask of a provider's
+/// room: its adapter, its instance in the built-in configuration, its embedded simulator, its sample inputs, its demo
+/// steps, the card network its simulator plays and its benchmark subject. Each room implements it in
 /// `Providers/<Name>/Examples` (`<Name>ExampleRoom`), and `ExampleRooms.all` in ExampleSupport lists them.
 ///
 /// A room value holds one fresh simulator: ``EmbeddedSimulators`` makes one of each room per run.
