@@ -32,6 +32,13 @@ public enum ByteEncoding: Sendable {
     /// Standard Base64 with padding.
     public static func base64(_ bytes: Data) -> String { bytes.base64EncodedString() }
 
+    /// The `Authorization` value HTTP Basic sends, `Basic base64(user:password)` (RFC 7617 section 2): the one writer
+    /// of it, for the core's `HeaderAuthentication` and the simulation kit's `SimulatorHTTP` alike. It holds the
+    /// password: never log it.
+    package static func basicAuthorization(user: String, password: String) -> String {
+        "Basic " + base64(Data("\(user):\(password)".utf8))
+    }
+
     /// Decodes standard Base64 strictly: no whitespace, no URL-safe alphabet, padding as required.
     public static func decodeBase64(_ text: String) -> Data? {
         guard text.utf8.count % 4 == 0 else { return nil }

@@ -44,7 +44,7 @@ public enum SimulatorHTTP: Sendable {
     ///   - user: The user id (it must not contain `:`).
     ///   - password: The password.
     public static func basicAuthorization(user: String, password: String) -> String {
-        "Basic " + ByteEncoding.base64(Data("\(user):\(password)".utf8))
+        ByteEncoding.basicAuthorization(user: user, password: password)
     }
 
     /// Whether an `Authorization` header value carries exactly these HTTP Basic credentials: both compared with

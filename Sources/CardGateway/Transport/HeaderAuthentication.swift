@@ -34,7 +34,7 @@ import HTTPTypes
     /// receiver or a simulator compares an incoming header with (through `ConstantTime.equals`). It holds the
     /// password: never log it.
     public static func basicValue(username: String, password: String) -> String {
-        "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
+        ByteEncoding.basicAuthorization(user: username, password: password)
     }
 
     public func intercept(
