@@ -162,6 +162,9 @@ struct StripeWebhookTests {
         #expect(try provider().verify(Self.delivery(body, header: header), now: Self.now).count == 1)
         let reversed = "v1=\(Self.sign(body)), t=\(Self.t)"
         #expect(try provider().verify(Self.delivery(body, header: reversed), now: Self.now).count == 1)
+        // HTTP's optional whitespace (spaces and tabs, RFC 9110) around an item is not part of its value.
+        let spaced = "t=\(Self.t)\t, v1=\(Self.sign(body)) "
+        #expect(try provider().verify(Self.delivery(body, header: spaced), now: Self.now).count == 1)
     }
 
     @Test("items without '=' are skipped and the first t counts, as in Stripe's libraries")
