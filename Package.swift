@@ -358,6 +358,7 @@ if !fuzzBuild {
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Yams", package: "Yams"),
                 // Connection limits, read deadlines and TLS on the server's channel; bearer JWTs verified against a JWKS.
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -386,6 +387,8 @@ if !fuzzBuild {
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 // OpenTelemetry tracing (W3C propagation, OTLP export), bootstrapped only when the OTLP environment
                 // variables ask for it; the executable only, never the library.
                 .product(name: "OTel", package: "swift-otel"),

@@ -192,18 +192,22 @@ struct RequestScopeMiddleware: ServerMiddleware {
             // Payloads, keys and tokens must not be kept by intermediaries or the app's URL cache.
             response.headerFields[.cacheControl] = "no-store"
         }
-        var metadata: Logger.Metadata = [
-            "http.method": .string(operation.method),
-            "http.route": .string(operation.path),
-            "http.status": .stringConvertible(response.status.code),
-            "duration_ms": .stringConvertible((ContinuousClock.now - started).milliseconds),
-        ]
-        if let userID = user.value { metadata["user.id"] = .string(userID) }
-        if let failure {
-            metadata["error.code"] = .string(failure.logCode)
-            if let provider = failure.provider { metadata["provider"] = .string(provider) }
+        let level: Logger.Level = response.status.code >= 500 ? .warning : .info
+        // The line's metadata is built only when the line is written.
+        if requestLogger.logLevel <= level {
+            var metadata: Logger.Metadata = [
+                "http.method": .string(operation.method),
+                "http.route": .string(operation.path),
+                "http.status": .stringConvertible(response.status.code),
+                "duration_ms": .stringConvertible((ContinuousClock.now - started).milliseconds),
+            ]
+            if let userID = user.value { metadata["user.id"] = .string(userID) }
+            if let failure {
+                metadata["error.code"] = .string(failure.logCode)
+                if let provider = failure.provider { metadata["provider"] = .string(provider) }
+            }
+            requestLogger.log(level: level, "request", metadata: metadata)
         }
-        requestLogger.log(level: response.status.code >= 500 ? .warning : .info, "request", metadata: metadata)
         if operationID == CardRevealAudit.operationID {
             audit.record(
                 requestID: requestID, userID: user.value,
