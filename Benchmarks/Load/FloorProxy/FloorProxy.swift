@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import NIOPosix
 
 // The Swift stack's floor for a forwarded call (issue 49): one Hummingbird route that sends every GET on to an
 // upstream with AsyncHTTPClient and answers with what came back. No authentication, routing table, JSON or
@@ -28,6 +29,9 @@ struct Options {
     var upstream = ""
     var host = "127.0.0.1"
     var port = 8090
+    /// Where Swift concurrency runs the route: Swift's own pool (the stack's default) or NIO's event loops
+    /// (`--tasks-on event-loops`, what provisioning-server does by default).
+    var tasksOnEventLoops = false
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.makeIterator()
@@ -35,6 +39,12 @@ struct Options {
             switch argument {
             case "--upstream": upstream = iterator.next() ?? ""
             case "--host": host = iterator.next() ?? host
+            case "--tasks-on":
+                switch iterator.next() {
+                case "event-loops": tasksOnEventLoops = true
+                case "swift-pool": tasksOnEventLoops = false
+                default: throw UsageError(description: "--tasks-on takes event-loops or swift-pool")
+                }
             case "--port":
                 guard let value = iterator.next().flatMap(Int.init), (0...65535).contains(value) else {
                     throw UsageError(description: "--port needs a number from 0 to 65535")
@@ -45,7 +55,10 @@ struct Options {
         }
         while upstream.hasSuffix("/") { upstream.removeLast() }
         guard upstream.isEmpty || upstream.hasPrefix("http://") || upstream.hasPrefix("https://") else {
-            throw UsageError(description: "usage: FloorProxy [--upstream http://HOST:PORT] [--port N] [--host ADDRESS]")
+            throw UsageError(
+                description:
+                    "usage: FloorProxy [--upstream http://HOST:PORT] [--port N] [--host ADDRESS] [--tasks-on event-loops|swift-pool]"
+            )
         }
     }
 }
@@ -65,6 +78,10 @@ do {
 } catch {
     FileHandle.standardError.write(Data("\(error)\n".utf8))
     exit(2)
+}
+
+if options.tasksOnEventLoops {
+    NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
 }
 
 var clientConfiguration = HTTPClient.Configuration.singletonConfiguration
@@ -127,4 +144,4 @@ do {
 } catch {
     FileHandle.standardError.write(Data("FloorProxy: \(error)\n".utf8))
 }
-await client.shutdown()
+_ = try? await client.shutdown().get()
