@@ -44,6 +44,19 @@ struct RequestPathTests {
         #expect(URLEncoding.pathSegment(text) == expected)
     }
 
+    @Test("every ASCII character, alone and beside unreserved ones, is escaped exactly as Foundation escapes it")
+    func escapingMatchesFoundation() {
+        var unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        unreserved.insert(charactersIn: "-._~")
+        for byte in UInt8(0)...UInt8(127) {
+            for text in [String(UnicodeScalar(byte)), "id_1\(UnicodeScalar(byte))x"] {
+                #expect(
+                    URLEncoding.escape(text) == text.addingPercentEncoding(withAllowedCharacters: unreserved),
+                    "byte \(byte)")
+            }
+        }
+    }
+
     @Test("a query and a form body escape names and values and keep their order")
     func queryAndForm() {
         let items = [(name: "b name", value: "x&y"), (name: "a", value: "é"), (name: "empty", value: "")]

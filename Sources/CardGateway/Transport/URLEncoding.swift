@@ -17,8 +17,24 @@ import Foundation
     /// Encodes everything but RFC 3986 unreserved characters (ALPHA, DIGIT, "-", ".", "_", "~"), so `/`, `?`, `&`,
     /// `=`, `+` and spaces are escaped; each other UTF-8 byte becomes `%` and two upper-case hex digits.
     public static func escape(_ text: String) -> String {
+        // An id or a query value is nearly always unreserved already, and is then returned as it is: Foundation's
+        // escaping goes through a CFString on Linux, 7 % of a Paysafe card read (`gateway/paysafe/card`) for text it
+        // leaves unchanged (46 µs a call before, 40 after; `PROBE_TIME=1 CallgrindProbe gateway/paysafe/card 20000`).
+        if text.utf8.allSatisfy(isUnreserved) { return text }
         // Never nil for a Swift string (valid Unicode).
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+        return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    /// RFC 3986's unreserved characters as bytes: the same set as `unreserved`.
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
     }
 
     private static let unreserved: CharacterSet = {
