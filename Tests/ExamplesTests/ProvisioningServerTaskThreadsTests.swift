@@ -22,6 +22,10 @@ struct ProvisioningServerTaskThreadsTests {
         let server = try ServerProcess(executable: executable, environment: [:], arguments: extra)
         defer { server.kill() }
         let port = try await server.waitForPort()
+        // The place the server says it put its tasks is the one asked for (event loops by default).
+        let expected =
+            tasksOn == "swift-pool" ? "Swift tasks run on Swift's pool" : "Swift tasks run on NIO's event loops"
+        #expect(server.stderr.contains(expected), "\(server.stderr)")
 
         let answers = try await withThrowingTaskGroup(of: (Int, String).self) { group in
             for _ in 0..<48 {

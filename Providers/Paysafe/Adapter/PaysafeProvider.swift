@@ -103,19 +103,18 @@ public struct PaysafeProvider: CardListing, CardIssuance, CardActivation, CardSt
     /// `"scaDetails"` (with its quotes), searched for in every successful answer.
     static let scaDetailsMarker = Array("\"scaDetails\"".utf8)
 
-    /// Whether the body holds ``scaDetailsMarker``. A plain scan of the body's bytes: Foundation's
-    /// `Data.firstRange(of:)` (and the standard library's, which `DataProtocol`'s shadows for raw bytes) reads them one
-    /// by one through the generic `DataProtocol` path, 35 % of a Paysafe card read (`gateway/paysafe/card`: 87 µs a
-    /// call, 46 µs this way; `PROBE_TIME=1 CallgrindProbe gateway/paysafe/card 20000`, three runs each).
+    /// Whether the body holds ``scaDetailsMarker``: a plain scan of a copy of its bytes. Foundation's
+    /// `Data.firstRange(of:)` reads the bytes one by one through the generic `DataProtocol` path: 35 % of a Paysafe
+    /// card read (`gateway/paysafe/card`, `PROBE_TIME=1 CallgrindProbe`: 87 µs a call before, 46 with a scan), and on
+    /// a 2.5 KB answer 195 µs against 2 µs for this scan (`swiftc -O`, 200,000 scans).
     static func mentionsSCADetails(_ body: Data) -> Bool {
         let marker = scaDetailsMarker
-        return body.withUnsafeBytes { bytes in
-            guard bytes.count >= marker.count else { return false }
-            for start in 0...(bytes.count - marker.count) where bytes[start] == marker[0] {
-                if bytes[start..<(start + marker.count)].elementsEqual(marker) { return true }
-            }
-            return false
+        let bytes = Array(body)
+        guard bytes.count >= marker.count else { return false }
+        for start in 0...(bytes.count - marker.count) where bytes[start] == marker[0] {
+            if bytes[start..<(start + marker.count)].elementsEqual(marker) { return true }
         }
+        return false
     }
 
     public func card(_ ref: CardRef, context: OperationContext) async throws -> Card {
