@@ -8,8 +8,16 @@ import Foundation
     /// whole text is not one. Read by Foundation's `Date.ISO8601FormatStyle`.
     public static func parse(_ text: String) -> Date? {
         let text = text.uppercased()
+        // The style's own `consuming`, over the whole text from its start: what `text.wholeMatch(of: style)` does,
+        // without the regex engine around it (5.7 % of a Paysafe card read; 40.5 -> 33.5 µs a call side by side in
+        // `CallgrindProbe gateway/paysafe/card`, issue 49).
+        let whole = text.startIndex..<text.endIndex
         for style in [withFraction, wholeSeconds] {
-            if let match = text.wholeMatch(of: style) { return match.output }
+            if let (end, date) = try? style.consuming(text, startingAt: text.startIndex, in: whole),
+                end == text.endIndex
+            {
+                return date
+            }
         }
         return nil
     }
