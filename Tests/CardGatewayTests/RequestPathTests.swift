@@ -25,7 +25,9 @@ struct RequestPathTests {
         arguments: [
             ("/cards/..", true), ("/cards/./x", true), ("..", true), ("/a/%2E%2e/b", true), ("./a", true),
             ("/cards/a..b", false), ("/v1/issuing/cards/ic_1", false), ("", false), ("/", false), ("//", false),
-            ("/a/", false),
+            ("/a/", false), ("/v1/issuing/cards/ic_1SimActiveEligible000000/..", true), ("/abcdefgh/%2E", true),
+            ("/x/.%2E", true), ("/cards/%2e%2e%2e/x", false), ("/cards/ic_1SimActiveEligible000000", false),
+            ("a/b/c", false), ("/a/.", true),
         ])
     func paths(path: String, expected: Bool) {
         #expect(URLEncoding.hasDotSegment(path) == expected)
