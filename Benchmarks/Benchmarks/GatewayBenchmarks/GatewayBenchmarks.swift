@@ -55,10 +55,11 @@ func gatewayBenchmark(kind: String) {
     let operation = kind == "trustpayments" ? "charge" : "card"
     Benchmark(
         "gateway/\(kind)/\(operation)",
-        // The issue's targets as thresholds (`Thresholds/GatewayBenchmarks.gateway/<kind>/<operation>.p90.json` holds
-        // 0 for both): at most 40 allocations a call and at most 10 µs a call, which no provider meets today (47–133
-        // allocations since the answers are read by Foundation's JSONDecoder), so `swift package benchmark thresholds
-        // check --target GatewayBenchmarks` fails on both (README.md, "Benchmarks", has the latest figures). Between two runs (`baseline check`) the allocations may grow by 5% at the median and the
+        // `Thresholds/GatewayBenchmarks.gateway/<kind>/<operation>.p90.json` records a run's p90 (issue 49; README.md,
+        // "Benchmarks", has the run and the issue-22 targets, at most 40 allocations and 10 µs a call, which only
+        // Adyen's allocations meet): `swift package benchmark thresholds check --target GatewayBenchmarks` fails when the
+        // allocations move by more than one a call either way (an improvement is recorded anew) or the p90 time more
+        // than doubles. Between two runs (`baseline check`) the allocations may grow by 5% at the median and the
         // median time may double.
         // A sample is 1 000 calls, so that what package-benchmark does around each sample (starting the body, hopping
         // to it and back, reading its counters: about 28 allocations and tens of microseconds) is spread over them
@@ -71,8 +72,8 @@ func gatewayBenchmark(kind: String) {
             // (nil under callgrind, `callgrindAware`, which counts instructions only)
             guard configuration.thresholds != nil else { return configuration }
             configuration.thresholds = [
-                .mallocCountTotal: .init(relative: [.p50: 5], absolute: [.p90: 40 * 1_000]),
-                .wallClock: .init(relative: [.p50: 100], absolute: [.p90: 10_000 * 1_000]),
+                .mallocCountTotal: .init(relative: [.p50: 5], absolute: [.p90: 1 * 1_000]),
+                .wallClock: .init(relative: [.p50: 100, .p90: 100]),
             ]
             return configuration
         }()
