@@ -81,6 +81,7 @@ do {
 }
 
 if options.tasksOnEventLoops {
+    // Sound as SwiftNIO requires: once, from top-level code (the main thread), before any task is started.
     NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
 }
 

@@ -235,12 +235,16 @@ struct ProvisioningServerCommand: AsyncParsableCommand {
     func run() async throws {
         // Swift concurrency's jobs run on NIO's event loops, where Hummingbird reads the requests and AsyncHTTPClient
         // the providers' answers, instead of a pool of threads of its own: a call no longer hops between the two at
-        // each await. SwiftNIO's documented opt-in; it must run before any task is started, hence first here. A card
-        // read costs 263 µs of CPU this way against 363 on Swift's pool, and 4,027 calls a second at 64 connections
-        // against 3,298 (docs/LOAD.md, "Cost of a call").
-        let onEventLoops =
-            tasksOn == .eventLoops
-            && NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        // each await. A card read costs 263 µs of CPU this way against 363 on Swift's pool, and 4,027 calls a second at
+        // 64 connections against 3,298 (docs/LOAD.md, "Cost of a call"). SwiftNIO's documented opt-in, sound as it
+        // requires: once, on the main thread (`run()` itself runs on Swift's pool), before the server starts a task;
+        // it only changes where jobs enqueued from then on run, and touches no memory of ours.
+        var onEventLoops = false
+        if tasksOn == .eventLoops {
+            onEventLoops = await MainActor.run {
+                NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+            }
+        }
         var logger = Logger(
             label: "provisioning-server", factory: { label in StreamLogHandler.standardError(label: label) })
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
